@@ -1,0 +1,15 @@
+// ctfx.hpp — the umbrella header: everything a user needs.
+#pragma once
+#include "ctfx/core/config.hpp"
+#include "ctfx/core/dtype.hpp"
+#include "ctfx/core/layout.hpp"
+#include "ctfx/core/name.hpp"
+#include "ctfx/core/symbolic.hpp"
+#include "ctfx/graph/builder.hpp"
+#include "ctfx/graph/diagnostic.hpp"
+#include "ctfx/graph/dot.hpp"
+#include "ctfx/graph/graph.hpp"
+#include "ctfx/graph/ir.hpp"
+#include "ctfx/graph/print.hpp"
+#include "ctfx/graph/verify.hpp"
+#include "ctfx/ops/meta.hpp"

@@ -1,0 +1,55 @@
+// ctfx/core/dtype.hpp — element types, their sizes, names and PyTorch's type promotion.
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+namespace ctfx {
+
+enum class dtype : std::uint8_t { b8, i8, i32, i64, f16, bf16, f32, f64 };
+
+// Values usable in the DSL: g.input("x", ctfx::f32, {4, 8}).
+inline constexpr dtype b8 = dtype::b8, i8 = dtype::i8, i32 = dtype::i32, i64 = dtype::i64,
+                       f16 = dtype::f16, bf16 = dtype::bf16, f32 = dtype::f32, f64 = dtype::f64;
+
+constexpr int size_of(dtype d) {
+  switch (d) {
+    case dtype::b8: case dtype::i8: return 1;
+    case dtype::f16: case dtype::bf16: return 2;
+    case dtype::i32: case dtype::f32: return 4;
+    case dtype::i64: case dtype::f64: return 8;
+  }
+  return 0;
+}
+
+// The short names PyTorch prints in graph dumps ("f32[4, 8]").
+constexpr std::string_view name_of(dtype d) {
+  switch (d) {
+    case dtype::b8: return "b8";
+    case dtype::i8: return "i8";
+    case dtype::i32: return "i32";
+    case dtype::i64: return "i64";
+    case dtype::f16: return "f16";
+    case dtype::bf16: return "bf16";
+    case dtype::f32: return "f32";
+    case dtype::f64: return "f64";
+  }
+  return "?";
+}
+
+constexpr bool is_floating(dtype d) {
+  return d == dtype::f16 || d == dtype::bf16 || d == dtype::f32 || d == dtype::f64;
+}
+constexpr bool is_integral(dtype d) { return d == dtype::i8 || d == dtype::i32 || d == dtype::i64; }
+constexpr bool is_index_dtype(dtype d) { return d == dtype::i32 || d == dtype::i64 || d == dtype::b8; }
+
+// torch.result_type for two tensors of equal priority: bool < integers < floats; within a category
+// the wider type wins, and f16 with bf16 gives f32 (neither holds the other).
+constexpr dtype promote(dtype a, dtype b) {
+  if (a == b) return a;
+  auto cat = [](dtype d) { return d == dtype::b8 ? 0 : is_integral(d) ? 1 : 2; };
+  if (cat(a) != cat(b)) return cat(a) > cat(b) ? a : b;
+  if ((a == dtype::f16 && b == dtype::bf16) || (a == dtype::bf16 && b == dtype::f16)) return dtype::f32;
+  return size_of(a) >= size_of(b) ? a : b;
+}
+
+}  // namespace ctfx

@@ -1,0 +1,69 @@
+// ctfx/core/layout.hpp — the metadata every tensor node carries: dtype, extents, strides, storage
+// offset and storage (alias class), as Inductor's fake tensors carry them.
+#pragma once
+#include <cstdint>
+#include "config.hpp"
+#include "dtype.hpp"
+#include "symbolic.hpp"
+
+namespace ctfx {
+
+struct tensor_meta {
+  dtype dt = dtype::f32;
+  std::int8_t rank = 0;
+  sym_expr size[max_rank]{};
+  sym_expr stride[max_rank]{};
+  sym_expr offset{};
+  // Alias class: nodes with equal storage share memory (views share their base's storage, fresh
+  // results get a fresh one). -1 marks a non-tensor value (a tuple of results, or nothing).
+  std::int32_t storage = -1;
+
+  constexpr bool is_tensor() const { return storage >= 0; }
+  constexpr sym_expr numel() const {
+    sym_expr r(1);
+    for (int i = 0; i < rank; ++i) r = r * size[i];
+    return r;
+  }
+  constexpr bool is_static() const {
+    for (int i = 0; i < rank; ++i)
+      if (!size[i].is_static() || !stride[i].is_static()) return false;
+    return offset.is_static();
+  }
+  constexpr bool same_shape(const tensor_meta& o) const {
+    if (rank != o.rank) return false;
+    for (int i = 0; i < rank; ++i)
+      if (!(size[i] == o.size[i])) return false;
+    return true;
+  }
+  // Inductor's same_meta plus the storage offset (pytorch#197489): shape, strides, offset, dtype.
+  constexpr bool same_layout(const tensor_meta& o) const {
+    if (!same_shape(o) || dt != o.dt || !(offset == o.offset)) return false;
+    for (int i = 0; i < rank; ++i)
+      if (size[i] != sym_expr(1) && !(stride[i] == o.stride[i])) return false;
+    return true;
+  }
+  // Row-major strides for the current sizes.
+  constexpr void set_contiguous() {
+    sym_expr s(1);
+    for (int i = rank - 1; i >= 0; --i) {
+      stride[i] = s;
+      s = s * size[i];
+    }
+    offset = sym_expr(0);
+  }
+  constexpr bool is_contiguous() const {
+    sym_expr s(1);
+    for (int i = rank - 1; i >= 0; --i) {
+      if (!(size[i] == sym_expr(1)) && !(stride[i] == s)) return false;
+      s = s * size[i];
+    }
+    return true;
+  }
+  constexpr bool any_overflow() const {
+    for (int i = 0; i < rank; ++i)
+      if (size[i].overflow || stride[i].overflow) return true;
+    return offset.overflow;
+  }
+};
+
+}  // namespace ctfx

@@ -1,0 +1,134 @@
+// ctfx/core/symbolic.hpp — extents that are static numbers or polynomials in symbols.
+//
+// A symbol is either bound at run time from an input's shape ("backed", like PyTorch's s0) or is
+// data-dependent ("unbacked", like u0). Sizes, strides and offsets are small polynomials in
+// symbols: constant + up to two terms, each an integer coefficient times a product of up to two
+// symbols. That covers contiguous strides and numels of shapes with two symbolic extents, and
+// slicing by constants (s0 - 1, s0*s1 - s1). Anything larger is reported as an error naming the
+// node, never truncated. The bound is deliberate: a node is copied many times in constant
+// evaluation, and every scalar in it counts against the compilers' constexpr budgets.
+#pragma once
+#include <cstdint>
+#include "config.hpp"
+
+namespace ctfx {
+
+struct sym_term {
+  index_t coeff = 0;
+  std::int16_t sym[2] = {-1, -1};  // sorted ascending, -1 = unused slot
+  constexpr int degree() const { return (sym[0] >= 0) + (sym[1] >= 0); }
+  constexpr bool same_monomial(const sym_term& o) const { return sym[0] == o.sym[0] && sym[1] == o.sym[1]; }
+  constexpr bool monomial_less(const sym_term& o) const {
+    return sym[0] != o.sym[0] ? sym[0] < o.sym[0] : sym[1] < o.sym[1];
+  }
+};
+
+// constant + Σ terms. `overflow` records that an operation produced more than fits; the builder
+// turns it into an error that names the node.
+struct sym_expr {
+  index_t c = 0;
+  sym_term t[2]{};
+  std::int8_t n = 0;
+  bool overflow = false;
+
+  constexpr sym_expr() = default;
+  constexpr sym_expr(index_t v) : c(v) {}  // NOLINT: static extents convert implicitly
+  static constexpr sym_expr symbol(int id) {
+    sym_expr e;
+    e.n = 1;
+    e.t[0].coeff = 1;
+    e.t[0].sym[0] = static_cast<std::int16_t>(id);
+    return e;
+  }
+  constexpr bool is_static() const { return n == 0 && !overflow; }
+  constexpr index_t value() const { return c; }  // meaningful when is_static()
+
+  friend constexpr bool operator==(const sym_expr& a, const sym_expr& b) {
+    if (a.n == 0 && b.n == 0) return a.c == b.c && a.overflow == b.overflow;
+    if (a.c != b.c || a.n != b.n || a.overflow != b.overflow) return false;
+    for (int i = 0; i < a.n; ++i)
+      if (a.t[i].coeff != b.t[i].coeff || !a.t[i].same_monomial(b.t[i])) return false;
+    return true;
+  }
+
+  // Adds k·m to the polynomial, keeping terms sorted and merged.
+  constexpr void add_term(const sym_term& m) {
+    if (m.coeff == 0) return;
+    for (int i = 0; i < n; ++i)
+      if (t[i].same_monomial(m)) {
+        t[i].coeff += m.coeff;
+        if (t[i].coeff == 0) {
+          for (int j = i; j + 1 < n; ++j) t[j] = t[j + 1];
+          t[--n] = sym_term{};
+        }
+        return;
+      }
+    if (n == 2) { overflow = true; return; }
+    int pos = n;
+    while (pos > 0 && m.monomial_less(t[pos - 1])) { t[pos] = t[pos - 1]; --pos; }
+    t[pos] = m;
+    ++n;
+  }
+
+  friend constexpr sym_expr operator+(sym_expr a, const sym_expr& b) {
+    if (b.n == 0 && !b.overflow) { a.c += b.c; return a; }  // the common, static case
+    a.c += b.c;
+    a.overflow = a.overflow || b.overflow;
+    for (int i = 0; i < b.n; ++i) a.add_term(b.t[i]);
+    return a;
+  }
+  friend constexpr sym_expr operator-(const sym_expr& a) {
+    sym_expr r = a;
+    r.c = -r.c;
+    for (int i = 0; i < r.n; ++i) r.t[i].coeff = -r.t[i].coeff;
+    return r;
+  }
+  friend constexpr sym_expr operator-(const sym_expr& a, const sym_expr& b) { return a + (-b); }
+
+  friend constexpr sym_expr operator*(const sym_expr& a, const sym_expr& b) {
+    if (a.n == 0 && b.n == 0 && !a.overflow && !b.overflow) return sym_expr(a.c * b.c);
+    sym_expr r(a.c * b.c);
+    r.overflow = a.overflow || b.overflow;
+    auto scaled = [](sym_term m, index_t k) { m.coeff *= k; return m; };
+    for (int i = 0; i < a.n; ++i) r.add_term(scaled(a.t[i], b.c));
+    for (int j = 0; j < b.n; ++j) r.add_term(scaled(b.t[j], a.c));
+    for (int i = 0; i < a.n; ++i)
+      for (int j = 0; j < b.n; ++j) {
+        if (a.t[i].degree() + b.t[j].degree() > 2) { r.overflow = true; continue; }
+        sym_term m;
+        m.coeff = a.t[i].coeff * b.t[j].coeff;
+        int k = 0;
+        for (int x = 0; x < a.t[i].degree(); ++x) m.sym[k++] = a.t[i].sym[x];
+        for (int x = 0; x < b.t[j].degree(); ++x) m.sym[k++] = b.t[j].sym[x];
+        if (k == 2 && m.sym[1] < m.sym[0]) { auto tmp = m.sym[0]; m.sym[0] = m.sym[1]; m.sym[1] = tmp; }
+        r.add_term(m);
+      }
+    return r;
+  }
+
+  // Evaluates with the symbols' values (indexed by symbol id).
+  template <class Values>
+  constexpr index_t eval(const Values& v) const {
+    index_t r = c;
+    for (int i = 0; i < n; ++i) {
+      index_t m = t[i].coeff;
+      for (int k = 0; k < t[i].degree(); ++k) m *= v[static_cast<std::size_t>(t[i].sym[k])];
+      r += m;
+    }
+    return r;
+  }
+  constexpr bool uses(int sym) const {
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < 2; ++k) if (t[i].sym[k] == sym) return true;
+    return false;
+  }
+};
+
+// Three-valued comparisons: symbols are positive sizes, but nothing more is assumed.
+constexpr bool known_equal(const sym_expr& a, const sym_expr& b) { return a == b; }
+constexpr bool known_le(const sym_expr& a, const sym_expr& b) {
+  sym_expr d = b - a;
+  return d.is_static() && d.value() >= 0;
+}
+
+}  // namespace ctfx

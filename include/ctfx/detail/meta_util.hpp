@@ -1,0 +1,106 @@
+// ctfx/detail/meta_util.hpp — helpers shared by the metadata rules: error sentences that name the
+// node and the rule, shape text, dimension normalization and broadcasting.
+#pragma once
+#include "../core/layout.hpp"
+#include "../graph/ir.hpp"
+
+namespace ctfx::detail {
+
+using msg = text_buf<200>;
+
+// Storage marker for "a fresh buffer": the caller of infer_meta assigns the actual id.
+inline constexpr std::int32_t fresh = -2;
+
+constexpr void put_expr(msg& m, const ir& g, const sym_expr& e) {
+  if (e.overflow) { m << "<overflow>"; return; }
+  bool first = true;
+  for (int i = 0; i < e.n; ++i) {
+    index_t c = e.t[i].coeff;
+    if (!first) m << (c < 0 ? " - " : " + ");
+    else if (c < 0) m << '-';
+    index_t a = c < 0 ? -c : c;
+    if (a != 1) m << static_cast<long long>(a) << '*';
+    for (int k = 0; k < e.t[i].degree(); ++k) {
+      if (k) m << '*';
+      auto id = static_cast<std::size_t>(e.t[i].sym[k]);
+      if (id < g.syms.size()) m << g.syms[id].name.view(); else m << 's' << static_cast<int>(id);
+    }
+    first = false;
+  }
+  if (e.n == 0) m << static_cast<long long>(e.c);
+  else if (e.c != 0) m << (e.c < 0 ? " - " : " + ") << static_cast<long long>(e.c < 0 ? -e.c : e.c);
+}
+
+constexpr void put_type(msg& m, const ir& g, const tensor_meta& t) {
+  m << name_of(t.dt) << '[';
+  for (int i = 0; i < t.rank; ++i) {
+    if (i) m << ", ";
+    put_expr(m, g, t.size[i]);
+  }
+  m << ']';
+}
+
+// "node 'y' (slice_scatter): " — every message starts by naming the node.
+constexpr msg about(const ir& g, std::int32_t id) {
+  msg m;
+  m << "node '" << g[id].name.view() << "' (" << name_of(g[id].op) << "): ";
+  return m;
+}
+constexpr void fail(ir& g, std::int32_t id, rule r, msg m) {
+  m << " [rule " << name_of(r) << ']';
+  g.fail(r, id, m.view());
+}
+// Name of an argument node for messages.
+constexpr std::string_view arg_name(const ir& g, std::int32_t a) {
+  return a >= 0 && a < g.size() ? g[a].name.view() : std::string_view("<none>");
+}
+
+// Normalizes dim ∈ [-rank, rank) (rank+1 for unsqueeze); returns -1 after reporting an error.
+constexpr int norm_dim(ir& g, std::int32_t id, index_t dim, int rank) {
+  if (dim < -rank || dim >= rank || rank == 0) {
+    auto m = about(g, id);
+    m << "dimension " << static_cast<long long>(dim) << " is out of range for a tensor of rank " << rank;
+    fail(g, id, rule::bad_dimension, m);
+    return -1;
+  }
+  return static_cast<int>(dim < 0 ? dim + rank : dim);
+}
+
+constexpr tensor_meta contiguous_like(const tensor_meta& x, dtype dt) {
+  tensor_meta r;
+  r.dt = dt;
+  r.rank = x.rank;
+  for (int i = 0; i < x.rank; ++i) r.size[i] = x.size[i];
+  r.set_contiguous();
+  r.storage = fresh;
+  return r;
+}
+
+// Broadcasts b into the running shape a (numpy rules). Returns false when they do not broadcast.
+constexpr bool broadcast_into(tensor_meta& a, const tensor_meta& b) {
+  int r = a.rank > b.rank ? a.rank : b.rank;
+  tensor_meta out = a;
+  out.rank = static_cast<std::int8_t>(r);
+  for (int i = 0; i < r; ++i) {
+    int ia = a.rank - r + i, ib = b.rank - r + i;
+    sym_expr sa = ia >= 0 ? a.size[ia] : sym_expr(1);
+    sym_expr sb = ib >= 0 ? b.size[ib] : sym_expr(1);
+    if (sa == sb || sb == sym_expr(1)) out.size[i] = sa;
+    else if (sa == sym_expr(1)) out.size[i] = sb;
+    else return false;
+  }
+  a = out;
+  return true;
+}
+
+constexpr bool rank_ok(ir& g, std::int32_t id, int rank) {
+  if (rank > max_rank) {
+    auto m = about(g, id);
+    m << "a result of rank " << rank << " exceeds ctfx::max_rank = " << max_rank;
+    fail(g, id, rule::rank_limit, m);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ctfx::detail

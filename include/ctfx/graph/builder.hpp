@@ -1,0 +1,428 @@
+// ctfx/graph/builder.hpp — the DSL: a user writes a graph in ordinary C++.
+//
+//   auto kv = ctfx::graph([](ctfx::builder& g) {
+//     auto cache = g.input("cache", ctfx::f16, {8, 32, 4096, 128});
+//     auto k     = g.input("k", ctfx::f16, {8, 32, 1, 128});
+//     auto pos   = g.input("pos", ctfx::i64, {1});
+//     g.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, k));
+//   });
+//
+// Every call appends a node and computes its metadata; the first error is kept on the graph and
+// becomes a compile error naming the node and the rule (graph/graph.hpp). `update(x, v)` is the
+// epilogue "input x ends up holding v": the copy_ nodes are emitted at the end, before the output.
+#pragma once
+#include <initializer_list>
+#include <span>
+#include <string_view>
+#include "../ops/meta.hpp"
+
+namespace ctfx {
+
+class builder;
+
+// A handle to a node. Cheap to copy; valid while its builder lives.
+struct tensor {
+  builder* b = nullptr;
+  std::int32_t id = -1;
+
+  constexpr const tensor_meta& meta() const;
+  constexpr int rank() const { return meta().rank; }
+  constexpr sym_expr size(int d) const { return meta().size[d < 0 ? d + rank() : d]; }
+  constexpr dtype dt() const { return meta().dt; }
+  // Names the node (printed in listings and diagnostics); returns the handle.
+  constexpr tensor named(std::string_view n) const;
+  // Marks the node: reinplacing must run it in place, or compilation fails naming what blocks it.
+  constexpr tensor require_inplace() const;
+
+  // views
+  constexpr tensor slice(index_t dim, index_t start, index_t end = end_of_dim, index_t step = 1) const;
+  constexpr tensor select(index_t dim, index_t index) const;
+  constexpr tensor diagonal(index_t offset = 0, index_t dim1 = 0, index_t dim2 = 1) const;
+  constexpr tensor as_strided(std::initializer_list<sym_expr> sizes, std::initializer_list<sym_expr> strides,
+                              sym_expr offset = 0) const;
+  constexpr tensor view(std::initializer_list<sym_expr> sizes) const;
+  constexpr tensor reshape(std::initializer_list<sym_expr> sizes) const;
+  constexpr tensor permute(std::initializer_list<index_t> dims) const;
+  constexpr tensor transpose(index_t d0, index_t d1) const;
+  constexpr tensor unsqueeze(index_t dim) const;
+  constexpr tensor squeeze(index_t dim) const;
+  constexpr tensor expand(std::initializer_list<sym_expr> sizes) const;
+  constexpr tensor alias() const;
+  // copies, reductions, conversion
+  constexpr tensor clone() const;
+  constexpr tensor sum(std::initializer_list<index_t> dims = {}, bool keepdim = false) const;
+  constexpr tensor amax(std::initializer_list<index_t> dims = {}, bool keepdim = false) const;
+  constexpr tensor to(dtype d) const;
+  constexpr tensor sym_size(index_t dim) const;
+  // in-place ops: legal only as the result of reinplacing; in a user graph they are reported
+  constexpr tensor add_(tensor o) const;
+  constexpr tensor mul_(tensor o) const;
+  constexpr tensor fill_(double v) const;
+  constexpr tensor copy_(tensor src) const;
+};
+
+// None in an index list: ctfx::index_put(x, {ctfx::none, idx}, v).
+struct none_t {};
+inline constexpr none_t none{};
+struct index_arg {
+  std::int32_t id = -1;
+  constexpr index_arg(none_t) {}  // NOLINT
+  constexpr index_arg(tensor t) : id(t.id) {}  // NOLINT
+};
+
+// The tuple a list op or user op returns; element i is getitem(t, i).
+struct tuple_ref {
+  builder* b = nullptr;
+  std::int32_t id = -1;
+  constexpr tensor operator[](int i) const;
+};
+
+class builder {
+ public:
+  ir g;
+
+  constexpr builder() { g.nodes.reserve(64); }
+
+  // A graph input with static or symbolic extents: g.input("x", f32, {g.sym("s0"), 8}).
+  constexpr tensor input(std::string_view name, dtype dt, std::initializer_list<sym_expr> shape) {
+    node n{};
+    n.op = op_kind::placeholder;
+    n.name = name_t(name);
+    n.aux = inputs_;
+    n.meta.dt = dt;
+    n.meta.rank = static_cast<std::int8_t>(shape.size() > max_rank ? max_rank : shape.size());
+    int d = 0;
+    for (auto e : shape) if (d < max_rank) n.meta.size[d++] = e;
+    n.meta.set_contiguous();
+    n.meta.storage = g.fresh_storage();
+    std::int32_t id = g.append(n, {}, {});
+    ++inputs_;
+    if (static_cast<int>(shape.size()) > max_rank) {
+      auto m = detail::about(g, id); m << "an input of rank " << static_cast<int>(shape.size()) << " exceeds ctfx::max_rank";
+      detail::fail(g, id, rule::rank_limit, m);
+    }
+    // Bind backed symbols to the first input dimension that carries them.
+    for (int k = 0; k < n.meta.rank; ++k) {
+      const sym_expr& e = n.meta.size[k];
+      if (e.n == 1 && e.c == 0 && e.t[0].coeff == 1 && e.t[0].degree() == 1) {
+        auto& s = g.syms[static_cast<std::size_t>(e.t[0].sym[0])];
+        if (s.kind == symbol_kind::backed && s.input < 0) { s.input = id; s.dim = k; }
+      }
+    }
+    return {this, id};
+  }
+  // A size known at run time from an input's shape (PyTorch's s0).
+  constexpr sym_expr sym(std::string_view name) { return new_symbol(name, symbol_kind::backed); }
+  // A data-dependent size (PyTorch's u0), known only once a kernel has run.
+  constexpr sym_expr unbacked(std::string_view name) { return new_symbol(name, symbol_kind::unbacked); }
+
+  constexpr tensor empty(std::initializer_list<sym_expr> shape, dtype dt = dtype::f32) { return factory(op_kind::empty, shape, dt, 0.0); }
+  constexpr tensor zeros(std::initializer_list<sym_expr> shape, dtype dt = dtype::f32) { return factory(op_kind::zeros, shape, dt, 0.0); }
+  constexpr tensor ones(std::initializer_list<sym_expr> shape, dtype dt = dtype::f32) { return factory(op_kind::ones, shape, dt, 1.0); }
+  constexpr tensor full(std::initializer_list<sym_expr> shape, double v, dtype dt = dtype::f32) { return factory(op_kind::full, shape, dt, v); }
+
+  // The epilogue: input `x` ends up holding `v` (a copy_ at the end of the graph).
+  constexpr void update(tensor x, tensor v) {
+    if (!check(x) || !check(v)) return;
+    if (g[x.id].op != op_kind::placeholder) {
+      std::int32_t id = add(op_kind::copy_, {x.id, v.id});
+      auto m = detail::about(g, id);
+      m << "the epilogue writes '" << g[x.id].name.view() << "', which is not a graph input";
+      detail::fail(g, id, rule::epilogue_target, m);
+      return;
+    }
+    for (auto& u : updates_) if (u.first == x.id) { u.second = v.id; return; }
+    updates_.push_back({x.id, v.id});
+  }
+
+  constexpr void output(std::initializer_list<tensor> outs) {
+    outputs_.clear();
+    for (auto t : outs) if (check(t)) outputs_.push_back(t.id);
+  }
+  template <class... T>
+  constexpr void output(T... outs) { output({outs...}); }
+
+  // Calls a user op (ops/custom.hpp). A mutating op is called functionally (auto_functionalized);
+  // element i of the result is its i-th return, then the new value of each mutated argument.
+  template <class Op>
+  constexpr tuple_ref call(std::initializer_list<tensor> args) {
+    custom_schema s = Op::schema();
+    std::int32_t idx = -1;
+    for (std::size_t i = 0; i < g.customs.size(); ++i)
+      if (g.customs[i].name == s.name) idx = static_cast<std::int32_t>(i);
+    if (idx < 0) { g.customs.push_back(s); idx = static_cast<std::int32_t>(g.customs.size()) - 1; }
+    std::int32_t ids[32]{};
+    std::size_t k = 0;
+    for (auto t : args) { if (!check(t)) return {this, -1}; if (k < 32) ids[k++] = t.id; }
+    op_kind kind = s.mutates ? op_kind::auto_functionalized : op_kind::custom;
+    return {this, add(kind, std::span<const std::int32_t>(ids, k), {}, idx)};
+  }
+  template <class Op, class... T>
+  constexpr tuple_ref call(T... args) { return call<Op>({args...}); }
+
+  // ----- used by the handles and free functions -----
+  constexpr bool check(tensor t) {
+    if (t.b == this && t.id >= 0 && t.id < g.size()) return true;
+    g.fail(rule::undefined_node, -1,
+           "a tensor handle names no node of this graph (a handle from another graph, or a default-constructed one) [rule undefined-node]");
+    return false;
+  }
+  constexpr std::int32_t add(op_kind k, std::span<const std::int32_t> a, std::span<const sym_expr> p = {},
+                             std::int32_t aux = 0, double scalar = 0.0) {
+    node n{};
+    n.op = k;
+    n.aux = aux;
+    n.scalar = scalar;
+    n.name = auto_name(k);
+    std::int32_t id = g.append(n, a, p);
+    infer_meta(g, id);
+    return id;
+  }
+  constexpr std::int32_t add(op_kind k, std::initializer_list<std::int32_t> a, std::initializer_list<sym_expr> p = {},
+                             std::int32_t aux = 0, double scalar = 0.0) {
+    return add(k, std::span<const std::int32_t>(a.begin(), a.size()), std::span<const sym_expr>(p.begin(), p.size()), aux, scalar);
+  }
+  constexpr tensor make(op_kind k, std::initializer_list<tensor> a, std::initializer_list<sym_expr> p = {},
+                        std::int32_t aux = 0, double scalar = 0.0) {
+    std::int32_t ids[8]{};
+    std::size_t n = 0;
+    for (auto t : a) { if (!check(t)) return {this, 0}; ids[n++] = t.id; }
+    return {this, add(k, std::span<const std::int32_t>(ids, n), std::span<const sym_expr>(p.begin(), p.size()), aux, scalar)};
+  }
+
+  // Ends the graph: the epilogue copy_ nodes, then the output node. Called by ctfx::graph.
+  constexpr ir finish() && {
+    for (auto [x, v] : updates_) add(op_kind::copy_, {x, v});
+    node o{};
+    o.op = op_kind::output;
+    o.name = name_t("output");
+    g.append(o, std::span<const std::int32_t>(outputs_.data(), outputs_.size()), {});
+    infer_meta(g, g.size() - 1);
+    return static_cast<ir&&>(g);
+  }
+
+ private:
+  std::int32_t inputs_ = 0;
+  std::int32_t name_count_[static_cast<int>(op_kind::count_)]{};
+  std::vector<std::pair<std::int32_t, std::int32_t>> updates_;
+  std::vector<std::int32_t> outputs_;
+
+  constexpr sym_expr new_symbol(std::string_view name, symbol_kind k) {
+    symbol s{};
+    s.name = name_t(name);
+    s.kind = k;
+    g.syms.push_back(s);
+    return sym_expr::symbol(static_cast<int>(g.syms.size()) - 1);
+  }
+  // FX-style names: the op's name, then name_1, name_2, ...
+  constexpr name_t auto_name(op_kind k) {
+    int& c = name_count_[static_cast<int>(k)];
+    text_buf<max_name> t;
+    std::string_view base = name_of(k);
+    if (!base.empty() && base[0] == '_') base.remove_prefix(1);
+    t << base;
+    if (c) t << '_' << c;
+    ++c;
+    return name_t(t.view());
+  }
+  constexpr tensor factory(op_kind k, std::initializer_list<sym_expr> shape, dtype dt, double v) {
+    return {this, add(k, std::span<const std::int32_t>{}, std::span<const sym_expr>(shape.begin(), shape.size()),
+                      static_cast<std::int32_t>(dt), v)};
+  }
+};
+
+// ----- handle members -----
+constexpr const tensor_meta& tensor::meta() const { return b->g.meta(id); }
+constexpr tensor tensor::named(std::string_view n) const {
+  if (b->check(*this)) b->g[id].name = name_t(n);
+  return *this;
+}
+constexpr tensor tensor::require_inplace() const {
+  if (b->check(*this)) b->g[id].require_inplace = true;
+  return *this;
+}
+constexpr tensor tensor::slice(index_t dim, index_t start, index_t end, index_t step) const {
+  return b->make(op_kind::slice, {*this}, {dim, start, end, step});
+}
+constexpr tensor tensor::select(index_t dim, index_t index) const { return b->make(op_kind::select, {*this}, {dim, index}); }
+constexpr tensor tensor::diagonal(index_t offset, index_t dim1, index_t dim2) const {
+  return b->make(op_kind::diagonal, {*this}, {offset, dim1, dim2});
+}
+constexpr tensor tensor::as_strided(std::initializer_list<sym_expr> sizes, std::initializer_list<sym_expr> strides,
+                                    sym_expr offset) const {
+  sym_expr p[2 * max_rank + 2]{};
+  std::size_t k = 0;
+  p[k++] = sym_expr(static_cast<index_t>(sizes.size()));
+  for (auto s : sizes) if (k < 2 * max_rank + 1) p[k++] = s;
+  if (sizes.size() != strides.size() || sizes.size() > max_rank) p[0] = sym_expr(-1);  // reported by the rule
+  for (auto s : strides) if (k < 2 * max_rank + 1) p[k++] = s;
+  p[k++] = offset;
+  if (!b->check(*this)) return *this;
+  std::int32_t a[1] = {id};
+  return {b, b->add(op_kind::as_strided, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k))};
+}
+constexpr tensor tensor::view(std::initializer_list<sym_expr> sizes) const {
+  if (!b->check(*this)) return *this;
+  std::int32_t a[1] = {id};
+  return {b, b->add(op_kind::view, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(sizes.begin(), sizes.size()))};
+}
+// reshape = view when the layout allows it, else clone then view (PyTorch's decomposition).
+constexpr tensor tensor::reshape(std::initializer_list<sym_expr> sizes) const {
+  if (!b->check(*this)) return *this;
+  return (meta().is_contiguous() ? *this : clone()).view(sizes);
+}
+constexpr tensor tensor::permute(std::initializer_list<index_t> dims) const {
+  sym_expr p[max_rank]{};
+  std::size_t k = 0;
+  for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
+  if (!b->check(*this)) return *this;
+  std::int32_t a[1] = {id};
+  return {b, b->add(op_kind::permute, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k))};
+}
+constexpr tensor tensor::transpose(index_t d0, index_t d1) const { return b->make(op_kind::transpose, {*this}, {d0, d1}); }
+constexpr tensor tensor::unsqueeze(index_t dim) const { return b->make(op_kind::unsqueeze, {*this}, {dim}); }
+constexpr tensor tensor::squeeze(index_t dim) const { return b->make(op_kind::squeeze, {*this}, {dim}); }
+constexpr tensor tensor::expand(std::initializer_list<sym_expr> sizes) const {
+  if (!b->check(*this)) return *this;
+  std::int32_t a[1] = {id};
+  return {b, b->add(op_kind::expand, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(sizes.begin(), sizes.size()))};
+}
+constexpr tensor tensor::alias() const { return b->make(op_kind::alias, {*this}); }
+constexpr tensor tensor::clone() const { return b->make(op_kind::clone, {*this}); }
+constexpr tensor tensor::sum(std::initializer_list<index_t> dims, bool keepdim) const {
+  sym_expr p[max_rank]{};
+  std::size_t k = 0;
+  for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
+  if (!b->check(*this)) return *this;
+  std::int32_t a[1] = {id};
+  return {b, b->add(op_kind::sum, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k), keepdim)};
+}
+constexpr tensor tensor::amax(std::initializer_list<index_t> dims, bool keepdim) const {
+  sym_expr p[max_rank]{};
+  std::size_t k = 0;
+  for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
+  if (!b->check(*this)) return *this;
+  std::int32_t a[1] = {id};
+  return {b, b->add(op_kind::amax, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k), keepdim)};
+}
+constexpr tensor tensor::to(dtype d) const { return b->make(op_kind::convert, {*this}, {}, static_cast<std::int32_t>(d)); }
+constexpr tensor tensor::sym_size(index_t dim) const { return b->make(op_kind::sym_size, {*this}, {dim}); }
+constexpr tensor tensor::add_(tensor o) const { return b->make(op_kind::add_, {*this, o}); }
+constexpr tensor tensor::mul_(tensor o) const { return b->make(op_kind::mul_, {*this, o}); }
+constexpr tensor tensor::fill_(double v) const { return b->make(op_kind::fill_, {*this}, {}, 0, v); }
+constexpr tensor tensor::copy_(tensor src) const { return b->make(op_kind::copy_, {*this, src}); }
+
+constexpr tensor tuple_ref::operator[](int i) const {
+  if (id < 0) return {b, -1};
+  std::int32_t a[1] = {id};
+  return {b, b->add(op_kind::getitem, std::span<const std::int32_t>(a, 1), {}, i)};
+}
+
+// ----- free functions -----
+namespace detail {
+constexpr tensor binary(op_kind k, tensor a, tensor b) { return a.b->make(k, {a, b}); }
+constexpr tensor binary(op_kind k, tensor a, double s, bool integral) { return a.b->make(k, {a}, {}, integral ? 2 : 1, s); }
+constexpr bool is_int(double v) { return v == static_cast<double>(static_cast<long long>(v)); }
+}  // namespace detail
+
+#define CTFX_BINARY_OP(OP, KIND) \
+  constexpr tensor operator OP(tensor a, tensor b) { return detail::binary(op_kind::KIND, a, b); } \
+  constexpr tensor operator OP(tensor a, double s) { return detail::binary(op_kind::KIND, a, s, false); } \
+  constexpr tensor operator OP(tensor a, int s) { return detail::binary(op_kind::KIND, a, s, true); }
+CTFX_BINARY_OP(+, add)
+CTFX_BINARY_OP(-, sub)
+CTFX_BINARY_OP(*, mul)
+CTFX_BINARY_OP(/, div)
+#undef CTFX_BINARY_OP
+constexpr tensor operator-(tensor a) { return a.b->make(op_kind::neg, {a}); }
+constexpr tensor maximum(tensor a, tensor b) { return detail::binary(op_kind::maximum, a, b); }
+constexpr tensor minimum(tensor a, tensor b) { return detail::binary(op_kind::minimum, a, b); }
+constexpr tensor pow(tensor a, tensor b) { return detail::binary(op_kind::pow, a, b); }
+constexpr tensor pow(tensor a, double e) { return detail::binary(op_kind::pow, a, e, detail::is_int(e)); }
+
+#define CTFX_UNARY_FN(NAME) constexpr tensor NAME(tensor a) { return a.b->make(op_kind::NAME, {a}); }
+CTFX_UNARY_FN(neg) CTFX_UNARY_FN(abs) CTFX_UNARY_FN(exp) CTFX_UNARY_FN(log) CTFX_UNARY_FN(sin)
+CTFX_UNARY_FN(cos) CTFX_UNARY_FN(sqrt) CTFX_UNARY_FN(relu) CTFX_UNARY_FN(ceil) CTFX_UNARY_FN(floor)
+CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc)
+#undef CTFX_UNARY_FN
+
+constexpr tensor clone(tensor a) { return a.clone(); }
+constexpr tensor alias(tensor a) { return a.alias(); }
+constexpr tensor empty_like(tensor a) { return a.b->make(op_kind::empty_like, {a}); }
+constexpr tensor copy(tensor dst, tensor src) { return dst.b->make(op_kind::copy, {dst, src}); }
+
+constexpr tensor slice_scatter(tensor x, tensor src, index_t dim = 0, index_t start = 0, index_t end = end_of_dim, index_t step = 1) {
+  return x.b->make(op_kind::slice_scatter, {x, src}, {dim, start, end, step});
+}
+constexpr tensor select_scatter(tensor x, tensor src, index_t dim, index_t index) {
+  return x.b->make(op_kind::select_scatter, {x, src}, {dim, index});
+}
+constexpr tensor diagonal_scatter(tensor x, tensor src, index_t offset = 0, index_t dim1 = 0, index_t dim2 = 1) {
+  return x.b->make(op_kind::diagonal_scatter, {x, src}, {offset, dim1, dim2});
+}
+constexpr tensor as_strided_scatter(tensor x, tensor src, std::initializer_list<sym_expr> sizes,
+                                    std::initializer_list<sym_expr> strides, sym_expr offset = 0) {
+  sym_expr p[2 * max_rank + 2]{};
+  std::size_t k = 0;
+  p[k++] = sym_expr(static_cast<index_t>(sizes.size()));
+  for (auto s : sizes) if (k < 2 * max_rank + 1) p[k++] = s;
+  if (sizes.size() != strides.size() || sizes.size() > max_rank) p[0] = sym_expr(-1);
+  for (auto s : strides) if (k < 2 * max_rank + 1) p[k++] = s;
+  p[k++] = offset;
+  if (!x.b->check(x) || !x.b->check(src)) return x;
+  std::int32_t a[2] = {x.id, src.id};
+  return {x.b, x.b->add(op_kind::as_strided_scatter, std::span<const std::int32_t>(a, 2), std::span<const sym_expr>(p, k))};
+}
+
+namespace detail {
+constexpr tensor index_put_impl(op_kind k, tensor x, std::initializer_list<index_arg> idx, tensor v, bool acc) {
+  std::int32_t a[2 + max_rank]{};
+  std::size_t n = 0;
+  if (!x.b->check(x) || !x.b->check(v)) return x;
+  a[n++] = x.id;
+  a[n++] = v.id;
+  for (auto i : idx) if (n < 2 + max_rank) a[n++] = i.id;
+  return {x.b, x.b->add(k, std::span<const std::int32_t>(a, n), {}, acc ? 1 : 0)};
+}
+}  // namespace detail
+constexpr tensor index_put(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false) {
+  return detail::index_put_impl(op_kind::index_put, x, idx, v, accumulate);
+}
+constexpr tensor unsafe_index_put(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false) {
+  return detail::index_put_impl(op_kind::unsafe_index_put, x, idx, v, accumulate);
+}
+constexpr tensor index_put_(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false) {
+  return detail::index_put_impl(op_kind::index_put_, x, idx, v, accumulate);
+}
+
+constexpr tensor cat(std::initializer_list<tensor> ts, index_t dim = 0) {
+  builder* b = ts.begin()->b;
+  std::int32_t a[32]{};
+  std::size_t n = 0;
+  for (auto t : ts) { if (!b->check(t)) return t; if (n < 32) a[n++] = t.id; }
+  sym_expr p[1] = {sym_expr(dim)};
+  return {b, b->add(op_kind::cat, std::span<const std::int32_t>(a, n), std::span<const sym_expr>(p, 1))};
+}
+
+namespace detail {
+constexpr tuple_ref foreach_impl(op_kind k, std::initializer_list<tensor> xs, std::initializer_list<tensor> ys, double s) {
+  builder* b = xs.begin()->b;
+  std::int32_t a[64]{};
+  std::size_t n = 0;
+  for (auto t : xs) { if (!b->check(t)) return {b, -1}; if (n < 64) a[n++] = t.id; }
+  for (auto t : ys) { if (!b->check(t)) return {b, -1}; if (n < 64) a[n++] = t.id; }
+  return {b, b->add(k, std::span<const std::int32_t>(a, n), {}, static_cast<std::int32_t>(xs.size()), s)};
+}
+}  // namespace detail
+constexpr tuple_ref foreach_add(std::initializer_list<tensor> xs, std::initializer_list<tensor> ys) {
+  return detail::foreach_impl(op_kind::foreach_add, xs, ys, 0.0);
+}
+constexpr tuple_ref foreach_add(std::initializer_list<tensor> xs, double s) { return detail::foreach_impl(op_kind::foreach_add, xs, {}, s); }
+constexpr tuple_ref foreach_mul(std::initializer_list<tensor> xs, std::initializer_list<tensor> ys) {
+  return detail::foreach_impl(op_kind::foreach_mul, xs, ys, 0.0);
+}
+constexpr tuple_ref foreach_mul(std::initializer_list<tensor> xs, double s) { return detail::foreach_impl(op_kind::foreach_mul, xs, {}, s); }
+
+constexpr tensor all_reduce(tensor x) { return x.b->make(op_kind::all_reduce, {x}); }
+
+}  // namespace ctfx

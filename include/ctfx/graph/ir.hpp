@@ -1,0 +1,152 @@
+// ctfx/graph/ir.hpp — the graph as a constexpr value: nodes in program order, their arguments and
+// parameters in shared pools, the symbols, and the user ops the graph calls.
+//
+// Passes take an `ir` and return a new one; they are constexpr, so the same code runs in the compiler
+// (on graphs written with the DSL) and at run time (on graphs built at run time). Vectors are fine
+// in constant evaluation as long as they do not escape it; graph/graph.hpp freezes a result into
+// fixed-size arrays when it must outlive the evaluation.
+//
+// Argument conventions (arguments are node ids, -1 is None; parameters are sym_exprs):
+//   placeholder              params: -                   aux: input position
+//   output(a...)             args: the outputs
+//   getitem(t)               aux: the element index
+//   copy_(dst, src)          the epilogue write-back "dst ends up holding src"
+//   copy(dst, src), clone(x), alias(x), empty_like(x)
+//   empty/zeros/ones/full    params: sizes               scalar: fill value
+//   fill_(x)                 scalar: value
+//   unary(x), convert(x)     (convert: target dtype in meta)
+//   binary(a, b)             or binary(a) with `scalar` when aux == 1 (scalar right operand)
+//   slice(x)                 params: dim, start, end, step
+//   select(x)                params: dim, index
+//   diagonal(x)              params: offset, dim1, dim2
+//   as_strided(x)            params: rank, sizes..., strides..., storage offset
+//   view/reshape/expand(x)   params: sizes
+//   permute(x)               params: dims
+//   transpose(x)             params: dim0, dim1
+//   unsqueeze/squeeze(x)     params: dim
+//   X_scatter(inp, src)      params: those of the view X
+//   generalized_scatter(inp, src)  params: the view chain, each view as (kind, count, params...)
+//   index_put(x, values, idx...)   aux: accumulate (0/1); a None index is -1
+//   sum/amax(x)              params: dims              aux: keepdim
+//   cat(t...)                params: dim
+//   foreach_*(a..., b...)    aux: list length; scalar operand when only one list is given
+//   all_reduce(x)            aux: reduce op (0 = sum)
+//   custom / auto_functionalized (args...)   aux: index into ir::customs
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+#include "../core/config.hpp"
+#include "../core/layout.hpp"
+#include "../core/name.hpp"
+#include "../ops/op_kind.hpp"
+#include "diagnostic.hpp"
+
+namespace ctfx {
+
+struct node {
+  op_kind op = op_kind::placeholder;
+  name_t name{};
+  std::int32_t arg0 = 0, nargs = 0;   // range in ir::args
+  std::int32_t par0 = 0, npar = 0;    // range in ir::params
+  std::int32_t aux = 0;
+  double scalar = 0.0;
+  tensor_meta meta{};
+  // Reinplacing: the user asks for this node to run in place (a miss becomes a compile error).
+  bool require_inplace = false;
+  // For custom / auto_functionalized: bit i set = tensor argument i must still be cloned.
+  std::uint32_t clone_mask = 0;
+  // Provenance: the id of the node of the user's graph this node came from.
+  std::int32_t origin = -1;
+};
+
+enum class symbol_kind : std::uint8_t { backed, unbacked };
+
+struct symbol {
+  name_t name{};
+  symbol_kind kind = symbol_kind::backed;
+  std::int32_t input = -1;  // for backed symbols: the placeholder and dimension that bind it
+  std::int32_t dim = -1;
+};
+
+// What a user op declares (see ops/custom.hpp): its name, its tensor arguments and which it
+// mutates, and how many fresh tensors it returns.
+struct custom_schema {
+  name_t name{};
+  std::int32_t n_args = 0;
+  std::uint32_t mutates = 0;       // bit i: argument i is written (Tensor(a!))
+  std::int32_t n_returns = 0;      // fresh results, shaped like argument `returns_like`
+  std::int32_t returns_like = 0;
+  bool user_kernel = false;        // a user kernel (tensors_to_clone), not a functionalized op
+  std::int32_t inplace_twin = -1;  // index of a registered in-place variant (with_effects pairs)
+};
+
+enum class graph_phase : std::uint8_t { functional, reinplaced };
+
+struct ir {
+  std::vector<node> nodes;
+  std::vector<std::int32_t> args;
+  std::vector<sym_expr> params;
+  std::vector<symbol> syms;
+  std::vector<custom_schema> customs;
+  std::int32_t next_storage = 0;
+  graph_phase phase = graph_phase::functional;
+  diagnostic error{};
+
+  constexpr std::int32_t size() const { return static_cast<std::int32_t>(nodes.size()); }
+  constexpr const node& operator[](std::int32_t i) const { return nodes[static_cast<std::size_t>(i)]; }
+  constexpr node& operator[](std::int32_t i) { return nodes[static_cast<std::size_t>(i)]; }
+  constexpr std::span<const std::int32_t> args_of(const node& n) const {
+    return {args.data() + n.arg0, static_cast<std::size_t>(n.nargs)};
+  }
+  constexpr std::span<const std::int32_t> args_of(std::int32_t i) const { return args_of((*this)[i]); }
+  constexpr std::int32_t arg(std::int32_t i, std::int32_t k) const {
+    return args[static_cast<std::size_t>((*this)[i].arg0 + k)];
+  }
+  constexpr std::span<const sym_expr> params_of(const node& n) const {
+    return {params.data() + n.par0, static_cast<std::size_t>(n.npar)};
+  }
+  constexpr sym_expr param(std::int32_t i, std::int32_t k) const {
+    return params[static_cast<std::size_t>((*this)[i].par0 + k)];
+  }
+  constexpr index_t iparam(std::int32_t i, std::int32_t k) const { return param(i, k).value(); }
+  constexpr const tensor_meta& meta(std::int32_t i) const { return (*this)[i].meta; }
+
+  // The output node (last node), or -1 before one is added.
+  constexpr std::int32_t output_node() const {
+    for (std::int32_t i = size() - 1; i >= 0; --i)
+      if ((*this)[i].op == op_kind::output) return i;
+    return -1;
+  }
+  constexpr std::int32_t find(std::string_view name) const {
+    for (std::int32_t i = 0; i < size(); ++i)
+      if ((*this)[i].name.view() == name) return i;
+    return -1;
+  }
+
+  // Appends a node whose arguments and parameters are given; returns its id. Metadata is set by
+  // the caller (usually through ops/meta.hpp's infer_meta).
+  constexpr std::int32_t append(node n, std::span<const std::int32_t> a, std::span<const sym_expr> p) {
+    n.arg0 = static_cast<std::int32_t>(args.size());
+    n.nargs = static_cast<std::int32_t>(a.size());
+    for (auto x : a) args.push_back(x);
+    n.par0 = static_cast<std::int32_t>(params.size());
+    n.npar = static_cast<std::int32_t>(p.size());
+    for (auto x : p) params.push_back(x);
+    if (n.origin < 0) n.origin = size();
+    nodes.push_back(n);
+    return size() - 1;
+  }
+  constexpr std::int32_t fresh_storage() { return next_storage++; }
+
+  // Records the first error only: later ones are usually consequences of it.
+  constexpr void fail(rule r, std::int32_t at, std::string_view text) {
+    if (!error.ok()) return;
+    error.r = r;
+    error.node = at;
+    std::size_t k = 0;
+    for (char c : text) if (k + 1 < sizeof(error.text)) error.text[k++] = c;
+  }
+};
+
+}  // namespace ctfx

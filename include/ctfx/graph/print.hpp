@@ -1,0 +1,169 @@
+// ctfx/graph/print.hpp — FX-like text of a graph, one line per node:
+//   %y : f32[10, 1004] = slice_scatter(%x, %src, dim=0, start=0, end=10)
+// and the printers for the compile-time structures it is made of (sym_expr, tensor_meta,
+// diagnostic). Run-time only: returns std::string.
+#pragma once
+#include <string>
+#include "../ops/scatters.hpp"
+
+namespace ctfx {
+
+inline std::string to_string(const ir& g, const sym_expr& e) {
+  detail::msg m;
+  detail::put_expr(m, g, e);
+  return std::string(m.view());
+}
+inline std::string to_string(const ir& g, const tensor_meta& t) {
+  detail::msg m;
+  detail::put_type(m, g, t);
+  return std::string(m.view());
+}
+// "f32[4, 8][8, 1]+0" — with strides and offset, as PyTorch's graph dumps print them.
+inline std::string layout_string(const ir& g, const tensor_meta& t) {
+  std::string s = to_string(g, t) + "[";
+  for (int i = 0; i < t.rank; ++i) s += (i ? ", " : "") + to_string(g, t.stride[i]);
+  s += "]";
+  if (!(t.offset == sym_expr(0))) s += "+" + to_string(g, t.offset);
+  return s;
+}
+inline std::string to_string(const diagnostic& d) {
+  return d.ok() ? std::string("ok") : std::string(d.message());
+}
+
+namespace detail {
+
+inline std::string fmt_num(double v) {
+  if (v == static_cast<double>(static_cast<long long>(v))) return std::to_string(static_cast<long long>(v));
+  std::string s = std::to_string(v);
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  return s;
+}
+inline std::string ref(const ir& g, std::int32_t a) { return a < 0 ? "None" : "%" + std::string(g[a].name.view()); }
+inline std::string int_list(const ir& g, std::span<const sym_expr> p) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < p.size(); ++i) s += (i ? ", " : "") + to_string(g, p[i]);
+  return s + "]";
+}
+
+// The keyword parameters of a view (shared by views, scatters and the generalized scatter's chain).
+inline std::string view_params(const ir& g, op_kind k, std::span<const sym_expr> p) {
+  auto e = [&](std::size_t i) { return to_string(g, p[i]); };
+  switch (k) {
+    case op_kind::slice:
+      return "dim=" + e(0) + ", start=" + e(1) + ", end=" + (p[2] == sym_expr(end_of_dim) ? std::string("None") : e(2)) +
+             (p[3] == sym_expr(1) ? std::string() : ", step=" + e(3));
+    case op_kind::select: return "dim=" + e(0) + ", index=" + e(1);
+    case op_kind::diagonal: return "offset=" + e(0) + ", dim1=" + e(1) + ", dim2=" + e(2);
+    case op_kind::as_strided: {
+      auto r = static_cast<std::size_t>(p[0].value());
+      return "size=" + int_list(g, p.subspan(1, r)) + ", stride=" + int_list(g, p.subspan(1 + r, r)) +
+             ", storage_offset=" + e(1 + 2 * r);
+    }
+    case op_kind::view: case op_kind::expand: return "size=" + int_list(g, p);
+    case op_kind::permute: return "dims=" + int_list(g, p);
+    case op_kind::transpose: return "dim0=" + e(0) + ", dim1=" + e(1);
+    case op_kind::unsqueeze: case op_kind::squeeze: return "dim=" + e(0);
+    default: return {};
+  }
+}
+
+inline std::string call_text(const ir& g, std::int32_t i) {
+  const node& n = g[i];
+  auto a = g.args_of(i);
+  auto p = g.params_of(n);
+  std::string s;
+  auto sep = [&] { if (!s.empty()) s += ", "; };
+  auto args_list = [&](std::size_t from, std::size_t to) {
+    std::string l = "[";
+    for (std::size_t k = from; k < to; ++k) l += (k > from ? ", " : "") + ref(g, a[k]);
+    return l + "]";
+  };
+  switch (n.op) {
+    case op_kind::getitem: s = ref(g, a[0]) + ", " + std::to_string(n.aux); break;
+    case op_kind::empty: case op_kind::zeros: case op_kind::ones: case op_kind::full:
+      s = int_list(g, p);
+      if (n.op == op_kind::full) s += ", " + fmt_num(n.scalar);
+      s += std::string(", dtype=") + std::string(name_of(static_cast<dtype>(n.aux)));
+      break;
+    case op_kind::fill_: s = ref(g, a[0]) + ", " + fmt_num(n.scalar); break;
+    case op_kind::convert: s = ref(g, a[0]) + ", " + std::string(name_of(static_cast<dtype>(n.aux))); break;
+    case op_kind::index_put: case op_kind::index_put_: case op_kind::unsafe_index_put: case op_kind::unsafe_index_put_:
+      s = ref(g, a[0]) + ", " + args_list(2, a.size()) + ", " + ref(g, a[1]) + (n.aux ? ", accumulate=True" : "");
+      break;
+    case op_kind::sum: case op_kind::amax:
+      s = ref(g, a[0]) + ", " + int_list(g, p) + (n.aux ? ", keepdim=True" : "");
+      break;
+    case op_kind::cat: s = args_list(0, a.size()) + ", dim=" + to_string(g, p[0]); break;
+    case op_kind::foreach_add: case op_kind::foreach_mul: case op_kind::foreach_add_: case op_kind::foreach_mul_: {
+      auto k = static_cast<std::size_t>(n.aux);
+      s = args_list(0, k) + ", " + (a.size() == 2 * k ? args_list(k, 2 * k) : fmt_num(n.scalar));
+      break;
+    }
+    case op_kind::generalized_scatter: case op_kind::generalized_scatter_: {
+      s = ref(g, a[0]) + ", " + ref(g, a[1]) + ", [";
+      bool first = true;
+      for (chain_cursor c{p}; !c.done(); c.next()) {
+        s += (first ? "" : ", ") + std::string(name_of(c.kind())) + "(" + view_params(g, c.kind(), c.params()) + ")";
+        first = false;
+      }
+      s += "]";
+      break;
+    }
+    case op_kind::custom: case op_kind::auto_functionalized: {
+      const custom_schema& cs = g.customs[static_cast<std::size_t>(n.aux)];
+      s = std::string(cs.name.view());
+      for (auto x : a) s += ", " + ref(g, x);
+      if (n.clone_mask) {
+        s += ", _clone=[";
+        bool first = true;
+        for (int b = 0; b < 32; ++b)
+          if ((n.clone_mask >> b) & 1u) { s += (first ? "" : ", ") + ref(g, a[static_cast<std::size_t>(b)]); first = false; }
+        s += "]";
+      }
+      break;
+    }
+    case op_kind::sym_size: s = ref(g, a[0]) + ", " + to_string(g, p[0]); break;
+    default:
+      for (auto x : a) { sep(); s += ref(g, x); }
+      if (is_binary(n.op) && n.aux != 0) { sep(); s += fmt_num(n.scalar); }
+      if (is_view_op(n.op) || is_view_scatter(n.op)) {
+        std::string v = view_params(g, is_view_op(n.op) ? n.op : facts(n.op).twin, p);
+        if (!v.empty()) { sep(); s += v; }
+      }
+      if (n.op == op_kind::all_reduce || n.op == op_kind::all_reduce_) { sep(); s += "'sum'"; }
+  }
+  return std::string(name_of(n.op)) + "(" + s + ")";
+}
+
+}  // namespace detail
+
+// One line for node i (without the leading indentation).
+inline std::string node_text(const ir& g, std::int32_t i) {
+  const node& n = g[i];
+  std::string lhs = "%" + std::string(n.name.view());
+  if (n.meta.is_tensor()) lhs += " : " + to_string(g, n.meta);
+  if (n.op == op_kind::output) {
+    std::string s = "return (";
+    auto a = g.args_of(i);
+    for (std::size_t k = 0; k < a.size(); ++k) s += (k ? ", " : "") + detail::ref(g, a[k]);
+    return s + (a.size() == 1 ? ",)" : ")");
+  }
+  return lhs + " = " + detail::call_text(g, i);
+}
+
+// The whole graph: a header with the inputs, then one indented line per node.
+inline std::string to_text(const ir& g) {
+  std::string s = "graph(";
+  bool first = true;
+  for (std::int32_t i = 0; i < g.size(); ++i)
+    if (g[i].op == op_kind::placeholder) {
+      s += (first ? "" : ", ") + std::string("%") + std::string(g[i].name.view()) + " : " + to_string(g, g[i].meta);
+      first = false;
+    }
+  s += "):\n";
+  for (std::int32_t i = 0; i < g.size(); ++i)
+    if (g[i].op != op_kind::placeholder) s += "  " + node_text(g, i) + "\n";
+  return s;
+}
+
+}  // namespace ctfx

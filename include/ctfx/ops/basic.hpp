@@ -1,0 +1,58 @@
+// ctfx/ops/basic.hpp — graph structure and copies: placeholder, output, getitem, sym_size, copy_,
+// copy, clone. (alias is a view: ops/views.hpp.)
+#pragma once
+#include "../detail/meta_util.hpp"
+#include "schema.hpp"
+
+namespace ctfx {
+namespace ops {
+struct placeholder_t : op_tag<op_kind::placeholder, "placeholder() -> Tensor"> {};
+struct output_t : op_tag<op_kind::output, "output(Tensor[] results) -> ()"> {};
+struct getitem_t : op_tag<op_kind::getitem, "getitem(Any tuple, int index) -> Tensor"> {};
+struct sym_size_t : op_tag<op_kind::sym_size, "sym_size.int(Tensor self, int dim) -> SymInt"> {};
+struct copy__t : op_tag<op_kind::copy_, "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"> {};
+struct copy_t : op_tag<op_kind::copy, "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor"> {};
+struct clone_t : op_tag<op_kind::clone, "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"> {};
+}  // namespace ops
+
+namespace detail {
+
+// clone keeps a dense layout's strides (PyTorch's preserve_format) and makes anything else
+// contiguous; the offset of the copy is always 0.
+constexpr tensor_meta clone_meta(const tensor_meta& x) {
+  tensor_meta r = x;
+  r.storage = fresh;
+  r.offset = sym_expr(0);
+  if (x.is_contiguous()) { r.set_contiguous(); return r; }
+  if (x.is_static()) {
+    // Dense and non-overlapping: the strides, sorted, are the contiguous strides of the sorted sizes.
+    int order[max_rank]{};
+    for (int i = 0; i < x.rank; ++i) order[i] = i;
+    for (int i = 1; i < x.rank; ++i)
+      for (int j = i; j > 0 && x.stride[order[j]].value() < x.stride[order[j - 1]].value(); --j) {
+        int t = order[j]; order[j] = order[j - 1]; order[j - 1] = t;
+      }
+    index_t expect = 1;
+    bool dense = true;
+    for (int i = 0; i < x.rank; ++i) {
+      index_t s = x.size[order[i]].value();
+      if (s != 1 && x.stride[order[i]].value() != expect) dense = false;
+      expect *= s;
+    }
+    if (dense) return r;
+  }
+  r.set_contiguous();
+  return r;
+}
+
+constexpr bool copy_compatible(ir& g, std::int32_t id, const tensor_meta& dst, const tensor_meta& src) {
+  tensor_meta b = dst;
+  if (broadcast_into(b, src) && b.same_shape(dst)) return true;
+  auto m = about(g, id);
+  m << "cannot copy "; put_type(m, g, src); m << " into "; put_type(m, g, dst);
+  fail(g, id, rule::broadcast_shapes, m);
+  return false;
+}
+
+}  // namespace detail
+}  // namespace ctfx

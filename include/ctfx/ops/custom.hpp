@@ -1,0 +1,132 @@
+// ctfx/ops/custom.hpp — user ops declared from user code with a PyTorch-style signature.
+//
+//   struct my_sin : ctfx::custom_op<"my_sin", "my_sin(Tensor x, Tensor(a!) result) -> ()"> {
+//     // reference semantics, used by the executors: called with one view per tensor argument
+//     static void run(auto x, auto result);
+//   };
+//
+// In a functional graph a mutating user op is called through its functional form
+// (`auto_functionalized`): the node returns the op's results followed by the new value of each
+// mutated argument, and nothing is mutated. The reinplacing pass decides, argument by argument,
+// which of those may be written in place and which must still be cloned (clone_mask).
+// A user kernel (`ctfx::user_kernel<...>`) is the analog of Inductor's
+// triton_kernel_wrapper_functional with `tensors_to_clone`.
+#pragma once
+#include <string_view>
+#include "../detail/meta_util.hpp"
+#include "basic.hpp"
+
+namespace ctfx {
+
+namespace detail {
+// Parses "name(Tensor a, Tensor(a!) b, int k) -> (Tensor, Tensor)" into a custom_schema: the
+// tensor arguments in order, which of them are annotated mutable, and the number of results.
+constexpr custom_schema parse_custom_signature(std::string_view name, std::string_view sig, bool kernel) {
+  custom_schema s{};
+  s.name = name_t(name);
+  s.user_kernel = kernel;
+  std::size_t open = sig.find('('), close = sig.find(") ->");
+  std::string_view params = open != std::string_view::npos && close != std::string_view::npos
+                                ? sig.substr(open + 1, close - open - 1) : std::string_view{};
+  std::size_t i = 0;
+  while (i < params.size()) {
+    std::size_t j = params.find(',', i);
+    if (j == std::string_view::npos) j = params.size();
+    std::string_view a = params.substr(i, j - i);
+    while (!a.empty() && a.front() == ' ') a.remove_prefix(1);
+    if (a.substr(0, 6) == "Tensor") {
+      if (a.find('!') != std::string_view::npos) s.mutates |= 1u << s.n_args;
+      ++s.n_args;
+    }
+    i = j + 1;
+  }
+  std::string_view ret = close != std::string_view::npos ? sig.substr(close + 4) : std::string_view{};
+  for (std::size_t k = 0; k + 6 <= ret.size(); ++k)
+    if (ret.substr(k, 6) == "Tensor") ++s.n_returns;
+  return s;
+}
+}  // namespace detail
+
+template <fixed_string Name, fixed_string Sig, int ReturnsLike = 0>
+struct custom_op {
+  static constexpr std::string_view name = Name.view();
+  static constexpr std::string_view signature = Sig.view();
+  static constexpr custom_schema schema() {
+    auto s = detail::parse_custom_signature(Name.view(), Sig.view(), false);
+    s.returns_like = ReturnsLike;
+    return s;
+  }
+};
+
+template <fixed_string Name, fixed_string Sig, int ReturnsLike = 0>
+struct user_kernel {
+  static constexpr std::string_view name = Name.view();
+  static constexpr std::string_view signature = Sig.view();
+  static constexpr custom_schema schema() {
+    auto s = detail::parse_custom_signature(Name.view(), Sig.view(), true);
+    s.returns_like = ReturnsLike;
+    return s;
+  }
+};
+
+namespace detail {
+
+constexpr int mutated_count(const custom_schema& s) {
+  int n = 0;
+  for (int i = 0; i < s.n_args; ++i) n += (s.mutates >> i) & 1u;
+  return n;
+}
+// The argument position of the k-th mutated argument.
+constexpr int kth_mutated(const custom_schema& s, int k) {
+  for (int i = 0; i < s.n_args; ++i)
+    if ((s.mutates >> i) & 1u) { if (k == 0) return i; --k; }
+  return -1;
+}
+
+constexpr bool custom_meta(ir& g, std::int32_t id, tensor_meta& out) {
+  const node& n = g[id];
+  const custom_schema& s = g.customs[static_cast<std::size_t>(n.aux)];
+  if (n.nargs != s.n_args) {
+    auto m = about(g, id); m << "'" << s.name.view() << "' takes " << s.n_args << " tensor arguments, got " << n.nargs;
+    fail(g, id, rule::custom_schema, m); return false;
+  }
+  out = tensor_meta{};
+  out.storage = -1;  // a tuple, read with getitem
+  return true;
+}
+
+// getitem of a tuple-valued node: element i of a list op, or result/updated argument of a user op.
+constexpr bool getitem_meta(ir& g, std::int32_t id, tensor_meta& out) {
+  std::int32_t t = g.arg(id, 0);
+  std::int32_t i = g[id].aux;
+  const node& p = g[t];
+  auto bad = [&] {
+    auto m = about(g, id); m << "index " << i << " is out of range for '" << p.name.view() << "'";
+    fail(g, id, rule::bad_argument, m);
+    return false;
+  };
+  if (is_list_op(p.op)) {
+    if (i < 0 || i >= p.aux) return bad();
+    const tensor_meta& a = g.meta(g.arg(t, i));
+    out = is_mutating(p.op) ? a : contiguous_like(a, a.dt);
+    return true;
+  }
+  if (p.op == op_kind::custom || p.op == op_kind::auto_functionalized) {
+    const custom_schema& s = g.customs[static_cast<std::size_t>(p.aux)];
+    if (i < 0 || i >= s.n_returns + mutated_count(s)) return bad();
+    if (i < s.n_returns) {
+      const tensor_meta& like = g.meta(g.arg(t, s.returns_like));
+      out = contiguous_like(like, like.dt);
+      return true;
+    }
+    const tensor_meta& a = g.meta(g.arg(t, kth_mutated(s, i - s.n_returns)));
+    out = p.op == op_kind::custom ? a : clone_meta(a);
+    return true;
+  }
+  auto m = about(g, id); m << "'" << p.name.view() << "' is not a tuple";
+  fail(g, id, rule::bad_argument, m);
+  return false;
+}
+
+}  // namespace detail
+}  // namespace ctfx

@@ -1,0 +1,88 @@
+// ctfx/ops/elementwise.hpp — unary and binary elementwise ops with broadcasting and PyTorch's type
+// promotion. Each tag's `apply` is the op's reference semantics on one element.
+#pragma once
+#include <cmath>
+#include "../detail/meta_util.hpp"
+#include "schema.hpp"
+
+namespace ctfx {
+namespace ops {
+#define CTFX_UNARY(NAME, SIG, EXPR) \
+  struct NAME##_t : op_tag<op_kind::NAME, SIG> { \
+    template <class T> static constexpr T apply(T x) { return EXPR; } \
+  };
+CTFX_UNARY(neg, "neg(Tensor self) -> Tensor", -x)
+CTFX_UNARY(abs, "abs(Tensor self) -> Tensor", x < T(0) ? -x : x)
+CTFX_UNARY(exp, "exp(Tensor self) -> Tensor", static_cast<T>(std::exp(x)))
+CTFX_UNARY(log, "log(Tensor self) -> Tensor", static_cast<T>(std::log(x)))
+CTFX_UNARY(sin, "sin(Tensor self) -> Tensor", static_cast<T>(std::sin(x)))
+CTFX_UNARY(cos, "cos(Tensor self) -> Tensor", static_cast<T>(std::cos(x)))
+CTFX_UNARY(sqrt, "sqrt(Tensor self) -> Tensor", static_cast<T>(std::sqrt(x)))
+CTFX_UNARY(relu, "relu(Tensor self) -> Tensor", x > T(0) ? x : T(0))
+CTFX_UNARY(ceil, "ceil(Tensor self) -> Tensor", static_cast<T>(std::ceil(x)))
+CTFX_UNARY(floor, "floor(Tensor self) -> Tensor", static_cast<T>(std::floor(x)))
+CTFX_UNARY(round, "round(Tensor self) -> Tensor", static_cast<T>(std::nearbyint(x)))
+CTFX_UNARY(trunc, "trunc(Tensor self) -> Tensor", static_cast<T>(std::trunc(x)))
+#undef CTFX_UNARY
+struct convert_t : op_tag<op_kind::convert, "convert_element_type(Tensor a, ScalarType dtype) -> Tensor"> {};
+
+#define CTFX_BINARY(NAME, SIG, EXPR) \
+  struct NAME##_t : op_tag<op_kind::NAME, SIG> { \
+    template <class T> static constexpr T apply(T a, T b) { return EXPR; } \
+  };
+CTFX_BINARY(add, "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", a + b)
+CTFX_BINARY(sub, "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", a - b)
+CTFX_BINARY(mul, "mul.Tensor(Tensor self, Tensor other) -> Tensor", a * b)
+CTFX_BINARY(div, "div.Tensor(Tensor self, Tensor other) -> Tensor", a / b)
+CTFX_BINARY(maximum, "maximum(Tensor self, Tensor other) -> Tensor", a < b ? b : a)
+CTFX_BINARY(minimum, "minimum(Tensor self, Tensor other) -> Tensor", b < a ? b : a)
+CTFX_BINARY(pow, "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", static_cast<T>(std::pow(a, b)))
+CTFX_BINARY(add_, "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", a + b)
+CTFX_BINARY(sub_, "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", a - b)
+CTFX_BINARY(mul_, "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", a * b)
+CTFX_BINARY(div_, "div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", a / b)
+#undef CTFX_BINARY
+}  // namespace ops
+
+namespace detail {
+
+// Result dtype of a binary op. A scalar operand does not widen a tensor's dtype within its category
+// (PyTorch's "wrapped number" rule), except that a non-integral scalar makes an integer tensor f32;
+// true division of integers gives f32.
+constexpr dtype binary_dtype(op_kind k, dtype a, dtype b, bool scalar_rhs, bool scalar_is_integral) {
+  dtype r = a;
+  if (scalar_rhs) {
+    if (!is_floating(a) && !scalar_is_integral) r = dtype::f32;
+  } else {
+    r = promote(a, b);
+  }
+  if (k == op_kind::div && !is_floating(r)) r = dtype::f32;
+  return r;
+}
+
+constexpr bool binary_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& a, const tensor_meta* b,
+                           bool scalar_is_integral, tensor_meta& out) {
+  tensor_meta shape = a;
+  if (b && !broadcast_into(shape, *b)) {
+    auto m = about(g, id);
+    m << "operand shapes "; put_type(m, g, a); m << " and "; put_type(m, g, *b); m << " do not broadcast";
+    fail(g, id, rule::broadcast_shapes, m);
+    return false;
+  }
+  dtype dt = binary_dtype(k, a.dt, b ? b->dt : a.dt, b == nullptr, scalar_is_integral);
+  if (is_mutating(k)) {
+    // In place: the result is `a` itself, so the broadcast shape and the dtype must be a's.
+    if (!shape.same_shape(a) || promote(a.dt, dt) != a.dt) {
+      auto m = about(g, id); m << "an in-place result of type "; put_type(m, g, shape); m << " does not fit "; put_type(m, g, a);
+      fail(g, id, rule::broadcast_shapes, m);
+      return false;
+    }
+    out = a;
+    return true;
+  }
+  out = contiguous_like(shape, dt);
+  return true;
+}
+
+}  // namespace detail
+}  // namespace ctfx

@@ -1,0 +1,109 @@
+// ctfx/ops/index.hpp — index_put / _unsafe_index_put and their in-place twins, with accumulate.
+#pragma once
+#include <span>
+#include "basic.hpp"
+
+namespace ctfx {
+namespace ops {
+struct index_put_t : op_tag<op_kind::index_put, "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"> {};
+struct index_put__t : op_tag<op_kind::index_put_, "index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"> {};
+struct unsafe_index_put_t : op_tag<op_kind::unsafe_index_put, "_unsafe_index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"> {};
+struct unsafe_index_put__t : op_tag<op_kind::unsafe_index_put_, "_unsafe_index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"> {};
+}  // namespace ops
+
+namespace detail {
+
+// The shape that `x[indices]` selects (advanced indexing): the broadcast of the index shapes placed
+// where the indexed dimensions were when they are adjacent, in front otherwise. A bool mask selects
+// a data-dependent number of elements; its position gets size -1 ("any"), which only values with
+// size 1 there can fill.
+constexpr bool indexed_shape(ir& g, std::int32_t id, const tensor_meta& x, std::span<const std::int32_t> idx,
+                             tensor_meta& sel) {
+  tensor_meta bshape{};
+  bshape.rank = 0;
+  int first = -1, last = -1, dim = 0;
+  bool adjacent = true;
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    if (idx[i] < 0) { ++dim; continue; }
+    const tensor_meta& t = g.meta(idx[i]);
+    if (!is_index_dtype(t.dt)) {
+      auto m = about(g, id); m << "index " << static_cast<int>(i) << " ('" << arg_name(g, idx[i]) << "') has dtype "
+        << name_of(t.dt) << "; indices must be i32, i64 or b8";
+      fail(g, id, rule::index_dtype, m); return false;
+    }
+    int covers = t.dt == dtype::b8 ? t.rank : 1;
+    if (t.dt == dtype::b8) {
+      for (int j = 0; j < t.rank; ++j)
+        if (dim + j >= x.rank || !(t.size[j] == x.size[dim + j])) {
+          auto m = about(g, id); m << "mask "; put_type(m, g, t); m << " does not match the indexed dimensions of "; put_type(m, g, x);
+          fail(g, id, rule::bad_argument, m); return false;
+        }
+    }
+    if (first >= 0 && last + 1 != dim) adjacent = false;
+    if (first < 0) first = dim;
+    last = dim + covers - 1;
+    tensor_meta ts = t;
+    if (t.dt == dtype::b8) { ts = tensor_meta{}; ts.rank = 1; ts.size[0] = sym_expr(-1); }
+    if (bshape.rank == 0) bshape = ts;
+    else if (!broadcast_into(bshape, ts)) {
+      auto m = about(g, id); m << "index shapes do not broadcast: "; put_type(m, g, t);
+      fail(g, id, rule::broadcast_shapes, m); return false;
+    }
+    dim += covers;
+  }
+  if (dim > x.rank) {
+    auto m = about(g, id); m << "too many indices (" << dim << ") for "; put_type(m, g, x);
+    fail(g, id, rule::bad_argument, m); return false;
+  }
+  if (first < 0) { sel = x; return true; }  // all None: the whole tensor
+  sel = tensor_meta{};
+  sel.dt = x.dt;
+  int r = 0;
+  auto push = [&](const sym_expr& s) { if (r < max_rank) sel.size[r] = s; ++r; };
+  if (adjacent) {
+    for (int j = 0; j < first; ++j) push(x.size[j]);
+    for (int j = 0; j < bshape.rank; ++j) push(bshape.size[j]);
+    for (int j = last + 1; j < x.rank; ++j) push(x.size[j]);
+  } else {
+    for (int j = 0; j < bshape.rank; ++j) push(bshape.size[j]);
+    int d = 0;
+    for (std::size_t i = 0; i < idx.size(); ++i) {
+      int covers = idx[i] >= 0 && g.meta(idx[i]).dt == dtype::b8 ? g.meta(idx[i]).rank : 1;
+      if (idx[i] < 0) push(x.size[d]);
+      d += covers;
+    }
+    for (int j = d; j < x.rank; ++j) push(x.size[j]);
+  }
+  if (!rank_ok(g, id, r)) return false;
+  sel.rank = static_cast<std::int8_t>(r);
+  return true;
+}
+
+constexpr bool index_put_meta(ir& g, std::int32_t id, tensor_meta& out) {
+  auto a = g.args_of(id);
+  const tensor_meta& x = g.meta(a[0]);
+  const tensor_meta& v = g.meta(a[1]);
+  tensor_meta sel{};
+  if (!indexed_shape(g, id, x, a.subspan(2), sel)) return false;
+  if (v.dt != x.dt) {
+    auto m = about(g, id); m << "values dtype " << name_of(v.dt) << " differs from the destination's " << name_of(x.dt);
+    fail(g, id, rule::dtype_mismatch, m); return false;
+  }
+  // Values broadcast to the selected shape; a data-dependent (-1) extent accepts only size 1.
+  bool fits = v.rank <= sel.rank;
+  for (int j = 0; fits && j < v.rank; ++j) {
+    const sym_expr& want = sel.size[sel.rank - v.rank + j];
+    const sym_expr& have = v.size[j];
+    fits = have == sym_expr(1) || (!(want == sym_expr(-1)) && have == want);
+  }
+  if (!fits) {
+    auto m = about(g, id); m << "values "; put_type(m, g, v); m << " do not broadcast to the indexed shape ";
+    tensor_meta shown = sel; put_type(m, g, shown);
+    fail(g, id, rule::broadcast_shapes, m); return false;
+  }
+  out = is_mutating(g[id].op) ? x : clone_meta(x);
+  return true;
+}
+
+}  // namespace detail
+}  // namespace ctfx

@@ -1,0 +1,142 @@
+// ctfx/ops/op_kind.hpp — the closed set of built-in operations as a value (what a node stores), with
+// the facts about each that every pass needs. The op *types* (ctfx::ops::*_t, with their schemas)
+// live in the family headers; each carries its op_kind, and ops/registry.hpp checks that both agree.
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+namespace ctfx {
+
+enum class op_kind : std::uint8_t {
+  // graph structure
+  placeholder, output, getitem, sym_size,
+  // copies and aliases
+  copy_, copy, clone, alias,
+  // factories
+  empty, empty_like, zeros, ones, full, fill_,
+  // elementwise unary
+  neg, abs, exp, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, convert,
+  // elementwise binary (a tensor or a scalar right operand) and their in-place twins
+  add, sub, mul, div, maximum, minimum, pow,
+  add_, sub_, mul_, div_,
+  // views
+  slice, select, diagonal, as_strided, view, permute, transpose, unsqueeze, squeeze, expand,
+  // functional view scatters and the generalized scatter of canonicalize_view_scatter_ops
+  slice_scatter, select_scatter, diagonal_scatter, as_strided_scatter,
+  generalized_scatter, generalized_scatter_,
+  // indexing
+  index_put, index_put_, unsafe_index_put, unsafe_index_put_,
+  // reductions and concatenation
+  sum, amax, cat,
+  // list ops (results are tuples read with getitem)
+  foreach_add, foreach_mul, foreach_add_, foreach_mul_,
+  // collectives (schema only for now)
+  all_reduce, all_reduce_,
+  // user ops: `custom` calls a user op that mutates its arguments directly (after reinplacing, or a
+  // pure user op); `auto_functionalized` is its functional form (returns the op's results followed by
+  // the new value of each mutated argument), as Inductor's auto_functionalized_v1.
+  custom, auto_functionalized,
+  count_
+};
+
+enum class op_family : std::uint8_t {
+  structure, copy, factory, unary, binary, view, scatter, index, reduction, list, collective, user
+};
+
+struct op_facts {
+  std::string_view name;        // the ATen-style name printed in listings
+  op_family family;
+  bool is_view = false;         // result aliases argument 0 (Tensor(a))
+  bool mutates = false;         // writes an argument in place (Tensor(a!))
+  std::int8_t mutated_arg = -1; // which argument (for list ops: the first list)
+  op_kind twin = op_kind::count_;  // functional <-> in-place twin, or view <-> scatter twin
+};
+
+// One row per op_kind, in enum order (checked by a static_assert below).
+inline constexpr op_facts op_table[] = {
+    {"placeholder", op_family::structure},
+    {"output", op_family::structure},
+    {"getitem", op_family::structure},
+    {"sym_size", op_family::structure},
+    {"copy_", op_family::copy, false, true, 0},
+    {"copy", op_family::copy},
+    {"clone", op_family::copy},
+    {"alias", op_family::copy, true},
+    {"empty", op_family::factory},
+    {"empty_like", op_family::factory},
+    {"zeros", op_family::factory},
+    {"ones", op_family::factory},
+    {"full", op_family::factory},
+    {"fill_", op_family::factory, false, true, 0},
+    {"neg", op_family::unary},
+    {"abs", op_family::unary},
+    {"exp", op_family::unary},
+    {"log", op_family::unary},
+    {"sin", op_family::unary},
+    {"cos", op_family::unary},
+    {"sqrt", op_family::unary},
+    {"relu", op_family::unary},
+    {"ceil", op_family::unary},
+    {"floor", op_family::unary},
+    {"round", op_family::unary},
+    {"trunc", op_family::unary},
+    {"convert_element_type", op_family::unary},
+    {"add", op_family::binary, false, false, -1, op_kind::add_},
+    {"sub", op_family::binary, false, false, -1, op_kind::sub_},
+    {"mul", op_family::binary, false, false, -1, op_kind::mul_},
+    {"div", op_family::binary, false, false, -1, op_kind::div_},
+    {"maximum", op_family::binary},
+    {"minimum", op_family::binary},
+    {"pow", op_family::binary},
+    {"add_", op_family::binary, false, true, 0, op_kind::add},
+    {"sub_", op_family::binary, false, true, 0, op_kind::sub},
+    {"mul_", op_family::binary, false, true, 0, op_kind::mul},
+    {"div_", op_family::binary, false, true, 0, op_kind::div},
+    {"slice", op_family::view, true, false, -1, op_kind::slice_scatter},
+    {"select", op_family::view, true, false, -1, op_kind::select_scatter},
+    {"diagonal", op_family::view, true, false, -1, op_kind::diagonal_scatter},
+    {"as_strided", op_family::view, true, false, -1, op_kind::as_strided_scatter},
+    {"view", op_family::view, true},
+    {"permute", op_family::view, true},
+    {"transpose", op_family::view, true},
+    {"unsqueeze", op_family::view, true},
+    {"squeeze", op_family::view, true},
+    {"expand", op_family::view, true},
+    {"slice_scatter", op_family::scatter, false, false, -1, op_kind::slice},
+    {"select_scatter", op_family::scatter, false, false, -1, op_kind::select},
+    {"diagonal_scatter", op_family::scatter, false, false, -1, op_kind::diagonal},
+    {"as_strided_scatter", op_family::scatter, false, false, -1, op_kind::as_strided},
+    {"_generalized_scatter", op_family::scatter, false, false, -1, op_kind::generalized_scatter_},
+    {"_inplace_generalized_scatter", op_family::scatter, false, true, 0, op_kind::generalized_scatter},
+    {"index_put", op_family::index, false, false, -1, op_kind::index_put_},
+    {"index_put_", op_family::index, false, true, 0, op_kind::index_put},
+    {"_unsafe_index_put", op_family::index, false, false, -1, op_kind::unsafe_index_put_},
+    {"_unsafe_index_put_", op_family::index, false, true, 0, op_kind::unsafe_index_put},
+    {"sum", op_family::reduction},
+    {"amax", op_family::reduction},
+    {"cat", op_family::reduction},
+    {"_foreach_add", op_family::list, false, false, -1, op_kind::foreach_add_},
+    {"_foreach_mul", op_family::list, false, false, -1, op_kind::foreach_mul_},
+    {"_foreach_add_", op_family::list, false, true, 0, op_kind::foreach_add},
+    {"_foreach_mul_", op_family::list, false, true, 0, op_kind::foreach_mul},
+    {"all_reduce", op_family::collective, false, false, -1, op_kind::all_reduce_},
+    {"all_reduce_", op_family::collective, false, true, 0, op_kind::all_reduce},
+    {"custom", op_family::user},
+    {"auto_functionalized", op_family::user},
+};
+static_assert(sizeof(op_table) / sizeof(op_table[0]) == static_cast<std::size_t>(op_kind::count_),
+              "ctfx: op_table must have one row per op_kind, in enum order");
+
+constexpr const op_facts& facts(op_kind k) { return op_table[static_cast<std::size_t>(k)]; }
+constexpr std::string_view name_of(op_kind k) { return facts(k).name; }
+constexpr bool is_view_op(op_kind k) { return facts(k).is_view; }
+constexpr bool is_mutating(op_kind k) { return facts(k).mutates; }
+constexpr bool is_unary(op_kind k) { return facts(k).family == op_family::unary; }
+constexpr bool is_binary(op_kind k) { return facts(k).family == op_family::binary; }
+constexpr bool is_view_scatter(op_kind k) {
+  return k == op_kind::slice_scatter || k == op_kind::select_scatter ||
+         k == op_kind::diagonal_scatter || k == op_kind::as_strided_scatter;
+}
+constexpr bool is_list_op(op_kind k) { return facts(k).family == op_family::list; }
+
+}  // namespace ctfx

@@ -1,0 +1,70 @@
+// ctfx/ops/reductions.hpp — sum, amax and cat.
+#pragma once
+#include <span>
+#include "../detail/meta_util.hpp"
+#include "schema.hpp"
+
+namespace ctfx {
+namespace ops {
+struct sum_t : op_tag<op_kind::sum, "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"> {
+  template <class T> static constexpr T identity() { return T(0); }
+  template <class T> static constexpr T apply(T a, T b) { return a + b; }
+};
+struct amax_t : op_tag<op_kind::amax, "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"> {
+  template <class T> static constexpr T apply(T a, T b) { return a < b ? b : a; }
+};
+struct cat_t : op_tag<op_kind::cat, "cat(Tensor[] tensors, int dim=0) -> Tensor"> {};
+}  // namespace ops
+
+namespace detail {
+
+constexpr bool reduction_meta(ir& g, std::int32_t id, const tensor_meta& x, std::span<const sym_expr> dims,
+                              bool keepdim, tensor_meta& out) {
+  bool reduce[max_rank]{};
+  if (dims.empty()) for (int i = 0; i < x.rank; ++i) reduce[i] = true;
+  for (auto d : dims) {
+    if (!d.is_static()) { auto m = about(g, id); m << "reduction dims must be static"; fail(g, id, rule::bad_argument, m); return false; }
+    int n = norm_dim(g, id, d.value(), x.rank);
+    if (n < 0) return false;
+    reduce[n] = true;
+  }
+  tensor_meta r{};
+  r.dt = g[id].op == op_kind::sum && !is_floating(x.dt) ? dtype::i64 : x.dt;
+  int k = 0;
+  for (int i = 0; i < x.rank; ++i) {
+    if (!reduce[i]) r.size[k++] = x.size[i];
+    else if (keepdim) r.size[k++] = sym_expr(1);
+  }
+  r.rank = static_cast<std::int8_t>(k);
+  r.set_contiguous();
+  r.storage = fresh;
+  out = r;
+  return true;
+}
+
+constexpr bool cat_meta(ir& g, std::int32_t id, std::span<const std::int32_t> ts, const sym_expr& dim, tensor_meta& out) {
+  if (ts.empty()) { auto m = about(g, id); m << "cat needs at least one tensor"; fail(g, id, rule::list_arguments, m); return false; }
+  const tensor_meta& f = g.meta(ts[0]);
+  if (!dim.is_static()) { auto m = about(g, id); m << "cat dim must be static"; fail(g, id, rule::bad_argument, m); return false; }
+  int d = norm_dim(g, id, dim.value(), f.rank);
+  if (d < 0) return false;
+  tensor_meta r = f;
+  r.size[d] = sym_expr(0);
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    const tensor_meta& t = g.meta(ts[i]);
+    bool same = t.rank == f.rank;
+    for (int j = 0; same && j < f.rank; ++j) same = j == d || t.size[j] == f.size[j];
+    if (!same) {
+      auto m = about(g, id); m << "tensor " << static_cast<int>(i) << " "; put_type(m, g, t); m << " does not match "; put_type(m, g, f);
+      m << " outside dimension " << d;
+      fail(g, id, rule::broadcast_shapes, m); return false;
+    }
+    r.size[d] = r.size[d] + t.size[d];
+    r.dt = promote(r.dt, t.dt);
+  }
+  out = contiguous_like(r, r.dt);
+  return true;
+}
+
+}  // namespace detail
+}  // namespace ctfx

@@ -1,0 +1,288 @@
+// ctfx/ops/views.hpp — view ops: tags, schemas and the layout rule. A view's reference semantics *is*
+// its layout rule: the result addresses the base's storage with new sizes, strides and offset.
+#pragma once
+#include <span>
+#include "../detail/meta_util.hpp"
+#include "schema.hpp"
+
+namespace ctfx {
+namespace ops {
+struct slice_t : op_tag<op_kind::slice, "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"> {};
+struct select_t : op_tag<op_kind::select, "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"> {};
+struct diagonal_t : op_tag<op_kind::diagonal, "diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"> {};
+struct as_strided_t : op_tag<op_kind::as_strided, "as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"> {};
+struct view_t : op_tag<op_kind::view, "view(Tensor(a) self, SymInt[] size) -> Tensor(a)"> {};
+struct permute_t : op_tag<op_kind::permute, "permute(Tensor(a) self, int[] dims) -> Tensor(a)"> {};
+struct transpose_t : op_tag<op_kind::transpose, "transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"> {};
+struct unsqueeze_t : op_tag<op_kind::unsqueeze, "unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"> {};
+struct squeeze_t : op_tag<op_kind::squeeze, "squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)"> {};
+struct expand_t : op_tag<op_kind::expand, "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"> {};
+struct alias_t : op_tag<op_kind::alias, "alias(Tensor(a) self) -> Tensor(a)"> {};
+}  // namespace ops
+
+namespace detail {
+
+constexpr bool static_param(ir& g, std::int32_t id, const sym_expr& p, const char* what) {
+  if (p.is_static()) return true;
+  auto m = about(g, id);
+  m << "the " << what << " argument must be a static integer";
+  fail(g, id, rule::bad_argument, m);
+  return false;
+}
+
+// Applies view `k` with parameters `p` to the layout `x`. Reports errors on node `id`.
+constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x,
+                         std::span<const sym_expr> p, tensor_meta& out) {
+  out = x;
+  auto bad_count = [&](int want) {
+    if (static_cast<int>(p.size()) == want) return false;
+    auto m = about(g, id);
+    m << "expects " << want << " parameters, got " << static_cast<int>(p.size());
+    fail(g, id, rule::bad_argument, m);
+    return true;
+  };
+  switch (k) {
+    case op_kind::alias: return true;
+    case op_kind::slice: {
+      if (bad_count(4)) return false;
+      for (int i = 0; i < 4; ++i)
+        if (!static_param(g, id, p[static_cast<std::size_t>(i)], i == 0 ? "dim" : i == 1 ? "start" : i == 2 ? "end" : "step")) return false;
+      int d = norm_dim(g, id, p[0].value(), x.rank);
+      if (d < 0) return false;
+      index_t start = p[1].value(), end = p[2].value(), step = p[3].value();
+      if (step <= 0) {
+        auto m = about(g, id); m << "slice step must be positive, got " << static_cast<long long>(step);
+        fail(g, id, rule::bad_argument, m); return false;
+      }
+      const sym_expr& n = x.size[d];
+      sym_expr len;
+      if (n.is_static()) {
+        index_t sz = n.value();
+        if (start < 0) start += sz;
+        if (end != end_of_dim && end < 0) end += sz;
+        if (end == end_of_dim) end = sz;
+        if (start < 0 || start > sz || end > sz || end < 0) {
+          auto m = about(g, id);
+          m << "slice [" << static_cast<long long>(p[1].value()) << ':'
+            << static_cast<long long>(p[2].value() == end_of_dim ? sz : p[2].value()) << "] is out of range for dimension "
+            << d << " of size " << static_cast<long long>(sz);
+          fail(g, id, rule::index_out_of_range, m); return false;
+        }
+        index_t cnt = end > start ? (end - start + step - 1) / step : 0;
+        len = sym_expr(cnt);
+      } else {
+        // Symbolic dimension: static non-negative bounds only; an explicit end is checked at run time.
+        if (start < 0 || (end != end_of_dim && end < start)) {
+          auto m = about(g, id);
+          m << "a slice of a symbolic dimension needs 0 <= start <= end";
+          fail(g, id, rule::index_out_of_range, m); return false;
+        }
+        if (step != 1) {
+          auto m = about(g, id); m << "a slice of a symbolic dimension must have step 1";
+          fail(g, id, rule::bad_argument, m); return false;
+        }
+        len = end == end_of_dim ? n - sym_expr(start) : sym_expr(end - start);
+      }
+      out.size[d] = len;
+      out.stride[d] = x.stride[d] * sym_expr(step);
+      out.offset = x.offset + x.stride[d] * sym_expr(start);
+      return true;
+    }
+    case op_kind::select: {
+      if (bad_count(2)) return false;
+      if (!static_param(g, id, p[0], "dim") || !static_param(g, id, p[1], "index")) return false;
+      int d = norm_dim(g, id, p[0].value(), x.rank);
+      if (d < 0) return false;
+      index_t i = p[1].value();
+      if (x.size[d].is_static()) {
+        index_t sz = x.size[d].value();
+        if (i < -sz || i >= sz) {
+          auto m = about(g, id);
+          m << "index " << static_cast<long long>(i) << " is out of range for dimension " << d << " of size "
+            << static_cast<long long>(sz);
+          fail(g, id, rule::index_out_of_range, m); return false;
+        }
+        if (i < 0) i += sz;
+      } else if (i < 0) {
+        auto m = about(g, id); m << "a negative index into a symbolic dimension is not supported";
+        fail(g, id, rule::index_out_of_range, m); return false;
+      }
+      out.offset = x.offset + x.stride[d] * sym_expr(i);
+      for (int j = d; j + 1 < x.rank; ++j) { out.size[j] = x.size[j + 1]; out.stride[j] = x.stride[j + 1]; }
+      out.rank = static_cast<std::int8_t>(x.rank - 1);
+      out.size[out.rank] = sym_expr(); out.stride[out.rank] = sym_expr();
+      return true;
+    }
+    case op_kind::diagonal: {
+      if (bad_count(3)) return false;
+      for (int i = 0; i < 3; ++i) if (!static_param(g, id, p[static_cast<std::size_t>(i)], "offset/dim")) return false;
+      index_t off = p[0].value();
+      int d1 = norm_dim(g, id, p[1].value(), x.rank), d2 = norm_dim(g, id, p[2].value(), x.rank);
+      if (d1 < 0 || d2 < 0) return false;
+      if (d1 == d2) {
+        auto m = about(g, id); m << "diagonal dimensions must differ, both are " << d1;
+        fail(g, id, rule::bad_dimension, m); return false;
+      }
+      if (!x.size[d1].is_static() || !x.size[d2].is_static()) {
+        auto m = about(g, id); m << "diagonal needs static sizes in dimensions " << d1 << " and " << d2;
+        fail(g, id, rule::bad_argument, m); return false;
+      }
+      index_t s1 = x.size[d1].value(), s2 = x.size[d2].value();
+      index_t len = off >= 0 ? (s1 < s2 - off ? s1 : s2 - off) : (s1 + off < s2 ? s1 + off : s2);
+      if (len < 0) len = 0;
+      sym_expr o = x.offset;
+      if (len > 0) o = o + (off >= 0 ? x.stride[d2] * sym_expr(off) : x.stride[d1] * sym_expr(-off));
+      int r = 0;
+      for (int j = 0; j < x.rank; ++j)
+        if (j != d1 && j != d2) { out.size[r] = x.size[j]; out.stride[r] = x.stride[j]; ++r; }
+      out.size[r] = sym_expr(len);
+      out.stride[r] = x.stride[d1] + x.stride[d2];
+      out.rank = static_cast<std::int8_t>(r + 1);
+      for (int j = out.rank; j < max_rank; ++j) { out.size[j] = sym_expr(); out.stride[j] = sym_expr(); }
+      out.offset = o;
+      return true;
+    }
+    case op_kind::as_strided: {
+      if (p.empty() || !p[0].is_static()) { bad_count(1); return false; }
+      int r = static_cast<int>(p[0].value());
+      if (!rank_ok(g, id, r) || bad_count(2 * r + 2)) return false;
+      out.rank = static_cast<std::int8_t>(r);
+      for (int j = 0; j < max_rank; ++j) {
+        out.size[j] = j < r ? p[1 + static_cast<std::size_t>(j)] : sym_expr();
+        out.stride[j] = j < r ? p[1 + static_cast<std::size_t>(r + j)] : sym_expr();
+        if (j < r && ((out.size[j].is_static() && out.size[j].value() < 0) ||
+                      (out.stride[j].is_static() && out.stride[j].value() < 0))) {
+          auto m = about(g, id); m << "as_strided sizes and strides must be non-negative";
+          fail(g, id, rule::index_out_of_range, m); return false;
+        }
+      }
+      out.offset = p[1 + 2 * static_cast<std::size_t>(r)];
+      // A static base must contain every element the view can reach.
+      if (out.is_static() && x.is_static()) {
+        index_t hi = out.offset.value(), base_hi = x.offset.value();
+        bool empty = false;
+        for (int j = 0; j < r; ++j) { if (out.size[j].value() == 0) empty = true; hi += (out.size[j].value() - 1) * out.stride[j].value(); }
+        for (int j = 0; j < x.rank; ++j) base_hi += (x.size[j].value() - 1) * x.stride[j].value();
+        if (!empty && (out.offset.value() < 0 || hi > base_hi)) {
+          auto m = about(g, id);
+          m << "as_strided reaches element " << static_cast<long long>(hi) << " of a base whose last element is "
+            << static_cast<long long>(base_hi);
+          fail(g, id, rule::index_out_of_range, m); return false;
+        }
+      }
+      return true;
+    }
+    case op_kind::view: {
+      int r = static_cast<int>(p.size());
+      if (!rank_ok(g, id, r)) return false;
+      // Infer a single -1 and require equal numels.
+      int infer = -1;
+      sym_expr known(1);
+      for (int j = 0; j < r; ++j) {
+        if (p[static_cast<std::size_t>(j)] == sym_expr(-1)) {
+          if (infer >= 0) { auto m = about(g, id); m << "only one size may be -1"; fail(g, id, rule::view_shape, m); return false; }
+          infer = j;
+        } else known = known * p[static_cast<std::size_t>(j)];
+      }
+      sym_expr total = x.numel();
+      sym_expr inferred(1);
+      if (infer >= 0) {
+        if (!known.is_static() || !total.is_static() || known.value() == 0 || total.value() % known.value() != 0) {
+          auto m = about(g, id); m << "cannot infer the -1 size of a view of "; put_type(m, g, x);
+          fail(g, id, rule::view_shape, m); return false;
+        }
+        inferred = sym_expr(total.value() / known.value());
+        known = known * inferred;
+      }
+      if (!(known == total)) {
+        auto m = about(g, id); m << "a view with " ; put_expr(m, g, known); m << " elements of "; put_type(m, g, x);
+        m << " (" ; put_expr(m, g, total); m << " elements)";
+        fail(g, id, rule::view_shape, m); return false;
+      }
+      if (!x.is_contiguous()) {
+        auto m = about(g, id); m << "view of a non-contiguous tensor "; put_type(m, g, x);
+        m << "; use reshape, which copies";
+        fail(g, id, rule::view_shape, m); return false;
+      }
+      out.rank = static_cast<std::int8_t>(r);
+      for (int j = 0; j < max_rank; ++j) out.size[j] = j < r ? (j == infer ? inferred : p[static_cast<std::size_t>(j)]) : sym_expr();
+      for (int j = r; j < max_rank; ++j) out.stride[j] = sym_expr();
+      sym_expr off = x.offset;
+      out.set_contiguous();
+      out.offset = off;
+      return true;
+    }
+    case op_kind::permute: {
+      if (bad_count(x.rank)) return false;
+      bool seen[max_rank]{};
+      for (int j = 0; j < x.rank; ++j) {
+        if (!static_param(g, id, p[static_cast<std::size_t>(j)], "dims")) return false;
+        int d = norm_dim(g, id, p[static_cast<std::size_t>(j)].value(), x.rank);
+        if (d < 0) return false;
+        if (seen[d]) { auto m = about(g, id); m << "dimension " << d << " repeats in permute"; fail(g, id, rule::bad_dimension, m); return false; }
+        seen[d] = true;
+        out.size[j] = x.size[d]; out.stride[j] = x.stride[d];
+      }
+      return true;
+    }
+    case op_kind::transpose: {
+      if (bad_count(2) || !static_param(g, id, p[0], "dim0") || !static_param(g, id, p[1], "dim1")) return false;
+      int a = norm_dim(g, id, p[0].value(), x.rank), b = norm_dim(g, id, p[1].value(), x.rank);
+      if (a < 0 || b < 0) return false;
+      out.size[a] = x.size[b]; out.size[b] = x.size[a];
+      out.stride[a] = x.stride[b]; out.stride[b] = x.stride[a];
+      return true;
+    }
+    case op_kind::unsqueeze: {
+      if (bad_count(1) || !static_param(g, id, p[0], "dim")) return false;
+      if (!rank_ok(g, id, x.rank + 1)) return false;
+      int d = norm_dim(g, id, p[0].value(), x.rank + 1);
+      if (d < 0) return false;
+      for (int j = x.rank; j > d; --j) { out.size[j] = x.size[j - 1]; out.stride[j] = x.stride[j - 1]; }
+      out.size[d] = sym_expr(1);
+      out.stride[d] = d < x.rank ? x.size[d] * x.stride[d] : sym_expr(1);
+      out.rank = static_cast<std::int8_t>(x.rank + 1);
+      return true;
+    }
+    case op_kind::squeeze: {
+      if (bad_count(1) || !static_param(g, id, p[0], "dim")) return false;
+      int d = norm_dim(g, id, p[0].value(), x.rank);
+      if (d < 0) return false;
+      if (!(x.size[d] == sym_expr(1))) return true;  // PyTorch: squeezing a non-1 dimension is a no-op
+      for (int j = d; j + 1 < x.rank; ++j) { out.size[j] = x.size[j + 1]; out.stride[j] = x.stride[j + 1]; }
+      out.rank = static_cast<std::int8_t>(x.rank - 1);
+      out.size[out.rank] = sym_expr(); out.stride[out.rank] = sym_expr();
+      return true;
+    }
+    case op_kind::expand: {
+      int r = static_cast<int>(p.size());
+      if (!rank_ok(g, id, r)) return false;
+      if (r < x.rank) { auto m = about(g, id); m << "expand to rank " << r << " below the input's rank " << static_cast<int>(x.rank); fail(g, id, rule::view_shape, m); return false; }
+      out.rank = static_cast<std::int8_t>(r);
+      for (int j = 0; j < r; ++j) {
+        int src = j - (r - x.rank);
+        sym_expr want = p[static_cast<std::size_t>(j)];
+        if (src < 0) {
+          if (want == sym_expr(-1)) { auto m = about(g, id); m << "-1 is not allowed for a new leading dimension"; fail(g, id, rule::view_shape, m); return false; }
+          out.size[j] = want; out.stride[j] = sym_expr(0);
+        } else if (want == sym_expr(-1) || want == x.size[src]) {
+          out.size[j] = x.size[src]; out.stride[j] = x.stride[src];
+        } else if (x.size[src] == sym_expr(1)) {
+          out.size[j] = want; out.stride[j] = sym_expr(0);
+        } else {
+          auto m = about(g, id); m << "cannot expand "; put_type(m, g, x); m << " to size "; put_expr(m, g, want);
+          m << " in dimension " << j;
+          fail(g, id, rule::view_shape, m); return false;
+        }
+      }
+      return true;
+    }
+    default: break;
+  }
+  auto m = about(g, id); m << "not a view op";
+  fail(g, id, rule::bad_argument, m);
+  return false;
+}
+
+}  // namespace detail
+}  // namespace ctfx
