@@ -54,11 +54,17 @@ struct graph_def {
     return static_cast<builder&&>(b).finish();
   }
   // Built once at compile time and frozen (a separate constant evaluation from the checks).
-  static constexpr ir_sizes sizes = sizes_of(build());
+  struct checked { ir_sizes sizes; diagnostic diag; };
+  static constexpr checked check() {
+    ir g = build();
+    return {sizes_of(g), verify(static_cast<ir&&>(g), verify_level::structure)};
+  }
+  static constexpr checked info = check();
+  static constexpr ir_sizes sizes = info.sizes;
+  static constexpr diagnostic diag = info.diag;
+  static_assert(detail::graph_error<diag>::value);
   static constexpr frozen_ir<sizes> frozen = freeze<sizes>(build());
   static constexpr ir get() { return frozen.thaw(); }
-  static constexpr diagnostic diag = verify(get());
-  static_assert(detail::graph_error<diag>::value);
   using lambda_type = F;
 };
 
