@@ -125,7 +125,12 @@ inline std::string call_text(const ir& g, std::int32_t i) {
     case op_kind::sym_size: s = ref(g, a[0]) + ", " + to_string(g, p[0]); break;
     default:
       for (auto x : a) { sep(); s += ref(g, x); }
-      if (is_binary(n.op) && n.aux != 0) { sep(); s += fmt_num(n.scalar); }
+      if (is_binary(n.op) && n.aux != 0) {  // a float scalar prints as PyTorch does: 1.0, not 1
+        sep();
+        std::string v = fmt_num(n.scalar);
+        if (n.aux == 1 && v.find_first_of(".ein") == std::string::npos) v += ".0";
+        s += v;
+      }
       if (is_view_op(n.op) || is_view_scatter(n.op)) {
         std::string v = view_params(g, is_view_op(n.op) ? n.op : facts(n.op).twin, p);
         if (!v.empty()) { sep(); s += v; }

@@ -1,0 +1,142 @@
+// ctfx/analysis/liveness.hpp — steps (the nodes that run a kernel), buffers (the storages those
+// steps create) and each buffer's lifetime, as Inductor's memory.py models them:
+//   - views and getitem allocate nothing; a view extends its base's life (same storage);
+//   - an in-place op is a rename: it writes its argument's storage, extending that buffer's life;
+//   - a tuple-returning op (foreach, user ops) allocates all its fresh results at its own step;
+//   - graph inputs are the caller's and are never planned; graph outputs live to the end.
+//
+// Time runs in half-steps so that the reuse rule can be stated exactly: step s reads its inputs in
+// [2s, 2s+1) and its result is live from 2s — or from 2s+1 when the step is an elementwise op that
+// reads every input element at the index it writes, so its output may take the memory of an input
+// whose last use is this very step (Inductor's in-place buffer update). Lifetimes are half-open.
+#pragma once
+#include <cstdint>
+#include <vector>
+#include "../graph/ir.hpp"
+
+namespace ctfx {
+
+struct buffer_life {
+  std::int32_t storage = -1;
+  std::int32_t node = -1;        // the node whose result first holds this storage
+  std::int32_t def_step = -1;    // the step that allocates it
+  std::int32_t last_step = -1;   // the last step that reads or writes it (any alias)
+  std::int64_t begin = 0, end = 0;  // half-open lifetime in half-steps
+  sym_expr bytes{};              // storage size in bytes (symbolic where the extents are)
+  dtype dt = dtype::f32;
+  bool is_output = false;
+  bool unbacked = false;         // its size depends on a data-dependent symbol
+};
+
+struct liveness {
+  std::vector<std::int32_t> steps;        // node ids, in program order
+  std::vector<std::int32_t> step_of;      // per node: the step that computes it, or -1
+  std::vector<buffer_life> buffers;       // one per planned storage, ordered by def_step
+  std::vector<std::int32_t> buffer_of;    // per storage id: index into buffers, or -1
+  std::int32_t n_steps() const { return static_cast<std::int32_t>(steps.size()); }
+};
+
+// Nodes that run no kernel: graph structure and views.
+constexpr bool is_free_node(op_kind k) {
+  return k == op_kind::placeholder || k == op_kind::output || k == op_kind::getitem ||
+         k == op_kind::sym_size || is_view_op(k);
+}
+
+// True for ops whose output element i depends only on input elements at index i.
+constexpr bool is_pointwise(op_kind k) { return is_unary(k) || is_binary(k); }
+
+// Bytes the storage of a fresh tensor needs: (max reachable offset + 1) · itemsize.
+constexpr sym_expr storage_bytes(const tensor_meta& m) {
+  sym_expr hi = m.offset;
+  for (int i = 0; i < m.rank; ++i) hi = hi + (m.size[i] - sym_expr(1)) * m.stride[i];
+  bool empty = false;
+  for (int i = 0; i < m.rank; ++i)
+    if (m.size[i] == sym_expr(0)) empty = true;
+  if (empty) return sym_expr(0);
+  return (hi + sym_expr(1)) * sym_expr(size_of(m.dt));
+}
+
+constexpr bool uses_unbacked(const ir& g, const sym_expr& e) {
+  for (std::size_t s = 0; s < g.syms.size(); ++s)
+    if (g.syms[s].kind == symbol_kind::unbacked && e.uses(static_cast<int>(s))) return true;
+  return false;
+}
+
+constexpr liveness compute_liveness(const ir& g) {
+  liveness L;
+  const std::int32_t n = g.size();
+  L.step_of.reserve(static_cast<std::size_t>(n));
+  for (std::int32_t i = 0; i < n; ++i) L.step_of.push_back(-1);
+  L.buffer_of.reserve(static_cast<std::size_t>(g.next_storage));
+  for (std::int32_t s = 0; s < g.next_storage; ++s) L.buffer_of.push_back(-1);
+  std::vector<bool> input_storage;
+  input_storage.reserve(static_cast<std::size_t>(g.next_storage));
+  for (std::int32_t s = 0; s < g.next_storage; ++s) input_storage.push_back(false);
+  for (std::int32_t i = 0; i < n; ++i)
+    if (g[i].op == op_kind::placeholder && g[i].meta.storage >= 0) input_storage[static_cast<std::size_t>(g[i].meta.storage)] = true;
+
+  // Steps, and the buffers they create.
+  for (std::int32_t i = 0; i < n; ++i) {
+    const node& nd = g[i];
+    std::int32_t step = -1;
+    if (!is_free_node(nd.op)) {
+      step = static_cast<std::int32_t>(L.steps.size());
+      L.steps.push_back(i);
+    } else if (nd.op == op_kind::getitem) {
+      step = L.step_of[static_cast<std::size_t>(g.arg(i, 0))];  // allocated by the tuple's step
+    }
+    L.step_of[static_cast<std::size_t>(i)] = step;
+    const std::int32_t s = nd.meta.storage;
+    if (step < 0 || s < 0 || input_storage[static_cast<std::size_t>(s)] || L.buffer_of[static_cast<std::size_t>(s)] >= 0) continue;
+    buffer_life b{};
+    b.storage = s;
+    b.node = i;
+    b.def_step = step;
+    b.last_step = step;
+    b.bytes = storage_bytes(nd.meta);
+    b.dt = nd.meta.dt;
+    b.unbacked = uses_unbacked(g, b.bytes);
+    L.buffer_of[static_cast<std::size_t>(s)] = static_cast<std::int32_t>(L.buffers.size());
+    L.buffers.push_back(b);
+  }
+  // Last uses: every argument read by a step (through any alias) keeps its storage alive.
+  for (std::int32_t i = 0; i < n; ++i) {
+    const node& nd = g[i];
+    if (nd.op == op_kind::output) {
+      for (auto a : g.args_of(i)) {
+        if (a < 0 || g.meta(a).storage < 0) continue;
+        auto bi = L.buffer_of[static_cast<std::size_t>(g.meta(a).storage)];
+        if (bi >= 0) L.buffers[static_cast<std::size_t>(bi)].is_output = true;
+      }
+      continue;
+    }
+    const std::int32_t step = L.step_of[static_cast<std::size_t>(i)];
+    if (step < 0 || nd.op == op_kind::getitem) continue;
+    for (auto a : g.args_of(i)) {
+      if (a < 0 || g.meta(a).storage < 0) continue;
+      auto bi = L.buffer_of[static_cast<std::size_t>(g.meta(a).storage)];
+      if (bi >= 0 && L.buffers[static_cast<std::size_t>(bi)].last_step < step) L.buffers[static_cast<std::size_t>(bi)].last_step = step;
+    }
+  }
+  // Half-step intervals.
+  const std::int64_t end_of_graph = 2 * static_cast<std::int64_t>(L.steps.size()) + 1;
+  for (auto& b : L.buffers) {
+    const std::int32_t def_node = L.steps[static_cast<std::size_t>(b.def_step)];
+    bool late_start = false;
+    if (is_pointwise(g[def_node].op) && g[def_node].meta.storage == b.storage) {
+      // The output may take a dying input's memory only if every input is read at the output's index.
+      late_start = true;
+      for (auto a : g.args_of(def_node)) {
+        const tensor_meta& am = g.meta(a);
+        if (!am.same_shape(g[def_node].meta) || !am.is_contiguous() || !(am.offset == sym_expr(0))) late_start = false;
+      }
+      if (!g[def_node].meta.is_contiguous()) late_start = false;
+    }
+    b.begin = 2 * static_cast<std::int64_t>(b.def_step) + (late_start ? 1 : 0);
+    b.end = b.is_output ? end_of_graph : 2 * static_cast<std::int64_t>(b.last_step) + 1;
+    if (b.end <= b.begin) b.end = b.begin + 1;
+  }
+  return L;
+}
+
+}  // namespace ctfx

@@ -1,0 +1,121 @@
+// Lifetimes, the reuse rule and Inductor-style reuse lines (plan/reuse.hpp, plan/listing.hpp).
+#include <doctest/doctest.h>
+#include <ctfx.hpp>
+#include <ctfx/plan/listing.hpp>
+#include <ctfx/plan/reuse.hpp>
+
+namespace {
+
+constexpr auto chain = ctfx::graph([](ctfx::builder& g) {
+  auto x = g.input("x", ctfx::f32, {4, 8});
+  auto a = (x + 1.0).named("a");
+  auto b = (a * 2.0).named("b");
+  auto c = (b - 3.0).named("c");
+  auto d = c.sum({0}).named("d");
+  auto e = (x * 4.0).named("e");
+  auto f = (e + 1.0).named("f");
+  g.output(d, f);
+});
+
+constexpr ctfx::liveness chain_life() { return ctfx::compute_liveness(chain.get()); }
+
+// Each pointwise op may write into the input that dies at the same step; outputs live to the end.
+static_assert(ctfx::plan_reuse(chain_life()).reuses == 4);
+static_assert(ctfx::plan_reuse(chain_life()).peak_static_bytes == 128 + 32);
+
+}  // namespace
+
+TEST_CASE("lifetimes are half-open half-step intervals; pointwise outputs start after their inputs are read") {
+  auto g = chain.get();
+  auto L = ctfx::compute_liveness(g);
+  REQUIRE(L.n_steps() == 6);
+  REQUIRE(L.buffers.size() == 6);
+  auto life = [&](std::string_view n) {
+    auto s = g[g.find(n)].meta.storage;
+    return L.buffers[static_cast<std::size_t>(L.buffer_of[static_cast<std::size_t>(s)])];
+  };
+  CHECK(life("a").begin == 1);  // step 0, pointwise over contiguous inputs: from 2*0+1
+  CHECK(life("a").end == 3);    // last read by step 1: until 2*1+1
+  CHECK(life("d").begin == 6);  // a reduction may not take its input's memory: from 2*3
+  CHECK(life("d").is_output);
+  CHECK(life("d").end == 13);   // outputs live to the end (2*6+1)
+  CHECK(life("a").bytes == ctfx::sym_expr(128));
+}
+
+TEST_CASE("reuse lines: allocate, reuse of the most recently freed buffer with the same key, free") {
+  auto g = chain.get();
+  auto L = ctfx::compute_liveness(g);
+  auto R = ctfx::plan_reuse(L);
+  CHECK(ctfx::listing(g, L, R) ==
+        "def call(x):\n"
+        "    buf0 = empty_strided((4, 8), (8, 1), f32)  # %a\n"
+        "    %a : f32[4, 8] = add(%x, 1.0)  # step 0\n"
+        "    buf1 = buf0; del buf0  # reuse, %b\n"
+        "    %b : f32[4, 8] = mul(%a, 2.0)  # step 1\n"
+        "    buf2 = buf1; del buf1  # reuse, %c\n"
+        "    %c : f32[4, 8] = sub(%b, 3.0)  # step 2\n"
+        "    buf3 = empty_strided((8,), (1,), f32)  # %d\n"
+        "    %d : f32[8] = sum(%c, [0])  # step 3\n"
+        "    buf4 = buf2; del buf2  # reuse, %e\n"
+        "    %e : f32[4, 8] = mul(%x, 4.0)  # step 4\n"
+        "    buf5 = buf4; del buf4  # reuse, %f\n"
+        "    %f : f32[4, 8] = add(%e, 1.0)  # step 5\n"
+        "    return (%d, %f)\n"
+        "# peak 160 B of static-size buffers; 4 reuses, 0 vetoed\n");
+}
+
+TEST_CASE("a reuse that would raise the peak is vetoed") {
+  constexpr auto gd = ctfx::graph([](ctfx::builder& g) {
+    auto x = g.input("x", ctfx::f32, {4, 8});
+    auto y = g.input("y", ctfx::f32, {64, 8});
+    auto a = (x * 2.0).named("a");  // 128 B, dies early
+    auto s = a.sum().named("s");
+    auto c = (y * 2.0).named("c");  // 2048 B: the peak is here
+    auto t = c.sum().named("t");
+    auto e = (x * 3.0).named("e");  // 128 B again: taking a's memory would hold it across c
+    g.output(s, t, e);
+  });
+  auto g = gd.get();
+  auto L = ctfx::compute_liveness(g);
+  auto R = ctfx::plan_reuse(L);
+  CHECK(R.vetoed == 1);
+  CHECK(R.peak_static_bytes == 2048 + 4 + 4);
+}
+
+TEST_CASE("an in-place op is a rename: it extends the buffer it writes, and allocates nothing") {
+  // Built at run time, then switched to the reinplaced phase by hand: c = index_put_(a, ...).
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {8});
+    auto i = b.input("i", ctfx::i64, {2});
+    auto v = b.input("v", ctfx::f32, {2});
+    auto a = (x + 1.0).named("a");
+    auto c = ctfx::index_put(a, {i}, v).named("c");
+    b.output((c * 2.0).named("d"));
+  });
+  g[g.find("c")].op = ctfx::op_kind::index_put_;
+  g.phase = ctfx::graph_phase::reinplaced;
+  g[g.find("c")].meta.storage = g[g.find("a")].meta.storage;
+  REQUIRE(ctfx::verify(g).ok());
+  auto L = ctfx::compute_liveness(g);
+  CHECK(L.buffers.size() == 2);  // a (renamed to c) and d
+  auto& a = L.buffers[static_cast<std::size_t>(L.buffer_of[static_cast<std::size_t>(g[g.find("a")].meta.storage)])];
+  CHECK(a.last_step == 2);  // read through its new name c by step 2
+}
+
+TEST_CASE("symbolic sizes: byte counts are expressions, and reuse needs the same expression") {
+  constexpr auto gd = ctfx::graph([](ctfx::builder& g) {
+    auto s0 = g.sym("s0");
+    auto s1 = g.sym("s1");
+    auto x = g.input("x", ctfx::f32, {s0, 8});
+    auto y = g.input("y", ctfx::f32, {s1, 8});
+    auto a = (x * 2.0).named("a");
+    auto sa = a.sum().named("sa");
+    auto b = (y * 2.0).named("b");  // same size hint maybe, but s1 is not s0: no reuse of a
+    g.output(sa, b);
+  });
+  auto g = gd.get();
+  auto L = ctfx::compute_liveness(g);
+  auto R = ctfx::plan_reuse(L);
+  CHECK(ctfx::to_string(g, L.buffers[0].bytes) == "32*s0");
+  CHECK(R.reuses == 0);
+}
