@@ -119,3 +119,36 @@ TEST_CASE("symbolic sizes: byte counts are expressions, and reuse needs the same
   CHECK(ctfx::to_string(g, L.buffers[0].bytes) == "32*s0");
   CHECK(R.reuses == 0);
 }
+
+TEST_CASE("partitions: reuse stays inside a partition and what a later partition reads is returned (pytorch#165514)") {
+  constexpr auto gd = ctfx::graph([](ctfx::builder& g) {
+    auto x = g.input("x", ctfx::f32, {4, 8});
+    auto a = (x + 1.0).named("a");
+    auto b = (a * 2.0).named("b");   // reuses a inside partition 0
+    auto c = (b + 1.0).named("c");   // read by partition 1: an output of partition 0
+    g.partition_boundary();
+    auto d = (c * 3.0).named("d");   // may not take c's memory: c is partition 1's input
+    auto e = (d - 1.0).named("e");   // reuses d inside partition 1
+    g.output(e);
+  });
+  auto g = gd.get();
+  auto L = ctfx::compute_liveness(g);
+  auto R = ctfx::plan_reuse(L);
+  CHECK(ctfx::listing(g, L, R) ==
+        "def partition_0(x):\n"
+        "    buf0 = empty_strided((4, 8), (8, 1), f32)  # %a\n"
+        "    %a : f32[4, 8] = add(%x, 1.0)  # step 0\n"
+        "    buf1 = buf0; del buf0  # reuse, %b\n"
+        "    %b : f32[4, 8] = mul(%a, 2.0)  # step 1\n"
+        "    buf2 = buf1; del buf1  # reuse, %c\n"
+        "    %c : f32[4, 8] = add(%b, 1.0)  # step 2\n"
+        "    return (buf2,)\n"
+        "def partition_1(x, buf2):\n"
+        "    buf3 = empty_strided((4, 8), (8, 1), f32)  # %d\n"
+        "    %d : f32[4, 8] = mul(%c, 3.0)  # step 3\n"
+        "    del buf2\n"
+        "    buf4 = buf3; del buf3  # reuse, %e\n"
+        "    %e : f32[4, 8] = sub(%d, 1.0)  # step 4\n"
+        "    return (%e,)\n"
+        "# peak 256 B of static-size buffers; 3 reuses, 0 vetoed\n");
+}

@@ -26,10 +26,13 @@ struct buffer_life {
   dtype dt = dtype::f32;
   bool is_output = false;
   bool unbacked = false;         // its size depends on a data-dependent symbol
+  std::int32_t partition = 0;    // the partition that allocates it
+  bool crosses_partition = false;  // read by a later partition: an output of its own partition
 };
 
 struct liveness {
   std::vector<std::int32_t> steps;        // node ids, in program order
+  std::vector<std::int32_t> step_partition;  // per step: its graph partition
   std::vector<std::int32_t> step_of;      // per node: the step that computes it, or -1
   std::vector<buffer_life> buffers;       // one per planned storage, ordered by def_step
   std::vector<std::int32_t> buffer_of;    // per storage id: index into buffers, or -1
@@ -82,6 +85,7 @@ constexpr liveness compute_liveness(const ir& g) {
     if (!is_free_node(nd.op)) {
       step = static_cast<std::int32_t>(L.steps.size());
       L.steps.push_back(i);
+      L.step_partition.push_back(nd.partition);
     } else if (nd.op == op_kind::getitem) {
       step = L.step_of[static_cast<std::size_t>(g.arg(i, 0))];  // allocated by the tuple's step
     }
@@ -96,6 +100,7 @@ constexpr liveness compute_liveness(const ir& g) {
     b.bytes = storage_bytes(nd.meta);
     b.dt = nd.meta.dt;
     b.unbacked = uses_unbacked(g, b.bytes);
+    b.partition = nd.partition;
     L.buffer_of[static_cast<std::size_t>(s)] = static_cast<std::int32_t>(L.buffers.size());
     L.buffers.push_back(b);
   }
@@ -115,7 +120,10 @@ constexpr liveness compute_liveness(const ir& g) {
     for (auto a : g.args_of(i)) {
       if (a < 0 || g.meta(a).storage < 0) continue;
       auto bi = L.buffer_of[static_cast<std::size_t>(g.meta(a).storage)];
-      if (bi >= 0 && L.buffers[static_cast<std::size_t>(bi)].last_step < step) L.buffers[static_cast<std::size_t>(bi)].last_step = step;
+      if (bi < 0) continue;
+      auto& b = L.buffers[static_cast<std::size_t>(bi)];
+      if (b.last_step < step) b.last_step = step;
+      if (nd.partition != b.partition) b.crosses_partition = true;
     }
   }
   // Half-step intervals.

@@ -147,6 +147,7 @@ class builder {
   template <class Op>
   constexpr tuple_ref call(std::initializer_list<tensor> args) {
     custom_schema s = Op::schema();
+    s.host_sync = detail::declares_host_sync<Op>();
     std::int32_t idx = -1;
     for (std::size_t i = 0; i < g.customs.size(); ++i)
       if (g.customs[i].name == s.name) idx = static_cast<std::int32_t>(i);
@@ -155,10 +156,16 @@ class builder {
     std::size_t k = 0;
     for (auto t : args) { if (!check(t)) return {this, -1}; if (k < 32) ids[k++] = t.id; }
     op_kind kind = s.mutates ? op_kind::auto_functionalized : op_kind::custom;
-    return {this, add(kind, std::span<const std::int32_t>(ids, k), {}, idx)};
+    tuple_ref r{this, add(kind, std::span<const std::int32_t>(ids, k), {}, idx)};
+    if (s.host_sync) ++partition_;  // what follows a host-synchronizing op is a new partition
+    return r;
   }
   template <class Op, class... T>
   constexpr tuple_ref call(T... args) { return call<Op>({args...}); }
+
+  // Ends the current partition: later nodes go to the next one (separately planned functions, as
+  // Inductor's graph partitions around CUDA-graph-unsafe ops).
+  constexpr void partition_boundary() { ++partition_; }
 
   // ----- used by the handles and free functions -----
   constexpr bool check(tensor t) {
@@ -174,6 +181,7 @@ class builder {
     n.aux = aux;
     n.scalar = scalar;
     n.name = auto_name(k);
+    n.partition = partition_;
     std::int32_t id = g.append(n, a, p);
     infer_meta(g, id);
     return id;
@@ -196,6 +204,7 @@ class builder {
     node o{};
     o.op = op_kind::output;
     o.name = name_t("output");
+    o.partition = partition_;
     g.append(o, std::span<const std::int32_t>(outputs_.data(), outputs_.size()), {});
     infer_meta(g, g.size() - 1);
     return static_cast<ir&&>(g);
@@ -203,6 +212,7 @@ class builder {
 
  private:
   std::int32_t inputs_ = 0;
+  std::int32_t partition_ = 0;
   std::int32_t name_count_[static_cast<int>(op_kind::count_)]{};
   std::vector<std::pair<std::int32_t, std::int32_t>> updates_;
   std::vector<std::int32_t> outputs_;

@@ -58,6 +58,10 @@ struct node {
   std::uint32_t clone_mask = 0;
   // Provenance: the id of the node of the user's graph this node came from.
   std::int32_t origin = -1;
+  // Graph partition (0, 1, ...): a new one starts at a host-synchronizing op or where the user says
+  // (builder::partition_boundary). Passes give a node they create the partition of the node it
+  // replaces.
+  std::int32_t partition = 0;
 };
 
 enum class symbol_kind : std::uint8_t { backed, unbacked };
@@ -78,6 +82,7 @@ struct custom_schema {
   std::int32_t n_returns = 0;      // fresh results, shaped like argument `returns_like`
   std::int32_t returns_like = 0;
   bool user_kernel = false;        // a user kernel (tensors_to_clone), not a functionalized op
+  bool host_sync = false;          // the op synchronizes with the host: a partition ends after it
   std::int32_t inplace_twin = -1;  // index of a registered in-place variant (with_effects pairs)
 };
 

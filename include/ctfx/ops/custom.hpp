@@ -47,6 +47,16 @@ constexpr custom_schema parse_custom_signature(std::string_view name, std::strin
 }
 }  // namespace detail
 
+namespace detail {
+// A user op type may declare `static constexpr bool host_sync = true;` (it waits for the host,
+// e.g. reads a value back): the graph is partitioned after it.
+template <class Op>
+constexpr bool declares_host_sync() {
+  if constexpr (requires { Op::host_sync; }) return Op::host_sync;
+  else return false;
+}
+}  // namespace detail
+
 template <fixed_string Name, fixed_string Sig, int ReturnsLike = 0>
 struct custom_op {
   static constexpr std::string_view name = Name.view();

@@ -6,7 +6,9 @@
 // starts; it is vetoed when that would raise the peak (the gap's peak plus the size above the
 // overall peak), as Inductor's EfficientPeakEstimate does. Graph outputs are never freed. Events
 // are processed in half-step time order, frees before allocations at equal times, so the lifetime
-// rule of analysis/liveness.hpp decides everything.
+// rule of analysis/liveness.hpp decides everything. Reuse never crosses a graph partition: each
+// partition is its own function, and a buffer that a later partition reads is an output of its
+// partition (pytorch#165514), freed only after its last use.
 #pragma once
 #include <algorithm>
 #include <vector>
@@ -123,11 +125,17 @@ constexpr reuse_plan plan_reuse(const liveness& L) {
   std::vector<std::vector<std::int32_t>> free_list;
   free_list.reserve(static_cast<std::size_t>(nkeys));
   for (std::int32_t k = 0; k < nkeys; ++k) free_list.emplace_back();
+  std::int32_t partition = 0;
   for (const auto& e : ev) {
     const auto& b = L.buffers[static_cast<std::size_t>(e.b)];
+    if (e.alloc && b.partition != partition) {  // a new partition starts with nothing to reuse
+      for (auto& fl : free_list) fl.clear();
+      partition = b.partition;
+    }
     auto& fl = free_list[static_cast<std::size_t>(key[static_cast<std::size_t>(e.b)])];
     if (!e.alloc) {
-      fl.push_back(e.b);
+      // A buffer handed from one partition to another is an input of its reader: freed, not reused.
+      if (!b.crosses_partition) fl.push_back(e.b);
       free_line[static_cast<std::size_t>(e.b)] = R.lines.size();
       R.lines.push_back({line_kind::free, e.b, -1, e.t});
       continue;
@@ -150,7 +158,12 @@ constexpr reuse_plan plan_reuse(const liveness& L) {
         ++R.vetoed;
       }
     }
-    if (!reused) R.lines.push_back({line_kind::allocate, e.b, -1, e.t});
+    if (!reused) {
+      R.lines.push_back({line_kind::allocate, e.b, -1, e.t});
+      // A pointwise output that got fresh memory is allocated before its kernel runs, while its
+      // inputs are still held: it is live from 2s, not 2s+1.
+      if ((b.begin & 1) && b.bytes.is_static()) live.add_range(b.begin - 1, b.begin, b.bytes.value());
+    }
   }
   R.peak_static_bytes = live.max_in(0, horizon);
   std::erase_if(R.lines, [](const plan_line& l) { return l.kind == line_kind::none; });
