@@ -25,7 +25,7 @@ static_assert(ctfx::plan_reuse(chain_life()).peak_static_bytes == 128 + 32);
 
 }  // namespace
 
-TEST_CASE("lifetimes are half-open half-step intervals; pointwise outputs start after their inputs are read") {
+TEST_CASE("lifetimes are half-open half-step intervals, and pointwise outputs start after their inputs are read") {
   auto g = chain.get();
   auto L = ctfx::compute_liveness(g);
   REQUIRE(L.n_steps() == 6);
@@ -120,7 +120,7 @@ TEST_CASE("symbolic sizes: byte counts are expressions, and reuse needs the same
   CHECK(R.reuses == 0);
 }
 
-TEST_CASE("partitions: reuse stays inside a partition and what a later partition reads is returned (pytorch#165514)") {
+TEST_CASE("partitions keep reuse inside a partition and return what a later partition reads (pytorch#165514)") {
   constexpr auto gd = ctfx::graph([](ctfx::builder& g) {
     auto x = g.input("x", ctfx::f32, {4, 8});
     auto a = (x + 1.0).named("a");
