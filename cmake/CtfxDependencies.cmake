@@ -17,9 +17,11 @@ if(NOT CTFX_CCCL_INCLUDE_DIR)
 endif()
 message(STATUS "ctfx: CCCL headers in ${CTFX_CCCL_INCLUDE_DIR}")
 
-# The CUDA backend: AUTO enables it when nvcc is found.
+# The CUDA backend: AUTO enables it when nvcc is found. The library itself is header-only and needs
+# no language enabled: CUDA is only compiled here for ctfx's own tests, so AUTO stays off when ctfx
+# is a subproject that does not build its tests (a consumer's add_subdirectory or FetchContent).
 set(CTFX_HAVE_CUDA OFF)
-if(NOT CTFX_CUDA STREQUAL "OFF")
+if(CTFX_CUDA STREQUAL "ON" OR (CTFX_CUDA STREQUAL "AUTO" AND CTFX_BUILD_TESTS))
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
@@ -27,11 +29,33 @@ if(NOT CTFX_CUDA STREQUAL "OFF")
       set(CMAKE_CUDA_ARCHITECTURES 90)  # H100/H200
     endif()
     enable_language(CUDA)
-    # CMake 3.25 does not know nvcc 13's C++20 dialect flag: pass it ourselves.
-    string(APPEND CMAKE_CUDA_FLAGS " -std=c++20")
+    # CMake 3.25 does not know nvcc's C++20 dialect flag (nvcc >= 12 has -std=c++20): teach it, so
+    # that CMAKE_CUDA_STANDARD 20 works.
+    if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION AND CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA"
+       AND CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0)
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+      list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
+    endif()
+    if(NOT DEFINED CMAKE_CUDA_STANDARD)
+      set(CMAKE_CUDA_STANDARD 20)
+    endif()
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    set(CMAKE_CUDA_EXTENSIONS OFF)
     set(CTFX_HAVE_CUDA ON)
   elseif(CTFX_CUDA STREQUAL "ON")
-    message(FATAL_ERROR "ctfx: CTFX_CUDA=ON but no CUDA compiler was found")
+    message(FATAL_ERROR "ctfx: CTFX_CUDA=ON but no CUDA compiler (nvcc) was found")
   endif()
+elseif(NOT CTFX_CUDA MATCHES "^(AUTO|ON|OFF)$")
+  message(FATAL_ERROR "ctfx: CTFX_CUDA must be AUTO, ON or OFF (is '${CTFX_CUDA}')")
 endif()
-message(STATUS "ctfx: CUDA backend ${CTFX_HAVE_CUDA}")
+message(STATUS "ctfx: CUDA tests ${CTFX_HAVE_CUDA} (CTFX_CUDA=${CTFX_CUDA})")
+
+# The host backend's Thrust system.
+if(NOT CTFX_HOST_SYSTEM MATCHES "^(CPP|OMP)$")
+  message(FATAL_ERROR "ctfx: CTFX_HOST_SYSTEM must be CPP or OMP (is '${CTFX_HOST_SYSTEM}')")
+endif()
+if(CTFX_HOST_SYSTEM STREQUAL "OMP")
+  find_package(OpenMP REQUIRED COMPONENTS CXX)
+endif()
+message(STATUS "ctfx: host backend on THRUST_DEVICE_SYSTEM_${CTFX_HOST_SYSTEM}")

@@ -1,17 +1,46 @@
-# Helpers for ctfx's own tests and examples.
+# Helpers for ctfx's own tests, examples, tools and benchmarks.
 
-# Strict warnings for ctfx's own targets (the INTERFACE library imposes none on users).
+# Strict warnings for ctfx's own targets (the INTERFACE library imposes none on users). Boost and
+# CCCL come in as SYSTEM include directories, so their warnings don't count.
 function(ctfx_strict target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Werror -Wshadow>)
   if(CTFX_SANITIZE)
-    target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+    target_compile_options(${target} PRIVATE
+      $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all>)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
   endif()
 endfunction()
 
-# The include directories and definitions a bare compiler command needs to see ctfx (for the
-# must-not-compile cases and the cross-compiler checks, which call the compiler themselves).
-set(CTFX_TEST_INCLUDE_FLAGS
-    -I${PROJECT_SOURCE_DIR}/include -isystem ${CTFX_CCCL_INCLUDE_DIR} -isystem ${Boost_INCLUDE_DIRS}
-    -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP)
+# nvcc flags for ctfx's .cu targets.
+function(ctfx_cuda_flags target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr --extended-lambda>)
+endfunction()
+
+# What a bare compiler command needs to see ctfx as ctfx::ctfx gives it (for the must-not-compile
+# cases and the cross-compiler checks, which call a compiler themselves): ctfx's include directory,
+# Boost's and CCCL's as system directories (but never a directory the compiler searches anyway:
+# `-isystem /usr/include` breaks libstdc++'s #include_next <math.h>), and the host system define.
+function(_ctfx_dir_flags out)
+  set(flags -I${PROJECT_SOURCE_DIR}/include)
+  get_target_property(_boost_dirs Boost::headers INTERFACE_INCLUDE_DIRECTORIES)
+  foreach(d IN LISTS CTFX_CCCL_INCLUDE_DIR _boost_dirs)
+    if(d AND NOT d IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+      list(APPEND flags -isystem ${d})
+    endif()
+  endforeach()
+  list(APPEND flags -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_${CTFX_HOST_SYSTEM})
+  set(${out} ${flags} PARENT_SCOPE)
+endfunction()
+_ctfx_dir_flags(CTFX_TEST_INCLUDE_FLAGS)
+# The constant-evaluation limits ctfx::ctfx sets, per compiler family.
+set(CTFX_GNU_LIMIT_FLAGS -fconstexpr-ops-limit=4294967295)
+set(CTFX_CLANG_LIMIT_FLAGS -fconstexpr-steps=1000000000)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  set(CTFX_CXX_TEST_FLAGS ${CTFX_TEST_INCLUDE_FLAGS} ${CTFX_GNU_LIMIT_FLAGS})
+elseif(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  set(CTFX_CXX_TEST_FLAGS ${CTFX_TEST_INCLUDE_FLAGS} ${CTFX_CLANG_LIMIT_FLAGS})
+else()
+  set(CTFX_CXX_TEST_FLAGS ${CTFX_TEST_INCLUDE_FLAGS})
+endif()

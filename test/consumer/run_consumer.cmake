@@ -1,32 +1,39 @@
-# Configures, builds and runs test/consumer in MODE (find_package after an install into a
-# temporary prefix, add_subdirectory, or FetchContent from the local source tree).
+# cmake -DMODE=<find_package|add_subdirectory|fetchcontent> -DSOURCE_DIR=<ctfx> -DWORK_DIR=<dir>
+#       -DCXX=<c++> -DGENERATOR=<gen> [-DHOST_SYSTEM=CPP|OMP] -P run_consumer.cmake
+#
+# Configures, builds and runs test/consumer in MODE: find_package after an install of ctfx into a
+# temporary prefix, add_subdirectory of the source tree, or FetchContent with SOURCE_DIR (nothing is
+# downloaded). Passes when every step succeeds and the consumer returns 0.
+foreach(v MODE SOURCE_DIR WORK_DIR CXX GENERATOR)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "run_consumer: -D${v}=... is required")
+  endif()
+endforeach()
+if(NOT DEFINED HOST_SYSTEM)
+  set(HOST_SYSTEM CPP)
+endif()
+
+function(step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "consumer (${MODE}): ${what} failed (${rc})")
+  endif()
+endfunction()
+
 file(REMOVE_RECURSE ${WORK_DIR})
-set(args -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX} -DCTFX_CONSUMER_MODE=${MODE} -DCTFX_SOURCE_DIR=${SOURCE_DIR})
+set(common -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release)
+set(args ${common} -DCTFX_CONSUMER_MODE=${MODE})
 if(MODE STREQUAL "find_package")
-  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/ctfx-build -G ${GENERATOR}
-                          -DCMAKE_CXX_COMPILER=${CXX} -DCTFX_BUILD_TESTS=OFF -DCTFX_CUDA=OFF
-                          -DCMAKE_INSTALL_PREFIX=${WORK_DIR}/prefix RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "configuring ctfx for install failed")
-  endif()
-  execute_process(COMMAND ${CMAKE_COMMAND} --install ${WORK_DIR}/ctfx-build RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "installing ctfx failed")
-  endif()
+  step("configuring ctfx for install"
+       ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/ctfx-build ${common}
+       -DCTFX_BUILD_TESTS=OFF -DCTFX_CUDA=OFF -DCTFX_HOST_SYSTEM=${HOST_SYSTEM}
+       -DCMAKE_INSTALL_PREFIX=${WORK_DIR}/prefix)
+  step("installing ctfx" ${CMAKE_COMMAND} --install ${WORK_DIR}/ctfx-build)
   list(APPEND args -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 else()
-  list(APPEND args -DCTFX_CUDA=OFF)
+  list(APPEND args -DCTFX_SOURCE_DIR=${SOURCE_DIR} -DCTFX_CUDA=OFF -DCTFX_HOST_SYSTEM=${HOST_SYSTEM})
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/test/consumer -B ${WORK_DIR}/build ${args} RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "configuring the consumer (${MODE}) failed")
-endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "building the consumer (${MODE}) failed")
-endif()
-execute_process(COMMAND ${WORK_DIR}/build/consumer RESULT_VARIABLE rc OUTPUT_VARIABLE out)
-message("${out}")
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the consumer (${MODE}) returned ${rc}")
-endif()
+step("configuring the consumer" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/test/consumer -B ${WORK_DIR}/build ${args})
+step("building the consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+step("running the consumer" ${WORK_DIR}/build/consumer)
+message(STATUS "consumer (${MODE}): ok")

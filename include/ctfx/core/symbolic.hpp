@@ -98,8 +98,8 @@ struct sym_expr {
         sym_term m;
         m.coeff = a.t[i].coeff * b.t[j].coeff;
         int k = 0;
-        for (int x = 0; x < a.t[i].degree(); ++x) m.sym[k++] = a.t[i].sym[x];
-        for (int x = 0; x < b.t[j].degree(); ++x) m.sym[k++] = b.t[j].sym[x];
+        for (int x = 0; x < a.t[i].degree() && k < 2; ++x) m.sym[k++] = a.t[i].sym[x];
+        for (int x = 0; x < b.t[j].degree() && k < 2; ++x) m.sym[k++] = b.t[j].sym[x];
         if (k == 2 && m.sym[1] < m.sym[0]) { auto tmp = m.sym[0]; m.sym[0] = m.sym[1]; m.sym[1] = tmp; }
         r.add_term(m);
       }

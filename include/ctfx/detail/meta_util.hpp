@@ -47,6 +47,9 @@ constexpr msg about(const ir& g, std::int32_t id) {
   return m;
 }
 constexpr void fail(ir& g, std::int32_t id, rule r, msg m) {
+  // A long sentence is cut ("...") so that the rule's name always survives at its end.
+  const std::size_t tail = 8 + name_of(r).size();  // " [rule " + name + "]"
+  if (m.n + tail > sizeof(m.s) - 1) { m.n = sizeof(m.s) - 1 - tail - 3; m << "..."; }
   m << " [rule " << name_of(r) << ']';
   g.fail(r, id, m.view());
 }

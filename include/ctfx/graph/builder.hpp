@@ -101,6 +101,10 @@ class builder {
       auto m = detail::about(g, id); m << "an input of rank " << static_cast<int>(shape.size()) << " exceeds ctfx::max_rank";
       detail::fail(g, id, rule::rank_limit, m);
     }
+    if (n.meta.any_overflow()) {  // e.g. [s0, s1, s2, s3]: the stride s1*s2*s3 has 3 symbols
+      auto m = detail::about(g, id); m << "its contiguous strides need more than 2 terms of 2 symbols";
+      detail::fail(g, id, rule::symbolic_limit, m);
+    }
     // Bind backed symbols to the first input dimension that carries them.
     for (int k = 0; k < n.meta.rank; ++k) {
       const sym_expr& e = n.meta.size[k];

@@ -29,6 +29,7 @@ enum class rule : std::uint8_t {
   bad_argument,           // any other invalid argument (named in the text)
   require_inplace,        // a node marked require_inplace that could not be reinplaced
   aliasing,               // a rewrite would create aliasing the program did not have
+  fx_text,                // FX graph text (graph/fx_parse.hpp): a malformed line or an unsupported op
 };
 
 constexpr std::string_view name_of(rule r) {
@@ -54,6 +55,7 @@ constexpr std::string_view name_of(rule r) {
     case rule::bad_argument: return "valid-argument";
     case rule::require_inplace: return "require-inplace";
     case rule::aliasing: return "no-new-aliasing";
+    case rule::fx_text: return "fx-text";
   }
   return "?";
 }

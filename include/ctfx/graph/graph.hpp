@@ -69,10 +69,16 @@ struct graph_def {
 };
 
 // Defines a graph from a captureless lambda taking a ctfx::builder&.
+// (graph_def<F> is named only for a captureless F, so that a capturing lambda gets this one message
+// rather than the errors of building it first.)
 template <class F>
-constexpr graph_def<F> graph(F) {
-  static_assert(std::is_empty_v<F>, "ctfx::graph(f): f must be a captureless lambda (its type is the graph's identity)");
-  return {};
+constexpr auto graph(F) {
+  if constexpr (std::is_empty_v<F>) {
+    return graph_def<F>{};
+  } else {
+    static_assert(std::is_empty_v<F>, "ctfx::graph(f): f must be a captureless lambda (its type is the graph's identity)");
+    return 0;
+  }
 }
 
 // Builds and verifies a graph at run time (for graphs assembled by a program).

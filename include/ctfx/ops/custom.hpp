@@ -129,8 +129,10 @@ constexpr bool getitem_meta(ir& g, std::int32_t id, tensor_meta& out) {
       out = contiguous_like(like, like.dt);
       return true;
     }
-    const tensor_meta& a = g.meta(g.arg(t, kth_mutated(s, i - s.n_returns)));
-    out = p.op == op_kind::custom ? a : clone_meta(a);
+    const int arg = kth_mutated(s, i - s.n_returns);
+    const tensor_meta& a = g.meta(g.arg(t, arg));
+    // A direct call writes the argument itself, unless reinplacing left it cloned (clone_mask).
+    out = p.op == op_kind::custom && !((p.clone_mask >> arg) & 1u) ? a : clone_meta(a);
     return true;
   }
   auto m = about(g, id); m << "'" << p.name.view() << "' is not a tuple";

@@ -50,22 +50,22 @@ inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, 
         return "    " + detail::buf_name(l.buffer) + " = " + detail::buf_name(l.from) + "; del " + detail::buf_name(l.from) +
                "  # reuse, %" + std::string(g[b.node].name.view()) + "\n";
       case line_kind::free: return "    del " + detail::buf_name(l.buffer) + "\n";
-      case line_kind::none: break;
+      case line_kind::dropped: break;
     }
     return std::string();
   };
   std::size_t li = 0;
   auto lines_before_step = [&](std::int64_t t_after) {  // everything before t_after, and allocations at it
-    for (; li < R.lines.size() && R.lines[li].time < t_after; ++li) s += line_text(R.lines[li]);
-    for (std::size_t k = li; k < R.lines.size() && R.lines[k].time == t_after; ++k)
+    for (; (li < R.lines.size()) && (R.lines[li].time < t_after); ++li) s += line_text(R.lines[li]);
+    for (std::size_t k = li; (k < R.lines.size()) && (R.lines[k].time == t_after); ++k)
       if (R.lines[k].kind != line_kind::free) s += line_text(R.lines[k]);
   };
   auto lines_after_step = [&](std::int64_t t_after) {  // the frees at t_after
-    for (; li < R.lines.size() && R.lines[li].time == t_after; ++li)
+    for (; (li < R.lines.size()) && (R.lines[li].time == t_after); ++li)
       if (R.lines[li].kind == line_kind::free) s += line_text(R.lines[li]);
   };
   auto memory_lines_until = [&](std::int64_t t) {
-    for (; li < R.lines.size() && R.lines[li].time <= t; ++li) s += line_text(R.lines[li]);
+    for (; (li < R.lines.size()) && (R.lines[li].time <= t); ++li) s += line_text(R.lines[li]);
   };
   std::int32_t st = 0;
   for (std::int32_t p = 0; p < n_parts; ++p) {

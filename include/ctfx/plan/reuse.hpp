@@ -16,7 +16,7 @@
 
 namespace ctfx {
 
-enum class line_kind : std::uint8_t { allocate, reuse, free, none };
+enum class line_kind : std::uint8_t { allocate, reuse, free, dropped };
 
 struct plan_line {
   line_kind kind = line_kind::allocate;
@@ -150,7 +150,7 @@ constexpr reuse_plan plan_reuse(const liveness& L) {
         fl.pop_back();
         if (b.bytes.is_static()) live.add_range(o.end, b.begin, b.bytes.value());
         // The free line of `old` becomes part of the reuse line (free-if-not-reused).
-        R.lines[free_line[static_cast<std::size_t>(old)]].kind = line_kind::none;
+        R.lines[free_line[static_cast<std::size_t>(old)]].kind = line_kind::dropped;
         R.lines.push_back({line_kind::reuse, e.b, old, e.t});
         ++R.reuses;
         reused = true;
@@ -166,7 +166,7 @@ constexpr reuse_plan plan_reuse(const liveness& L) {
     }
   }
   R.peak_static_bytes = live.max_in(0, horizon);
-  std::erase_if(R.lines, [](const plan_line& l) { return l.kind == line_kind::none; });
+  std::erase_if(R.lines, [](const plan_line& l) { return l.kind == line_kind::dropped; });
   return R;
 }
 
