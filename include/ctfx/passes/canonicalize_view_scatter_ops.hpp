@@ -1,0 +1,217 @@
+// ctfx/passes/canonicalize_view_scatter_ops.hpp — select/slice/diagonal/as_strided scatters become
+// one generalized scatter G(inp, src, [views]), and nested scatters fuse (Inductor's
+// canonicalize_view_scatter_ops, A.5 of the reference):
+//
+//   a = X_scatter(view2(self), src, view1 args)      b = G(self, src, [view2, view1])
+//   b = Y_scatter(self, a, view2 args)          ->   a = view2(b)        (only if a has other users)
+//
+// One program-order walk keeps, for every value, the root of its view chain (base_of) and the chain
+// itself (chain_of, compared by hash and length first, then view by view). A scatter s of inp fuses
+// with its source when the source is a G whose input has the chain of inp plus s's own view; the
+// fused G is created before the inner G, which is erased, and the inner value's other users read
+// the re-created view of the *updated* tensor.
+//
+// Where Inductor's rewrite could produce a wrong or invalid graph, ctfx does not fuse:
+//   - inp must be defined before the inner G (the fused G takes its place);
+//   - the re-created view must have exactly the inner result's layout (sizes, strides, offset), so
+//     that every user (view, as_strided) sees the same elements;
+//   - the re-created view must not make two outputs alias (the inner result and the outer one both
+//     reaching the output).
+// The view↔scatter pairing is the type table of ops/scatters.hpp (`X_scatter_t::view`).
+#pragma once
+#include <cstdint>
+#include <vector>
+#include "../analysis/users.hpp"
+#include "../ops/meta.hpp"
+#include "rewrite.hpp"
+
+namespace ctfx {
+
+namespace detail {
+
+// The view twin of a view scatter, from the scatter tag types.
+template <class... Scatter>
+constexpr op_kind view_of_scatter_in(op_kind k) {
+  op_kind r = op_kind::count_;
+  ((Scatter::kind == k ? (r = Scatter::view::kind, 0) : 0), ...);
+  return r;
+}
+constexpr op_kind view_of_scatter(op_kind k) {
+  return view_of_scatter_in<ops::slice_scatter_t, ops::select_scatter_t, ops::diagonal_scatter_t,
+                            ops::as_strided_scatter_t>(k);
+}
+
+constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return (h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))) * 1099511628211ull; }
+constexpr std::uint64_t hash_view(op_kind k, std::span<const sym_expr> p) {
+  std::uint64_t h = mix(0, static_cast<std::uint64_t>(k));
+  for (const auto& e : p) {
+    h = mix(h, static_cast<std::uint64_t>(e.c));
+    for (int i = 0; i < e.n; ++i) h = mix(h, static_cast<std::uint64_t>(e.t[i].coeff) * 31u + static_cast<std::uint64_t>(e.t[i].sym[0] + 7 * e.t[i].sym[1]));
+  }
+  return h;
+}
+constexpr bool same_params(std::span<const sym_expr> a, std::span<const sym_expr> b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] == b[i])) return false;
+  return true;
+}
+
+struct canonicalizer {
+  const ir& g;
+  users_index u;
+  rewrite rw;
+  // Per value id (old nodes, then new ones).
+  std::vector<std::int32_t> base, parent, len, users, anchor;
+  std::vector<std::uint64_t> hash;
+  std::vector<tensor_meta> new_layout;  // per new value (id - g.size()): its layout
+  std::vector<std::uint8_t> out_storage;  // the value's storage reaches the output
+
+  constexpr explicit canonicalizer(const ir& graph) : g(graph), u(users_of(graph)), rw(graph) {
+    auto n = static_cast<std::size_t>(g.size());
+    for (auto* v : {&base, &parent, &len, &users, &anchor}) v->reserve(n + 16);
+    hash.reserve(n + 16);
+    out_storage.reserve(n + 16);
+    for (std::int32_t i = 0; i < g.size(); ++i) {
+      base.push_back(i);
+      parent.push_back(-1);
+      len.push_back(0);
+      users.push_back(u.count(i));
+      anchor.push_back(i);
+      hash.push_back(0);
+      out_storage.push_back(u.is_output_storage(g.meta(i).storage) ? 1 : 0);
+    }
+  }
+
+  constexpr const tensor_meta& layout(std::int32_t v) const {
+    return v < g.size() ? g.meta(v) : new_layout[static_cast<std::size_t>(v - g.size())];
+  }
+  constexpr std::int32_t add_value(std::int32_t id, std::int32_t at, const tensor_meta& m, bool out) {
+    base.push_back(id);
+    parent.push_back(-1);
+    len.push_back(0);
+    users.push_back(0);
+    anchor.push_back(anchor[static_cast<std::size_t>(at)]);
+    hash.push_back(0);
+    new_layout.push_back(m);
+    out_storage.push_back(out ? 1 : 0);
+    return id;
+  }
+  constexpr void record_view(std::int32_t v, std::int32_t a) {
+    auto i = static_cast<std::size_t>(v), j = static_cast<std::size_t>(a);
+    base[i] = base[j];
+    parent[i] = a;
+    len[i] = len[j] + 1;
+    hash[i] = mix(hash[j], hash_view(rw.op(v), rw.params_of(v)));
+  }
+  // chain_of[x] == chain_of[y] + [view (k, p)]
+  constexpr bool chain_extends(std::int32_t x, std::int32_t y, op_kind k, std::span<const sym_expr> p) const {
+    auto xi = static_cast<std::size_t>(x), yi = static_cast<std::size_t>(y);
+    if (base[xi] != base[yi] || len[xi] != len[yi] + 1 || parent[xi] < 0) return false;
+    if (rw.op(x) != k || !same_params(rw.params_of(x), p)) return false;
+    std::int32_t a = parent[xi], b = y;
+    if (hash[static_cast<std::size_t>(a)] != hash[yi]) return false;
+    for (; a != b; a = parent[static_cast<std::size_t>(a)], b = parent[static_cast<std::size_t>(b)]) {
+      if (a < 0 || b < 0) return false;
+      if (rw.op(a) != rw.op(b) || !same_params(rw.params_of(a), rw.params_of(b))) return false;
+    }
+    return true;
+  }
+  constexpr void drop_uses_of(std::int32_t id) {
+    auto a = rw.args_of(id);
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      bool dup = false;
+      for (std::size_t j = 0; j < k; ++j) dup = dup || a[j] == a[k];
+      if (a[k] >= 0 && !dup) --users[static_cast<std::size_t>(rw.resolve(a[k]))];
+    }
+  }
+  constexpr void add_use(std::int32_t v) { ++users[static_cast<std::size_t>(v)]; }
+
+  constexpr void scatter(std::int32_t s) {
+    const op_kind vk = view_of_scatter(g[s].op);
+    auto sp = g.params_of(g[s]);
+    std::int32_t inp = rw.resolve(g.arg(s, 0)), src = rw.resolve(g.arg(s, 1));
+    node proto = node_like(g, s, op_kind::generalized_scatter);
+    proto.require_inplace = g[s].require_inplace;
+
+    // The chain of the fused G: s's view, then the inner G's chain.
+    bool fuse = src >= 0 && rw.op(src) == op_kind::generalized_scatter;
+    std::int32_t src_inp = -1, src_src = -1;
+    if (fuse) {
+      src_inp = rw.resolve(rw.arg(src, 0));
+      src_src = rw.resolve(rw.arg(src, 1));
+      fuse = chain_extends(src_inp, inp, vk, sp) && anchor[static_cast<std::size_t>(inp)] < anchor[static_cast<std::size_t>(src)];
+    }
+    const bool src_has_other_users = fuse && users[static_cast<std::size_t>(src)] > 1;
+    tensor_meta recreated{};
+    if (fuse && src_has_other_users) {
+      ir scratch;  // view_meta names a node in its (impossible) errors: give it one
+      scratch.nodes.push_back(node{});
+      fuse = view_meta(scratch, 0, vk, g.meta(s), sp, recreated) && recreated.same_layout(layout(src)) &&
+             !(out_storage[static_cast<std::size_t>(src)] && u.is_output_storage(g.meta(s).storage));
+    }
+
+    if (!fuse) {
+      std::vector<sym_expr> chain;
+      chain.reserve(sp.size() + 2);
+      chain.push_back(sym_expr(static_cast<index_t>(vk)));
+      chain.push_back(sym_expr(static_cast<index_t>(sp.size())));
+      for (const auto& p : sp) chain.push_back(p);
+      std::int32_t G = rw.insert_before(s, proto, {inp, src}, chain);
+      add_value(G, s, g.meta(s), out_storage[static_cast<std::size_t>(s)] != 0);
+      users[static_cast<std::size_t>(G)] = users[static_cast<std::size_t>(s)];
+      rw.replace(s, G);
+      return;
+    }
+
+    // Fused: G(inp, src_src, [sv] + src's chain), placed before the inner G.
+    auto inner = rw.params_of(src);
+    std::vector<sym_expr> chain;
+    chain.reserve(sp.size() + 2 + inner.size());
+    chain.push_back(sym_expr(static_cast<index_t>(vk)));
+    chain.push_back(sym_expr(static_cast<index_t>(sp.size())));
+    for (const auto& p : sp) chain.push_back(p);
+    for (const auto& p : inner) chain.push_back(p);
+    proto.require_inplace = proto.require_inplace || rw.at(src).require_inplace;
+    std::int32_t G = rw.insert_before(src, proto, {inp, src_src}, chain);
+    bool g_out = out_storage[static_cast<std::size_t>(s)] != 0 || (src_has_other_users && out_storage[static_cast<std::size_t>(src)]);
+    add_value(G, src, g.meta(s), g_out);
+    users[static_cast<std::size_t>(G)] = users[static_cast<std::size_t>(s)];
+    add_use(inp);
+    add_use(src_src);
+    drop_uses_of(s);
+    rw.replace(s, G);
+
+    if (src_has_other_users) {
+      node vp = node_like(g, s, vk);
+      std::int32_t v = rw.insert_before(src, vp, {G}, sp);
+      add_value(v, src, recreated, g_out);
+      record_view(v, G);
+      add_use(G);
+      users[static_cast<std::size_t>(v)] = users[static_cast<std::size_t>(src)];
+      drop_uses_of(src);
+      rw.replace(src, v);
+    } else {
+      drop_uses_of(src);
+      rw.erase(src);
+    }
+  }
+
+  constexpr ir run() && {
+    for (std::int32_t i = 0; i < g.size(); ++i) {
+      op_kind k = g[i].op;
+      if (is_view_op(k)) record_view(i, rw.resolve(g.arg(i, 0)));
+      else if (is_view_scatter(k)) scatter(i);
+    }
+    return static_cast<rewrite&&>(rw).apply();
+  }
+};
+
+}  // namespace detail
+
+constexpr ir canonicalize_view_scatter_ops(const ir& g) {
+  if (!g.error.ok()) return g;
+  return detail::canonicalizer(g).run();
+}
+
+}  // namespace ctfx

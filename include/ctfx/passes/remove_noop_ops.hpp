@@ -1,0 +1,110 @@
+// ctfx/passes/remove_noop_ops.hpp — replace no-op calls by their source (Inductor's post-grad
+// remove_noop_ops, A.3 of the reference), made sound where Inductor is not.
+//
+// One program-order sweep builds the new graph. Each node is copied with its arguments already
+// replaced, then asked of the registry (passes/noop_rules.hpp); it is dropped in favour of its
+// source `src` only if
+//   1. same metadata: dtype, sizes, strides and the storage offset (tensor_meta::same_layout;
+//      Inductor ignores the offset: pytorch#197489);
+//   2. guard 1 (no new input/output or output/output aliasing): a node that is a fresh result in an
+//      output storage is not replaced by a source in an input or output storage
+//      (`f(x) = x.clone()`, `y = x.clone(); x.copy_(y); return y` keep their clones; `return x + 0`
+//      stays a fresh tensor, pytorch#197893). The output storages grow as outputs are redirected, so
+//      `return (t.clone(), t.clone())` keeps one clone (Inductor computes them once);
+//   3. guard 2: a view that is itself an output is not replaced by an input or another output;
+//   4. a fresh copy of a graph input that the program writes (copy_ epilogue) is kept when the copy
+//      is itself the source of an epilogue copy_, directly or through other no-op candidates
+//      (pytorch#198131: `dst[:] = src[:]; src.add_(1)` must not copy the updated src). Other
+//      readers are left to reinplacing, which does not write src while a later node reads it; so
+//      the traced `y = x.clone(); y[0:2] = s; x.copy_(y)` still loses its clone and runs in place.
+#pragma once
+#include <cstdint>
+#include <vector>
+#include "../analysis/users.hpp"
+#include "noop_rules.hpp"
+#include "rewrite.hpp"
+
+namespace ctfx {
+
+template <class Rules>
+constexpr ir remove_noop_ops_with(const ir& g) {
+  if (!g.error.ok()) return g;
+  const users_index u = users_of(g);
+  rebuilder rb(g);
+
+  // Storage facts. Storage ids do not change in this pass (it creates no tensor).
+  std::size_t ns = u.storage_flags.size();
+  std::vector<std::uint8_t> out_storage, written_input;
+  out_storage.reserve(ns);
+  written_input.reserve(ns);
+  for (std::size_t s = 0; s < ns; ++s) {
+    out_storage.push_back(u.is_output_storage(static_cast<std::int32_t>(s)) ? 1 : 0);
+    written_input.push_back(0);
+  }
+  for (const auto& nd : g.nodes)
+    if (nd.op == op_kind::copy_) {
+      std::int32_t s = g.meta(g.args[static_cast<std::size_t>(nd.arg0)]).storage;
+      if (s >= 0 && u.is_input_storage(s)) written_input[static_cast<std::size_t>(s)] = 1;
+    }
+  // Per old node: its value may reach the source of an epilogue copy_ through no-op candidates
+  // (each forwards only the argument its rule names). One reverse sweep over the edges.
+  std::vector<std::uint8_t> feeds_copy;
+  feeds_copy.reserve(static_cast<std::size_t>(g.size()));
+  for (std::int32_t i = 0; i < g.size(); ++i) feeds_copy.push_back(0);
+  for (std::int32_t user = g.size() - 1; user >= 0; --user) {
+    const op_kind k = g[user].op;
+    const bool copies = k == op_kind::copy_;
+    if (!copies && !(feeds_copy[static_cast<std::size_t>(user)] && Rules::has(k))) continue;
+    auto a = g.args_of(user);
+    for (std::size_t j = 0; j < a.size(); ++j)
+      if (a[j] >= 0 && (copies ? j == 1 : Rules::forwards(k, static_cast<int>(j))))
+        feeds_copy[static_cast<std::size_t>(a[j])] = 1;
+  }
+  auto flag = [](const std::vector<std::uint8_t>& v, std::int32_t s) {
+    return s >= 0 && static_cast<std::size_t>(s) < v.size() && v[static_cast<std::size_t>(s)] != 0;
+  };
+
+  std::vector<std::int32_t> map;       // old id -> new id
+  std::vector<std::uint8_t> is_output;  // new id -> an argument of the output node
+  map.reserve(static_cast<std::size_t>(g.size()));
+  is_output.reserve(static_cast<std::size_t>(g.size()));
+  auto mapped = [&](std::int32_t a) { return map[static_cast<std::size_t>(a)]; };
+
+  for (std::int32_t i = 0; i < g.size(); ++i) {
+    std::int32_t id = rb.copy(i, mapped);
+    is_output.push_back(u.is_output(i) ? 1 : 0);
+    map.push_back(id);
+    if (!rb.out.error.ok()) break;
+    const ir& h = rb.out;
+    if (!Rules::has(h[id].op)) continue;
+    int k = Rules::match(h, id);
+    if (k < 0 || k >= h[id].nargs) continue;
+    std::int32_t src = h.arg(id, k);
+    if (src < 0) continue;
+    const tensor_meta& m = h.meta(id);
+    const tensor_meta& sm = h.meta(src);
+    if (!m.is_tensor() || !sm.is_tensor() || !m.same_layout(sm)) continue;
+    const bool node_is_view = m.storage == sm.storage;
+    const bool src_is_input = h[src].op == op_kind::placeholder;
+    if (!node_is_view && flag(out_storage, m.storage) &&
+        (u.is_input_storage(sm.storage) || flag(out_storage, sm.storage)))
+      continue;  // guard 1
+    if (node_is_view && is_output[static_cast<std::size_t>(id)] &&
+        (src_is_input || is_output[static_cast<std::size_t>(src)]))
+      continue;  // guard 2
+    if (!node_is_view && flag(written_input, sm.storage) && feeds_copy[static_cast<std::size_t>(i)])
+      continue;  // pytorch#198131
+    // Replace: the uses of node i read src; src inherits what node i was to the output.
+    if (flag(out_storage, m.storage) && sm.storage >= 0) out_storage[static_cast<std::size_t>(sm.storage)] = 1;
+    if (is_output[static_cast<std::size_t>(id)]) is_output[static_cast<std::size_t>(src)] = 1;
+    rb.drop_last();
+    is_output.pop_back();
+    map.back() = src;
+  }
+  return static_cast<rebuilder&&>(rb).finish();
+}
+
+// The pass with Inductor's registry (usable as ctfx::stage<G, &ctfx::remove_noop_ops>).
+constexpr ir remove_noop_ops(ir g) { return remove_noop_ops_with<builtin_noop_rules>(g); }
+
+}  // namespace ctfx

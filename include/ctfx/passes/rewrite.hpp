@@ -1,0 +1,369 @@
+// ctfx/passes/rewrite.hpp — building a new ir from an old one, for passes that rewrite graphs.
+//
+// Two tools, both linear in nodes + edges:
+//
+//  - `rebuilder` streams: it appends nodes to a new ir in program order. `copy(old)` copies an old
+//    node with its arguments mapped to the new ids; `emit(...)` appends a node the pass creates
+//    (its metadata from infer_meta, a fresh unique name, the provenance of the node it stands for);
+//    `drop_last()` takes back the node appended last (remove_noop_ops appends a node, asks its rule
+//    on the new graph, and drops it when it is a no-op).
+//
+//  - `rewrite` collects edits on the old graph — insert_before, replace_all_uses, erase — and
+//    applies them in one sweep. Ids below old.size() name old nodes, the ids that insert_before
+//    returns name new ones; both can be arguments, anchors and replacement targets.
+//
+// Metadata: a copied node keeps its stored metadata unless one of its arguments now has different
+// metadata (another storage, another layout); then it is recomputed with its op's rule, keeping its
+// own storage id when it is a fresh result. `origin` (provenance) is kept on copies and inherited
+// by the nodes a pass creates.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+#include "../ops/meta.hpp"
+
+namespace ctfx {
+
+namespace detail {
+
+constexpr std::uint64_t hash_name(const name_t& n) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (char c : n.s) {
+    if (!c) break;
+    h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  }
+  return h;
+}
+
+// An open-addressing set of names (expected O(1) per operation; grows by doubling).
+class name_set {
+ public:
+  constexpr bool contains(const name_t& n) const {
+    if (slots_.empty()) return false;
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = static_cast<std::size_t>(hash_name(n)) & mask;; i = (i + 1) & mask) {
+      std::int32_t s = slots_[i];
+      if (s == 0) return false;
+      if (names_[static_cast<std::size_t>(s - 1)] == n) return true;
+    }
+  }
+  constexpr void insert(const name_t& n) {
+    if (contains(n)) return;
+    names_.push_back(n);
+    if (2 * names_.size() >= slots_.size()) rehash(4 * names_.size() + 16);
+    else place(static_cast<std::int32_t>(names_.size()));
+  }
+
+ private:
+  std::vector<name_t> names_;
+  std::vector<std::int32_t> slots_;  // 1 + index into names_, 0 = empty
+
+  constexpr void place(std::int32_t k) {
+    std::size_t mask = slots_.size() - 1;
+    std::size_t i = static_cast<std::size_t>(hash_name(names_[static_cast<std::size_t>(k - 1)])) & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = k;
+  }
+  constexpr void rehash(std::size_t want) {
+    std::size_t cap = 16;
+    while (cap < want) cap *= 2;
+    slots_.clear();
+    slots_.reserve(cap);
+    for (std::size_t i = 0; i < cap; ++i) slots_.push_back(0);
+    for (std::size_t k = 0; k < names_.size(); ++k) place(static_cast<std::int32_t>(k + 1));
+  }
+};
+
+constexpr bool same_meta_and_storage(const tensor_meta& a, const tensor_meta& b) {
+  if (a.storage != b.storage || a.dt != b.dt || a.rank != b.rank || !(a.offset == b.offset)) return false;
+  for (int i = 0; i < a.rank; ++i)
+    if (!(a.size[i] == b.size[i]) || !(a.stride[i] == b.stride[i])) return false;
+  return true;
+}
+
+}  // namespace detail
+
+// A node prototype for a node a pass creates in place of (or for) node `like` of the old graph:
+// op `k`, the provenance and partition of `like`.
+constexpr node node_like(const ir& old, std::int32_t like, op_kind k, std::int32_t aux = 0, double scalar = 0.0) {
+  node n{};
+  n.op = k;
+  n.aux = aux;
+  n.scalar = scalar;
+  if (like >= 0 && like < old.size()) {
+    n.origin = old[like].origin;
+    n.partition = old[like].partition;
+  }
+  return n;
+}
+
+// Appends nodes to a new ir in program order.
+class rebuilder {
+ public:
+  ir out;
+
+  constexpr explicit rebuilder(const ir& old) : old_(&old) {
+    out.nodes.reserve(old.nodes.size() + 16);
+    out.args.reserve(old.args.size() + 16);
+    out.params.reserve(old.params.size());
+    out.syms = old.syms;
+    out.customs = old.customs;
+    out.next_storage = old.next_storage;
+    out.phase = old.phase;
+    out.error = old.error;
+    from_.reserve(old.nodes.size() + 16);
+    moved_.reserve(old.nodes.size() + 16);
+    for (std::size_t k = 0; k < static_cast<std::size_t>(op_kind::count_); ++k) counter_[k] = 0;
+  }
+
+  constexpr const ir& old() const { return *old_; }
+
+  // Appends old node `id`; `map(a)` gives the new id of each old argument a (-1 stays None).
+  template <class Map>
+  constexpr std::int32_t copy(std::int32_t id, Map map) {
+    const node& o = (*old_)[id];
+    const std::int32_t nid = out.size();
+    // Arguments go straight into the pool (no per-node scratch: node copies are what constant
+    // evaluation pays for).
+    const auto arg0 = static_cast<std::int32_t>(out.args.size());
+    bool changed = false;
+    for (auto a : old_->args_of(id)) {
+      std::int32_t x = a < 0 ? -1 : map(a);
+      if (a >= 0 && x < 0) {
+        bad_use(id, a);
+        x = -1;
+      }
+      out.args.push_back(x);
+      // Unchanged: x is the copy of a and kept a's metadata; otherwise compare.
+      if (x >= 0 && !(from_[static_cast<std::size_t>(x)] == a && !moved_[static_cast<std::size_t>(x)]) &&
+          !detail::same_meta_and_storage(out.meta(x), old_->meta(a)))
+        changed = true;
+    }
+    const auto par0 = static_cast<std::int32_t>(out.params.size());
+    for (const auto& p : old_->params_of(o)) out.params.push_back(p);
+    out.nodes.push_back(o);
+    node& n = out.nodes.back();
+    n.arg0 = arg0;
+    n.par0 = par0;
+    bool moved = false;
+    if (changed && o.op != op_kind::placeholder) {
+      tensor_meta m{};
+      if (compute_meta(out, nid, m)) {
+        if (m.storage == detail::fresh) m.storage = o.meta.storage;
+        moved = !detail::same_meta_and_storage(m, o.meta);
+        out[nid].meta = m;
+      }
+    }
+    from_.push_back(id);
+    moved_.push_back(moved ? 1 : 0);
+    return nid;
+  }
+
+  // Appends a node the pass creates; `args` are new ids. The name is `base` (default: the op's
+  // name), made unique with a suffix as FX does (clone, clone_1, ...).
+  constexpr std::int32_t emit(node proto, std::span<const std::int32_t> args, std::span<const sym_expr> params,
+                              std::string_view base = {}) {
+    proto.name = fresh_name(proto.op, base);
+    proto.meta = tensor_meta{};
+    std::int32_t origin = proto.origin;
+    std::int32_t id = out.append(proto, args, params);
+    if (origin < 0) out[id].origin = -1;  // no old node behind it
+    infer_meta(out, id);
+    from_.push_back(-1);
+    moved_.push_back(1);
+    return id;
+  }
+  constexpr std::int32_t emit(node proto, std::initializer_list<std::int32_t> args,
+                              std::span<const sym_expr> params = {}, std::string_view base = {}) {
+    return emit(proto, std::span<const std::int32_t>(args.begin(), args.size()), params, base);
+  }
+
+  // Takes back the node appended last (its name stays reserved).
+  constexpr void drop_last() {
+    const node& n = out.nodes.back();
+    out.args.resize(static_cast<std::size_t>(n.arg0));
+    out.params.resize(static_cast<std::size_t>(n.par0));
+    out.nodes.pop_back();
+    from_.pop_back();
+    moved_.pop_back();
+  }
+
+  constexpr ir finish() && { return static_cast<ir&&>(out); }
+
+ private:
+  const ir* old_;
+  std::vector<std::int32_t> from_;    // per new node: the old node it copies, or -1
+  std::vector<std::uint8_t> moved_;   // per new node: its metadata differs from that old node's
+  detail::name_set names_;
+  bool names_ready_ = false;
+  std::int32_t counter_[static_cast<std::size_t>(op_kind::count_)]{};
+
+  constexpr name_t fresh_name(op_kind k, std::string_view base) {
+    if (!names_ready_) {  // built on first use: passes that only copy and erase never pay for it
+      for (const auto& n : old_->nodes) names_.insert(n.name);
+      names_ready_ = true;
+    }
+    if (base.empty()) {
+      base = name_of(k);
+      if (!base.empty() && base[0] == '_') base.remove_prefix(1);
+    }
+    auto& c = counter_[static_cast<std::size_t>(k)];
+    for (;; ++c) {
+      text_buf<max_name> t;
+      t << base;
+      if (c) t << '_' << c;
+      name_t n(t.view());
+      if (!names_.contains(n)) {
+        names_.insert(n);
+        ++c;
+        return n;
+      }
+    }
+  }
+  constexpr void bad_use(std::int32_t user, std::int32_t arg) {
+    if (!out.error.ok()) return;
+    detail::msg m;
+    m << "node '" << (*old_)[user].name.view() << "' (" << name_of((*old_)[user].op) << "): its argument '"
+      << detail::arg_name(*old_, arg) << "' was erased by a rewrite, or its replacement is defined later";
+    detail::fail(out, out.size() > 0 ? out.size() - 1 : 0, rule::use_before_definition, m);
+  }
+};
+
+// Edits on an old graph, applied in one sweep by apply().
+class rewrite {
+ public:
+  constexpr explicit rewrite(const ir& g) : old_(&g) {
+    const auto n = static_cast<std::size_t>(g.size());
+    next_.reserve(n + 16);
+    prev_.reserve(n + 16);
+    replaced_.reserve(n + 16);
+    erased_.reserve(n + 16);
+    for (std::size_t i = 0; i < n; ++i) {
+      next_.push_back(i + 1 < n ? static_cast<std::int32_t>(i + 1) : -1);
+      prev_.push_back(static_cast<std::int32_t>(i) - 1);
+      replaced_.push_back(static_cast<std::int32_t>(i));
+      erased_.push_back(0);
+    }
+    head_ = n ? 0 : -1;
+  }
+
+  constexpr const ir& old() const { return *old_; }
+  constexpr std::int32_t size() const { return static_cast<std::int32_t>(next_.size()); }
+  constexpr bool is_new(std::int32_t id) const { return id >= old_->size(); }
+
+  // Read access to any node, old or new.
+  constexpr const node& at(std::int32_t id) const {
+    return is_new(id) ? added_[static_cast<std::size_t>(id - old_->size())] : (*old_)[id];
+  }
+  constexpr op_kind op(std::int32_t id) const { return at(id).op; }
+  constexpr std::span<const std::int32_t> args_of(std::int32_t id) const {
+    if (!is_new(id)) return old_->args_of(id);
+    const node& n = at(id);
+    return {added_args_.data() + n.arg0, static_cast<std::size_t>(n.nargs)};
+  }
+  constexpr std::int32_t arg(std::int32_t id, std::int32_t k) const { return args_of(id)[static_cast<std::size_t>(k)]; }
+  constexpr std::span<const sym_expr> params_of(std::int32_t id) const {
+    if (!is_new(id)) return old_->params_of((*old_)[id]);
+    const node& n = at(id);
+    return {added_params_.data() + n.par0, static_cast<std::size_t>(n.npar)};
+  }
+
+  // A new node placed just before node `at` (old or new); returns its id. `proto.name`, when set,
+  // is the base of its name.
+  constexpr std::int32_t insert_before(std::int32_t at, node proto, std::span<const std::int32_t> args,
+                                       std::span<const sym_expr> params) {
+    proto.arg0 = static_cast<std::int32_t>(added_args_.size());
+    proto.nargs = static_cast<std::int32_t>(args.size());
+    for (auto a : args) added_args_.push_back(a);
+    proto.par0 = static_cast<std::int32_t>(added_params_.size());
+    proto.npar = static_cast<std::int32_t>(params.size());
+    for (const auto& p : params) added_params_.push_back(p);
+    added_.push_back(proto);
+    std::int32_t id = size();
+    std::int32_t p = prev_[static_cast<std::size_t>(at)];
+    next_.push_back(at);
+    prev_.push_back(p);
+    replaced_.push_back(id);
+    erased_.push_back(0);
+    prev_[static_cast<std::size_t>(at)] = id;
+    if (p >= 0) next_[static_cast<std::size_t>(p)] = id;
+    else head_ = id;
+    return id;
+  }
+  constexpr std::int32_t insert_before(std::int32_t at, node proto, std::initializer_list<std::int32_t> args,
+                                       std::span<const sym_expr> params = {}) {
+    return insert_before(at, proto, std::span<const std::int32_t>(args.begin(), args.size()), params);
+  }
+
+  // Every use of `from` reads `to` instead (uses in nodes already created or created later).
+  constexpr void replace_all_uses(std::int32_t from, std::int32_t to) { replaced_[static_cast<std::size_t>(from)] = to; }
+  constexpr void erase(std::int32_t id) { erased_[static_cast<std::size_t>(id)] = 1; }
+  constexpr void replace(std::int32_t from, std::int32_t to) {
+    replace_all_uses(from, to);
+    erase(from);
+  }
+  constexpr bool erased(std::int32_t id) const { return erased_[static_cast<std::size_t>(id)] != 0; }
+
+  // What a use of `id` reads after the replacements so far.
+  constexpr std::int32_t resolve(std::int32_t id) const {
+    if (id < 0) return id;
+    for (int guard = 0; replaced_[static_cast<std::size_t>(id)] != id && guard < 1 << 20; ++guard)
+      id = replaced_[static_cast<std::size_t>(id)];
+    return id;
+  }
+
+  // The new graph: nodes in list order, erased ones left out, uses replaced.
+  constexpr ir apply() && {
+    rebuilder rb(*old_);
+    std::vector<std::int32_t> pos;
+    pos.reserve(next_.size());
+    for (std::size_t i = 0; i < next_.size(); ++i) pos.push_back(-1);
+    // Replacement chains are compressed as they are followed, keeping the sweep linear.
+    auto map = [&](std::int32_t a) {
+      std::int32_t r = a;
+      while (replaced_[static_cast<std::size_t>(r)] != r) r = replaced_[static_cast<std::size_t>(r)];
+      while (replaced_[static_cast<std::size_t>(a)] != r) {
+        std::int32_t nx = replaced_[static_cast<std::size_t>(a)];
+        replaced_[static_cast<std::size_t>(a)] = r;
+        a = nx;
+      }
+      return erased(r) ? -1 : pos[static_cast<std::size_t>(r)];
+    };
+    for (std::int32_t id = head_; id >= 0; id = next_[static_cast<std::size_t>(id)]) {
+      if (erased(id)) continue;
+      if (!is_new(id)) {
+        pos[static_cast<std::size_t>(id)] = rb.copy(id, map);
+        continue;
+      }
+      const node& n = at(id);
+      auto a = args_of(id);
+      std::vector<std::int32_t> mapped;
+      mapped.reserve(a.size());
+      for (auto x : a) {
+        std::int32_t m = x < 0 ? -1 : map(x);
+        if (x >= 0 && m < 0 && rb.out.error.ok()) {
+          detail::msg t;
+          t << "a node created by a rewrite (" << name_of(n.op) << ") reads '" << detail::arg_name(*old_, x < old_->size() ? x : -1)
+            << "', which is erased or defined after it";
+          detail::fail(rb.out, rb.out.size() > 0 ? rb.out.size() - 1 : 0, rule::use_before_definition, t);
+        }
+        mapped.push_back(m);
+      }
+      node proto = n;
+      pos[static_cast<std::size_t>(id)] = rb.emit(proto, mapped, params_of(id), n.name.view());
+    }
+    return static_cast<rebuilder&&>(rb).finish();
+  }
+
+ private:
+  const ir* old_;
+  std::vector<node> added_;
+  std::vector<std::int32_t> added_args_;
+  std::vector<sym_expr> added_params_;
+  std::vector<std::int32_t> next_, prev_, replaced_;
+  std::vector<std::uint8_t> erased_;
+  std::int32_t head_ = -1;
+};
+
+}  // namespace ctfx
