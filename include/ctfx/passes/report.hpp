@@ -1,0 +1,244 @@
+// ctfx/passes/report.hpp — what reinplacing decided, candidate by candidate, as constexpr data.
+//
+// Every node the pass could run in place is a candidate (one per mutated argument for user ops,
+// whose arguments are refined one by one; one per node otherwise). A candidate records whether it was
+// reinplaced, why not (the rule, and the node that blocks it), the bytes at stake, and whether it
+// counts as a missed opportunity in Inductor's sense (ReinplaceCounters: missed tensors and missed
+// static bytes per trigger; an argument cloned because its storage was already reinplaced, or a
+// scatter left functional for fusion, is not a miss).
+//
+//   constexpr auto r = ctfx::reinplace_report_of<G>();   // or pipeline<G>::report
+//   static_assert(r.all_inplace() && r.clones() == 0 && r.missed_bytes() == 0);
+//   std::puts(ctfx::to_text(r).c_str());
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+#include "../graph/ir.hpp"
+
+namespace ctfx {
+
+enum class reinplace_reason : std::uint8_t {
+  reinplaced,
+  blocking_use,             // a later node reads the storage that would be overwritten (blocker)
+  missing_epilogue,         // a graph input (or a view of one) that the program never copy_-es back
+  observed_after_epilogue,  // the result is read after the copy_ that overwrites the input (#198094)
+  result_escapes,           // the result would reach the output as an alias of an input (#195451)
+  view_copy_back_layout,    // the copy_ back into the input reads the result with another layout
+  aliasing_list_elements,   // two elements of a mutated list share a storage
+  same_storage_reinplaced,  // another argument of this node on this storage was reinplaced: cloned
+  read_by_other_argument,   // another argument of this node reads what would be written (#198031, #197829)
+  internal_overlap,         // the mutated tensor reaches an element twice (expanded)
+  layout_change,            // the in-place result would have another layout and feeds views
+  profitability,            // should_reinplace_scatter: the functional form fuses better
+  no_storage,               // the mutated argument is not a tensor with a storage
+  not_inplaceable,          // marked require_inplace, but no in-place form exists
+};
+
+constexpr std::string_view name_of(reinplace_reason r) {
+  switch (r) {
+    case reinplace_reason::reinplaced: return "reinplaced";
+    case reinplace_reason::blocking_use: return "blocking-use";
+    case reinplace_reason::missing_epilogue: return "missing-epilogue";
+    case reinplace_reason::observed_after_epilogue: return "observed-after-epilogue";
+    case reinplace_reason::result_escapes: return "result-escapes";
+    case reinplace_reason::view_copy_back_layout: return "view-copy-back-layout";
+    case reinplace_reason::aliasing_list_elements: return "aliasing-list-elements";
+    case reinplace_reason::same_storage_reinplaced: return "same-storage-reinplaced";
+    case reinplace_reason::read_by_other_argument: return "read-by-other-argument";
+    case reinplace_reason::internal_overlap: return "internal-overlap";
+    case reinplace_reason::layout_change: return "layout-change";
+    case reinplace_reason::profitability: return "profitability";
+    case reinplace_reason::no_storage: return "no-storage";
+    case reinplace_reason::not_inplaceable: return "not-inplaceable";
+  }
+  return "?";
+}
+
+// A sentence for messages: what blocks the candidate.
+constexpr std::string_view explain(reinplace_reason r) {
+  switch (r) {
+    case reinplace_reason::reinplaced: return "reinplaced";
+    case reinplace_reason::blocking_use: return "a later use reads the storage it would overwrite";
+    case reinplace_reason::missing_epilogue: return "it mutates a graph input that the program never writes back (no copy_ epilogue)";
+    case reinplace_reason::observed_after_epilogue: return "its result is read after the copy_ that overwrites the input (pytorch#198094)";
+    case reinplace_reason::result_escapes: return "its result would be returned as an alias of a graph input (pytorch#195451)";
+    case reinplace_reason::view_copy_back_layout: return "the copy_ back into the input does not preserve the result's layout";
+    case reinplace_reason::aliasing_list_elements: return "two elements of the mutated list alias each other";
+    case reinplace_reason::same_storage_reinplaced: return "another argument on the same storage was already reinplaced";
+    case reinplace_reason::read_by_other_argument: return "another argument of the same node reads the storage it would write (pytorch#198031)";
+    case reinplace_reason::internal_overlap: return "the mutated tensor has internal overlap";
+    case reinplace_reason::layout_change: return "the in-place result would change layout under a view";
+    case reinplace_reason::profitability: return "the functional scatter fuses better (should_reinplace_scatter)";
+    case reinplace_reason::no_storage: return "the mutated argument has no storage";
+    case reinplace_reason::not_inplaceable: return "the op has no in-place form";
+  }
+  return "?";
+}
+
+// The counters' triggers. Inductor counts only auto_functionalized and user kernels; ctfx also
+// counts its built-in inplaceable ops, foreach ops and user op pairs (trigger `aten`, `foreach`, `user_pair`).
+enum class reinplace_trigger : std::uint8_t { auto_func, user_kernel, aten, foreach, user_pair, count_ };
+
+constexpr std::string_view name_of(reinplace_trigger t) {
+  switch (t) {
+    case reinplace_trigger::auto_func: return "AUTO_FUNC_V1";
+    case reinplace_trigger::user_kernel: return "TRITON_OPS";
+    case reinplace_trigger::aten: return "ATEN";
+    case reinplace_trigger::foreach: return "FOREACH";
+    case reinplace_trigger::user_pair: return "USER_PAIR";
+    case reinplace_trigger::count_: break;
+  }
+  return "?";
+}
+constexpr bool is_inductor_trigger(reinplace_trigger t) {
+  return t == reinplace_trigger::auto_func || t == reinplace_trigger::user_kernel;
+}
+
+struct reinplace_candidate {
+  std::int32_t node = -1;         // id in the graph the pass was given
+  name_t name{};                  // that node's name
+  op_kind op = op_kind::count_;
+  std::int32_t arg = -1;          // argument position (first element of a list), -1: all mutated args
+  name_t arg_name{};              // the mutated tensor
+  std::int32_t tensors = 1;       // tensors covered (list elements, or every mutated argument)
+  bool reinplaced = false;
+  reinplace_reason why = reinplace_reason::reinplaced;
+  std::int32_t blocker = -1;      // the node that blocks it, when one does
+  name_t blocker_name{};
+  sym_expr bytes{};               // bytes of the mutated tensors: what a clone costs
+  index_t static_bytes = 0;       // the same where static (Inductor counts static shapes only)
+  reinplace_trigger trigger = reinplace_trigger::aten;
+  bool missed = false;            // a missed opportunity (Inductor's accounting)
+  std::int32_t clones = 0;        // tensors this candidate still clones (full copies)
+  bool required = false;          // the user marked it require_inplace
+};
+
+// The pass's log while it runs (inside one constant evaluation).
+struct reinplace_log {
+  std::vector<reinplace_candidate> items;
+};
+
+// The frozen report: usable in static_assert.
+template <std::size_t N>
+struct reinplace_report {
+  std::array<reinplace_candidate, N> items{};
+
+  static constexpr std::size_t size() { return N; }
+  constexpr bool all_inplace() const {
+    for (const auto& c : items) if (!c.reinplaced && c.why != reinplace_reason::same_storage_reinplaced) return false;
+    return true;
+  }
+  constexpr std::int32_t reinplaced() const {
+    std::int32_t n = 0;
+    for (const auto& c : items) n += c.reinplaced;
+    return n;
+  }
+  // Full-buffer clones left in the program by candidates that stay functional.
+  constexpr std::int32_t clones() const {
+    std::int32_t n = 0;
+    for (const auto& c : items) n += c.clones;
+    return n;
+  }
+  // ctfx's counters: every trigger.
+  constexpr std::int32_t missed() const {
+    std::int32_t n = 0;
+    for (const auto& c : items) if (c.missed) n += 1;
+    return n;
+  }
+  constexpr index_t missed_bytes() const {
+    index_t n = 0;
+    for (const auto& c : items) if (c.missed) n += c.static_bytes;
+    return n;
+  }
+  constexpr std::int32_t missed(reinplace_trigger t) const {
+    std::int32_t n = 0;
+    for (const auto& c : items) if (c.missed && c.trigger == t) n += 1;
+    return n;
+  }
+  constexpr index_t missed_bytes(reinplace_trigger t) const {
+    index_t n = 0;
+    for (const auto& c : items) if (c.missed && c.trigger == t) n += c.static_bytes;
+    return n;
+  }
+  // Inductor's ReinplaceCounters.get_total_missed() / get_total_missed_bytes().
+  constexpr std::int32_t inductor_missed() const {
+    return missed(reinplace_trigger::auto_func) + missed(reinplace_trigger::user_kernel);
+  }
+  constexpr index_t inductor_missed_bytes() const {
+    return missed_bytes(reinplace_trigger::auto_func) + missed_bytes(reinplace_trigger::user_kernel);
+  }
+  // The index of node `name`'s candidate (argument `arg` for user ops; -1: the first one), or -1.
+  constexpr std::int32_t index_of(std::string_view name, std::int32_t arg = -1) const {
+    for (std::size_t i = 0; i < N; ++i)
+      if (items[i].name.view() == name && (arg < 0 || items[i].arg == arg)) return static_cast<std::int32_t>(i);
+    return -1;
+  }
+  constexpr const reinplace_candidate* find(std::string_view name, std::int32_t arg = -1) const {
+    std::int32_t i = index_of(name, arg);
+    return i < 0 ? nullptr : &items[static_cast<std::size_t>(i)];
+  }
+  constexpr bool is_reinplaced(std::string_view name, std::int32_t arg = -1) const {
+    std::int32_t i = index_of(name, arg);
+    return i >= 0 && items[static_cast<std::size_t>(i)].reinplaced;
+  }
+  constexpr reinplace_reason reason(std::string_view name, std::int32_t arg = -1) const {
+    std::int32_t i = index_of(name, arg);
+    return i < 0 ? reinplace_reason::not_inplaceable : items[static_cast<std::size_t>(i)].why;
+  }
+  constexpr std::string_view blocker(std::string_view name, std::int32_t arg = -1) const {
+    std::int32_t i = index_of(name, arg);
+    return i < 0 ? std::string_view{} : items[static_cast<std::size_t>(i)].blocker_name.view();
+  }
+};
+
+template <std::size_t N>
+constexpr reinplace_report<N> freeze_report(const reinplace_log& log) {
+  reinplace_report<N> r{};
+  std::size_t i = 0;
+  for (auto& x : r.items) x = log.items[i++];
+  return r;
+}
+
+// ----- run-time printer -----
+
+inline std::string to_text(const reinplace_candidate& c) {
+  std::string s = "%" + std::string(c.name.view()) + " (" + std::string(name_of(c.op)) + ")";
+  if (c.arg >= 0) s += " arg " + std::to_string(c.arg) + " %" + std::string(c.arg_name.view());
+  else if (!c.arg_name.empty()) s += " on %" + std::string(c.arg_name.view());
+  if (c.tensors > 1) s += " [" + std::to_string(c.tensors) + " tensors]";
+  s += ": ";
+  if (c.reinplaced) s += "reinplaced";
+  else {
+    s += "not reinplaced, " + std::string(name_of(c.why));
+    if (c.blocker >= 0) s += " (by %" + std::string(c.blocker_name.view()) + ")";
+  }
+  s += ", " + std::to_string(static_cast<long long>(c.static_bytes)) + " bytes";
+  if (c.clones) s += ", " + std::to_string(c.clones) + " clone" + (c.clones > 1 ? "s" : "");
+  if (c.missed) s += ", missed (" + std::string(name_of(c.trigger)) + ")";
+  if (c.required) s += ", required";
+  return s;
+}
+
+template <std::size_t N>
+inline std::string to_text(const reinplace_report<N>& r) {
+  std::string s = "reinplace report: " + std::to_string(r.reinplaced()) + " of " + std::to_string(N) +
+                  " candidates reinplaced, " + std::to_string(r.clones()) + " clones, missed " +
+                  std::to_string(r.missed()) + " tensors / " + std::to_string(static_cast<long long>(r.missed_bytes())) +
+                  " bytes\n";
+  for (const auto& c : r.items) s += "  " + to_text(c) + "\n";
+  for (int t = 0; t < static_cast<int>(reinplace_trigger::count_); ++t) {
+    auto tr = static_cast<reinplace_trigger>(t);
+    if (r.missed(tr))
+      s += "  missed_tensors_" + std::string(name_of(tr)) + " = " + std::to_string(r.missed(tr)) + ", missed_bytes_" +
+           std::string(name_of(tr)) + " = " + std::to_string(static_cast<long long>(r.missed_bytes(tr))) + "\n";
+  }
+  return s;
+}
+inline std::string to_text(const reinplace_log& log) {
+  std::string s;
+  for (const auto& c : log.items) s += to_text(c) + "\n";
+  return s;
+}
+
+}  // namespace ctfx
