@@ -1,0 +1,171 @@
+// ctfx/graph/fx_opmap.hpp — which `torch.ops.*` overload becomes which ctfx op, and how its
+// arguments are read (the `lower` form); the reverse direction (the name fx_print.hpp writes for each
+// op_kind) lives here too, so the two cannot drift. The table is sorted by name (checked below) and
+// searched by bisection: a lookup costs log(rows) comparisons per line of text.
+#pragma once
+#include <string_view>
+#include "../ops/op_kind.hpp"
+
+namespace ctfx::fx {
+
+// How a call's arguments become a node's args, params, aux and scalar (graph/fx_parse.hpp).
+enum class lower : std::uint8_t {
+  unary,               // (x) or (a, b) tensors only: clone, alias, copy, copy_, empty_like, unary math
+  binary,              // (a, b) with b a tensor or a scalar
+  slice, select, diagonal, as_strided,
+  view,                // (x, sizes): view, _unsafe_view, reshape, expand
+  permute, transpose, t,
+  dim,                 // (x, dim): unsqueeze, squeeze.dim
+  slice_scatter, select_scatter, diagonal_scatter, as_strided_scatter,
+  index_put,           // (x, indices, values, accumulate=False)
+  reduce,              // (x, dims=[], keepdim=False)
+  cat,                 // (tensors, dim=0)
+  foreach,             // (xs, ys) or (xs, scalar)
+  all_reduce,          // (x, 'sum', group)
+  factory,             // (sizes, dtype=...)
+  full,                // (sizes, value, dtype=...)
+  convert,             // (x, dtype) or (x, dtype=...)
+  sym_size,            // (x, dim): a symbolic size, also a node
+  fill,                // (x, value)
+  auto_functionalized, // (op, **kwargs): a user op from the list the caller gives
+};
+
+struct op_row {
+  std::string_view name;  // after "torch.ops."
+  lower how;
+  op_kind kind;
+};
+
+inline constexpr op_row op_rows[] = {
+    {"_c10d_functional.all_reduce.default", lower::all_reduce, op_kind::all_reduce},
+    {"_c10d_functional.all_reduce_.default", lower::all_reduce, op_kind::all_reduce_},
+    {"_c10d_functional.wait_tensor.default", lower::unary, op_kind::alias},
+    {"aten._foreach_add.List", lower::foreach, op_kind::foreach_add},
+    {"aten._foreach_add.Scalar", lower::foreach, op_kind::foreach_add},
+    {"aten._foreach_add_.List", lower::foreach, op_kind::foreach_add_},
+    {"aten._foreach_add_.Scalar", lower::foreach, op_kind::foreach_add_},
+    {"aten._foreach_mul.List", lower::foreach, op_kind::foreach_mul},
+    {"aten._foreach_mul.Scalar", lower::foreach, op_kind::foreach_mul},
+    {"aten._foreach_mul_.List", lower::foreach, op_kind::foreach_mul_},
+    {"aten._foreach_mul_.Scalar", lower::foreach, op_kind::foreach_mul_},
+    {"aten._to_copy.default", lower::convert, op_kind::convert},
+    {"aten._unsafe_index_put.default", lower::index_put, op_kind::unsafe_index_put},
+    {"aten._unsafe_view.default", lower::view, op_kind::view},
+    {"aten.abs.default", lower::unary, op_kind::abs},
+    {"aten.add.Scalar", lower::binary, op_kind::add},
+    {"aten.add.Tensor", lower::binary, op_kind::add},
+    {"aten.add_.Scalar", lower::binary, op_kind::add_},
+    {"aten.add_.Tensor", lower::binary, op_kind::add_},
+    {"aten.alias.default", lower::unary, op_kind::alias},
+    {"aten.amax.default", lower::reduce, op_kind::amax},
+    {"aten.as_strided.default", lower::as_strided, op_kind::as_strided},
+    {"aten.as_strided_scatter.default", lower::as_strided_scatter, op_kind::as_strided_scatter},
+    {"aten.cat.default", lower::cat, op_kind::cat},
+    {"aten.ceil.default", lower::unary, op_kind::ceil},
+    {"aten.clone.default", lower::unary, op_kind::clone},
+    {"aten.copy.default", lower::unary, op_kind::copy},
+    {"aten.copy_.default", lower::unary, op_kind::copy_},
+    {"aten.cos.default", lower::unary, op_kind::cos},
+    {"aten.diagonal.default", lower::diagonal, op_kind::diagonal},
+    {"aten.diagonal_scatter.default", lower::diagonal_scatter, op_kind::diagonal_scatter},
+    {"aten.div.Scalar", lower::binary, op_kind::div},
+    {"aten.div.Tensor", lower::binary, op_kind::div},
+    {"aten.div_.Scalar", lower::binary, op_kind::div_},
+    {"aten.div_.Tensor", lower::binary, op_kind::div_},
+    {"aten.empty.memory_format", lower::factory, op_kind::empty},
+    {"aten.empty_like.default", lower::unary, op_kind::empty_like},
+    {"aten.exp.default", lower::unary, op_kind::exp},
+    {"aten.expand.default", lower::view, op_kind::expand},
+    {"aten.fill_.Scalar", lower::fill, op_kind::fill_},
+    {"aten.floor.default", lower::unary, op_kind::floor},
+    {"aten.full.default", lower::full, op_kind::full},
+    {"aten.index_put.default", lower::index_put, op_kind::index_put},
+    {"aten.index_put_.default", lower::index_put, op_kind::index_put_},
+    {"aten.log.default", lower::unary, op_kind::log},
+    {"aten.maximum.default", lower::binary, op_kind::maximum},
+    {"aten.minimum.default", lower::binary, op_kind::minimum},
+    {"aten.mul.Scalar", lower::binary, op_kind::mul},
+    {"aten.mul.Tensor", lower::binary, op_kind::mul},
+    {"aten.mul_.Scalar", lower::binary, op_kind::mul_},
+    {"aten.mul_.Tensor", lower::binary, op_kind::mul_},
+    {"aten.neg.default", lower::unary, op_kind::neg},
+    {"aten.ones.default", lower::factory, op_kind::ones},
+    {"aten.permute.default", lower::permute, op_kind::permute},
+    {"aten.pow.Tensor_Scalar", lower::binary, op_kind::pow},
+    {"aten.pow.Tensor_Tensor", lower::binary, op_kind::pow},
+    {"aten.relu.default", lower::unary, op_kind::relu},
+    {"aten.reshape.default", lower::view, op_kind::view},
+    {"aten.round.default", lower::unary, op_kind::round},
+    {"aten.select.int", lower::select, op_kind::select},
+    {"aten.select_scatter.default", lower::select_scatter, op_kind::select_scatter},
+    {"aten.sin.default", lower::unary, op_kind::sin},
+    {"aten.slice.Tensor", lower::slice, op_kind::slice},
+    {"aten.slice_scatter.default", lower::slice_scatter, op_kind::slice_scatter},
+    {"aten.sqrt.default", lower::unary, op_kind::sqrt},
+    {"aten.squeeze.dim", lower::dim, op_kind::squeeze},
+    {"aten.sub.Scalar", lower::binary, op_kind::sub},
+    {"aten.sub.Tensor", lower::binary, op_kind::sub},
+    {"aten.sub_.Scalar", lower::binary, op_kind::sub_},
+    {"aten.sub_.Tensor", lower::binary, op_kind::sub_},
+    {"aten.sum.default", lower::reduce, op_kind::sum},
+    {"aten.sum.dim_IntList", lower::reduce, op_kind::sum},
+    {"aten.sym_size.int", lower::sym_size, op_kind::sym_size},
+    {"aten.t.default", lower::t, op_kind::transpose},
+    {"aten.transpose.int", lower::transpose, op_kind::transpose},
+    {"aten.trunc.default", lower::unary, op_kind::trunc},
+    {"aten.unsqueeze.default", lower::dim, op_kind::unsqueeze},
+    {"aten.view.default", lower::view, op_kind::view},
+    {"aten.zeros.default", lower::factory, op_kind::zeros},
+    {"higher_order.auto_functionalized", lower::auto_functionalized, op_kind::auto_functionalized},
+    {"prims.convert_element_type.default", lower::convert, op_kind::convert},
+};
+
+constexpr bool rows_sorted() {
+  for (std::size_t i = 1; i < sizeof(op_rows) / sizeof(op_rows[0]); ++i)
+    if (!(op_rows[i - 1].name < op_rows[i].name)) return false;
+  return true;
+}
+static_assert(rows_sorted(), "ctfx: fx op_rows must be sorted by name");
+
+// The row for a `torch.ops.` name (without that prefix), or nullptr.
+constexpr const op_row* find_op(std::string_view name) {
+  std::size_t lo = 0, hi = sizeof(op_rows) / sizeof(op_rows[0]);
+  while (lo < hi) {
+    std::size_t mid = (lo + hi) / 2;
+    if (op_rows[mid].name < name) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sizeof(op_rows) / sizeof(op_rows[0]) && op_rows[lo].name == name ? &op_rows[lo] : nullptr;
+}
+
+// The overload fx_print writes for a node (binary ops with a scalar use .Tensor too, as PyTorch's
+// post-grad graphs do). Empty for the structural ops, which print as Python syntax.
+constexpr std::string_view aten_name(op_kind k) {
+  switch (k) {
+    case op_kind::pow: return "aten.pow.Tensor_Tensor";
+    case op_kind::sum: return "aten.sum.dim_IntList";
+    case op_kind::convert: return "prims.convert_element_type.default";
+    case op_kind::alias: return "aten.alias.default";
+    case op_kind::view: return "aten.view.default";
+    case op_kind::transpose: return "aten.transpose.int";
+    case op_kind::foreach_add: return "aten._foreach_add.List";
+    case op_kind::foreach_mul: return "aten._foreach_mul.List";
+    case op_kind::foreach_add_: return "aten._foreach_add_.List";
+    case op_kind::foreach_mul_: return "aten._foreach_mul_.List";
+    case op_kind::add: return "aten.add.Tensor";
+    case op_kind::sub: return "aten.sub.Tensor";
+    case op_kind::mul: return "aten.mul.Tensor";
+    case op_kind::div: return "aten.div.Tensor";
+    case op_kind::add_: return "aten.add_.Tensor";
+    case op_kind::sub_: return "aten.sub_.Tensor";
+    case op_kind::mul_: return "aten.mul_.Tensor";
+    case op_kind::div_: return "aten.div_.Tensor";
+    default: break;
+  }
+  // Otherwise the first row of the table with this op_kind.
+  for (const auto& r : op_rows)
+    if (r.kind == k) return r.name;
+  return {};
+}
+
+}  // namespace ctfx::fx

@@ -1,0 +1,998 @@
+// ctfx/graph/fx_parse.hpp — graphs from PyTorch: reads the readable GraphModule code that
+// `print_readable()`, TORCH_LOGS="post_grad_graphs" or "aot_graphs" print, at compile time or at
+// run time, with one constexpr parser.
+//
+//   constexpr auto g = ctfx::fx_graph<R"(
+//   class GraphModule(torch.nn.Module):
+//       def forward(self, arg0_1: "f32[16, 8][8, 1]cpu", arg1_1: "f32[4, 8][8, 1]cpu"):
+//           slice_scatter: "f32[16, 8][8, 1]cpu" = torch.ops.aten.slice_scatter.default(arg0_1, arg1_1, 0, 0, 4);  arg1_1 = None
+//           copy_: "f32[16, 8][8, 1]cpu" = torch.ops.aten.copy_.default(arg0_1, slice_scatter);  arg0_1 = slice_scatter = copy_ = None
+//           return ()
+//   )">();                                    // used exactly like ctfx::graph(...): g.get() gives the ir
+//
+//   ctfx::fx_parse_result r = ctfx::parse_fx(text);        // at run time (or parse_fx_file(path))
+//   if (!r.ok()) std::puts(r.error.message().data());     // "fx line 3, column 9: ..."
+//
+// Every node is made through ctfx::builder, so ctfx's rules compute its metadata; the dtype, sizes
+// and strides PyTorch printed are then checked against them (a mismatch is an error naming the
+// line and the node; strides of size-1 dimensions are not compared, as in Inductor's same_meta).
+// Symbolic sizes s0, s77 become backed symbols, u0 unbacked ones; `Sym(...)` placeholders declare
+// symbols and make no node (ctfx binds symbols from the input shapes), so tensor inputs keep their
+// order but not their position. User ops called through higher_order.auto_functionalized are
+// resolved by name in a list the caller gives (ctfx::fx_custom, or the op types for fx_graph).
+// Cost: linear in the text; names are found through a hash table, ops by bisection.
+#pragma once
+#include <array>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <span>
+#include <string_view>
+#include <vector>
+#include "fx_lexer.hpp"
+#include "fx_opmap.hpp"
+#include "graph.hpp"
+
+namespace ctfx {
+
+// A user op the text may call: its schema (ops/custom.hpp) and its signature, whose argument names
+// are the keywords of auto_functionalized.
+struct fx_custom {
+  custom_schema schema{};
+  std::string_view signature{};
+};
+template <class Op>
+constexpr fx_custom fx_custom_of() {
+  custom_schema s = Op::schema();
+  s.host_sync = detail::declares_host_sync<Op>();
+  return {s, Op::signature};
+}
+
+struct fx_parse_result {
+  ir graph;
+  diagnostic error{};
+  std::int32_t line = 0, column = 0;  // where the error is, 1-based; 0 when none or not known
+  constexpr bool ok() const { return error.ok(); }
+};
+
+namespace fx {
+
+// The name of the k-th Tensor argument in "op(Tensor x, Tensor(a!) out, int k) -> ()".
+constexpr std::string_view tensor_arg_name(std::string_view sig, int k) {
+  std::size_t open = sig.find('('), close = sig.find(") ->");
+  if (open == std::string_view::npos || close == std::string_view::npos) return {};
+  std::string_view params = sig.substr(open + 1, close - open - 1);
+  std::size_t i = 0;
+  int depth = 0, seen = 0;
+  std::size_t b = 0;
+  for (; i <= params.size(); ++i) {
+    char ch = i < params.size() ? params[i] : ',';
+    if (ch == '(' || ch == '[') ++depth;
+    else if (ch == ')' || ch == ']') --depth;
+    else if (ch == ',' && depth == 0) {
+      std::string_view a = params.substr(b, i - b);
+      b = i + 1;
+      while (!a.empty() && a.front() == ' ') a.remove_prefix(1);
+      if (a.substr(0, 6) != "Tensor") continue;
+      if (seen++ != k) continue;
+      std::size_t eq = a.find('=');
+      if (eq != std::string_view::npos) a = a.substr(0, eq);
+      while (!a.empty() && a.back() == ' ') a.remove_suffix(1);
+      std::size_t sp = a.rfind(' ');
+      return sp == std::string_view::npos ? std::string_view{} : a.substr(sp + 1);
+    }
+  }
+  return {};
+}
+
+// Does a user op named `reg` ("mylib::sin_" or "sin_") match "mylib.sin_" from torch.ops.mylib.sin_?
+constexpr bool custom_name_matches(std::string_view reg, std::string_view qualified) {
+  std::size_t dot = qualified.find('.');
+  std::string_view ns = qualified.substr(0, dot), op = dot == std::string_view::npos ? qualified : qualified.substr(dot + 1);
+  if (reg == op) return true;
+  std::size_t cc = reg.find("::");
+  return cc != std::string_view::npos && reg.substr(0, cc) == ns && reg.substr(cc + 2) == op;
+}
+
+constexpr bool dtype_from_short(std::string_view s, dtype& d) {
+  constexpr dtype all[] = {dtype::b8, dtype::i8, dtype::i32, dtype::i64, dtype::f16, dtype::bf16, dtype::f32, dtype::f64};
+  for (dtype x : all) if (name_of(x) == s) { d = x; return true; }
+  return false;
+}
+constexpr bool dtype_from_torch(std::string_view s, dtype& d) {
+  struct row { std::string_view n; dtype d; };
+  constexpr row rows[] = {{"torch.float32", dtype::f32}, {"torch.float", dtype::f32}, {"torch.float64", dtype::f64},
+                          {"torch.double", dtype::f64}, {"torch.float16", dtype::f16}, {"torch.half", dtype::f16},
+                          {"torch.bfloat16", dtype::bf16}, {"torch.int64", dtype::i64}, {"torch.long", dtype::i64},
+                          {"torch.int32", dtype::i32}, {"torch.int", dtype::i32}, {"torch.int8", dtype::i8},
+                          {"torch.bool", dtype::b8}};
+  for (const auto& r : rows) if (r.n == s) { d = r.d; return true; }
+  return false;
+}
+
+// How many leading elements of a tuple node PyTorch has and ctfx does not: the None result of an
+// auto_functionalized user op that returns nothing.
+constexpr std::int32_t getitem_offset(const ir& g, std::int32_t tup) {
+  const node& n = g[tup];
+  if (n.op != op_kind::auto_functionalized && n.op != op_kind::custom) return 0;
+  return g.customs[static_cast<std::size_t>(n.aux)].n_returns == 0 ? 1 : 0;
+}
+
+// A name of the graph: a node, a symbolic integer (Sym placeholder, sym_size node, arithmetic on
+// sizes), or a raw symbol (s77).
+struct entry {
+  std::string_view name{};
+  std::int32_t node = -1;
+  bool is_sym = false;
+  sym_expr sym{};
+};
+
+// What a type annotation says: "f32[4, 8][8, 1]cpu" or "Sym(s0)".
+struct annotation {
+  bool present = false, is_sym = false, has_strides = false;
+  position at{};
+  dtype dt = dtype::f32;
+  int rank = 0;
+  sym_expr size[max_rank]{}, stride[max_rank]{};
+  sym_expr sym{};
+};
+
+constexpr std::uint64_t hash_name(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (char ch : s) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  return h;
+}
+
+class parser {
+ public:
+  constexpr parser(std::string_view text, std::span<const fx_custom> customs) : customs_(customs) {
+    c_.reset(text);
+    std::size_t lines = text.size() / 48 + 16;  // a guess for reserve(); the name table grows
+    b_.g.nodes.reserve(lines + 1);
+    entries_.reserve(lines + 8);
+    std::size_t cap = 64;
+    while (cap < 2 * lines + 16) cap *= 2;
+    rehash(cap);
+  }
+  constexpr ~parser() = default;  // spelled out: nvcc 13 does not treat the implicit one as constexpr
+
+  // Parses the whole text; the graph is not yet verified.
+  constexpr fx_parse_result run() && {
+    bool returned = false;
+    while (!c_.done() && !stopped()) {
+      while (c_.peek() == ' ' || c_.peek() == '\t' || c_.peek() == '\r') ++c_.i;
+      char ch = c_.peek();
+      if (ch == '\n') { ++c_.i; c_.newline(); continue; }
+      if (ch == '\0') break;
+      if (ch == '#' || c_.starts_with("class ") || c_.starts_with("@")) { c_.skip_line(); continue; }
+      if (returned) { c_.skip_line(); continue; }  // methods after forward (print_readable of submodules)
+      if (c_.starts_with("def ")) { parse_def(); end_statement(); continue; }
+      if (c_.starts_with("return") && !is_ident_char(c_.peek(6))) {
+        c_.i += 6;
+        parse_return();
+        end_statement();
+        returned = true;
+        continue;
+      }
+      parse_assign();
+      end_statement();
+    }
+    if (!stopped() && !returned) fail(c_.pos(), "the text has no `return` statement (no forward() found?)");
+    if (c_.failed && b_.g.error.ok()) report(c_.err_at, c_.message(), {}, {});
+    fx_parse_result r{};
+    if (!b_.g.error.ok()) {
+      r.error = b_.g.error;
+      r.line = err_line_;
+      r.column = err_col_;
+    }
+    r.graph = static_cast<builder&&>(b_).finish();
+    if (r.error.ok()) {
+      // The output node: finish() made it with no arguments, at the end of the argument pool.
+      node& o = r.graph.nodes.back();
+      for (auto a : outputs_) r.graph.args.push_back(a);
+      o.nargs = static_cast<std::int32_t>(outputs_.size());
+    }
+    return r;
+  }
+
+ private:
+  cursor c_{};
+  builder b_{};
+  std::span<const fx_custom> customs_;
+  std::vector<entry> entries_;
+  std::vector<std::int32_t> slots_;
+  std::vector<value> pool_, stack_;
+  std::vector<std::int32_t> abuf_, outputs_;
+  std::vector<sym_expr> pbuf_;
+  std::int32_t err_line_ = 0, err_col_ = 0;
+  std::int32_t placeholders_ = 0;
+
+  constexpr bool stopped() const { return c_.failed || !b_.g.error.ok(); }
+
+  // ----- errors -----
+  // "fx line 3, column 9: <what> [rule fx-text]" (the first error wins).
+  constexpr void report(position at, std::string_view a, std::string_view b, std::string_view c) {
+    if (!b_.g.error.ok()) return;
+    text_buf<200> m;
+    m << "fx line " << static_cast<int>(at.line) << ", column " << static_cast<int>(at.col) << ": " << a << b << c
+      << " [rule fx-text]";
+    b_.g.fail(rule::fx_text, -1, m.view());
+    err_line_ = at.line;
+    err_col_ = at.col;
+  }
+  constexpr void fail(position at, std::string_view a, std::string_view b = {}, std::string_view c = {}) {
+    c_.fail(at, a, b, c);
+    report(at, a, b, c);
+  }
+  // A rule broken while making the node of line `at`: prefix the builder's message with the line.
+  // The builder named the node by its automatic name ("node 'add' (add): ..."): use the text's name.
+  constexpr void locate_builder_error(position at, std::string_view name = {}) {
+    if (b_.g.error.ok() || err_line_ != 0) return;
+    text_buf<200> m;
+    std::string_view msg = b_.g.error.message();
+    m << "fx line " << static_cast<int>(at.line) << ": ";
+    std::size_t end = msg.find("' (");
+    if (!name.empty() && msg.substr(0, 6) == "node '" && end != std::string_view::npos) {
+      m << "node '" << name;
+      msg.remove_prefix(end);
+    }
+    m << msg;
+    diagnostic d = b_.g.error;
+    for (auto& ch : d.text) ch = 0;
+    for (std::size_t k = 0; k < m.n; ++k) d.text[k] = m.s[k];
+    b_.g.error = d;
+    err_line_ = at.line;
+    err_col_ = at.col;
+  }
+
+  // ----- the name table (open addressing, grows at half load) -----
+  constexpr void rehash(std::size_t cap) {
+    slots_.clear();
+    slots_.reserve(cap);
+    for (std::size_t k = 0; k < cap; ++k) slots_.push_back(-1);
+    for (std::size_t e = 0; e < entries_.size(); ++e) place(static_cast<std::int32_t>(e));
+  }
+  constexpr void place(std::int32_t e) {
+    std::size_t mask = slots_.size() - 1;
+    std::size_t h = static_cast<std::size_t>(hash_name(entries_[static_cast<std::size_t>(e)].name)) & mask;
+    while (slots_[h] >= 0) h = (h + 1) & mask;
+    slots_[h] = e;
+  }
+  constexpr const entry* lookup(std::string_view name) const {
+    std::size_t mask = slots_.size() - 1;
+    std::size_t h = static_cast<std::size_t>(hash_name(name)) & mask;
+    while (slots_[h] >= 0) {
+      const entry& e = entries_[static_cast<std::size_t>(slots_[h])];
+      if (e.name == name) return &e;
+      h = (h + 1) & mask;
+    }
+    return nullptr;
+  }
+  constexpr bool define(entry e, position at) {
+    if (lookup(e.name)) { fail(at, "'", e.name, "' is defined twice"); return false; }
+    entries_.push_back(e);
+    if (2 * entries_.size() >= slots_.size()) rehash(2 * slots_.size());
+    else place(static_cast<std::int32_t>(entries_.size()) - 1);
+    return true;
+  }
+
+  // A name inside size arithmetic: a symbolic entry, or a new symbol s<digits> / u<digits>.
+  constexpr bool resolve(std::string_view name, sym_expr& out) {
+    if (const entry* e = lookup(name)) {
+      if (!e->is_sym) return false;
+      out = e->sym;
+      return true;
+    }
+    std::size_t k = 0;
+    while (k < name.size() && name[k] >= 'a' && name[k] <= 'z') ++k;
+    if (k == 0 || k == name.size()) return false;
+    for (std::size_t j = k; j < name.size(); ++j) if (!is_digit(name[j])) return false;
+    out = name[0] == 'u' ? b_.unbacked(name) : b_.sym(name);
+    entry e{};
+    e.name = name;
+    e.is_sym = true;
+    e.sym = out;
+    define(e, c_.pos());
+    return true;
+  }
+  struct resolver {
+    parser* p;
+    constexpr bool operator()(std::string_view n, sym_expr& out) const { return p->resolve(n, out); }
+  };
+  constexpr value_parser<resolver> values(cursor& c) { return {c, pool_, stack_, resolver{this}}; }
+  constexpr value_parser<resolver> values() { return values(c_); }
+
+  // ----- statements -----
+  constexpr void end_statement() {
+    if (stopped()) return;
+    c_.skip_space();
+    if (c_.peek() == ';') c_.skip_line();  // release markers: `;  x = y = None`
+    else if (c_.peek() == '\n') { ++c_.i; c_.newline(); }
+    else if (!c_.done()) fail(c_.pos(), "unexpected text after the statement");
+    pool_.clear();
+  }
+
+  constexpr void parse_def() {
+    c_.i += 4;
+    position at = c_.pos();
+    if (c_.ident() != "forward") { fail(at, "expected `def forward(self, ...)`"); return; }
+    if (!c_.expect('(')) return;
+    ++c_.depth;
+    if (c_.ident() != "self") { fail(c_.pos(), "expected `self` as the first parameter of forward"); return; }
+    while (!stopped()) {
+      if (c_.eat(')')) break;
+      if (!c_.expect(',')) return;
+      if (c_.eat(')')) break;
+      c_.skip_space();
+      position nat = c_.pos();
+      std::string_view name = c_.ident();
+      if (name.empty()) { fail(nat, "expected a parameter name"); return; }
+      annotation t{};
+      if (c_.eat(':') && !parse_annotation(t)) return;
+      if (c_.eat('=')) { fail(c_.pos(), "default values of forward parameters are not supported"); return; }
+      add_placeholder(name, t, nat);
+    }
+    --c_.depth;
+    c_.skip_space();
+    if (c_.starts_with("->")) { c_.i += 2; (void)values().parse(); }
+    c_.expect(':');
+  }
+
+  constexpr void add_placeholder(std::string_view name, const annotation& t, position at) {
+    if (!t.present) { fail(at, "parameter '", name, "' has no type annotation (print with print_readable())"); return; }
+    entry e{};
+    e.name = name;
+    if (t.is_sym) {  // Sym(s0): a symbolic size passed as an argument; no node
+      e.is_sym = true;
+      e.sym = t.sym;
+      define(e, at);
+      return;
+    }
+    const sym_expr* s = t.size;
+    tensor x{};
+    switch (t.rank) {
+      case 0: x = b_.input(name, t.dt, {}); break;
+      case 1: x = b_.input(name, t.dt, {s[0]}); break;
+      case 2: x = b_.input(name, t.dt, {s[0], s[1]}); break;
+      case 3: x = b_.input(name, t.dt, {s[0], s[1], s[2]}); break;
+      case 4: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3]}); break;
+      case 5: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3], s[4]}); break;
+      default: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3], s[4], s[5]}); break;
+    }
+    // An input's layout is what the caller passes: keep PyTorch's strides when they differ.
+    if (t.has_strides)
+      for (int d = 0; d < t.rank; ++d) b_.g[x.id].meta.stride[d] = t.stride[d];
+    ++placeholders_;
+    e.node = x.id;
+    define(e, at);
+  }
+
+  // "f32[4, 8][8, 1]cpu" or "Sym(s0)", with the cursor at the opening quote.
+  constexpr bool parse_annotation(annotation& t) {
+    c_.skip_space();
+    position at = c_.pos();
+    value v = values().parse_primary();
+    if (stopped()) return false;
+    if (v.k != vkind::string) { fail(at, "expected a type annotation string such as \"f32[4, 8][8, 1]cpu\""); return false; }
+    t.present = true;
+    t.at = at;
+    cursor sub{};
+    sub.reset(v.text);
+    sub.line = at.line;
+    sub.col_offset = at.col;  // the text starts one column after the quote
+    sub.depth = 1;
+    auto vp = values(sub);
+    auto bad = [&](std::string_view why) {
+      fail(sub.failed ? sub.err_at : sub.pos(), why, sub.failed ? std::string_view(": ") : std::string_view{},
+           sub.failed ? sub.message() : std::string_view{});
+      return false;
+    };
+    if (sub.starts_with("Sym(")) {
+      sub.i += 4;
+      value e = vp.parse();
+      sym_expr x;
+      if (sub.failed || !vp.as_sym(e, x) || !sub.eat(')')) return bad("malformed Sym(...) annotation");
+      t.is_sym = true;
+      t.sym = x;
+      return true;
+    }
+    std::string_view dn = sub.ident();
+    if (!dtype_from_short(dn, t.dt)) { fail(at, "unsupported dtype '", dn, "' (ctfx has b8, i8, i32, i64, f16, bf16, f32, f64)"); return false; }
+    auto dims = [&](sym_expr* out, int& n) {
+      n = 0;
+      if (!sub.eat('[')) return false;
+      if (sub.eat(']')) return true;
+      while (!sub.failed) {
+        value e = vp.parse();
+        sym_expr x;
+        if (sub.failed || !vp.as_sym(e, x)) return false;
+        if (n >= max_rank) return false;
+        out[n++] = x;
+        if (sub.eat(']')) return true;
+        if (!sub.eat(',')) return false;
+      }
+      return false;
+    };
+    if (!dims(t.size, t.rank)) return bad(t.rank >= max_rank ? "a shape of rank above ctfx::max_rank" : "malformed shape in the type annotation");
+    sub.skip_space();
+    if (sub.peek() == '[') {
+      int ns = 0;
+      if (!dims(t.stride, ns) || ns != t.rank) return bad("malformed strides in the type annotation");
+      t.has_strides = true;
+    }
+    return true;  // the device (cpu, cuda:0) is not checked
+  }
+
+  constexpr void parse_return() {
+    value v = values().parse();
+    if (stopped()) return;
+    auto one = [&](const value& x) {
+      if (x.k == vkind::none) { outputs_.push_back(-1); return; }
+      std::int32_t id = node_of(x, "an output");
+      if (id >= 0) outputs_.push_back(id);
+    };
+    if (v.k == vkind::list)
+      for (std::int32_t k = 0; k < v.count; ++k) one(pool_[static_cast<std::size_t>(v.first + k)]);
+    else one(v);
+  }
+
+  constexpr void parse_assign() {
+    position at = c_.pos();
+    std::string_view name = c_.ident();
+    if (name.empty()) { fail(at, "expected a statement `name = op(...)`"); return; }
+    annotation t{};
+    if (c_.eat(':') && !parse_annotation(t)) return;
+    if (!c_.expect('=')) return;
+    c_.skip_space();
+    position op_at = c_.pos();
+    std::size_t rhs = c_.i;
+    std::string_view callee = c_.dotted();
+    c_.skip_space();
+    if (!callee.empty() && c_.peek() == '(') {
+      ++c_.i;
+      ++c_.depth;
+      value args = values().elements(')', op_at, true);
+      --c_.depth;
+      if (stopped()) return;
+      lower_call(name, t, callee, args, op_at);
+      return;
+    }
+    if (!callee.empty() && c_.peek() == '[' && callee.find('.') == std::string_view::npos) {  // t[0]
+      ++c_.i;
+      ++c_.depth;
+      value idx = values().parse();
+      if (!c_.expect(']')) return;
+      --c_.depth;
+      if (stopped()) return;
+      if (idx.k != vkind::integer || idx.is_bool) { fail(idx.at, "a tuple index must be an integer"); return; }
+      value tv{};
+      tv.k = vkind::name;
+      tv.text = callee;
+      tv.at = op_at;
+      std::int32_t tup = node_of(tv, "the tuple");
+      if (tup < 0) return;
+      std::int32_t k = element_index(tup, idx.i, idx.at);
+      if (k < 0) return;
+      emit(name, t, op_kind::getitem, std::span<const std::int32_t>(&tup, 1), {}, k, 0.0, op_at);
+      return;
+    }
+    // Arithmetic on symbolic sizes: `add_1: "Sym(s0 + 1)" = sym_size_int + 1`.
+    c_.i = rhs;  // same line: no newline was crossed
+    value v = values().parse();
+    if (stopped()) return;
+    sym_expr x;
+    if ((v.k == vkind::sym || v.k == vkind::integer) && values().as_sym(v, x)) {
+      if (t.present && t.is_sym && !(t.sym == x)) { mismatch_sym(name, t, x); return; }
+      entry e{};
+      e.name = name;
+      e.is_sym = true;
+      e.sym = x;
+      define(e, at);
+      return;
+    }
+    fail(op_at, "unsupported right-hand side for '", name, "' (expected an op call, t[i] or size arithmetic)");
+  }
+
+  // PyTorch's auto_functionalized returns (None, new values...) for an op that returns nothing;
+  // ctfx's tuple has only the new values.
+  constexpr std::int32_t element_index(std::int32_t tup, index_t i, position at) {
+    std::int32_t off = fx::getitem_offset(b_.g, tup);
+    if (i < off) { fail(at, "element 0 of a user op that returns nothing is None, not a tensor"); return -1; }
+    return static_cast<std::int32_t>(i) - off;
+  }
+
+  // ----- arguments -----
+  constexpr const value* arg(const value& call, int pos, std::string_view key) const {
+    int k = 0;
+    for (std::int32_t j = 0; j < call.count; ++j) {
+      const value& v = pool_[static_cast<std::size_t>(call.first + j)];
+      if (v.key.empty()) { if (k++ == pos) return &v; }
+      else if (v.key == key) return &v;
+    }
+    return nullptr;
+  }
+  constexpr std::int32_t node_of(const value& v, std::string_view what) {
+    if (v.k != vkind::name) { fail(v.at, "expected a tensor node for ", what); return -1; }
+    const entry* e = lookup(v.text);
+    if (!e) { fail(v.at, "'", v.text, "' is not defined before its use"); return -1; }
+    if (e->node < 0 || e->is_sym) { fail(v.at, "'", v.text, "' is a symbolic size, not a tensor"); return -1; }
+    return e->node;
+  }
+  constexpr bool sym_of(const value* v, sym_expr& out, std::string_view what) {
+    if (!v) return false;
+    if (v->k == vkind::integer && !v->is_bool) { out = sym_expr(v->i); return true; }
+    if (v->k == vkind::sym) { out = v->e; return true; }
+    if (v->k == vkind::name && resolve(v->text, out)) return true;
+    fail(v->at, "expected an integer for ", what);
+    return false;
+  }
+  // An integer argument with a default (when absent or None).
+  constexpr bool int_arg(const value& call, int pos, std::string_view key, sym_expr dflt, sym_expr& out, position at) {
+    const value* v = arg(call, pos, key);
+    if (!v || v->k == vkind::none) {
+      if (dflt == sym_expr(INT64_MIN)) { fail(at, "missing argument '", key, "'"); return false; }
+      out = dflt;
+      return true;
+    }
+    return sym_of(v, out, key);
+  }
+  constexpr bool list_arg(const value& call, int pos, std::string_view key, position at) {
+    const value* v = arg(call, pos, key);
+    if (!v) { fail(at, "missing list argument '", key, "'"); return false; }
+    if (v->k != vkind::list) {  // a single int where a list is expected (sum(x, 0))
+      sym_expr x;
+      if (!sym_of(v, x, key)) return false;
+      pbuf_.push_back(x);
+      return true;
+    }
+    for (std::int32_t j = 0; j < v->count; ++j) {
+      sym_expr x;
+      if (!sym_of(&pool_[static_cast<std::size_t>(v->first + j)], x, key)) return false;
+      pbuf_.push_back(x);
+    }
+    return true;
+  }
+  constexpr bool tensor_arg(const value& call, int pos, std::string_view key, position at) {
+    const value* v = arg(call, pos, key);
+    if (!v) { fail(at, "missing tensor argument '", key, "'"); return false; }
+    std::int32_t id = node_of(*v, key);
+    if (id < 0) return false;
+    abuf_.push_back(id);
+    return true;
+  }
+  constexpr bool tensor_list(const value& call, int pos, std::string_view key, position at, bool none_ok) {
+    const value* v = arg(call, pos, key);
+    if (!v || v->k != vkind::list) { fail(v ? v->at : at, "expected a list of tensors for '", key, "'"); return false; }
+    for (std::int32_t j = 0; j < v->count; ++j) {
+      const value& x = pool_[static_cast<std::size_t>(v->first + j)];
+      if (none_ok && x.k == vkind::none) { abuf_.push_back(-1); continue; }
+      std::int32_t id = node_of(x, key);
+      if (id < 0) return false;
+      abuf_.push_back(id);
+    }
+    return true;
+  }
+  constexpr bool scalar_of(const value* v, double& s, bool& integral, std::string_view what) {
+    if (v && v->k == vkind::integer && !v->is_bool) { s = static_cast<double>(v->i); integral = true; return true; }
+    if (v && v->k == vkind::real) { s = v->d; integral = false; return true; }
+    fail(v ? v->at : c_.pos(), "expected a number for ", what);
+    return false;
+  }
+  constexpr bool dtype_arg(const value* v, dtype& d) {
+    if (v && v->k == vkind::dotted && dtype_from_torch(v->text, d)) return true;
+    fail(v ? v->at : c_.pos(), "unsupported dtype '", v ? v->text : std::string_view("?"), "'");
+    return false;
+  }
+  constexpr bool alpha_is_one(const value& call) {
+    const value* a = arg(call, 99, "alpha");
+    if (!a || (a->k == vkind::integer && a->i == 1) || (a->k == vkind::real && a->d == 1.0)) return true;
+    fail(a->at, "alpha other than 1 is not supported");
+    return false;
+  }
+
+  // ----- nodes -----
+  constexpr void emit(std::string_view name, const annotation& t, op_kind k, std::span<const std::int32_t> a,
+                      std::span<const sym_expr> p, std::int32_t aux, double scalar, position at) {
+    if (stopped()) return;
+    std::int32_t id = b_.add(k, a, p, aux, scalar);
+    b_.g[id].name = name_t(name);
+    if (!b_.g.error.ok()) {
+      locate_builder_error(at, name);
+      return;
+    }
+    entry e{};
+    e.name = name;
+    e.node = id;
+    if (!define(e, at)) return;
+    check_meta(id, t, at);
+  }
+  constexpr void emit_bufs(std::string_view name, const annotation& t, op_kind k, std::int32_t aux, double scalar, position at) {
+    emit(name, t, k, std::span<const std::int32_t>(abuf_.data(), abuf_.size()),
+         std::span<const sym_expr>(pbuf_.data(), pbuf_.size()), aux, scalar, at);
+  }
+
+  constexpr void put_layout(text_buf<200>& m, dtype dt, int rank, const sym_expr* size, const sym_expr* stride) {
+    m << name_of(dt) << '[';
+    for (int d = 0; d < rank; ++d) { if (d) m << ", "; detail::put_expr(m, b_.g, size[d]); }
+    m << "][";
+    for (int d = 0; d < rank; ++d) { if (d) m << ", "; detail::put_expr(m, b_.g, stride[d]); }
+    m << ']';
+  }
+  // PyTorch's printed metadata must be what ctfx's rules computed.
+  constexpr void check_meta(std::int32_t id, const annotation& t, position at) {
+    if (!t.present) return;
+    const tensor_meta& m = b_.g.meta(id);
+    if (t.is_sym || !m.is_tensor()) {
+      if (t.is_sym != (b_.g[id].op == op_kind::sym_size)) mismatch(id, t, at, "its kind (tensor or size)");
+      return;
+    }
+    bool same = m.dt == t.dt && m.rank == t.rank;
+    for (int d = 0; same && d < t.rank; ++d) same = m.size[d] == t.size[d];
+    sym_expr numel = m.numel();
+    bool empty = numel.is_static() && numel.value() == 0;
+    // aten.copy keeps the strides of `self` even where they are not dense (a slice of a cache);
+    // ctfx gives the copy a dense buffer of the same shape. Only its dtype and sizes are compared.
+    bool strides = t.has_strides && !empty && b_.g[id].op != op_kind::copy;
+    for (int d = 0; same && strides && d < t.rank; ++d)
+      same = m.size[d] == sym_expr(1) || m.stride[d] == t.stride[d];
+    if (!same) mismatch(id, t, at, {});
+  }
+  constexpr void mismatch(std::int32_t id, const annotation& t, position at, std::string_view what) {
+    text_buf<200> m;
+    m << "fx line " << static_cast<int>(at.line) << ": node '" << b_.g[id].name.view() << "': PyTorch printed ";
+    if (t.is_sym) m << "a symbolic size";
+    else put_layout(m, t.dt, t.rank, t.size, t.stride);
+    m << ", ctfx computed ";
+    const tensor_meta& x = b_.g.meta(id);
+    if (!x.is_tensor()) m << "a tuple";
+    else put_layout(m, x.dt, x.rank, x.size, x.stride);
+    if (!what.empty()) m << " (" << what << ')';
+    m << " [rule metadata-consistent]";
+    b_.g.fail(rule::metadata_inconsistent, id, m.view());
+    err_line_ = at.line;
+    err_col_ = at.col;
+  }
+  constexpr void mismatch_sym(std::string_view name, const annotation& t, const sym_expr& x) {
+    text_buf<200> m;
+    m << "fx line " << static_cast<int>(t.at.line) << ": '" << name << "': PyTorch printed Sym(";
+    detail::put_expr(m, b_.g, t.sym);
+    m << "), ctfx computed ";
+    detail::put_expr(m, b_.g, x);
+    m << " [rule metadata-consistent]";
+    b_.g.fail(rule::metadata_inconsistent, -1, m.view());
+    err_line_ = t.at.line;
+    err_col_ = t.at.col;
+  }
+
+  constexpr void lower_call(std::string_view name, const annotation& t, std::string_view callee, const value& call,
+                            position at) {
+    abuf_.clear();
+    pbuf_.clear();
+    if (callee == "operator.getitem") {
+      const value* tv = arg(call, 0, "");
+      const value* iv = arg(call, 1, "");
+      if (!tv || !iv || iv->k != vkind::integer) { fail(at, "operator.getitem expects (tuple, index)"); return; }
+      std::int32_t tup = node_of(*tv, "the tuple");
+      if (tup < 0) return;
+      std::int32_t k = element_index(tup, iv->i, iv->at);
+      if (k < 0) return;
+      abuf_.push_back(tup);
+      emit_bufs(name, t, op_kind::getitem, k, 0.0, at);
+      return;
+    }
+    constexpr std::string_view prefix = "torch.ops.";
+    const op_row* row = callee.substr(0, prefix.size()) == prefix ? find_op(callee.substr(prefix.size())) : nullptr;
+    if (!row) { fail(at, "node '", name, "': unsupported op '" ); append_op_name(callee); return; }
+    const op_kind k = row->kind;
+    const sym_expr required(INT64_MIN);
+    sym_expr x0, x1, x2, x3;
+    switch (row->how) {
+      case lower::unary: {
+        int want = k == op_kind::copy || k == op_kind::copy_ ? 2 : 1;
+        for (int j = 0; j < want; ++j) if (!tensor_arg(call, j, j ? "src" : "self", at)) return;
+        if (arg(call, want, "")) { fail(arg(call, want, "")->at, "unexpected extra argument"); return; }
+        const value* mf = arg(call, 99, "memory_format");
+        if (k == op_kind::clone && mf && mf->text == "torch.contiguous_format") {
+          // ctfx's clone keeps a dense layout (preserve_format); a contiguous copy of a permuted
+          // tensor is ctfx's same-dtype conversion, which always gives a contiguous result.
+          const tensor_meta& xm = b_.g.meta(abuf_[0]);
+          if (!detail::clone_meta(xm).is_contiguous()) {
+            emit_bufs(name, t, op_kind::convert, static_cast<std::int32_t>(xm.dt), 0.0, at);
+            return;
+          }
+        }
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::binary: {
+        if (!tensor_arg(call, 0, "self", at) || !alpha_is_one(call)) return;
+        const value* o = arg(call, 1, "other");
+        if (!o) o = arg(call, 1, "exponent");
+        if (o && o->k == vkind::name) {
+          if (!tensor_arg(call, 1, o->key.empty() ? "other" : o->key, at)) return;
+          emit_bufs(name, t, k, 0, 0.0, at);
+          return;
+        }
+        double s = 0;
+        bool integral = false;
+        if (!scalar_of(o, s, integral, "the scalar operand")) return;
+        emit_bufs(name, t, k, integral ? 2 : 1, s, at);
+        return;
+      }
+      case lower::slice: case lower::slice_scatter: {
+        int o = 1 + (row->how == lower::slice_scatter);  // position of the first view parameter
+        for (int j = 0; j < o; ++j) if (!tensor_arg(call, j, j ? "src" : "self", at)) return;
+        if (!int_arg(call, o, "dim", 0, x0, at) || !int_arg(call, o + 1, "start", 0, x1, at) ||
+            !int_arg(call, o + 2, "end", end_of_dim, x2, at) || !int_arg(call, o + 3, "step", 1, x3, at)) return;
+        for (auto& x : {x0, x1, x2, x3}) pbuf_.push_back(x);
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::select: case lower::select_scatter: {
+        int o = 1 + (row->how == lower::select_scatter);  // position of the first view parameter
+        for (int j = 0; j < o; ++j) if (!tensor_arg(call, j, j ? "src" : "self", at)) return;
+        if (!int_arg(call, o, "dim", required, x0, at) || !int_arg(call, o + 1, "index", required, x1, at)) return;
+        pbuf_.push_back(x0);
+        pbuf_.push_back(x1);
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::diagonal: case lower::diagonal_scatter: {
+        int o = 1 + (row->how == lower::diagonal_scatter);  // position of the first view parameter
+        for (int j = 0; j < o; ++j) if (!tensor_arg(call, j, j ? "src" : "self", at)) return;
+        if (!int_arg(call, o, "offset", 0, x0, at) || !int_arg(call, o + 1, "dim1", 0, x1, at) ||
+            !int_arg(call, o + 2, "dim2", 1, x2, at)) return;
+        for (auto& x : {x0, x1, x2}) pbuf_.push_back(x);
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::as_strided: case lower::as_strided_scatter: {
+        int o = row->how == lower::as_strided_scatter;
+        for (int j = 0; j <= o; ++j) if (!tensor_arg(call, j, j ? "src" : "self", at)) return;
+        pbuf_.push_back(0);
+        if (!list_arg(call, o + 1, "size", at)) return;
+        std::size_t r = pbuf_.size() - 1;
+        if (!list_arg(call, o + 2, "stride", at)) return;
+        if (pbuf_.size() - 1 != 2 * r) { fail(at, "as_strided sizes and strides differ in length"); return; }
+        pbuf_[0] = sym_expr(static_cast<index_t>(r));
+        // storage_offset=None keeps the input's offset
+        if (!int_arg(call, o + 3, "storage_offset", b_.g.meta(abuf_[0]).offset, x0, at)) return;
+        pbuf_.push_back(x0);
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::view: case lower::permute: {
+        if (!tensor_arg(call, 0, "self", at) || !list_arg(call, 1, row->how == lower::view ? "size" : "dims", at)) return;
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::transpose: case lower::t: {
+        if (!tensor_arg(call, 0, "self", at)) return;
+        if (row->how == lower::t) { x0 = 0; x1 = 1; }
+        else if (!int_arg(call, 1, "dim0", required, x0, at) || !int_arg(call, 2, "dim1", required, x1, at)) return;
+        pbuf_.push_back(x0);
+        pbuf_.push_back(x1);
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::dim: {
+        if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dim", required, x0, at)) return;
+        pbuf_.push_back(x0);
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::index_put: {
+        if (!tensor_arg(call, 0, "self", at) || !tensor_arg(call, 2, "values", at) ||
+            !tensor_list(call, 1, "indices", at, true)) return;
+        const value* acc = arg(call, 3, "accumulate");
+        emit_bufs(name, t, k, acc && acc->k == vkind::integer && acc->i ? 1 : 0, 0.0, at);
+        return;
+      }
+      case lower::reduce: {
+        if (!tensor_arg(call, 0, "self", at)) return;
+        const value* dims = arg(call, 1, "dim");
+        if (dims && dims->k != vkind::none && !list_arg(call, 1, "dim", at)) return;
+        const value* keep = arg(call, 2, "keepdim");
+        const value* dt = arg(call, 99, "dtype");
+        if (dt && dt->k != vkind::none) { fail(dt->at, "a reduction with a dtype argument is not supported"); return; }
+        emit_bufs(name, t, k, keep && keep->k == vkind::integer && keep->i ? 1 : 0, 0.0, at);
+        return;
+      }
+      case lower::cat: {
+        if (!tensor_list(call, 0, "tensors", at, false) || !int_arg(call, 1, "dim", 0, x0, at)) return;
+        pbuf_.push_back(x0);
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::foreach: {
+        if (!tensor_list(call, 0, "self", at, false) || !alpha_is_one(call)) return;
+        auto n = static_cast<std::int32_t>(abuf_.size());
+        const value* o = arg(call, 1, "other");
+        if (!o) o = arg(call, 1, "scalar");
+        if (o && o->k == vkind::list) {
+          if (!tensor_list(call, 1, o->key.empty() ? "other" : o->key, at, false)) return;
+          emit_bufs(name, t, k, n, 0.0, at);
+          return;
+        }
+        double s = 0;
+        bool integral = false;
+        if (!scalar_of(o, s, integral, "the scalar operand")) return;
+        emit_bufs(name, t, k, n, s, at);
+        return;
+      }
+      case lower::all_reduce: {
+        if (!tensor_arg(call, 0, "input", at)) return;
+        const value* op = arg(call, 1, "reduce_op");
+        if (!op || op->k != vkind::string || op->text != "sum") {
+          fail(op ? op->at : at, "only all_reduce with 'sum' is supported");
+          return;
+        }
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::factory: case lower::full: {
+        if (!list_arg(call, 0, "size", at)) return;
+        double s = k == op_kind::ones ? 1.0 : 0.0;
+        bool integral = false;
+        dtype d = dtype::f32;
+        if (row->how == lower::full) {
+          const value* fv = arg(call, 1, "fill_value");
+          if (fv && fv->is_bool) { s = static_cast<double>(fv->i); d = dtype::b8; }
+          else if (!scalar_of(fv, s, integral, "the fill value")) return;
+          else if (integral) d = dtype::i64;  // PyTorch infers the dtype of full from the value
+        }
+        const value* dt = arg(call, 99, "dtype");
+        if (dt && dt->k != vkind::none && !dtype_arg(dt, d)) return;
+        emit_bufs(name, t, k, static_cast<std::int32_t>(d), s, at);
+        return;
+      }
+      case lower::convert: {
+        if (!tensor_arg(call, 0, "self", at)) return;
+        const value* dt = arg(call, 1, "dtype");
+        dtype d{};
+        if (!dt || dt->k == vkind::none) { fail(at, "_to_copy without a dtype is not supported"); return; }
+        if (!dtype_arg(dt, d)) return;
+        emit_bufs(name, t, k, static_cast<std::int32_t>(d), 0.0, at);
+        return;
+      }
+      case lower::sym_size: {
+        if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dim", required, x0, at)) return;
+        if (!x0.is_static()) { fail(at, "sym_size needs a static dim"); return; }
+        const tensor_meta& xm = b_.g.meta(abuf_[0]);
+        index_t d = x0.value() < 0 ? x0.value() + xm.rank : x0.value();
+        if (d < 0 || d >= xm.rank) { fail(at, "sym_size dim out of range"); return; }
+        sym_expr size = xm.size[d];
+        pbuf_.push_back(x0);
+        std::int32_t id = b_.add(k, std::span<const std::int32_t>(abuf_.data(), 1), std::span<const sym_expr>(pbuf_.data(), 1));
+        b_.g[id].name = name_t(name);
+        if (!b_.g.error.ok()) { locate_builder_error(at); return; }
+        entry e{};
+        e.name = name;
+        e.node = id;
+        e.is_sym = true;
+        e.sym = size;
+        if (t.present && (!t.is_sym || !(t.sym == size))) { mismatch_sym(name, t, size); return; }
+        define(e, at);
+        return;
+      }
+      case lower::fill: {
+        if (!tensor_arg(call, 0, "self", at)) return;
+        double s = 0;
+        bool integral = false;
+        if (!scalar_of(arg(call, 1, "value"), s, integral, "the fill value")) return;
+        emit_bufs(name, t, k, 0, s, at);
+        return;
+      }
+      case lower::auto_functionalized: lower_user_op(name, t, call, at); return;
+    }
+  }
+
+  constexpr void append_op_name(std::string_view callee) {
+    // fail() was called with "unsupported op '"; add the name and the closing quote.
+    diagnostic d = b_.g.error;
+    text_buf<200> m;
+    std::string_view msg = d.message();
+    std::size_t tag = msg.find(" [rule");
+    m << msg.substr(0, tag) << callee << "'" << msg.substr(tag);
+    for (auto& ch : d.text) ch = 0;
+    for (std::size_t k = 0; k < m.n; ++k) d.text[k] = m.s[k];
+    b_.g.error = d;
+  }
+
+  // higher_order.auto_functionalized(torch.ops.ns.op.default, x = a, out = b): the keywords are the
+  // op's Tensor arguments, by the names its signature gives them.
+  constexpr void lower_user_op(std::string_view name, const annotation& t, const value& call, position at) {
+    const value* opv = arg(call, 0, "");
+    constexpr std::string_view prefix = "torch.ops.";
+    if (!opv || opv->k != vkind::dotted || opv->text.substr(0, prefix.size()) != prefix) {
+      fail(opv ? opv->at : at, "auto_functionalized expects the op as its first argument");
+      return;
+    }
+    std::string_view q = opv->text.substr(prefix.size());
+    std::size_t last = q.rfind('.');
+    std::string_view qualified = last == std::string_view::npos ? q : q.substr(0, last);
+    const fx_custom* found = nullptr;
+    for (const auto& cu : customs_)
+      if (custom_name_matches(cu.schema.name.view(), qualified)) found = &cu;
+    if (!found) { fail(opv->at, "user op '", opv->text, "' is not in the list of custom ops given to the parser"); return; }
+    for (int j = 0; j < found->schema.n_args; ++j) {
+      std::string_view an = tensor_arg_name(found->signature, j);
+      const value* v = an.empty() ? nullptr : arg(call, 1000, an);
+      if (!v) { fail(at, "auto_functionalized: no keyword for tensor argument '", an, "'"); return; }
+      std::int32_t id = node_of(*v, an);
+      if (id < 0) return;
+      abuf_.push_back(id);
+    }
+    auto& cs = b_.g.customs;
+    std::int32_t idx = -1;
+    for (std::size_t j = 0; j < cs.size(); ++j) if (cs[j].name == found->schema.name) idx = static_cast<std::int32_t>(j);
+    if (idx < 0) { cs.push_back(found->schema); idx = static_cast<std::int32_t>(cs.size()) - 1; }
+    op_kind k = found->schema.mutates ? op_kind::auto_functionalized : op_kind::custom;
+    emit_bufs(name, t, k, idx, 0.0, at);
+  }
+};
+
+// Parses without verifying (the compile-time path verifies in its own evaluation).
+constexpr fx_parse_result parse_unverified(std::string_view text, std::span<const fx_custom> customs) {
+  return parser(text, customs).run();
+}
+
+template <diagnostic D>
+struct fx_text_error {
+  static_assert(D.r != rule::fx_text,
+                "ctfx::fx_graph: the FX text is malformed or calls an unsupported op; the line, column and op are named "
+                "in 'fx_text_error<ctfx::diagnostic{...}>' above");
+  static constexpr bool value = detail::graph_error<D>::value;
+};
+
+}  // namespace fx
+
+// Parses FX text at compile time or at run time; the graph is verified (graph/verify.hpp).
+constexpr fx_parse_result parse_fx(std::string_view text, std::span<const fx_custom> customs = {}) {
+  fx_parse_result r = fx::parse_unverified(text, customs);
+  if (r.ok()) r.error = verify(r.graph, verify_level::structure);
+  return r;
+}
+
+// A graph from FX text in the compiler, used like ctfx::graph(...): `get()` gives the ir. A broken
+// rule or a bad line is a compile error whose text names the line, column and op (or node).
+template <fixed_string Text, class... Customs>
+struct fx_graph_def {
+  static constexpr std::array<fx_custom, sizeof...(Customs)> customs{fx_custom_of<Customs>()...};
+  static constexpr ir build() {
+    return fx::parse_unverified(Text.view(), std::span<const fx_custom>(customs.data(), customs.size())).graph;
+  }
+  struct checked { ir_sizes sizes; diagnostic diag; };
+  static constexpr checked check() {
+    fx_parse_result r = parse_fx(Text.view(), std::span<const fx_custom>(customs.data(), customs.size()));
+    return {sizes_of(r.graph), r.error};
+  }
+  static constexpr checked info = check();
+  static constexpr ir_sizes sizes = info.sizes;
+  static constexpr diagnostic diag = info.diag;
+  static_assert(fx::fx_text_error<diag>::value);
+  static constexpr frozen_ir<sizes> frozen = freeze<sizes>(build());
+  static constexpr ir get() { return frozen.thaw(); }
+};
+
+template <fixed_string Text, class... Customs>
+constexpr fx_graph_def<Text, Customs...> fx_graph() { return {}; }
+
+// Reads and parses a file at run time. The ir's names point into nothing: the text may go.
+inline fx_parse_result parse_fx_file(const std::string& path, std::span<const fx_custom> customs = {}) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    fx_parse_result r{};
+    text_buf<200> m;
+    m << "cannot read '" << std::string_view(path) << "' [rule fx-text]";
+    r.error.r = rule::fx_text;
+    for (std::size_t k = 0; k < m.n; ++k) r.error.text[k] = m.s[k];
+    return r;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  return parse_fx(text, customs);
+}
+
+}  // namespace ctfx

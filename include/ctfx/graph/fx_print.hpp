@@ -1,0 +1,199 @@
+// ctfx/graph/fx_print.hpp — a graph printed back as PyTorch's readable GraphModule code, the format
+// graph/fx_parse.hpp reads: `to_fx(parse_fx(t).graph)` re-parses into the same graph. Run-time only
+// (std::string). Symbols print by name inside the type annotations and size lists (`"f32[s0, 8]..."`);
+// no Sym placeholders are printed, since the parser binds symbols from the tensor inputs.
+// Ops with no functional FX spelling (the generalized scatter of a reinplaced graph) print as a
+// comment holding ctfx's own line.
+#pragma once
+#include <charconv>
+#include <cmath>
+#include <span>
+#include <string>
+#include "fx_opmap.hpp"
+#include "fx_parse.hpp"
+#include "print.hpp"
+
+namespace ctfx {
+
+namespace fx {
+
+inline std::string torch_dtype(dtype d) {
+  switch (d) {
+    case dtype::b8: return "torch.bool";
+    case dtype::i8: return "torch.int8";
+    case dtype::i32: return "torch.int32";
+    case dtype::i64: return "torch.int64";
+    case dtype::f16: return "torch.float16";
+    case dtype::bf16: return "torch.bfloat16";
+    case dtype::f32: return "torch.float32";
+    case dtype::f64: return "torch.float64";
+  }
+  return "?";
+}
+
+// Python's repr of a float: the shortest text that reads back to the same double.
+inline std::string py_float(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+inline std::string type_of(const ir& g, const tensor_meta& m) {
+  std::string s = std::string(name_of(m.dt)) + "[";
+  for (int d = 0; d < m.rank; ++d) s += (d ? ", " : "") + to_string(g, m.size[d]);
+  s += "][";
+  for (int d = 0; d < m.rank; ++d) s += (d ? ", " : "") + to_string(g, m.stride[d]);
+  return s + "]cpu";
+}
+
+inline std::string name_ref(const ir& g, std::int32_t a) { return a < 0 ? "None" : std::string(g[a].name.view()); }
+inline std::string sizes(const ir& g, std::span<const sym_expr> p) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < p.size(); ++i) s += (i ? ", " : "") + to_string(g, p[i]);
+  return s + "]";
+}
+inline std::string refs(const ir& g, std::span<const std::int32_t> a) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < a.size(); ++i) s += (i ? ", " : "") + name_ref(g, a[i]);
+  return s + "]";
+}
+inline std::string param(const ir& g, const sym_expr& e) {
+  return e == sym_expr(end_of_dim) ? std::string("9223372036854775807") : to_string(g, e);
+}
+
+// The right-hand side of node i, or "" when it has no FX spelling.
+inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custom> customs) {
+  const node& n = g[i];
+  auto a = g.args_of(i);
+  auto p = g.params_of(n);
+  std::string s;
+  auto add = [&](const std::string& x) { s += (s.empty() ? "" : ", ") + x; };
+  auto op = [&](std::string_view name) { return "torch.ops." + std::string(name) + "(" + s + ")"; };
+  switch (n.op) {
+    case op_kind::getitem: return name_ref(g, a[0]) + "[" + std::to_string(n.aux + getitem_offset(g, a[0])) + "]";
+    case op_kind::slice: case op_kind::slice_scatter: case op_kind::select: case op_kind::select_scatter:
+    case op_kind::diagonal: case op_kind::diagonal_scatter: case op_kind::transpose: case op_kind::unsqueeze:
+    case op_kind::squeeze: case op_kind::sym_size:
+      for (auto x : a) add(name_ref(g, x));
+      for (const auto& x : p) add(param(g, x));
+      return op(aten_name(n.op));
+    case op_kind::as_strided: case op_kind::as_strided_scatter: {
+      for (auto x : a) add(name_ref(g, x));
+      auto r = static_cast<std::size_t>(p[0].value());
+      add(sizes(g, p.subspan(1, r)));
+      add(sizes(g, p.subspan(1 + r, r)));
+      add(to_string(g, p[1 + 2 * r]));
+      return op(aten_name(n.op));
+    }
+    case op_kind::view: case op_kind::expand: case op_kind::permute:
+      add(name_ref(g, a[0]));
+      add(sizes(g, p));
+      return op(aten_name(n.op));
+    case op_kind::index_put: case op_kind::index_put_: case op_kind::unsafe_index_put: case op_kind::unsafe_index_put_:
+      add(name_ref(g, a[0]));
+      add(refs(g, a.subspan(2)));
+      add(name_ref(g, a[1]));
+      if (n.aux) add("True");
+      return op(aten_name(n.op));
+    case op_kind::sum: case op_kind::amax:
+      add(name_ref(g, a[0]));
+      add(sizes(g, p));
+      if (n.aux) add("True");
+      return op(aten_name(n.op));
+    case op_kind::cat:
+      add(refs(g, a));
+      add(to_string(g, p[0]));
+      return op(aten_name(n.op));
+    case op_kind::foreach_add: case op_kind::foreach_mul: case op_kind::foreach_add_: case op_kind::foreach_mul_: {
+      auto k = static_cast<std::size_t>(n.aux);
+      add(refs(g, a.subspan(0, k)));
+      std::string name(aten_name(n.op));
+      if (a.size() == 2 * k) add(refs(g, a.subspan(k, k)));
+      else {
+        add(py_float(n.scalar));
+        name = name.substr(0, name.size() - 4) + "Scalar";
+      }
+      return op(name);
+    }
+    case op_kind::all_reduce: case op_kind::all_reduce_:
+      add(name_ref(g, a[0]));
+      add("'sum'");
+      add("'0'");
+      return op(aten_name(n.op));
+    case op_kind::empty: case op_kind::zeros: case op_kind::ones: case op_kind::full:
+      add(sizes(g, p));
+      if (n.op == op_kind::full) add(py_float(n.scalar));
+      add("dtype = " + torch_dtype(static_cast<dtype>(n.aux)));
+      return op(aten_name(n.op));
+    case op_kind::convert:
+      add(name_ref(g, a[0]));
+      add(torch_dtype(static_cast<dtype>(n.aux)));
+      return op(aten_name(n.op));
+    case op_kind::fill_:
+      add(name_ref(g, a[0]));
+      add(py_float(n.scalar));
+      return op(aten_name(n.op));
+    case op_kind::custom: case op_kind::auto_functionalized: {
+      const custom_schema& cs = g.customs[static_cast<std::size_t>(n.aux)];
+      std::string q(cs.name.view());
+      if (auto cc = q.find("::"); cc != std::string::npos) q.replace(cc, 2, ".");
+      std::string_view sig{};
+      for (const auto& c : customs) if (c.schema.name == cs.name) sig = c.signature;
+      s = "torch.ops." + q + ".default";
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        std::string_view an = tensor_arg_name(sig, static_cast<int>(k));
+        s += ", " + (an.empty() ? "arg" + std::to_string(k) : std::string(an)) + " = " + name_ref(g, a[k]);
+      }
+      return op("higher_order.auto_functionalized");
+    }
+    case op_kind::generalized_scatter: case op_kind::generalized_scatter_: case op_kind::placeholder:
+    case op_kind::output:
+      return {};
+    default: break;
+  }
+  for (auto x : a) add(name_ref(g, x));
+  if (is_binary(n.op) && n.aux != 0) add(n.aux == 2 ? std::to_string(static_cast<long long>(n.scalar)) : py_float(n.scalar));
+  std::string_view name = aten_name(n.op);
+  return name.empty() ? std::string() : op(name);
+}
+
+}  // namespace fx
+
+// The whole graph as `class GraphModule(torch.nn.Module): def forward(self, ...): ...`.
+// `customs` gives the keyword names of user-op arguments (otherwise arg0, arg1, ...).
+inline std::string to_fx(const ir& g, std::span<const fx_custom> customs = {}) {
+  std::string s = "class GraphModule(torch.nn.Module):\n    def forward(self";
+  for (std::int32_t i = 0; i < g.size(); ++i)
+    if (g[i].op == op_kind::placeholder)
+      s += ", " + std::string(g[i].name.view()) + ": \"" + fx::type_of(g, g[i].meta) + "\"";
+  s += "):\n";
+  for (std::int32_t i = 0; i < g.size(); ++i) {
+    const node& n = g[i];
+    if (n.op == op_kind::placeholder) continue;
+    if (n.op == op_kind::output) {
+      auto a = g.args_of(i);
+      s += "        return (";
+      for (std::size_t k = 0; k < a.size(); ++k) s += (k ? ", " : "") + fx::name_ref(g, a[k]);
+      s += a.size() == 1 ? ",)\n" : ")\n";
+      continue;
+    }
+    std::string rhs = fx::fx_call(g, i, customs);
+    if (rhs.empty()) { s += "        # no FX form: " + node_text(g, i) + "\n"; continue; }
+    s += "        " + std::string(n.name.view());
+    if (n.op == op_kind::sym_size) {
+      const tensor_meta& x = g.meta(g.arg(i, 0));
+      auto d = g.iparam(i, 0);
+      s += ": \"Sym(" + to_string(g, x.size[d < 0 ? d + x.rank : d]) + ")\"";
+    } else if (n.meta.is_tensor()) {
+      s += ": \"" + fx::type_of(g, n.meta) + "\"";
+    }
+    s += " = " + rhs + "\n";
+  }
+  return s;
+}
+
+}  // namespace ctfx

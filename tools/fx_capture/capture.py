@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Captures Inductor's post-grad FX graphs (before its reinplacing pass) for ctfx's FX parser tests.
+
+For each small program below: compiles it with torch.compile on CPU, takes the graph that
+`torch._inductor.config.post_grad_custom_pre_pass` sees (the functional post-grad graph with its
+copy_ epilogue, before reinplace_inplaceable_ops), prints it with
+`print_readable(include_stride=True, include_device=True)` and writes
+
+  test/data/fx/<name>.txt           the graph text, as PyTorch printed it
+  test/data/fx/<name>.input<i>.npy  the i-th tensor placeholder's value before the call
+  test/data/fx/<name>.output<j>.npy the j-th graph output, from PyTorch eager
+  test/data/fx/<name>.mutated<i>.npy the i-th tensor placeholder after the eager call, when the
+                                    program mutates it
+
+Sym placeholders (dynamic shapes) are not files: ctfx binds symbols from the input shapes.
+Not run in CI (needs torch; `pip install torch numpy`). Usage: capture.py [OUTDIR]
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+from torch._inductor import config
+
+config.enable_auto_functionalized_v2 = False  # ctfx reads auto_functionalized (v1)
+config.freezing = False
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "test", "data", "fx")
+
+
+@torch.library.custom_op("ctfx_test::sin_", mutates_args={"out"})
+def sin_(x: torch.Tensor, out: torch.Tensor) -> None:
+    out.copy_(x.sin())
+
+
+@torch.library.custom_op("ctfx_test::sin_cos_", mutates_args={"out_sin", "out_cos"})
+def sin_cos_(x: torch.Tensor, out_sin: torch.Tensor, out_cos: torch.Tensor) -> None:
+    out_sin.copy_(x.sin())
+    out_cos.copy_(x.cos())
+
+
+@torch.library.custom_op("ctfx_test::add_one_", mutates_args={"x"})
+def add_one_(x: torch.Tensor) -> None:
+    x.add_(1)
+
+
+# ----- the programs -----
+def index_put_copy(x, idx, v):
+    x[idx] = v
+
+
+def index_put_accumulate(x, idx, v):
+    x.index_put_((idx,), v, accumulate=True)
+
+
+def slice_scatter_chain(x, a, b):
+    x[0:2] = a
+    x[4:6] = b
+    return x.sum(0)
+
+
+def select_scatter(x, y):
+    x[:, 1] = y
+    return x * 2
+
+
+def select_scatter_row(x, y):
+    x[3] = y
+
+
+def kv_cache_index(cache, k, pos):
+    cache[:, :, pos] = k
+
+
+def kv_cache_slice(cache, k):
+    cache[:, :, 5:6] = k
+    return cache.sum(2)
+
+
+def halo_exchange(u):
+    # periodic ghost cells of a 2-D grid with one ghost layer on each side
+    u[0, 1:-1] = u[-2, 1:-1]
+    u[-1, 1:-1] = u[1, 1:-1]
+    u[:, 0] = u[:, -2]
+    u[:, -1] = u[:, 1]
+
+
+def clone_noop(x):
+    y = x.clone()
+    return y + 1
+
+
+def clone_returned(x):
+    y = x.clone()
+    x.copy_(y * 2)
+    return y
+
+
+def alias_views(x):
+    return x.view(4, 8).permute(1, 0).contiguous() * 1.5
+
+
+def foreach_add(a, b, c, d):
+    return torch._foreach_add([a, b], [c, d])
+
+
+def foreach_add_inplace(a, b, c, d):
+    torch._foreach_add_([a, b], [c, d])
+
+
+def factories(x):
+    z = torch.zeros(4, 8) + x
+    f = torch.full((4, 8), 2.5) * x
+    return z, f
+
+
+def cat_sum(a, b):
+    return torch.cat([a, b], 0).sum(1)
+
+
+def expand_unsqueeze(x, y):
+    return x.unsqueeze(0).expand(3, 4, 8) + y
+
+
+def diagonal_scatter(x, d):
+    x.diagonal().copy_(d)
+
+
+def convert_and_mul(x):
+    return x.to(torch.float64) * 3
+
+
+def dynamic_slice(x):
+    return x[1:] * 2
+
+
+def dynamic_update(x, y):
+    x[0] = y
+    return x.sum(1)
+
+
+# from PyTorch's test/inductor/test_inplacing_pass.py (CPU-only programs)
+def inplace_custom_op(x):
+    out = torch.empty_like(x)
+    sin_(x, out)
+    return out
+
+
+def inplace_custom_op_intermediate(x):
+    out = torch.empty_like(x)
+    sin_(x, out)
+    y = out + 1
+    return out, y
+
+
+def inplace_custom_op_two_mutated(x):
+    a = torch.empty_like(x)
+    b = torch.empty_like(x)
+    sin_cos_(x, a, b)
+    return a, b
+
+
+def inplace_custom_op_input(x):
+    add_one_(x)
+    return x.sum()
+
+
+def view_inplaced(x):
+    y = torch.zeros(3, 4)
+    sin_(x, y[0])
+    return y
+
+
+def multiple_intermediate(x):
+    a = x.clone()
+    add_one_(a)
+    b = a * 2
+    add_one_(b)
+    return b
+
+
+def index_put_chain(x, i1, v1, i2, v2):
+    y = x.index_put((i1,), v1)
+    z = y.index_put((i2,), v2)
+    x.copy_(z)
+
+
+def unsafe_index_put_like(x, idx, v):
+    x[idx, :] = v
+    return x + 0
+
+
+I64 = torch.int64
+PROGRAMS = [
+    ("index_put_copy", index_put_copy, lambda: (torch.randn(8, 4), torch.tensor([1, 5]), torch.randn(2, 4)), {}),
+    ("index_put_accumulate", index_put_accumulate, lambda: (torch.randn(8, 4), torch.tensor([1, 1, 6]), torch.randn(3, 4)), {}),
+    ("slice_scatter_chain", slice_scatter_chain, lambda: (torch.randn(8, 4), torch.randn(2, 4), torch.randn(2, 4)), {}),
+    ("select_scatter", select_scatter, lambda: (torch.randn(4, 6), torch.randn(4)), {}),
+    ("select_scatter_row", select_scatter_row, lambda: (torch.randn(6, 4), torch.randn(4)), {}),
+    ("kv_cache_index", kv_cache_index, lambda: (torch.randn(2, 3, 16, 4), torch.randn(2, 3, 1, 4), torch.tensor([5])), {}),
+    ("kv_cache_slice", kv_cache_slice, lambda: (torch.randn(2, 3, 16, 4), torch.randn(2, 3, 1, 4)), {}),
+    ("halo_exchange", halo_exchange, lambda: (torch.randn(6, 7),), {}),
+    ("clone_noop", clone_noop, lambda: (torch.randn(4, 8),), {}),
+    ("clone_returned", clone_returned, lambda: (torch.randn(4, 8),), {}),
+    ("alias_views", alias_views, lambda: (torch.randn(32),), {}),
+    ("foreach_add", foreach_add, lambda: tuple(torch.randn(4, 3) for _ in range(4)), {}),
+    ("foreach_add_inplace", foreach_add_inplace, lambda: tuple(torch.randn(5) for _ in range(4)), {}),
+    ("factories", factories, lambda: (torch.randn(4, 8),), {}),
+    ("cat_sum", cat_sum, lambda: (torch.randn(2, 5), torch.randn(3, 5)), {}),
+    ("expand_unsqueeze", expand_unsqueeze, lambda: (torch.randn(4, 8), torch.randn(3, 4, 8)), {}),
+    ("diagonal_scatter", diagonal_scatter, lambda: (torch.randn(5, 5), torch.randn(5)), {}),
+    ("convert_and_mul", convert_and_mul, lambda: (torch.randn(3, 4),), {}),
+    ("dynamic_slice", dynamic_slice, lambda: (torch.randn(9, 4),), {"dynamic": True}),
+    ("dynamic_update", dynamic_update, lambda: (torch.randn(7, 4), torch.randn(4)), {"dynamic": True}),
+    ("inplace_custom_op", inplace_custom_op, lambda: (torch.randn(3, 3),), {}),
+    ("inplace_custom_op_intermediate", inplace_custom_op_intermediate, lambda: (torch.randn(3, 3),), {}),
+    ("inplace_custom_op_two_mutated", inplace_custom_op_two_mutated, lambda: (torch.randn(3, 3),), {}),
+    ("inplace_custom_op_input", inplace_custom_op_input, lambda: (torch.randn(3, 3),), {}),
+    ("view_inplaced", view_inplaced, lambda: (torch.randn(4),), {}),
+    ("multiple_intermediate", multiple_intermediate, lambda: (torch.randn(3, 3),), {}),
+    ("index_put_chain", index_put_chain,
+     lambda: (torch.randn(8, 4), torch.tensor([0, 2]), torch.randn(2, 4), torch.tensor([2, 7]), torch.randn(2, 4)), {}),
+    ("unsafe_index_put_like", unsafe_index_put_like, lambda: (torch.randn(6, 3), torch.tensor([4, 1]), torch.randn(2, 3)), {}),
+]
+
+
+def capture(name, fn, make_args, opts):
+    texts, placeholders = [], []
+
+    def pre_pass(graph):
+        texts.append(graph.owning_module.print_readable(print_output=False, include_stride=True, include_device=True))
+
+    def backend(gm, example_inputs):
+        # Dynamo's graph inputs in placeholder order: the real tensors (or SymInts) of this call.
+        placeholders.append(list(example_inputs))
+        from torch._inductor.compile_fx import compile_fx
+        return compile_fx(gm, example_inputs)
+
+    config.post_grad_custom_pre_pass = pre_pass
+    torch._dynamo.reset()
+    args = make_args()
+    before = [a.clone() for a in args]
+    compiled = torch.compile(fn, backend=backend, fullgraph=True, **opts)
+    compiled(*args)
+    assert len(texts) == 1 and len(placeholders) == 1, f"{name}: expected one graph"
+    # Eager on fresh copies gives the reference outputs and the inputs after mutation.
+    eager_args = [b.clone() for b in before]
+    out = fn(*eager_args)
+    outs = [] if out is None else list(out) if isinstance(out, (tuple, list)) else [out]
+    tensor_inputs = [p for p in placeholders[0] if isinstance(p, torch.Tensor)]
+    with open(os.path.join(OUT, name + ".txt"), "w") as f:
+        f.write(texts[0].rstrip() + "\n")
+    for i, p in enumerate(tensor_inputs):
+        k = next(j for j, a in enumerate(args) if a is p)  # which argument of fn this placeholder is
+        np.save(os.path.join(OUT, f"{name}.input{i}.npy"), before[k].numpy())
+        if not torch.equal(eager_args[k], before[k]):
+            np.save(os.path.join(OUT, f"{name}.mutated{i}.npy"), eager_args[k].numpy())
+    for j, o in enumerate(outs):
+        np.save(os.path.join(OUT, f"{name}.output{j}.npy"), o.detach().numpy())
+    print(f"{name}: {texts[0].count(chr(10))} lines, {len(tensor_inputs)} inputs, {len(outs)} outputs")
+
+
+if __name__ == "__main__":
+    os.makedirs(OUT, exist_ok=True)
+    only = set(sys.argv[2:])
+    for name, fn, make_args, opts in PROGRAMS:
+        if only and name not in only:
+            continue
+        try:
+            capture(name, fn, make_args, opts)
+        except Exception as e:  # keep going: report what could not be captured
+            print(f"{name}: FAILED {type(e).__name__}: {e}")
