@@ -1,0 +1,8 @@
+// expect-error: node .'view.' \(view\): view of a non-contiguous tensor f32\[8, 4\]; use reshape, which copies \[rule view-shape\]
+// view() of a transposed tensor: its elements are not in row-major order (reshape would copy).
+#include <ctfx.hpp>
+
+constexpr auto g = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4, 8});
+  b.output(x.transpose(0, 1).view({32}).clone());
+});

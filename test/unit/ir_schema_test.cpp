@@ -1,0 +1,163 @@
+// Op schemas (ops/schema.hpp, ops/custom.hpp): the alias annotations read from PyTorch-style
+// signatures at compile time, their agreement with the value-side op table (ops/op_kind.hpp), the
+// view<->scatter twins, and user-op signatures parsed into custom_schema.
+#include <doctest/doctest.h>
+#include <ctfx.hpp>
+#include <string>
+#include <type_traits>
+
+namespace {
+
+namespace ops = ctfx::ops;
+using ctfx::op_kind;
+
+// ----- signature parsing -----
+static_assert(ctfx::schema_mutated_arg("f(Tensor x, Tensor(a!) y) -> ()") == 1);
+static_assert(ctfx::schema_mutated_arg("f(Tensor(a!) x, Tensor(b!) y) -> ()") == 0);  // the first one
+static_assert(ctfx::schema_mutated_arg("f(Tensor x) -> Tensor") == -1);
+static_assert(ctfx::schema_mutated_arg("f(int[2] size, SymInt[] s, Tensor(a!) out) -> ()") == 2);
+static_assert(ctfx::schema_mutated_arg("f(Tensor(a!)[] xs, Tensor[] ys) -> ()") == 0);
+static_assert(ctfx::schema_mutated_arg("f(Tensor(a!) x)") == -1);  // no "->": not a signature
+static_assert(ctfx::schema_mutated_arg("garbage") == -1);
+static_assert(ctfx::schema_returns_alias("f(Tensor(a) x) -> Tensor(a)"));
+static_assert(!ctfx::schema_returns_alias("f(Tensor(a!) x) -> Tensor(a!)"));  // mutation, not a view
+static_assert(!ctfx::schema_returns_alias("f(Tensor x) -> Tensor"));
+static_assert(!ctfx::schema_returns_alias("f(Tensor(a) x)"));
+
+// ----- built-in tags -----
+static_assert(ops::copy__t::mutated_arg == 0);
+static_assert(ops::add__t::mutated_arg == 0 && ops::mul__t::mutated_arg == 0);
+static_assert(ops::index_put__t::mutated_arg == 0 && ops::unsafe_index_put__t::mutated_arg == 0);
+static_assert(ops::foreach_add__t::mutated_arg == 0);  // Tensor(a!)[]
+static_assert(ops::fill__t::mutated_arg == 0);
+static_assert(ops::all_reduce__t::mutated_arg == 0);
+static_assert(ops::generalized_scatter__t::mutated_arg == 0);
+static_assert(ops::add_t::mutated_arg == -1 && ops::index_put_t::mutated_arg == -1);
+static_assert(ops::slice_t::mutated_arg == -1 && ops::slice_scatter_t::mutated_arg == -1);
+static_assert(ops::slice_t::is_view && ops::select_t::is_view && ops::view_t::is_view && ops::alias_t::is_view);
+static_assert(ops::expand_t::is_view && ops::as_strided_t::is_view && ops::squeeze_t::is_view);
+static_assert(!ops::add_t::is_view && !ops::clone_t::is_view && !ops::slice_scatter_t::is_view);
+static_assert(!ops::copy__t::is_view && !ops::add__t::is_view);
+static_assert(ops::slice_scatter_t::name == "slice_scatter" && ops::generalized_scatter_t::name == "_generalized_scatter");
+static_assert(ops::convert_t::name == "convert_element_type");
+
+// The type side and the value side agree for every tag: a tag's signature says the same as the
+// op_table row of its op_kind (which the passes read).
+template <class... T>
+struct tags {
+  static constexpr bool agree() {
+    return ((ctfx::facts(T::kind).mutates == (T::mutated_arg >= 0) &&
+             (!ctfx::facts(T::kind).mutates || ctfx::facts(T::kind).mutated_arg == T::mutated_arg) &&
+             ctfx::facts(T::kind).is_view == T::is_view && ctfx::facts(T::kind).name == T::name) && ...);
+  }
+  static constexpr std::size_t count = sizeof...(T);
+};
+using all_tags = tags<
+    ops::placeholder_t, ops::output_t, ops::getitem_t, ops::sym_size_t, ops::copy__t, ops::copy_t, ops::clone_t,
+    ops::empty_t, ops::empty_like_t, ops::zeros_t, ops::ones_t, ops::full_t, ops::fill__t, ops::neg_t, ops::abs_t,
+    ops::exp_t, ops::log_t, ops::sin_t, ops::cos_t, ops::sqrt_t, ops::relu_t, ops::ceil_t, ops::floor_t, ops::round_t,
+    ops::trunc_t, ops::convert_t, ops::add_t, ops::sub_t, ops::mul_t, ops::div_t, ops::maximum_t, ops::minimum_t,
+    ops::pow_t, ops::add__t, ops::sub__t, ops::mul__t, ops::div__t, ops::slice_t, ops::select_t, ops::diagonal_t,
+    ops::as_strided_t, ops::view_t, ops::permute_t, ops::transpose_t, ops::unsqueeze_t, ops::squeeze_t,
+    ops::expand_t, ops::alias_t, ops::slice_scatter_t, ops::select_scatter_t, ops::diagonal_scatter_t,
+    ops::as_strided_scatter_t, ops::generalized_scatter_t, ops::generalized_scatter__t, ops::index_put_t,
+    ops::index_put__t, ops::unsafe_index_put_t, ops::unsafe_index_put__t, ops::sum_t, ops::amax_t, ops::cat_t,
+    ops::foreach_add_t, ops::foreach_mul_t, ops::foreach_add__t, ops::foreach_mul__t, ops::all_reduce_t,
+    ops::all_reduce__t>;
+static_assert(all_tags::agree());
+// Every built-in op but the two user-op kinds has a tag.
+static_assert(all_tags::count == static_cast<std::size_t>(op_kind::count_) - 2);
+
+// View <-> scatter twins: a type on the scatter, the same pairing in the table, both ways.
+static_assert(std::is_same_v<ops::slice_scatter_t::view, ops::slice_t>);
+static_assert(std::is_same_v<ops::select_scatter_t::view, ops::select_t>);
+static_assert(std::is_same_v<ops::diagonal_scatter_t::view, ops::diagonal_t>);
+static_assert(std::is_same_v<ops::as_strided_scatter_t::view, ops::as_strided_t>);
+template <class S>
+constexpr bool twins() {
+  return ctfx::facts(S::kind).twin == S::view::kind && ctfx::facts(S::view::kind).twin == S::kind &&
+         ctfx::is_view_scatter(S::kind);
+}
+static_assert(twins<ops::slice_scatter_t>() && twins<ops::select_scatter_t>() && twins<ops::diagonal_scatter_t>() &&
+              twins<ops::as_strided_scatter_t>());
+// Functional <-> in-place twins.
+static_assert(ctfx::facts(op_kind::add).twin == op_kind::add_ && ctfx::facts(op_kind::add_).twin == op_kind::add);
+static_assert(ctfx::facts(op_kind::index_put).twin == op_kind::index_put_);
+static_assert(ctfx::facts(op_kind::foreach_mul_).twin == op_kind::foreach_mul);
+static_assert(ctfx::facts(op_kind::generalized_scatter).twin == op_kind::generalized_scatter_);
+
+// Reference semantics carried by the tags.
+static_assert(ops::relu_t::apply(-2.0) == 0.0 && ops::relu_t::apply(3) == 3);
+static_assert(ops::maximum_t::apply(2, 5) == 5 && ops::minimum_t::apply(2, 5) == 2);
+static_assert(ops::sub_t::apply(2, 5) == -3 && ops::div_t::apply(7.0, 2.0) == 3.5);
+static_assert(ops::sum_t::identity<int>() == 0 && ops::sum_t::apply(2, 3) == 5 && ops::amax_t::apply(2, 3) == 3);
+
+// ----- user ops -----
+struct sin_op : ctfx::custom_op<"sin", "sin(Tensor x, Tensor(a!) result) -> ()"> {};
+struct sin_cos : ctfx::custom_op<"sin_cos", "sin_cos(Tensor x, Tensor(a!) out_sin, Tensor(a!) out_cos) -> ()"> {};
+struct foo : ctfx::custom_op<"foo", "foo(Tensor x) -> Tensor"> {};
+struct mixed : ctfx::custom_op<"mixed", "mixed(Tensor x, int k, float s, Tensor(a!) y, Tensor? z) -> (Tensor, Tensor)", 2> {};
+struct kern : ctfx::user_kernel<"kern", "kern(Tensor in_ptr, Tensor(a!) out_ptr) -> ()"> {};
+struct sync_op : ctfx::custom_op<"sync_op", "sync_op(Tensor x) -> Tensor"> {
+  static constexpr bool host_sync = true;
+};
+
+constexpr ctfx::custom_schema s_sin = sin_op::schema();
+static_assert(s_sin.name == ctfx::name_t("sin") && s_sin.n_args == 2 && s_sin.mutates == 0b10 && s_sin.n_returns == 0);
+static_assert(!s_sin.user_kernel && s_sin.returns_like == 0);
+constexpr ctfx::custom_schema s_sc = sin_cos::schema();
+static_assert(s_sc.n_args == 3 && s_sc.mutates == 0b110 && s_sc.n_returns == 0);
+static_assert(ctfx::detail::mutated_count(s_sc) == 2 && ctfx::detail::kth_mutated(s_sc, 0) == 1 &&
+              ctfx::detail::kth_mutated(s_sc, 1) == 2 && ctfx::detail::kth_mutated(s_sc, 2) == -1);
+constexpr ctfx::custom_schema s_foo = foo::schema();
+static_assert(s_foo.n_args == 1 && s_foo.mutates == 0 && s_foo.n_returns == 1);
+// Non-tensor arguments are not counted; Tensor? is a tensor argument.
+constexpr ctfx::custom_schema s_mixed = mixed::schema();
+static_assert(s_mixed.n_args == 3 && s_mixed.mutates == 0b010 && s_mixed.n_returns == 2 && s_mixed.returns_like == 2);
+constexpr ctfx::custom_schema s_kern = kern::schema();
+static_assert(s_kern.user_kernel && s_kern.n_args == 2 && s_kern.mutates == 0b10);
+static_assert(sin_op::name == "sin" && foo::signature == "foo(Tensor x) -> Tensor");
+static_assert(ctfx::detail::declares_host_sync<sync_op>() && !ctfx::detail::declares_host_sync<foo>());
+
+}  // namespace
+
+TEST_CASE("ir schema: user ops in a graph take the schema's form") {
+  // A mutating op is called functionally (auto_functionalized) and returns its results, then the
+  // new value of each mutated argument; a pure op is a plain custom call. Each op is registered once.
+  constexpr auto f = [](ctfx::builder& g) {
+    auto x = g.input("x", ctfx::f32, {4, 8});
+    auto out = g.input("out", ctfx::f32, {2, 3});
+    auto r = g.call<sin_cos>(x, out, x);
+    auto p = g.call<foo>(x.transpose(0, 1));
+    auto r2 = g.call<sin_cos>(x, x, out);
+    g.output(r[0].named("new_sin"), r[1].named("new_cos"), p[0].named("foo_out"), r2[1]);
+  };
+  constexpr auto check = [](auto fn) {
+    ctfx::ir g = ctfx::build_checked(fn);
+    const auto call = g.find("auto_functionalized");
+    const auto pure = g.find("custom");
+    return g.customs.size() == 2 && g[call].op == op_kind::auto_functionalized && g[pure].op == op_kind::custom &&
+           g[call].aux == 0 && g[pure].aux == 1 && g[g.find("auto_functionalized_1")].aux == 0 &&
+           g.meta(call).storage == -1 && ctfx::verify(g).ok();
+  };
+  static_assert(check(f));
+  ctfx::ir g = ctfx::build_checked(f);
+  // The new value of `out` (a clone of it, contiguous), of `x`, and foo's result shaped like its
+  // argument 0 but contiguous.
+  CHECK(ctfx::layout_string(g, g.meta(g.find("new_sin"))) == "f32[2, 3][3, 1]");
+  CHECK(ctfx::layout_string(g, g.meta(g.find("new_cos"))) == "f32[4, 8][8, 1]");
+  CHECK(ctfx::layout_string(g, g.meta(g.find("foo_out"))) == "f32[8, 4][4, 1]");
+  CHECK(g.meta(g.find("new_sin")).storage != g.meta(g.find("out")).storage);
+  CHECK(ctfx::node_text(g, g.find("auto_functionalized")) == "%auto_functionalized = auto_functionalized(sin_cos, %x, %out, %x)");
+  CHECK(ctfx::node_text(g, g.find("custom")) == "%custom = custom(foo, %transpose)");
+
+  ctfx::diagnostic d{};
+  (void)ctfx::build_checked(
+      [](ctfx::builder& b) {
+        auto x = b.input("x", ctfx::f32, {4});
+        auto r = b.call<sin_op>(x, x);
+        b.output(r[1]);
+      },
+      &d);
+  CHECK(ctfx::to_string(d) == "node 'getitem' (getitem): index 1 is out of range for 'auto_functionalized' [rule valid-argument]");
+}
