@@ -72,11 +72,11 @@ constexpr liveness compute_liveness(const ir& g) {
   for (std::int32_t i = 0; i < n; ++i) L.step_of.push_back(-1);
   L.buffer_of.reserve(static_cast<std::size_t>(g.next_storage));
   for (std::int32_t s = 0; s < g.next_storage; ++s) L.buffer_of.push_back(-1);
-  std::vector<bool> input_storage;
+  std::vector<unsigned char> input_storage;  // not vector<bool>: clang 14 rejects it in constexpr
   input_storage.reserve(static_cast<std::size_t>(g.next_storage));
-  for (std::int32_t s = 0; s < g.next_storage; ++s) input_storage.push_back(false);
+  for (std::int32_t s = 0; s < g.next_storage; ++s) input_storage.push_back(0);
   for (std::int32_t i = 0; i < n; ++i)
-    if (g[i].op == op_kind::placeholder && g[i].meta.storage >= 0) input_storage[static_cast<std::size_t>(g[i].meta.storage)] = true;
+    if (g[i].op == op_kind::placeholder && g[i].meta.storage >= 0) input_storage[static_cast<std::size_t>(g[i].meta.storage)] = 1;
 
   // Steps, and the buffers they create.
   for (std::int32_t i = 0; i < n; ++i) {

@@ -1,0 +1,49 @@
+// ctfx/exec/kernel_table.hpp — the kernels of user ops, by name. A graph stores only a user op's
+// schema (ops/custom.hpp); whoever runs it says which function implements it:
+//
+//   ctfx::kernel_table k;
+//   k.add("my_sin", [](ctfx::custom_call c) { ... c.args[1] ... });   // or k.add<my_sin>()
+//
+// A kernel receives its tensor arguments (a mutated argument points at the memory it must write:
+// the caller's tensor, or a clone when the op runs functionally) and its fresh results.
+#pragma once
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+#include "../kernels/launch.hpp"
+#include "tensor.hpp"
+
+namespace ctfx {
+
+struct custom_call {
+  std::span<const tensor_ref> args;
+  std::span<const tensor_ref> results;
+  device_ctx ctx;
+};
+
+using custom_kernel = std::function<void(const custom_call&)>;
+
+class kernel_table {
+ public:
+  kernel_table& add(std::string_view name, custom_kernel k) {
+    for (auto& e : entries_)
+      if (e.first == name) { e.second = static_cast<custom_kernel&&>(k); return *this; }
+    entries_.emplace_back(std::string(name), static_cast<custom_kernel&&>(k));
+    return *this;
+  }
+  // A user op type with `static void run(const ctfx::custom_call&)`.
+  template <class Op>
+  kernel_table& add() { return add(Op::name, [](const custom_call& c) { Op::run(c); }); }
+  const custom_kernel* find(std::string_view name) const {
+    for (auto& e : entries_)
+      if (e.first == name) return &e.second;
+    return nullptr;
+  }
+
+ private:
+  std::vector<std::pair<std::string, custom_kernel>> entries_;
+};
+
+}  // namespace ctfx

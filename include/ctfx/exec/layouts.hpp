@@ -1,0 +1,156 @@
+// ctfx/exec/layouts.hpp — from symbolic metadata to numbers: binding the symbols of a graph from
+// the shapes of the caller's inputs, and evaluating every node's extents, strides and offset.
+// Every failure names the input or node and the rule, and happens before anything is written.
+#pragma once
+#include <string>
+#include <vector>
+#include "../graph/ir.hpp"
+#include "../kernels/strided.hpp"
+#include "tensor.hpp"
+
+namespace ctfx {
+
+// A node's layout with its symbols evaluated: offset and strides in elements of its storage.
+struct bound_layout {
+  dtype dt = dtype::f32;
+  int rank = 0;
+  index_t size[max_rank]{};
+  index_t stride[max_rank]{};
+  index_t offset = 0;
+  std::int32_t storage = -1;
+
+  index_t numel() const {
+    index_t n = 1;
+    for (int i = 0; i < rank; ++i) n *= size[i];
+    return n;
+  }
+  // One past the largest element offset reached, or 0 when empty.
+  index_t extent() const {
+    index_t hi = offset;
+    for (int i = 0; i < rank; ++i) {
+      if (size[i] == 0) return 0;
+      hi += (size[i] - 1) * stride[i];
+    }
+    return hi + 1;
+  }
+  tensor_desc desc() const {
+    tensor_desc d;
+    d.dt = dt;
+    d.rank = rank;
+    for (int i = 0; i < rank; ++i) { d.size[i] = size[i]; d.stride[i] = stride[i]; }
+    return d;
+  }
+  strided at(std::byte* base) const {
+    strided s;
+    s.p = base + offset * size_of(dt);
+    s.dt = dt;
+    s.rank = rank;
+    for (int i = 0; i < rank; ++i) { s.size[i] = size[i]; s.stride[i] = stride[i]; }
+    return s;
+  }
+};
+
+namespace detail {
+
+inline std::string node_label(const ir& g, std::int32_t id) {
+  return id >= 0 && id < g.size() ? "node '" + std::string(g[id].name.view()) + "'" : std::string("the graph");
+}
+
+inline std::string shape_text(const index_t* s, int rank) {
+  std::string t = "[";
+  for (int i = 0; i < rank; ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+  return t + "]";
+}
+
+// The tensor placeholders in input order (placeholder.aux is the input position).
+inline std::vector<std::int32_t> input_nodes_of(const ir& g) {
+  std::vector<std::int32_t> in;
+  for (std::int32_t i = 0; i < g.size(); ++i)
+    if (g[i].op == op_kind::placeholder && g[i].meta.is_tensor()) in.push_back(i);
+  std::sort(in.begin(), in.end(), [&](std::int32_t a, std::int32_t b) { return g[a].aux < g[b].aux; });
+  return in;
+}
+
+}  // namespace detail
+
+// Binds every symbol that an input's extent names, and checks the inputs against the graph:
+// count, dtype, rank, static extents, symbolic extents that must agree, and strides.
+inline run_status bind_symbols(const ir& g, const std::vector<std::int32_t>& inputs, std::span<const tensor_desc> given,
+                               std::vector<index_t>& values) {
+  values.assign(g.syms.size(), -1);
+  if (given.size() != inputs.size())
+    return run_status::failure(-1, "rule input-count: the graph takes " + std::to_string(inputs.size()) +
+                                       " tensor inputs, the call passes " + std::to_string(given.size()));
+  // First pass: plain symbols bind; second pass: everything must agree.
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const tensor_meta& m = g.meta(inputs[k]);
+    const tensor_desc& t = given[k];
+    const std::string who = "input " + std::to_string(k) + " ('" + std::string(g[inputs[k]].name.view()) + "')";
+    if (t.dt != m.dt)
+      return run_status::failure(inputs[k], "rule input-dtype: " + who + " must be " + std::string(name_of(m.dt)) +
+                                                ", got " + std::string(name_of(t.dt)));
+    if (t.rank != m.rank)
+      return run_status::failure(inputs[k], "rule input-rank: " + who + " must have rank " + std::to_string(m.rank) +
+                                                ", got " + std::to_string(t.rank));
+    for (int d = 0; d < m.rank; ++d) {
+      const sym_expr& e = m.size[d];
+      if (e.n == 1 && e.c == 0 && e.t[0].coeff == 1 && e.t[0].degree() == 1) {
+        auto& v = values[static_cast<std::size_t>(e.t[0].sym[0])];
+        if (v < 0) v = t.size[d];
+      }
+    }
+  }
+  for (std::size_t s = 0; s < g.syms.size(); ++s)
+    if (values[s] < 0 && g.syms[s].kind == symbol_kind::backed) {
+      bool used = false;
+      for (const auto& nd : g.nodes)
+        for (int d = 0; d < nd.meta.rank && !used; ++d) used = nd.meta.size[d].uses(static_cast<int>(s));
+      if (used)
+        return run_status::failure(-1, "rule symbol-bound: symbol '" + std::string(g.syms[s].name.view()) +
+                                           "' is not the extent of any input dimension, so no call can bind it");
+    }
+  for (std::size_t s = 0; s < g.syms.size(); ++s)
+    if (values[s] < 0 && g.syms[s].kind == symbol_kind::unbacked) {
+      bool used = false;
+      for (const auto& nd : g.nodes)
+        for (int d = 0; d < nd.meta.rank && !used; ++d) used = nd.meta.size[d].uses(static_cast<int>(s));
+      if (used)
+        return run_status::failure(-1, "rule unbacked-symbol: data-dependent symbol '" + std::string(g.syms[s].name.view()) +
+                                           "' is not bound by an input's shape; the executor cannot size what depends on it yet");
+    }
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const tensor_meta& m = g.meta(inputs[k]);
+    const tensor_desc& t = given[k];
+    const std::string who = "input " + std::to_string(k) + " ('" + std::string(g[inputs[k]].name.view()) + "')";
+    index_t want[max_rank]{}, wstride[max_rank]{};
+    for (int d = 0; d < m.rank; ++d) {
+      want[d] = m.size[d].eval(values);
+      wstride[d] = m.stride[d].eval(values);
+    }
+    for (int d = 0; d < m.rank; ++d)
+      if (want[d] != t.size[d])
+        return run_status::failure(inputs[k], "rule input-shape: " + who + " has shape " + detail::shape_text(t.size, t.rank) +
+                                                  "; the graph needs " + detail::shape_text(want, m.rank) +
+                                                  " (dimension " + std::to_string(d) + ")");
+    for (int d = 0; d < m.rank; ++d)
+      if (t.size[d] > 1 && wstride[d] != t.stride[d])
+        return run_status::failure(inputs[k], "rule input-strides: " + who + " has strides " + detail::shape_text(t.stride, t.rank) +
+                                                  "; the graph was traced with " + detail::shape_text(wstride, m.rank));
+  }
+  return {};
+}
+
+inline bound_layout evaluate(const tensor_meta& m, const std::vector<index_t>& values) {
+  bound_layout b;
+  b.dt = m.dt;
+  b.rank = m.rank;
+  b.storage = m.storage;
+  for (int i = 0; i < m.rank; ++i) {
+    b.size[i] = m.size[i].eval(values);
+    b.stride[i] = m.stride[i].eval(values);
+  }
+  b.offset = m.offset.eval(values);
+  return b;
+}
+
+}  // namespace ctfx

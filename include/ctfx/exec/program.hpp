@@ -1,0 +1,810 @@
+// ctfx/exec/program.hpp — a graph made runnable: its memory plan turned into workspace slots, and
+// the loop that runs its nodes in order with the kernels of include/ctfx/kernels.
+//
+// The same program runs the reference (the functional graph, every buffer its own slot: a fresh
+// buffer for every functional op) and the optimized plan (the reinplaced graph, slots shared as
+// plan/reuse.hpp decided). A run is: bind symbols -> evaluate layouts -> validate everything ->
+// only then write: workspace first, then caller buffers. So a failed run returns a run_status and
+// leaves every caller buffer bit-identical.
+//
+// Rules a run checks (each failure names the node or input and the rule):
+//   input-count, input-dtype, input-rank, input-shape, input-strides, symbol-bound  (binding)
+//   extent-non-negative, view-in-storage                                             (layouts)
+//   output-count, output-dtype, output-shape, output-buffer-size                     (outputs)
+//   no-caller-aliasing: caller buffers that the graph writes overlap no other caller buffer
+//   workspace-size, index-in-range, custom-kernel, backend
+#pragma once
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+#include "../analysis/liveness.hpp"
+#include "../kernels/index_put.hpp"
+#include "../kernels/pointwise.hpp"
+#include "../kernels/reduce.hpp"
+#include "../ops/meta.hpp"
+#include "../plan/reuse.hpp"
+#include "kernel_table.hpp"
+#include "layouts.hpp"
+
+namespace ctfx {
+
+#if defined(__CUDACC__)
+namespace detail {
+struct bad_index_fn {
+  kernels::index_put_args a;
+  unsigned long long* flag;
+  __device__ void operator()(index_t j) const {
+    for (int k = 0; k < a.n_index; ++k) {
+      const index_t v = kernels::load_dyn<index_t>(a.index[k].dt, a.index[k].at(j));
+      if (v < -a.index_extent[k] || v >= a.index_extent[k]) {
+        atomicMin(flag, static_cast<unsigned long long>(j) * max_rank + static_cast<unsigned long long>(k));
+        return;
+      }
+    }
+  }
+};
+// The first out-of-range position on the device (-1 if none); the flag lives in the workspace.
+inline index_t first_bad_index_cuda(const kernels::index_put_args& a, const device_ctx& ctx, std::byte* scratch, int* which,
+                                    index_t* value) {
+  auto stream = static_cast<cudaStream_t>(ctx.stream);
+  auto* flag = reinterpret_cast<unsigned long long*>(scratch);
+  const unsigned long long none = ~0ull;
+  cudaMemcpyAsync(flag, &none, sizeof none, cudaMemcpyHostToDevice, stream);
+  parallel_for(ctx, a.count, bad_index_fn{a, flag});
+  unsigned long long got = none;
+  cudaMemcpyAsync(&got, flag, sizeof got, cudaMemcpyDeviceToHost, stream);
+  cudaStreamSynchronize(stream);
+  if (got == none) return -1;
+  const auto j = static_cast<index_t>(got / max_rank);
+  *which = static_cast<int>(got % max_rank);
+  index_t v = 0;
+  const std::byte* p = a.index[*which].at(j);
+  if (a.index[*which].dt == dtype::i32) { std::int32_t w = 0; cudaMemcpy(&w, p, 4, cudaMemcpyDeviceToHost); v = w; }
+  else if (a.index[*which].dt == dtype::i64) cudaMemcpy(&v, p, 8, cudaMemcpyDeviceToHost);
+  *value = v;
+  return j;
+}
+}  // namespace detail
+#endif
+
+struct program_options {
+  bool reuse = true;             // share slots as plan/reuse.hpp decides (false: one per buffer)
+  bool check_lifetimes = false;  // debug: fail if a step touches a buffer outside its planned life
+  bool atomic_index_put = false; // CUDA: accumulate with atomics (fast, order not fixed)
+};
+
+// What a call will need: outputs' shapes (contiguous) and the workspace size.
+struct binding {
+  run_status status;
+  std::vector<tensor_desc> outputs;
+  std::size_t workspace_bytes = 0;
+  std::vector<index_t> symbols;
+};
+
+inline constexpr std::size_t workspace_alignment = 256;
+
+class program {
+ public:
+  program() = default;
+  program(ir g, program_options o = {}) : g_(static_cast<ir&&>(g)), opt_(o) { prepare(); }
+
+  const ir& graph() const { return g_; }
+  const liveness& life() const { return life_; }
+  const reuse_plan& memory_plan() const { return reuse_; }
+  const run_status& error() const { return prepare_error_; }
+  const std::vector<std::int32_t>& input_nodes() const { return inputs_; }
+  // Input positions the graph writes (its copy_ epilogue, or in-place ops after reinplacing).
+  const std::vector<std::int32_t>& mutated_inputs() const { return mutated_inputs_; }
+  std::int32_t slot_count() const { return static_cast<std::int32_t>(slots_.size()); }
+
+  binding bind(std::span<const tensor_desc> inputs) const {
+    binding b;
+    if (!prepare_error_.ok) { b.status = prepare_error_; return b; }
+    b.status = bind_symbols(g_, inputs_, inputs, b.symbols);
+    if (!b.status) return b;
+    for (auto a : out_args_) {
+      bound_layout l = evaluate(g_.meta(a), b.symbols);
+      tensor_desc d = l.desc();
+      d.set_contiguous();
+      b.outputs.push_back(d);
+    }
+    std::size_t off = 0;
+    for (const auto& s : slots_) {
+      index_t bytes = s.bytes.eval(b.symbols);
+      off += (static_cast<std::size_t>(std::max<index_t>(bytes, 0)) + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
+    }
+    b.workspace_bytes = off + scratch_bytes(b.symbols);
+    return b;
+  }
+
+  run_status run(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs, const device_ctx& ctx,
+                 std::span<std::byte> workspace, const kernel_table* kernels = nullptr) const {
+    if (!backend_compiled(ctx.where))
+      return run_status::failure(-1, std::string("rule backend: the ") + name_of(ctx.where) +
+                                         " backend is not compiled into this program (build it with nvcc)");
+    std::vector<tensor_desc> descs(inputs.begin(), inputs.end());
+    binding b = bind(descs);
+    if (!b.status) return b.status;
+    // ---- validation: nothing below writes until every check has passed
+    std::vector<bound_layout> L(static_cast<std::size_t>(g_.size()));
+    for (std::int32_t i = 0; i < g_.size(); ++i)
+      if (g_[i].meta.is_tensor()) {
+        L[static_cast<std::size_t>(i)] = evaluate(g_[i].meta, b.symbols);
+        for (int d = 0; d < L[static_cast<std::size_t>(i)].rank; ++d)
+          if (L[static_cast<std::size_t>(i)].size[d] < 0)
+            return run_status::failure(i, "rule extent-non-negative: " + detail::node_label(g_, i) + " has extent " +
+                                              std::to_string(L[static_cast<std::size_t>(i)].size[d]) + " in dimension " +
+                                              std::to_string(d) + " for these input shapes");
+      }
+    if (outputs.size() != out_args_.size())
+      return run_status::failure(g_.output_node(), "rule output-count: the graph returns " + std::to_string(out_args_.size()) +
+                                                       " tensors, the call passes " + std::to_string(outputs.size()) + " buffers");
+    for (std::size_t j = 0; j < outputs.size(); ++j) {
+      const tensor_desc& want = b.outputs[j];
+      const tensor_ref& o = outputs[j];
+      const std::string who = "output " + std::to_string(j);
+      if (o.dt != want.dt)
+        return run_status::failure(out_args_[j], "rule output-dtype: " + who + " is " + std::string(name_of(want.dt)) +
+                                                     ", the buffer is " + std::string(name_of(o.dt)));
+      bool same = o.rank == want.rank;
+      for (int d = 0; same && d < want.rank; ++d) same = o.size[d] == want.size[d];
+      if (!same)
+        return run_status::failure(out_args_[j], "rule output-shape: " + who + " has shape " +
+                                                     detail::shape_text(want.size, want.rank) + ", the buffer " +
+                                                     detail::shape_text(o.size, o.rank));
+      if (o.numel() > 0 && o.data == nullptr)
+        return run_status::failure(out_args_[j], "rule output-buffer: " + who + " has no data pointer");
+    }
+    for (std::size_t k = 0; k < inputs.size(); ++k)
+      if (inputs[k].numel() > 0 && inputs[k].data == nullptr)
+        return run_status::failure(inputs_[k], "rule input-buffer: input " + std::to_string(k) + " has no data pointer");
+    if (auto st = check_caller_aliasing(inputs, outputs); !st) return st;
+    if (!workspace.empty() && workspace.size() < b.workspace_bytes)
+      return run_status::failure(-1, "rule workspace-size: the plan needs " + std::to_string(b.workspace_bytes) +
+                                         " bytes of workspace for these shapes, the call gives " + std::to_string(workspace.size()));
+    std::vector<std::byte*> base(static_cast<std::size_t>(g_.next_storage), nullptr);
+    std::vector<std::size_t> storage_bytes_v(static_cast<std::size_t>(g_.next_storage), 0);
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      const auto s = static_cast<std::size_t>(g_.meta(inputs_[k]).storage);
+      base[s] = static_cast<std::byte*>(inputs[k].data) - L[static_cast<std::size_t>(inputs_[k])].offset * size_of(inputs[k].dt);
+      storage_bytes_v[s] = static_cast<std::size_t>(L[static_cast<std::size_t>(inputs_[k])].extent()) *
+                           static_cast<std::size_t>(size_of(inputs[k].dt));
+    }
+    // Workspace: the caller's, or one allocation for this run (the only one a run makes).
+    std::unique_ptr<std::byte[]> owned;
+    std::byte* ws = workspace.data();
+    if (workspace.empty() && b.workspace_bytes > 0) {
+      if (ctx.where == backend::cuda)
+        return run_status::failure(-1, "rule workspace-size: a CUDA run needs a device workspace of " +
+                                           std::to_string(b.workspace_bytes) + " bytes from the caller");
+      owned.reset(new std::byte[b.workspace_bytes + workspace_alignment]);
+      ws = owned.get();
+      const auto mis = reinterpret_cast<std::uintptr_t>(ws) % workspace_alignment;
+      if (mis) ws += workspace_alignment - mis;
+    }
+    std::vector<std::size_t> slot_off(slots_.size()), slot_bytes(slots_.size());
+    std::size_t off = 0;
+    for (std::size_t k = 0; k < slots_.size(); ++k) {
+      slot_off[k] = off;
+      slot_bytes[k] = static_cast<std::size_t>(std::max<index_t>(slots_[k].bytes.eval(b.symbols), 0));
+      off += (slot_bytes[k] + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
+    }
+    std::byte* scratch = ws ? ws + off : nullptr;
+    for (std::size_t s = 0; s < slot_of_storage_.size(); ++s)
+      if (slot_of_storage_[s] >= 0) {
+        base[s] = ws + slot_off[static_cast<std::size_t>(slot_of_storage_[s])];
+        storage_bytes_v[s] = slot_bytes[static_cast<std::size_t>(slot_of_storage_[s])];
+      }
+    // Every view inside its storage.
+    for (std::int32_t i = 0; i < g_.size(); ++i) {
+      const bound_layout& l = L[static_cast<std::size_t>(i)];
+      if (!g_[i].meta.is_tensor() || l.numel() == 0) continue;
+      const auto s = static_cast<std::size_t>(l.storage);
+      if (base[s] == nullptr && storage_bytes_v[s] == 0) continue;  // an unused result
+      const index_t lo = l.offset;
+      const auto hi = static_cast<std::size_t>(l.extent()) * static_cast<std::size_t>(size_of(l.dt));
+      if (lo < 0 || hi > storage_bytes_v[s])
+        return run_status::failure(i, "rule view-in-storage: " + detail::node_label(g_, i) + " reaches byte " +
+                                          std::to_string(hi) + " of a storage of " + std::to_string(storage_bytes_v[s]) +
+                                          " bytes for these input shapes");
+    }
+    // Index values that can be checked now: those in caller buffers not written before their use.
+    for (auto i : index_nodes_) {
+      if (!index_checkable_early(i)) continue;
+      if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
+    }
+    if (kernels_needed_ && !kernels)
+      return run_status::failure(first_custom_, "rule custom-kernel: " + detail::node_label(g_, first_custom_) +
+                                                   " calls a user op; pass a kernel_table that implements it");
+    for (auto i : custom_nodes_) {
+      const auto& s = g_.customs[static_cast<std::size_t>(g_[i].aux)];
+      if (!kernels->find(s.name.view()))
+        return run_status::failure(i, "rule custom-kernel: no kernel for user op '" + std::string(s.name.view()) +
+                                          "' (" + detail::node_label(g_, i) + ") in the kernel_table");
+    }
+    // ---- execution
+    std::vector<std::int32_t> owner(slots_.size(), -1);
+    for (std::size_t step = 0; step < life_.steps.size(); ++step) {
+      const std::int32_t i = life_.steps[step];
+      if (opt_.check_lifetimes)
+        if (auto st = check_step(static_cast<std::int32_t>(step), owner); !st) return st;
+      if (auto st = exec_node(i, L, base, ctx, scratch, kernels); !st) return st;
+    }
+    for (std::size_t j = 0; j < outputs.size(); ++j) {
+      const bound_layout& l = L[static_cast<std::size_t>(out_args_[j])];
+      strided dst = bound_layout{outputs[j].dt, outputs[j].rank, {}, {}, 0, -1}.at(static_cast<std::byte*>(outputs[j].data));
+      for (int d = 0; d < outputs[j].rank; ++d) { dst.size[d] = outputs[j].size[d]; dst.stride[d] = outputs[j].stride[d]; }
+      kernels::copy(ctx, dst, l.at(base[static_cast<std::size_t>(l.storage)]));
+    }
+    return {};
+  }
+
+ private:
+  struct slot { sym_expr bytes{}; };
+
+  ir g_;
+  program_options opt_{};
+  run_status prepare_error_{};
+  liveness life_;
+  reuse_plan reuse_;
+  std::vector<std::int32_t> inputs_, out_args_, mutated_inputs_;
+  std::vector<slot> slots_;
+  std::vector<std::int32_t> slot_of_storage_;  // per storage: its slot, or -1 (inputs)
+  std::vector<std::int32_t> slot_of_buffer_;
+  std::vector<std::vector<std::int32_t>> results_;  // per tuple node: getitem node per result index
+  std::vector<tensor_meta> target_;  // per scatter node: the view of its result that src goes into
+  std::vector<std::int32_t> index_nodes_, custom_nodes_;
+  std::vector<std::int32_t> input_of_storage_;  // per storage: input position, or -1
+  std::vector<std::int32_t> first_write_step_;  // per storage: the first step that writes it, or -1
+  std::int32_t first_caller_write_ = -1;        // the first step that writes a caller buffer
+  std::int32_t first_custom_ = -1;
+  bool kernels_needed_ = false;
+  std::vector<std::pair<std::int32_t, tensor_meta>> hidden_;  // (node, meta) of results no getitem reads
+
+  std::size_t scratch_bytes(const std::vector<index_t>& sym) const {
+    std::size_t hidden = 0;
+    for (const auto& h : hidden_)
+      hidden += (static_cast<std::size_t>(std::max<index_t>(storage_bytes(h.second).eval(sym), 0)) + workspace_alignment - 1) /
+                workspace_alignment * workspace_alignment;
+    return scratch_bytes_without_hidden(sym) + hidden;
+  }
+
+  void prepare() {
+    if (!g_.error.ok()) {
+      prepare_error_ = run_status::failure(g_.error.node, std::string(g_.error.message()));
+      return;
+    }
+    life_ = compute_liveness(g_);
+    inputs_ = detail::input_nodes_of(g_);
+    if (auto o = g_.output_node(); o >= 0)
+      for (auto a : g_.args_of(o))
+        if (a >= 0 && g_.meta(a).is_tensor()) out_args_.push_back(a);
+    const auto ns = static_cast<std::size_t>(g_.next_storage);
+    input_of_storage_.assign(ns, -1);
+    for (std::size_t k = 0; k < inputs_.size(); ++k)
+      input_of_storage_[static_cast<std::size_t>(g_.meta(inputs_[k]).storage)] = static_cast<std::int32_t>(k);
+    // Slots: one per buffer, or shared along the reuse lines.
+    slot_of_buffer_.assign(life_.buffers.size(), -1);
+    if (opt_.reuse) reuse_ = plan_reuse(life_);
+    for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
+      std::int32_t from = -1;
+      if (opt_.reuse)
+        for (const auto& ln : reuse_.lines)
+          if (ln.kind == line_kind::reuse && ln.buffer == static_cast<std::int32_t>(bi)) from = ln.from;
+      if (from >= 0) {
+        const auto s = static_cast<std::size_t>(slot_of_buffer_[static_cast<std::size_t>(from)]);
+        slot_of_buffer_[bi] = static_cast<std::int32_t>(s);
+        // Reuse keys are equal sizes; keep the larger expression anyway if they are written apart.
+        if (!(slots_[s].bytes == life_.buffers[bi].bytes) && known_le(slots_[s].bytes, life_.buffers[bi].bytes))
+          slots_[s].bytes = life_.buffers[bi].bytes;
+      } else {
+        slot_of_buffer_[bi] = static_cast<std::int32_t>(slots_.size());
+        slots_.push_back({life_.buffers[bi].bytes});
+      }
+    }
+    slot_of_storage_.assign(ns, -1);
+    for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)
+      slot_of_storage_[static_cast<std::size_t>(life_.buffers[bi].storage)] = slot_of_buffer_[bi];
+    // Tuples' results, scatter targets, index and user-op nodes, writes.
+    results_.assign(static_cast<std::size_t>(g_.size()), {});
+    target_.assign(static_cast<std::size_t>(g_.size()), tensor_meta{});
+    first_write_step_.assign(ns, -1);
+    ir scratch_ir = g_;
+    for (std::int32_t i = 0; i < g_.size(); ++i) {
+      const node& n = g_[i];
+      if (n.op == op_kind::getitem) {
+        auto& r = results_[static_cast<std::size_t>(g_.arg(i, 0))];
+        if (r.size() <= static_cast<std::size_t>(n.aux)) r.resize(static_cast<std::size_t>(n.aux) + 1, -1);
+        r[static_cast<std::size_t>(n.aux)] = i;
+      }
+      if (is_view_scatter(n.op) || n.op == op_kind::generalized_scatter || n.op == op_kind::generalized_scatter_) {
+        const tensor_meta& on = n.op == op_kind::generalized_scatter_ ? g_.meta(g_.arg(i, 0)) : n.meta;
+        detail::scatter_view_meta(scratch_ir, i, n.op, on, g_.params_of(n), target_[static_cast<std::size_t>(i)]);
+      }
+      if (n.op == op_kind::index_put || n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put ||
+          n.op == op_kind::unsafe_index_put_) {
+        index_nodes_.push_back(i);
+        for (std::int32_t k = 2; k < n.nargs; ++k) {
+          const std::int32_t x = g_.arg(i, k);
+          if (x >= 0 && g_.meta(x).dt == dtype::b8) {
+            prepare_error_ = run_status::failure(i, "rule bool-mask-index: " + detail::node_label(g_, i) +
+                                                       " indexes with a bool mask; the executors support integer indices only (convert the mask with nonzero)");
+            return;
+          }
+        }
+      }
+      if (n.op == op_kind::custom || n.op == op_kind::auto_functionalized) {
+        custom_nodes_.push_back(i);
+        kernels_needed_ = true;
+        if (first_custom_ < 0) first_custom_ = i;
+      }
+    }
+    if (!scratch_ir.error.ok()) {
+      prepare_error_ = run_status::failure(scratch_ir.error.node, std::string(scratch_ir.error.message()));
+      return;
+    }
+    // Which storages each step writes; results nobody reads but a user op must still write.
+    for (std::size_t step = 0; step < life_.steps.size(); ++step) {
+      const std::int32_t i = life_.steps[step];
+      for_each_written(i, [&](std::int32_t storage) {
+        auto& w = first_write_step_[static_cast<std::size_t>(storage)];
+        if (w < 0) w = static_cast<std::int32_t>(step);
+        if (input_of_storage_[static_cast<std::size_t>(storage)] >= 0) {
+          if (first_caller_write_ < 0) first_caller_write_ = static_cast<std::int32_t>(step);
+          const auto k = input_of_storage_[static_cast<std::size_t>(storage)];
+          if (std::find(mutated_inputs_.begin(), mutated_inputs_.end(), k) == mutated_inputs_.end()) mutated_inputs_.push_back(k);
+        }
+      });
+      const node& n = g_[i];
+      if (n.op == op_kind::custom || n.op == op_kind::auto_functionalized) {
+        const auto& s = g_.customs[static_cast<std::size_t>(n.aux)];
+        const int total = s.n_returns + detail::mutated_count(s);
+        for (int r = 0; r < total; ++r) {
+          if (result_node(i, r) >= 0) continue;
+          if (r >= s.n_returns) {
+            const int arg = detail::kth_mutated(s, r - s.n_returns);
+            if (n.op == op_kind::custom && !((n.clone_mask >> arg) & 1u)) continue;  // written in place
+            hidden_.push_back({i, detail::clone_meta(g_.meta(g_.arg(i, arg)))});
+          } else {
+            const tensor_meta& like = g_.meta(g_.arg(i, s.returns_like));
+            hidden_.push_back({i, detail::contiguous_like(like, like.dt)});
+          }
+        }
+      }
+    }
+    std::sort(mutated_inputs_.begin(), mutated_inputs_.end());
+    // Indices computed in the graph are checked when computed: that must come before any write
+    // into a caller buffer, or a failed check would leave one half-written.
+    for (auto i : index_nodes_) {
+      if (index_checkable_early(i)) continue;
+      const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
+      if (first_caller_write_ >= 0 && first_caller_write_ <= step) {
+        prepare_error_ = run_status::failure(
+            i, "rule validate-before-mutate: " + detail::node_label(g_, i) +
+                   " uses indices computed in the graph, and " +
+                   detail::node_label(g_, life_.steps[static_cast<std::size_t>(first_caller_write_)]) +
+                   " writes a caller buffer before them; ctfx checks every index before the first such write, "
+                   "so pass these indices as an input (or compute them before any in-place update of an input)");
+        return;
+      }
+    }
+  }
+
+  std::int32_t result_node(std::int32_t tuple, int r) const {
+    const auto& v = results_[static_cast<std::size_t>(tuple)];
+    return static_cast<std::size_t>(r) < v.size() ? v[static_cast<std::size_t>(r)] : -1;
+  }
+
+  template <class F>
+  void for_each_written(std::int32_t i, F&& f) const {
+    const node& n = g_[i];
+    if (is_mutating(n.op)) {
+      if (is_list_op(n.op)) {
+        for (std::int32_t k = 0; k < n.aux; ++k) f(g_.meta(g_.arg(i, k)).storage);
+      } else {
+        f(g_.meta(g_.arg(i, 0)).storage);
+      }
+    } else if (n.op == op_kind::custom) {
+      const auto& s = g_.customs[static_cast<std::size_t>(n.aux)];
+      for (int a = 0; a < s.n_args; ++a)
+        if (((s.mutates >> a) & 1u) && !((n.clone_mask >> a) & 1u)) f(g_.meta(g_.arg(i, a)).storage);
+    }
+  }
+
+  // Index tensors that live in caller buffers, unwritten before this node, are checked up front.
+  bool index_checkable_early(std::int32_t i) const {
+    const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
+    for (std::int32_t k = 2; k < g_[i].nargs; ++k) {
+      const std::int32_t x = g_.arg(i, k);
+      if (x < 0) continue;
+      const auto s = static_cast<std::size_t>(g_.meta(x).storage);
+      if (input_of_storage_[s] < 0) return false;
+      if (first_write_step_[s] >= 0 && first_write_step_[s] < step) return false;
+    }
+    return true;
+  }
+
+  run_status check_caller_aliasing(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs) const {
+    struct range { const std::byte* lo; const std::byte* hi; bool written; std::string who; };
+    std::vector<range> rs;
+    auto add = [&](const tensor_ref& t, bool written, std::string who) {
+      if (t.numel() == 0 || !t.data) return;
+      const auto* p = static_cast<const std::byte*>(t.data);
+      rs.push_back({p, p + t.span_bytes(), written, static_cast<std::string&&>(who)});
+    };
+    for (std::size_t k = 0; k < inputs.size(); ++k)
+      add(inputs[k], std::find(mutated_inputs_.begin(), mutated_inputs_.end(), static_cast<std::int32_t>(k)) != mutated_inputs_.end(),
+          "input " + std::to_string(k) + " ('" + std::string(g_[inputs_[k]].name.view()) + "')");
+    for (std::size_t j = 0; j < outputs.size(); ++j) add(outputs[j], true, "output " + std::to_string(j));
+    std::sort(rs.begin(), rs.end(), [](const range& a, const range& b) { return a.lo < b.lo; });
+    // Sweep: any overlap that involves a written buffer is refused.
+    for (std::size_t a = 0; a < rs.size(); ++a)
+      for (std::size_t c = a + 1; c < rs.size() && rs[c].lo < rs[a].hi; ++c)
+        if (rs[a].written || rs[c].written)
+          return run_status::failure(-1, "rule no-caller-aliasing: " + rs[a].who + " and " + rs[c].who +
+                                             " overlap in memory, and the graph writes one of them; pass separate buffers");
+    return {};
+  }
+
+  kernels::index_put_args index_args(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
+                                     std::byte* dst_base, const bound_layout& dst) const {
+    kernels::index_put_args a;
+    a.x = dst.at(dst_base);
+    a.accumulate = g_[i].aux != 0;
+    // The selected shape S, as ops/index.hpp computes it, with numbers.
+    struct idx { int dim; std::int32_t node; };
+    std::vector<idx> ix;
+    int dim = 0;
+    for (std::int32_t k = 2; k < g_[i].nargs; ++k, ++dim) {
+      const std::int32_t x = g_.arg(i, k);
+      if (x >= 0) ix.push_back({dim, x});
+    }
+    const bound_layout& v = L[static_cast<std::size_t>(g_.arg(i, 1))];
+    if (ix.empty()) {
+      a.free = a.x;
+      a.values = v.at(base[static_cast<std::size_t>(v.storage)]).broadcast_to(a.x.rank, a.x.size);
+      a.count = a.x.numel();
+      return a;
+    }
+    bool adjacent = true;
+    for (std::size_t k = 1; k < ix.size(); ++k) adjacent = adjacent && ix[k].dim == ix[k - 1].dim + 1;
+    int brank = 0;
+    index_t bshape[max_rank]{};
+    for (const auto& t : ix) {  // broadcast of the index shapes
+      const bound_layout& l = L[static_cast<std::size_t>(t.node)];
+      const int r = std::max(brank, l.rank);
+      index_t out[max_rank]{};
+      for (int d = 0; d < r; ++d) {
+        const int p = d - (r - brank), q = d - (r - l.rank);
+        const index_t s1 = p >= 0 ? bshape[p] : 1, s2 = q >= 0 ? l.size[q] : 1;
+        out[d] = s1 == 1 ? s2 : s1;
+      }
+      brank = r;
+      for (int d = 0; d < r; ++d) bshape[d] = out[d];
+    }
+    // S's dims: where the broadcast block sits (b0), and which x dim each free S dim comes from.
+    strided S{};
+    int b0 = 0;
+    int free_src[max_rank];
+    auto push = [&](index_t sz, int src) { S.size[S.rank] = sz; free_src[S.rank] = src; ++S.rank; };
+    if (adjacent) {
+      for (int d = 0; d < ix.front().dim; ++d) push(a.x.size[d], d);
+      b0 = S.rank;
+      for (int d = 0; d < brank; ++d) push(bshape[d], -1);
+      for (int d = ix.back().dim + 1; d < a.x.rank; ++d) push(a.x.size[d], d);
+    } else {
+      for (int d = 0; d < brank; ++d) push(bshape[d], -1);
+      for (int d = 0; d < a.x.rank; ++d) {
+        bool indexed = false;
+        for (const auto& t : ix) indexed = indexed || t.dim == d;
+        if (!indexed) push(a.x.size[d], d);
+      }
+    }
+    a.count = S.numel();
+    a.free = a.x;
+    a.free.rank = S.rank;
+    for (int d = 0; d < S.rank; ++d) {
+      a.free.size[d] = S.size[d];
+      a.free.stride[d] = free_src[d] >= 0 ? a.x.stride[free_src[d]] : 0;
+    }
+    a.n_index = static_cast<int>(ix.size());
+    for (std::size_t k = 0; k < ix.size(); ++k) {
+      const bound_layout& l = L[static_cast<std::size_t>(ix[k].node)];
+      strided t = l.at(base[static_cast<std::size_t>(l.storage)]);
+      strided o = t;
+      o.rank = S.rank;
+      for (int d = 0; d < S.rank; ++d) { o.size[d] = S.size[d]; o.stride[d] = 0; }
+      for (int d = 0; d < l.rank; ++d) {  // right-aligned inside the broadcast block
+        const int sd = b0 + brank - l.rank + d;
+        o.stride[sd] = l.size[d] == 1 ? 0 : t.stride[d];
+      }
+      a.index[k] = o;
+      a.index_dim[k] = ix[k].dim;
+      a.index_extent[k] = a.x.size[ix[k].dim];
+    }
+    a.values = v.at(base[static_cast<std::size_t>(v.storage)]).broadcast_to(S.rank, S.size);
+    return a;
+  }
+
+  run_status check_indices(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
+                           const device_ctx& ctx, std::byte* scratch) const {
+    const bound_layout& x = L[static_cast<std::size_t>(g_.arg(i, 0))];
+    kernels::index_put_args a = index_args(i, L, base, base[static_cast<std::size_t>(x.storage)], x);
+    int which = -1;
+    index_t value = 0, at = -1;
+    if (ctx.where == backend::cuda) {
+#if defined(__CUDACC__)
+      at = detail::first_bad_index_cuda(a, ctx, scratch, &which, &value);
+#endif
+    } else {
+      (void)scratch;
+      at = kernels::first_bad_index(a, &which, &value);
+    }
+    if (at < 0) return {};
+    std::int32_t idx_node = -1;
+    for (std::int32_t k = 2, seen = 0; k < g_[i].nargs; ++k)
+      if (g_.arg(i, k) >= 0 && seen++ == which) idx_node = g_.arg(i, k);
+    return run_status::failure(i, "rule index-in-range: " + detail::node_label(g_, i) + ": index " + std::to_string(value) +
+                                      " (from '" + std::string(g_[idx_node].name.view()) + "') is out of range for dimension " +
+                                      std::to_string(a.index_dim[which]) + " of size " + std::to_string(a.index_extent[which]));
+  }
+
+  run_status check_step(std::int32_t step, std::vector<std::int32_t>& owner) const {
+    // Buffers allocated at this step take their slot now.
+    for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)
+      if (life_.buffers[bi].def_step == step) owner[static_cast<std::size_t>(slot_of_buffer_[bi])] = static_cast<std::int32_t>(bi);
+    const std::int32_t i = life_.steps[static_cast<std::size_t>(step)];
+    auto touch = [&](std::int32_t node) -> run_status {
+      if (node < 0 || !g_.meta(node).is_tensor()) return {};
+      const auto bi = life_.buffer_of[static_cast<std::size_t>(g_.meta(node).storage)];
+      if (bi < 0) return {};
+      const auto& b = life_.buffers[static_cast<std::size_t>(bi)];
+      const std::int64_t t0 = 2 * static_cast<std::int64_t>(step), t1 = t0 + 1;
+      const auto sl = static_cast<std::size_t>(slot_of_buffer_[static_cast<std::size_t>(bi)]);
+      if (t1 <= b.begin || t0 >= b.end || owner[sl] != bi)
+        return run_status::failure(i, "rule lifetime: " + detail::node_label(g_, i) + " (step " + std::to_string(step) +
+                                          ") touches the buffer of '" + std::string(g_[b.node].name.view()) +
+                                          "' outside its planned life [" + std::to_string(b.begin) + ", " +
+                                          std::to_string(b.end) + ") or after its memory went to another buffer");
+      return {};
+    };
+    for (auto a : g_.args_of(i))
+      if (auto st = touch(a); !st) return st;
+    if (g_[i].meta.is_tensor())
+      if (auto st = touch(i); !st) return st;
+    for (auto r : results_[static_cast<std::size_t>(i)])
+      if (auto st = touch(r); !st) return st;
+    return {};
+  }
+
+  run_status exec_node(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
+                       const device_ctx& ctx, std::byte* scratch, const kernel_table* kt) const {
+    const node& n = g_[i];
+    auto view = [&](std::int32_t id) {
+      const bound_layout& l = L[static_cast<std::size_t>(id)];
+      return l.at(base[static_cast<std::size_t>(l.storage)]);
+    };
+    auto arg = [&](int k) { return view(g_.arg(i, k)); };
+    const dynamic_op op{n.op};
+    switch (n.op) {
+      case op_kind::copy_:
+      case op_kind::copy:
+        kernels::copy(ctx, n.op == op_kind::copy_ ? arg(0) : view(i), arg(1));
+        return {};
+      case op_kind::clone:
+      case op_kind::convert:
+        kernels::copy(ctx, view(i), arg(0));
+        return {};
+      case op_kind::empty:
+      case op_kind::empty_like:
+        return {};  // contents unspecified, as in PyTorch
+      case op_kind::zeros: kernels::fill(ctx, view(i), 0.0); return {};
+      case op_kind::ones: kernels::fill(ctx, view(i), 1.0); return {};
+      case op_kind::full: kernels::fill(ctx, view(i), n.scalar); return {};
+      case op_kind::fill_: kernels::fill(ctx, arg(0), n.scalar); return {};
+      case op_kind::all_reduce: kernels::copy(ctx, view(i), arg(0)); return {};  // a world of one rank
+      case op_kind::all_reduce_: return {};
+      case op_kind::slice_scatter: case op_kind::select_scatter: case op_kind::diagonal_scatter:
+      case op_kind::as_strided_scatter: case op_kind::generalized_scatter: case op_kind::generalized_scatter_: {
+        std::byte* b = base[static_cast<std::size_t>(n.op == op_kind::generalized_scatter_ ? g_.meta(g_.arg(i, 0)).storage : n.meta.storage)];
+        if (n.op != op_kind::generalized_scatter_) kernels::copy(ctx, view(i), arg(0));
+        kernels::copy(ctx, evaluate_target(i, L).at(b), arg(1));
+        return {};
+      }
+      case op_kind::index_put: case op_kind::unsafe_index_put:
+      case op_kind::index_put_: case op_kind::unsafe_index_put_: {
+        const bool inplace = n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put_;
+        const std::int32_t dst = inplace ? g_.arg(i, 0) : i;
+        const bound_layout& dl = L[static_cast<std::size_t>(dst)];
+        if (!index_checkable_early(i))
+          if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
+        if (!inplace) kernels::copy(ctx, view(i), arg(0));
+        kernels::index_put(ctx, index_args(i, L, base, base[static_cast<std::size_t>(dl.storage)], dl), scratch + 64,
+                           opt_.atomic_index_put);
+        return {};
+      }
+      case op_kind::sum: case op_kind::amax: {
+        unsigned dims = 0;
+        const int r = g_.meta(g_.arg(i, 0)).rank;
+        for (std::int32_t k = 0; k < n.npar; ++k) {
+          index_t d = g_.iparam(i, k);
+          if (d < 0) d += r;
+          dims |= 1u << d;
+        }
+        if (n.npar == 0) dims = (1u << r) - 1;  // all dimensions
+        kernels::reduce(ctx, n.op == op_kind::amax, view(i), arg(0), dims);
+        return {};
+      }
+      case op_kind::cat: {
+        strided out = view(i);
+        index_t d = n.npar ? g_.iparam(i, 0) : 0;
+        if (d < 0) d += out.rank;
+        index_t at = 0;
+        for (std::int32_t k = 0; k < n.nargs; ++k) {
+          strided src = arg(k);
+          if (src.rank == 1 && src.size[0] == 0 && out.rank > 1) continue;  // legacy empty input
+          strided part = out;
+          part.size[d] = src.size[d];
+          part.p = out.p + at * out.stride[d] * size_of(out.dt);
+          kernels::copy(ctx, part, src);
+          at += src.size[d];
+        }
+        return {};
+      }
+      case op_kind::foreach_add: case op_kind::foreach_mul: case op_kind::foreach_add_: case op_kind::foreach_mul_: {
+        const bool inplace = is_mutating(n.op);
+        const dynamic_op bop{n.op == op_kind::foreach_add || n.op == op_kind::foreach_add_ ? op_kind::add : op_kind::mul};
+        const bool list_b = n.nargs == 2 * n.aux;
+        for (std::int32_t k = 0; k < n.aux; ++k) {
+          strided out;
+          if (inplace) out = arg(k);
+          else {
+            const std::int32_t r = result_node(i, k);
+            if (r < 0) continue;  // nobody reads this element
+            out = view(r);
+          }
+          strided b = list_b ? arg(n.aux + k) : strided{};
+          kernels::binary(ctx, bop, out, arg(k), list_b ? &b : nullptr, n.scalar);
+        }
+        return {};
+      }
+      case op_kind::custom: case op_kind::auto_functionalized:
+        return run_custom(i, L, base, ctx, scratch, kt);
+      default:
+        break;
+    }
+    if (is_unary(n.op)) { kernels::unary(ctx, op, view(i), arg(0)); return {}; }
+    if (is_binary(n.op)) {
+      const bool inplace = is_mutating(n.op);
+      strided out = inplace ? arg(0) : view(i);
+      strided b = n.nargs > 1 ? arg(1) : strided{};
+      kernels::binary(ctx, op, out, arg(0), n.nargs > 1 ? &b : nullptr, n.scalar);
+      return {};
+    }
+    return run_status::failure(i, "rule executable-op: " + detail::node_label(g_, i) + " (" + std::string(name_of(n.op)) +
+                                      ") has no kernel");
+  }
+
+  bound_layout evaluate_target(std::int32_t i, const std::vector<bound_layout>& L) const {
+    // Symbols are already bound in L; re-evaluate the target meta with the same values.
+    std::vector<index_t> sym = symbols_from(L);
+    return evaluate(target_[static_cast<std::size_t>(i)], sym);
+  }
+
+  // The bound symbol values, recovered from the inputs' layouts (cheap: a few symbols).
+  std::vector<index_t> symbols_from(const std::vector<bound_layout>& L) const {
+    std::vector<index_t> v(g_.syms.size(), 0);
+    for (auto in : inputs_) {
+      const tensor_meta& m = g_.meta(in);
+      for (int d = 0; d < m.rank; ++d) {
+        const sym_expr& e = m.size[d];
+        if (e.n == 1 && e.c == 0 && e.t[0].coeff == 1 && e.t[0].degree() == 1)
+          v[static_cast<std::size_t>(e.t[0].sym[0])] = L[static_cast<std::size_t>(in)].size[d];
+      }
+    }
+    return v;
+  }
+
+  run_status run_custom(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
+                        const device_ctx& ctx, std::byte* scratch, const kernel_table* kt) const {
+    const node& n = g_[i];
+    const auto& s = g_.customs[static_cast<std::size_t>(n.aux)];
+    auto ref_of = [](const strided& t) {
+      tensor_desc d;
+      d.dt = t.dt;
+      d.rank = t.rank;
+      for (int k = 0; k < t.rank; ++k) { d.size[k] = t.size[k]; d.stride[k] = t.stride[k]; }
+      return tensor_ref(t.p, d);
+    };
+    auto view = [&](std::int32_t id) {
+      const bound_layout& l = L[static_cast<std::size_t>(id)];
+      return l.at(base[static_cast<std::size_t>(l.storage)]);
+    };
+    // Hidden results of this node live after the index checker's flag and the sort scratch.
+    std::vector<index_t> sym = symbols_from(L);
+    std::size_t hidden_off = scratch_bytes_without_hidden(sym);
+    auto hidden_slot = [&](int nth) {
+      std::size_t off = hidden_off;
+      int seen = 0;
+      for (const auto& h : hidden_) {
+        if (h.first == i) {
+          if (seen++ == nth) return std::pair<std::byte*, tensor_meta>{scratch + off, h.second};
+        }
+        off += (static_cast<std::size_t>(std::max<index_t>(storage_bytes(h.second).eval(sym), 0)) + workspace_alignment - 1) /
+               workspace_alignment * workspace_alignment;
+      }
+      return std::pair<std::byte*, tensor_meta>{nullptr, tensor_meta{}};
+    };
+    std::vector<tensor_ref> args, results;
+    int hidden_seen = 0;
+    for (int r = 0; r < s.n_returns; ++r) {
+      const std::int32_t rn = result_node(i, r);
+      if (rn >= 0) results.push_back(ref_of(view(rn)));
+      else {
+        auto [p, m] = hidden_slot(hidden_seen++);
+        results.push_back(ref_of(evaluate(m, sym).at(p)));
+      }
+    }
+    int mut = 0;
+    for (int a = 0; a < s.n_args; ++a) {
+      strided t = view(g_.arg(i, a));
+      if ((s.mutates >> a) & 1u) {
+        const bool cloned = n.op == op_kind::auto_functionalized || ((n.clone_mask >> a) & 1u);
+        if (cloned) {
+          const std::int32_t rn = result_node(i, s.n_returns + mut);
+          strided c;
+          if (rn >= 0) c = view(rn);
+          else {
+            auto [p, m] = hidden_slot(hidden_seen++);
+            c = evaluate(m, sym).at(p);
+          }
+          kernels::copy(ctx, c, t);
+          t = c;
+        }
+        ++mut;
+      }
+      args.push_back(ref_of(t));
+    }
+    const custom_kernel* k = kt ? kt->find(s.name.view()) : nullptr;
+    if (!k) return run_status::failure(i, "rule custom-kernel: no kernel for user op '" + std::string(s.name.view()) + "'");
+    (*k)(custom_call{args, results, ctx});
+    return {};
+  }
+
+  // The CUDA index checker's flag, then the deterministic index_put's sort scratch (CUDA only).
+  std::size_t scratch_bytes_without_hidden(const std::vector<index_t>& sym) const {
+    std::size_t n = 64;
+    for (auto i : index_nodes_) n = std::max(n, 64 + kernels::index_put_scratch_bytes(selected_count(i, sym), backend::cuda));
+    return (n + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
+  }
+
+  // numel of x[indices] of an index_put: the broadcast index shape times x's other extents.
+  index_t selected_count(std::int32_t i, const std::vector<index_t>& sym) const {
+    const bound_layout x = evaluate(g_.meta(g_.arg(i, 0)), sym);
+    index_t bshape[max_rank]{};
+    int brank = 0;
+    index_t count = 1;
+    int dim = 0;
+    for (std::int32_t k = 2; k < g_[i].nargs; ++k, ++dim) {
+      const std::int32_t t = g_.arg(i, k);
+      if (t < 0) { count *= x.size[dim]; continue; }
+      const bound_layout l = evaluate(g_.meta(t), sym);
+      const int r = std::max(brank, l.rank);
+      index_t out[max_rank]{};
+      for (int d = 0; d < r; ++d) {
+        const int p = d - (r - brank), q = d - (r - l.rank);
+        const index_t s1 = p >= 0 ? bshape[p] : 1, s2 = q >= 0 ? l.size[q] : 1;
+        out[d] = s1 == 1 ? s2 : s1;
+      }
+      brank = r;
+      for (int d = 0; d < r; ++d) bshape[d] = out[d];
+    }
+    for (int d = dim; d < x.rank; ++d) count *= x.size[d];
+    for (int d = 0; d < brank; ++d) count *= bshape[d];
+    return count;
+  }
+};
+
+}  // namespace ctfx

@@ -1,0 +1,73 @@
+// ctfx/exec/runtime.hpp — graphs built at run time: the pipeline runs as a library call, and the
+// plan dispatches per op kind and dtype.
+//
+//   ctfx::runtime_plan p(graph);                      // reinplacing pipeline + memory plan
+//   ctfx::binding b = p.bind(input_descs);            // output shapes, workspace bytes
+//   ctfx::run_status st = p.run(inputs, outputs);     // host backend, own workspace
+//   if (!st) std::puts(st.message.c_str());           // every caller buffer is as before
+//
+// Errors are values (run_status), never exceptions: a plan whose graph fails the pipeline reports
+// it from error() and from every run.
+#pragma once
+#include <vector>
+#include "../passes/pipeline.hpp"
+#include "program.hpp"
+
+namespace ctfx {
+
+struct plan_options {
+  bool reinplace = true;         // run the reinplacing pipeline (false: the functional graph as is)
+  bool reuse = true;             // share buffers along Inductor's reuse lines
+  bool check_lifetimes = false;  // debug mode: fail on any access outside a buffer's planned life
+  bool atomic_index_put = false; // CUDA: accumulate index_put with atomics
+};
+
+class runtime_plan {
+ public:
+  explicit runtime_plan(const ir& functional, plan_options o = {})
+      : prog_(o.reinplace ? run_pipeline(functional, &log_) : functional,
+              program_options{o.reuse, o.check_lifetimes, o.atomic_index_put}) {
+    const ir& g = prog_.graph();
+    if (!g.error.ok()) error_ = g.error;
+    else if (!prog_.error().ok) {
+      error_ = diagnostic{};
+      ir tmp;
+      tmp.fail(rule::bad_argument, prog_.error().node, prog_.error().message);
+      error_ = tmp.error;
+    }
+  }
+
+  const diagnostic& error() const { return error_; }
+  const ir& graph() const { return prog_.graph(); }
+  const reinplace_log& decisions() const { return log_; }
+  const liveness& life() const { return prog_.life(); }
+  const reuse_plan& memory_plan() const { return prog_.memory_plan(); }
+  const std::vector<std::int32_t>& input_nodes() const { return prog_.input_nodes(); }
+  const std::vector<std::int32_t>& mutated_inputs() const { return prog_.mutated_inputs(); }
+
+  binding bind(std::span<const tensor_desc> inputs) const { return prog_.bind(inputs); }
+
+  run_status run(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs, backend where = backend::host,
+                 std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) const {
+    return prog_.run(inputs, outputs, device_ctx{where, nullptr}, workspace, kernels);
+  }
+  run_status run(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs, const device_ctx& ctx,
+                 std::span<std::byte> workspace, const kernel_table* kernels = nullptr) const {
+    return prog_.run(inputs, outputs, ctx, workspace, kernels);
+  }
+
+ private:
+  reinplace_log log_;
+  program prog_;
+  diagnostic error_{};
+};
+
+// The ground truth: the functional graph as written, every functional op into a fresh buffer, no
+// reuse, on the host backend.
+inline run_status reference_run(const ir& functional, std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
+                                const kernel_table* kernels = nullptr) {
+  program p(functional, program_options{false, false, false});
+  return p.run(inputs, outputs, device_ctx{}, {}, kernels);
+}
+
+}  // namespace ctfx

@@ -1,0 +1,75 @@
+// ctfx/exec/tensor.hpp — how a caller hands tensors to a plan: a pointer, a dtype, extents and
+// element strides (tensor_ref), or a cuda::std::mdspan converted by ctfx::ref(); and how a run
+// reports failure (run_status: no exceptions, so a failed run is a value the caller inspects).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include "../core/config.hpp"
+#include "../core/dtype.hpp"
+
+namespace ctfx {
+
+// Extents and element strides of a tensor, without its data.
+struct tensor_desc {
+  dtype dt = dtype::f32;
+  int rank = 0;
+  index_t size[max_rank]{};
+  index_t stride[max_rank]{};
+
+  constexpr index_t numel() const {
+    index_t n = 1;
+    for (int i = 0; i < rank; ++i) n *= size[i];
+    return n;
+  }
+  // Bytes from the first element to one past the last reachable one (0 for an empty tensor).
+  constexpr std::size_t span_bytes() const {
+    index_t hi = 0;
+    for (int i = 0; i < rank; ++i) {
+      if (size[i] == 0) return 0;
+      hi += (size[i] - 1) * stride[i];
+    }
+    return static_cast<std::size_t>(hi + 1) * static_cast<std::size_t>(size_of(dt));
+  }
+  static constexpr tensor_desc contiguous(dtype d, std::initializer_list<index_t> sizes) {
+    tensor_desc t;
+    t.dt = d;
+    for (index_t s : sizes) t.size[t.rank++] = s;
+    t.set_contiguous();
+    return t;
+  }
+  constexpr void set_contiguous() {
+    index_t s = 1;
+    for (int i = rank - 1; i >= 0; --i) { stride[i] = s; s *= size[i]; }
+  }
+  constexpr bool operator==(const tensor_desc& o) const {
+    if (dt != o.dt || rank != o.rank) return false;
+    for (int i = 0; i < rank; ++i)
+      if (size[i] != o.size[i] || (size[i] != 1 && stride[i] != o.stride[i])) return false;
+    return true;
+  }
+};
+
+// A caller's tensor: its description and the address of its element [0, ..., 0].
+struct tensor_ref : tensor_desc {
+  void* data = nullptr;
+  constexpr tensor_ref() = default;
+  constexpr tensor_ref(void* p, const tensor_desc& d) : tensor_desc(d), data(p) {}
+  static constexpr tensor_ref contiguous(void* p, dtype d, std::initializer_list<index_t> sizes) {
+    return {p, tensor_desc::contiguous(d, sizes)};
+  }
+};
+
+// The outcome of binding or running a plan. On failure `node` names the graph node whose check
+// failed (or -1) and `message` says which rule and what was found; every caller buffer is then
+// exactly as it was before the call.
+struct run_status {
+  bool ok = true;
+  std::int32_t node = -1;
+  std::string message;
+  explicit operator bool() const { return ok; }
+  static run_status failure(std::int32_t n, std::string m) { return {false, n, static_cast<std::string&&>(m)}; }
+};
+
+}  // namespace ctfx

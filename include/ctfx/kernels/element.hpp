@@ -1,0 +1,121 @@
+// ctfx/kernels/element.hpp — the C++ element type of each dtype, and how kernels compute with it.
+//
+// float16 and bfloat16 are stored as their 16 bits (the same struct on host and device, so a host
+// run and a CUDA run see identical storage) and computed in float, rounding to nearest even on
+// store, as PyTorch's CPU kernels do. bool is one byte holding 0 or 1.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include "../core/config.hpp"
+#include "../core/dtype.hpp"
+
+namespace ctfx {
+
+namespace detail {
+CTFX_HD inline std::uint32_t float_bits(float f) { std::uint32_t u; std::memcpy(&u, &f, 4); return u; }
+CTFX_HD inline float bits_float(std::uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+}  // namespace detail
+
+struct half_t {
+  std::uint16_t bits = 0;
+  half_t() = default;
+  CTFX_HD explicit half_t(float f) {
+    std::uint32_t x = detail::float_bits(f);
+    std::uint32_t sign = (x >> 16) & 0x8000u;
+    std::uint32_t mag = x & 0x7fffffffu;
+    if (mag >= 0x7f800000u) {  // inf or nan
+      bits = static_cast<std::uint16_t>(sign | 0x7c00u | (mag > 0x7f800000u ? 0x200u : 0u));
+      return;
+    }
+    if (mag >= 0x477ff000u) { bits = static_cast<std::uint16_t>(sign | 0x7c00u); return; }  // rounds to inf
+    if (mag < 0x38800000u) {  // subnormal or zero in half
+      float a = detail::bits_float(mag) + 0.5f;  // the float's mantissa rounds (RNE) at 2^-24 granularity
+      bits = static_cast<std::uint16_t>(sign | (detail::float_bits(a) - 0x3f000000u));
+      return;
+    }
+    std::uint32_t odd = (mag >> 13) & 1u;
+    mag += 0xc8000fffu + odd;  // rebias exponent (-112 << 23) and round to nearest even
+    bits = static_cast<std::uint16_t>(sign | (mag >> 13));
+  }
+  CTFX_HD explicit operator float() const {
+    std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x8000u) << 16;
+    std::uint32_t exp = (bits >> 10) & 0x1fu, man = bits & 0x3ffu;
+    if (exp == 0x1f) return detail::bits_float(sign | 0x7f800000u | (man << 13));
+    if (exp == 0) {
+      float v = static_cast<float>(man) * (1.0f / 16777216.0f);  // man * 2^-24, exact
+      return sign ? -v : v;
+    }
+    return detail::bits_float(sign | ((exp + 112u) << 23) | (man << 13));
+  }
+};
+
+struct bfloat16_t {
+  std::uint16_t bits = 0;
+  bfloat16_t() = default;
+  CTFX_HD explicit bfloat16_t(float f) {
+    std::uint32_t x = detail::float_bits(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) { bits = static_cast<std::uint16_t>((x >> 16) | 0x40u); return; }  // quiet nan
+    x += 0x7fffu + ((x >> 16) & 1u);  // round to nearest even
+    bits = static_cast<std::uint16_t>(x >> 16);
+  }
+  CTFX_HD explicit operator float() const { return detail::bits_float(static_cast<std::uint32_t>(bits) << 16); }
+};
+
+// dtype -> storage type.
+template <dtype D> struct element;
+template <> struct element<dtype::b8> { using type = std::uint8_t; };
+template <> struct element<dtype::i8> { using type = std::int8_t; };
+template <> struct element<dtype::i32> { using type = std::int32_t; };
+template <> struct element<dtype::i64> { using type = std::int64_t; };
+template <> struct element<dtype::f16> { using type = half_t; };
+template <> struct element<dtype::bf16> { using type = bfloat16_t; };
+template <> struct element<dtype::f32> { using type = float; };
+template <> struct element<dtype::f64> { using type = double; };
+template <dtype D> using element_t = typename element<D>::type;
+
+// The type a kernel computes in for a result of dtype D: double for f64, float for the other
+// floats, int64 for integers, and bool as int64 (0/1) too.
+template <dtype D>
+using compute_t = std::conditional_t<D == dtype::f64, double, std::conditional_t<is_floating(D), float, std::int64_t>>;
+
+// Loads an element of dtype S as compute type C; stores a C as dtype D.
+template <dtype S, class C>
+CTFX_HD inline C load_as(const void* p) {
+  const auto& v = *static_cast<const element_t<S>*>(p);
+  if constexpr (S == dtype::f16 || S == dtype::bf16) return static_cast<C>(static_cast<float>(v));
+  else return static_cast<C>(v);
+}
+template <dtype D, class C>
+CTFX_HD inline void store_as(void* p, C v) {
+  auto* q = static_cast<element_t<D>*>(p);
+  if constexpr (D == dtype::f16 || D == dtype::bf16) *q = element_t<D>(static_cast<float>(v));
+  else if constexpr (D == dtype::b8) *q = static_cast<std::uint8_t>(v != C(0));
+  else if constexpr (std::is_floating_point_v<C> && !is_floating(D)) {
+    // float -> integer: truncation toward zero, as PyTorch; out-of-range values are not UB here.
+    if (!(v == v)) { *q = 0; return; }
+    using E = element_t<D>;
+    constexpr double lo = static_cast<double>(E(1) << (sizeof(E) * 8 - 2)) * -2.0;  // -2^(bits-1), exact
+    const double d = static_cast<double>(v);
+    *q = d <= lo ? std::numeric_limits<E>::min() : d >= -lo ? std::numeric_limits<E>::max() : static_cast<E>(d);
+  } else *q = static_cast<element_t<D>>(v);
+}
+
+// Calls f(std::integral_constant<dtype, D>{}) for the run-time dtype d.
+template <class F>
+CTFX_HD inline decltype(auto) visit_dtype(dtype d, F&& f) {
+  switch (d) {
+    case dtype::b8: return f(std::integral_constant<dtype, dtype::b8>{});
+    case dtype::i8: return f(std::integral_constant<dtype, dtype::i8>{});
+    case dtype::i32: return f(std::integral_constant<dtype, dtype::i32>{});
+    case dtype::i64: return f(std::integral_constant<dtype, dtype::i64>{});
+    case dtype::f16: return f(std::integral_constant<dtype, dtype::f16>{});
+    case dtype::bf16: return f(std::integral_constant<dtype, dtype::bf16>{});
+    case dtype::f32: return f(std::integral_constant<dtype, dtype::f32>{});
+    case dtype::f64: break;
+  }
+  return f(std::integral_constant<dtype, dtype::f64>{});
+}
+
+}  // namespace ctfx

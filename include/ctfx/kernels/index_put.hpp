@@ -1,0 +1,162 @@
+// ctfx/kernels/index_put.hpp — x[indices] = values (or += with accumulate), in place on x.
+//
+// Every operand is first expressed over the selected shape S (the shape of x[indices]): the
+// values broadcast to S, each index tensor broadcast into S's indexed dimensions, and the part of
+// x's address that comes from the non-indexed dimensions. Position j of S then writes
+//   x.p + free(j) + Σ_k wrap(index_k(j)) · x.stride[dim_k].
+// Order: positions are applied in row-major order of S, so duplicates resolve as a sequential
+// loop would (the last write wins; sums add in that order) — on every backend:
+//   host: one sequential pass (the reference order itself);
+//   cuda, deterministic: a stable radix sort of (destination, j) with CUB in the caller's
+//     workspace, then one thread per run of equal destinations folds its run in j order;
+//   cuda, atomic: one atomicAdd per position (fast, order not fixed; opt-in).
+// Index values are checked before any write by `first_bad_index` (the executor calls it during
+// validation), so the kernel itself never sees an out-of-range index.
+#pragma once
+#include "pointwise.hpp"
+#if defined(__CUDACC__)
+#include <cub/device/device_radix_sort.cuh>
+#endif
+
+namespace ctfx::kernels {
+
+inline constexpr int max_indices = max_rank;
+
+struct index_put_args {
+  strided x;             // destination (written in place)
+  strided values;        // broadcast over S
+  strided free;          // x's non-indexed part over S (pointer = x.p)
+  strided index[max_indices];  // each broadcast over S
+  int index_dim[max_indices]{};  // the x dimension each index addresses
+  index_t index_extent[max_indices]{};
+  int n_index = 0;
+  bool accumulate = false;
+  index_t count = 0;     // numel of S
+
+  CTFX_HD index_t dest(index_t j) const {
+    index_t off = free.offset_of(j);
+    for (int k = 0; k < n_index; ++k) {
+      index_t v = load_dyn<index_t>(index[k].dt, index[k].at(j));
+      if (v < 0) v += index_extent[k];
+      off += v * x.stride[index_dim[k]];
+    }
+    return off;
+  }
+};
+
+// The first position whose index is out of range (or -1), and which index it was. Host-side
+// buffers only (the CUDA executor runs it on a device copy through the same code with Thrust).
+inline index_t first_bad_index(const index_put_args& a, int* which, index_t* value) {
+  for (index_t j = 0; j < a.count; ++j)
+    for (int k = 0; k < a.n_index; ++k) {
+      const index_t v = load_dyn<index_t>(a.index[k].dt, a.index[k].at(j));
+      if (v < -a.index_extent[k] || v >= a.index_extent[k]) { *which = k; *value = v; return j; }
+    }
+  return -1;
+}
+
+template <dtype D>
+CTFX_HD inline void put_one(const index_put_args& a, index_t j, index_t dst) {
+  std::byte* p = a.x.p + dst * size_of(D);
+  const std::byte* v = a.values.at(j);
+  if (a.accumulate) {
+    using C = compute_t<D>;
+    store_as<D, C>(p, wrap_add(load_as<D, C>(p), load_as<D, C>(v)));
+  } else {
+    std::memcpy(p, v, sizeof(element_t<D>));
+  }
+}
+
+template <dtype D>
+struct index_put_seq_fn {  // the whole put, in order, by one thread
+  index_put_args a;
+  CTFX_HD void operator()(index_t) const {
+    for (index_t j = 0; j < a.count; ++j) put_one<D>(a, j, a.dest(j));
+  }
+};
+
+// Workspace bytes the deterministic CUDA path needs for `count` positions (0 on the host).
+inline std::size_t index_put_scratch_bytes(index_t count, backend b) {
+  if (b != backend::cuda || count <= 0) return 0;
+#if defined(__CUDACC__)
+  std::size_t temp = 0;
+  cub::DeviceRadixSort::SortPairs(nullptr, temp, static_cast<const index_t*>(nullptr), static_cast<index_t*>(nullptr),
+                                  static_cast<const index_t*>(nullptr), static_cast<index_t*>(nullptr),
+                                  static_cast<int>(count));
+  return temp + 4 * static_cast<std::size_t>(count) * sizeof(index_t) + 256;
+#else
+  return 0;
+#endif
+}
+
+#if defined(__CUDACC__)
+template <dtype D>
+struct index_put_keys_fn {
+  index_put_args a;
+  index_t* keys;
+  index_t* pos;
+  CTFX_HD void operator()(index_t j) const { keys[j] = a.dest(j); pos[j] = j; }
+};
+template <dtype D>
+struct index_put_runs_fn {  // one thread per sorted position that starts a run
+  index_put_args a;
+  const index_t* keys;
+  const index_t* pos;
+  CTFX_HD void operator()(index_t s) const {
+    if (s > 0 && keys[s - 1] == keys[s]) return;
+    index_t e = s;
+    if (!a.accumulate) {
+      while (e + 1 < a.count && keys[e + 1] == keys[s]) ++e;
+      put_one<D>(a, pos[e], keys[s]);  // the last write wins
+      return;
+    }
+    for (; e < a.count && keys[e] == keys[s]; ++e) put_one<D>(a, pos[e], keys[s]);
+  }
+};
+template <dtype D>
+struct index_put_atomic_fn {
+  index_put_args a;
+  __device__ void operator()(index_t j) const {
+    using E = element_t<D>;
+    E* p = reinterpret_cast<E*>(a.x.p) + a.dest(j);
+    if constexpr (D == dtype::f32 || D == dtype::f64 || D == dtype::i32)
+      atomicAdd(p, *reinterpret_cast<const E*>(a.values.at(j)));
+    else
+      put_one<D>(a, j, a.dest(j));  // no native atomic: same as the unordered plain put
+  }
+};
+#endif
+
+// Runs the put. `scratch` is the caller's workspace slice of index_put_scratch_bytes (CUDA only).
+inline void index_put([[maybe_unused]] const device_ctx& ctx, const index_put_args& a, std::byte* scratch, bool atomic = false) {
+  if (a.count == 0) return;
+  visit_dtype(a.x.dt, [&](auto dd) {
+    constexpr dtype D = decltype(dd)::value;
+#if defined(__CUDACC__)
+    if (ctx.where == backend::cuda) {
+      auto stream = static_cast<cudaStream_t>(ctx.stream);
+      if (atomic && a.accumulate) {
+        thrust::for_each_n(thrust::cuda::par_nosync.on(stream), thrust::counting_iterator<index_t>(0), a.count,
+                           index_put_atomic_fn<D>{a});
+        return;
+      }
+      auto* keys = reinterpret_cast<index_t*>(scratch);
+      index_t* pos = keys + a.count;
+      index_t* keys2 = pos + a.count;
+      index_t* pos2 = keys2 + a.count;
+      std::byte* temp = reinterpret_cast<std::byte*>(pos2 + a.count);
+      std::size_t temp_bytes = index_put_scratch_bytes(a.count, backend::cuda) - 4 * static_cast<std::size_t>(a.count) * sizeof(index_t);
+      parallel_for(ctx, a.count, index_put_keys_fn<D>{a, keys, pos});
+      cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, keys2, pos, pos2, static_cast<int>(a.count), 0,
+                                      static_cast<int>(sizeof(index_t) * 8), stream);
+      parallel_for(ctx, a.count, index_put_runs_fn<D>{a, keys2, pos2});
+      return;
+    }
+#endif
+    (void)scratch;
+    (void)atomic;
+    index_put_seq_fn<D>{a}(0);
+  });
+}
+
+}  // namespace ctfx::kernels

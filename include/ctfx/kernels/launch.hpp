@@ -1,0 +1,68 @@
+// ctfx/kernels/launch.hpp — one macro-free switch picks where kernels run: a backend value.
+//
+//   backend::host  CCCL Thrust on its CPP system (sequential; the reference for the others)
+//   backend::omp   Thrust on its OMP system (when compiled with OpenMP, else the same as host)
+//   backend::cuda  Thrust on CUDA, on the stream the caller gives (only in nvcc-compiled code)
+//
+// Kernels are functors written once (CTFX_HD) and launched by `parallel_for`; they never allocate.
+#pragma once
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/system/cpp/execution_policy.h>
+#if defined(_OPENMP)
+#include <thrust/system/omp/execution_policy.h>
+#endif
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#include <thrust/system/cuda/execution_policy.h>
+#endif
+#include "../core/config.hpp"
+
+namespace ctfx {
+
+enum class backend : std::uint8_t { host, omp, cuda };
+
+constexpr const char* name_of(backend b) {
+  return b == backend::host ? "host" : b == backend::omp ? "omp" : "cuda";
+}
+
+// True when this translation unit can run kernels on `b`.
+constexpr bool backend_compiled(backend b) {
+#if defined(__CUDACC__)
+  if (b == backend::cuda) return true;
+#endif
+  return b != backend::cuda;
+}
+
+// Where a run executes: the backend and, for CUDA, the stream (0 = the legacy default stream).
+struct device_ctx {
+  backend where = backend::host;
+  void* stream = nullptr;  // cudaStream_t
+};
+
+template <class F>
+inline void parallel_for(const device_ctx& ctx, index_t n, const F& f) {
+  if (n <= 0) return;
+  thrust::counting_iterator<index_t> first(0);
+  switch (ctx.where) {
+    case backend::cuda:
+#if defined(__CUDACC__)
+      thrust::for_each_n(thrust::cuda::par_nosync.on(static_cast<cudaStream_t>(ctx.stream)), first, n, f);
+      return;
+#else
+      break;  // not compiled in: rejected by the executor before any launch
+#endif
+    case backend::omp:
+#if defined(_OPENMP)
+      thrust::for_each_n(thrust::omp::par, first, n, f);
+      return;
+#else
+      [[fallthrough]];
+#endif
+    case backend::host:
+      thrust::for_each_n(thrust::cpp::par, first, n, f);
+      return;
+  }
+}
+
+}  // namespace ctfx

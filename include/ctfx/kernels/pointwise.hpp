@@ -1,0 +1,211 @@
+// ctfx/kernels/pointwise.hpp — elementwise kernels: unary and binary arithmetic with broadcasting,
+// dtype conversion, copies between any two layouts, and fills. One functor per family, written once
+// for host and device; the op is either a compile-time constant (static_op<K>, from a compiled
+// plan) or a run-time value (dynamic_op, for graphs built at run time) — the same arithmetic.
+#pragma once
+#include <cmath>
+#include <cstring>
+#include "../ops/op_kind.hpp"
+#include "element.hpp"
+#include "launch.hpp"
+#include "strided.hpp"
+
+namespace ctfx {
+
+template <op_kind K> struct static_op { CTFX_HD static constexpr op_kind kind() { return K; } };
+struct dynamic_op {
+  op_kind k;
+  CTFX_HD constexpr op_kind kind() const { return k; }
+};
+
+namespace kernels {
+
+// Loads element `p` of run-time dtype `d` as C (loop-invariant switch; C is the result's compute type).
+template <class C>
+CTFX_HD inline C load_dyn(dtype d, const std::byte* p) {
+  switch (d) {
+    case dtype::b8: return load_as<dtype::b8, C>(p);
+    case dtype::i8: return load_as<dtype::i8, C>(p);
+    case dtype::i32: return load_as<dtype::i32, C>(p);
+    case dtype::i64: return load_as<dtype::i64, C>(p);
+    case dtype::f16: return load_as<dtype::f16, C>(p);
+    case dtype::bf16: return load_as<dtype::bf16, C>(p);
+    case dtype::f32: return load_as<dtype::f32, C>(p);
+    case dtype::f64: break;
+  }
+  return load_as<dtype::f64, C>(p);
+}
+
+// Integer arithmetic wraps (two's complement), as PyTorch's does, instead of being undefined.
+template <class C>
+CTFX_HD inline C wrap_add(C a, C b) {
+  if constexpr (std::is_integral_v<C>) return static_cast<C>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+  else return a + b;
+}
+template <class C>
+CTFX_HD inline C wrap_mul(C a, C b) {
+  if constexpr (std::is_integral_v<C>) return static_cast<C>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+  else return a * b;
+}
+
+template <class C>
+CTFX_HD inline C unary_value(op_kind k, C x) {
+  if constexpr (std::is_integral_v<C>) {
+    switch (k) {
+      case op_kind::neg: return static_cast<C>(0ull - static_cast<std::uint64_t>(x));
+      case op_kind::abs: return x < 0 ? static_cast<C>(0ull - static_cast<std::uint64_t>(x)) : x;
+      case op_kind::relu: return x < 0 ? C(0) : x;
+      default: return x;  // ceil/floor/round/trunc/convert of an integer; float ops promote first
+    }
+  } else {
+    switch (k) {
+      case op_kind::neg: return -x;
+      case op_kind::abs: return std::fabs(x);
+      case op_kind::exp: return std::exp(x);
+      case op_kind::log: return std::log(x);
+      case op_kind::sin: return std::sin(x);
+      case op_kind::cos: return std::cos(x);
+      case op_kind::sqrt: return std::sqrt(x);
+      case op_kind::relu: return x < C(0) ? C(0) : x;  // relu(nan) = nan
+      case op_kind::ceil: return std::ceil(x);
+      case op_kind::floor: return std::floor(x);
+      case op_kind::round: return std::nearbyint(x);  // half to even
+      case op_kind::trunc: return std::trunc(x);
+      default: return x;
+    }
+  }
+}
+
+template <class C>
+CTFX_HD inline C binary_value(op_kind k, C a, C b) {
+  switch (k) {
+    case op_kind::add: case op_kind::add_: return wrap_add(a, b);
+    case op_kind::sub: case op_kind::sub_:
+      if constexpr (std::is_integral_v<C>) return wrap_add(a, static_cast<C>(0ull - static_cast<std::uint64_t>(b)));
+      else return a - b;
+    case op_kind::mul: case op_kind::mul_: return wrap_mul(a, b);
+    case op_kind::div: case op_kind::div_:
+      if constexpr (std::is_integral_v<C>) return b == 0 ? C(0) : (a == INT64_MIN && b == -1) ? a : a / b;
+      else return a / b;
+    case op_kind::maximum:
+      if constexpr (!std::is_integral_v<C>) { if (a != a) return a; if (b != b) return b; }
+      return a < b ? b : a;
+    case op_kind::minimum:
+      if constexpr (!std::is_integral_v<C>) { if (a != a) return a; if (b != b) return b; }
+      return b < a ? b : a;
+    case op_kind::pow:
+      if constexpr (std::is_integral_v<C>) {
+        if (b < 0) return a == 1 ? C(1) : a == -1 ? ((b & 1) ? C(-1) : C(1)) : C(0);
+        C r = 1, base = a;
+        for (C e = b; e > 0; e >>= 1) { if (e & 1) r = wrap_mul(r, base); base = wrap_mul(base, base); }
+        return r;
+      } else return std::pow(a, b);
+    default: return a;
+  }
+}
+
+// out[i] = op(a[i])  (a broadcast to out's extents, converted to out's compute type)
+template <dtype O, class Op>
+struct unary_fn {
+  strided out, a;
+  Op op;
+  CTFX_HD void operator()(index_t i) const {
+    using C = compute_t<O>;
+    store_as<O, C>(out.at(i), unary_value<C>(op.kind(), load_dyn<C>(a.dt, a.at(i))));
+  }
+};
+
+// out[i] = op(a[i], b[i]) or op(a[i], scalar)
+template <dtype O, class Op>
+struct binary_fn {
+  strided out, a, b;
+  double scalar = 0;
+  bool has_scalar = false;
+  Op op;
+  CTFX_HD void operator()(index_t i) const {
+    using C = compute_t<O>;
+    const C x = load_dyn<C>(a.dt, a.at(i));
+    const C y = has_scalar ? static_cast<C>(scalar) : load_dyn<C>(b.dt, b.at(i));
+    store_as<O, C>(out.at(i), binary_value<C>(op.kind(), x, y));
+  }
+};
+
+// out[i] = src[i] converted (src broadcast to out's extents)
+template <dtype S, dtype D>
+struct copy_fn {
+  strided out, src;
+  CTFX_HD void operator()(index_t i) const {
+    if constexpr (S == D) {
+      std::memcpy(out.at(i), src.at(i), sizeof(element_t<D>));
+    } else {
+      using C = std::conditional_t<(is_floating(S) || is_floating(D)), double, std::int64_t>;
+      store_as<D, C>(out.at(i), load_as<S, C>(src.at(i)));
+    }
+  }
+};
+
+template <dtype D>
+struct fill_fn {
+  strided out;
+  double value = 0;
+  CTFX_HD void operator()(index_t i) const { store_as<D, compute_t<D>>(out.at(i), static_cast<compute_t<D>>(value)); }
+};
+
+// ---- launchers (run-time dtypes; the op may be static or dynamic)
+
+// True when both views cover the same contiguous bytes in the same order.
+inline bool same_dense(const strided& a, const strided& b) {
+  if (a.dt != b.dt || a.rank != b.rank) return false;
+  index_t s = 1;
+  for (int d = a.rank - 1; d >= 0; --d) {
+    if (a.size[d] != b.size[d]) return false;
+    if (a.size[d] != 1 && (a.stride[d] != s || b.stride[d] != s)) return false;
+    s *= a.size[d];
+  }
+  return true;
+}
+
+// out = src (src broadcast to out's shape, converted to out's dtype). Dense same-dtype copies are
+// one memcpy (clone at copy bandwidth).
+inline void copy(const device_ctx& ctx, const strided& out, const strided& src) {
+  const strided s = src.broadcast_to(out.rank, out.size);
+  const index_t n = out.numel();
+  if (n == 0) return;
+  if (same_dense(out, s)) {
+    const std::size_t bytes = static_cast<std::size_t>(n) * static_cast<std::size_t>(size_of(out.dt));
+    if (out.p == s.p) return;
+#if defined(__CUDACC__)
+    if (ctx.where == backend::cuda) {
+      cudaMemcpyAsync(out.p, s.p, bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(ctx.stream));
+      return;
+    }
+#endif
+    std::memmove(out.p, s.p, bytes);
+    return;
+  }
+  visit_dtype(s.dt, [&](auto sd) {
+    visit_dtype(out.dt, [&](auto dd) { parallel_for(ctx, n, copy_fn<decltype(sd)::value, decltype(dd)::value>{out, s}); });
+  });
+}
+
+inline void fill(const device_ctx& ctx, const strided& out, double value) {
+  visit_dtype(out.dt, [&](auto dd) { parallel_for(ctx, out.numel(), fill_fn<decltype(dd)::value>{out, value}); });
+}
+
+template <class Op>
+inline void unary(const device_ctx& ctx, Op op, const strided& out, const strided& a) {
+  const strided x = a.broadcast_to(out.rank, out.size);
+  visit_dtype(out.dt, [&](auto dd) { parallel_for(ctx, out.numel(), unary_fn<decltype(dd)::value, Op>{out, x, op}); });
+}
+
+template <class Op>
+inline void binary(const device_ctx& ctx, Op op, const strided& out, const strided& a, const strided* b, double scalar) {
+  const strided x = a.broadcast_to(out.rank, out.size);
+  const strided y = b ? b->broadcast_to(out.rank, out.size) : strided{};
+  visit_dtype(out.dt, [&](auto dd) {
+    parallel_for(ctx, out.numel(), binary_fn<decltype(dd)::value, Op>{out, x, y, scalar, b == nullptr, op});
+  });
+}
+
+}  // namespace kernels
+}  // namespace ctfx

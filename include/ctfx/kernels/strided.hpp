@@ -1,0 +1,48 @@
+// ctfx/kernels/strided.hpp — what a kernel sees of a tensor: a byte pointer to element [0,...,0],
+// the dtype, extents and element strides (any strides: views, broadcasts with stride 0, negative
+// offsets already folded into the pointer). Linear indices run in row-major order of the extents.
+#pragma once
+#include <cstddef>
+#include "../core/config.hpp"
+#include "../core/dtype.hpp"
+
+namespace ctfx {
+
+struct strided {
+  std::byte* p = nullptr;
+  dtype dt = dtype::f32;
+  int rank = 0;
+  index_t size[max_rank]{};
+  index_t stride[max_rank]{};
+
+  CTFX_HD index_t numel() const {
+    index_t n = 1;
+    for (int i = 0; i < rank; ++i) n *= size[i];
+    return n;
+  }
+  // Element offset of the row-major linear index `i`.
+  CTFX_HD index_t offset_of(index_t i) const {
+    index_t off = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      const index_t c = i % size[d];
+      i /= size[d];
+      off += c * stride[d];
+    }
+    return off;
+  }
+  CTFX_HD std::byte* at(index_t i) const { return p + offset_of(i) * size_of(dt); }
+  // Broadcast to `rank` dims of `sizes` (right-aligned, stride 0 where this tensor has extent 1).
+  CTFX_HD strided broadcast_to(int r, const index_t* sizes) const {
+    strided b = *this;
+    b.rank = r;
+    for (int d = 0; d < r; ++d) {
+      const int k = d - (r - rank);
+      const bool have = k >= 0;
+      b.size[d] = sizes[d];
+      b.stride[d] = have && size[k] == sizes[d] ? stride[k] : 0;
+    }
+    return b;
+  }
+};
+
+}  // namespace ctfx
