@@ -552,9 +552,6 @@ class program {
   }
 
   run_status check_step(std::int32_t step, std::vector<std::int32_t>& owner) const {
-    // Buffers allocated at this step take their slot now.
-    for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)
-      if (life_.buffers[bi].def_step == step) owner[static_cast<std::size_t>(slot_of_buffer_[bi])] = static_cast<std::int32_t>(bi);
     const std::int32_t i = life_.steps[static_cast<std::size_t>(step)];
     auto touch = [&](std::int32_t node) -> run_status {
       if (node < 0 || !g_.meta(node).is_tensor()) return {};
@@ -563,15 +560,19 @@ class program {
       const auto& b = life_.buffers[static_cast<std::size_t>(bi)];
       const std::int64_t t0 = 2 * static_cast<std::int64_t>(step), t1 = t0 + 1;
       const auto sl = static_cast<std::size_t>(slot_of_buffer_[static_cast<std::size_t>(bi)]);
-      if (t1 <= b.begin || t0 >= b.end || owner[sl] != bi)
+      if (t1 < b.begin || t0 >= b.end || owner[sl] != bi)
         return run_status::failure(i, "rule lifetime: " + detail::node_label(g_, i) + " (step " + std::to_string(step) +
                                           ") touches the buffer of '" + std::string(g_[b.node].name.view()) +
                                           "' outside its planned life [" + std::to_string(b.begin) + ", " +
                                           std::to_string(b.end) + ") or after its memory went to another buffer");
       return {};
     };
+    // Reads first (an elementwise result may take the memory of an input dying at this step),
+    // then the buffers this step allocates take their slots, then its writes.
     for (auto a : g_.args_of(i))
       if (auto st = touch(a); !st) return st;
+    for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)
+      if (life_.buffers[bi].def_step == step) owner[static_cast<std::size_t>(slot_of_buffer_[bi])] = static_cast<std::int32_t>(bi);
     if (g_[i].meta.is_tensor())
       if (auto st = touch(i); !st) return st;
     for (auto r : results_[static_cast<std::size_t>(i)])

@@ -303,6 +303,18 @@ struct reinplacer {
       std::int32_t u = first_read(t, i, cut, (t == s || same_coords) ? &w : nullptr);
       if (u >= 0) return fail(reinplace_reason::blocking_use, u);
     }
+    // Values already reinplaced into the input (other members of the class) must not be read at or
+    // after the copy_ either: they would see this write (found by the differential fuzzer: a
+    // scatter reinplaced into x, then `_foreach_mul([scatter, ...])` in place, then
+    // `x.copy_(scatter)` copied the multiplied values back).
+    if (inp >= 0) {
+      const std::int32_t in_s = g.meta(inp).storage;
+      for (std::int32_t t = root; t >= 0; t = member_next[static_cast<std::size_t>(t)]) {
+        if (t == in_s) continue;
+        std::int32_t u = first_read(t, cut - 1, n, nullptr);
+        if (u >= 0) return fail(reinplace_reason::observed_after_epilogue, u);
+      }
+    }
     // The result may not be observed at or after the copy_ that overwrites the input, except by that
     // copy_ itself as an exact self-copy (which then disappears).
     if (inp >= 0) {

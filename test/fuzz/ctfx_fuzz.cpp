@@ -1,0 +1,165 @@
+// ctfx_fuzz — differential fuzzing of the optimized plan against the reference interpreter.
+//
+//   ctfx_fuzz --seed S --cases N [--backend host|omp|cuda] [--no-reuse] [--quiet] [--print-graphs K]
+//
+// Each case: a random functional graph (generator.hpp) and random inputs. The reference runs the
+// graph as written (a fresh buffer per functional op); the plan runs the reinplaced, memory-planned
+// graph with lifetime checking on. They must agree bit for bit on every output and on every input
+// after the run, and the plan's outputs may alias an input only where the functional graph's do.
+// Each failure prints its seed, the reason and the graph; the last line is "N passed, M failed".
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <ctfx/exec/runtime.hpp>
+#include "generator.hpp"
+
+namespace {
+
+struct buffers {
+  std::vector<std::vector<std::byte>> in, out;
+  std::vector<ctfx::tensor_ref> in_refs, out_refs;
+};
+
+buffers make_buffers(const ctfx_fuzz::fuzz_case& c, const std::vector<ctfx::tensor_desc>& outs) {
+  buffers b;
+  for (const auto& i : c.inputs) b.in.push_back(i.bytes);
+  for (const auto& o : outs) b.out.emplace_back(o.span_bytes(), std::byte{0x5a});
+  for (std::size_t k = 0; k < c.inputs.size(); ++k) b.in_refs.emplace_back(b.in[k].data(), c.inputs[k].desc);
+  for (std::size_t k = 0; k < outs.size(); ++k) b.out_refs.emplace_back(b.out[k].data(), outs[k]);
+  return b;
+}
+
+// Output j's storage is input k's storage (or -1).
+std::vector<int> output_aliases(const ctfx::ir& g) {
+  std::vector<int> r;
+  const auto in = ctfx::detail::input_nodes_of(g);
+  if (auto o = g.output_node(); o >= 0)
+    for (auto a : g.args_of(o)) {
+      int k = -1;
+      for (std::size_t i = 0; i < in.size(); ++i)
+        if (g.meta(a).storage == g.meta(in[i]).storage) k = static_cast<int>(i);
+      r.push_back(k);
+    }
+  return r;
+}
+
+#if defined(__CUDACC__)
+// Runs the plan on the GPU: inputs and outputs copied to device buffers, a device workspace, and
+// the results copied back into the host buffers that are compared.
+ctfx::run_status run_on_device(const ctfx::runtime_plan& plan, std::size_t ws_bytes, buffers& b, const ctfx::kernel_table& k) {
+  std::vector<void*> dev;
+  auto dmalloc = [&](std::size_t n) { void* p = nullptr; cudaMalloc(&p, n ? n : 1); dev.push_back(p); return p; };
+  std::vector<ctfx::tensor_ref> in = b.in_refs, out = b.out_refs;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    in[i].data = dmalloc(b.in[i].size());
+    cudaMemcpy(in[i].data, b.in[i].data(), b.in[i].size(), cudaMemcpyHostToDevice);
+  }
+  for (std::size_t j = 0; j < out.size(); ++j) out[j].data = dmalloc(b.out[j].size());
+  auto* ws = static_cast<std::byte*>(dmalloc(ws_bytes));
+  auto st = plan.run(in, out, ctfx::device_ctx{ctfx::backend::cuda, nullptr}, std::span<std::byte>(ws, ws_bytes), &k);
+  cudaDeviceSynchronize();
+  for (std::size_t i = 0; i < in.size(); ++i) cudaMemcpy(b.in[i].data(), in[i].data, b.in[i].size(), cudaMemcpyDeviceToHost);
+  for (std::size_t j = 0; j < out.size(); ++j) cudaMemcpy(b.out[j].data(), out[j].data, b.out[j].size(), cudaMemcpyDeviceToHost);
+  if (auto e = cudaGetLastError(); e != cudaSuccess && st.ok) st = ctfx::run_status::failure(-1, cudaGetErrorString(e));
+  for (void* p : dev) cudaFree(p);
+  return st;
+}
+#endif
+
+std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool reuse) {
+  if (!c.graph.error.ok()) return "generator built an invalid graph: " + std::string(c.graph.error.message());
+  if (auto d = ctfx::verify(c.graph); !d.ok()) return "generator graph fails verify: " + std::string(d.message());
+  const ctfx::kernel_table kernels = ctfx_fuzz::fuzz_kernels();
+  ctfx::plan_options opt;
+  opt.reuse = reuse;
+  opt.check_lifetimes = true;
+  ctfx::runtime_plan plan(c.graph, opt);
+  if (!plan.error().ok()) return "pipeline/plan error: " + std::string(plan.error().message());
+  std::vector<ctfx::tensor_desc> descs;
+  for (const auto& i : c.inputs) descs.push_back(i.desc);
+  auto bnd = plan.bind(descs);
+  if (!bnd.status) return "bind failed: " + bnd.status.message;
+  buffers ref = make_buffers(c, bnd.outputs), opt_b = make_buffers(c, bnd.outputs);
+  if (auto st = ctfx::reference_run(c.graph, ref.in_refs, ref.out_refs, &kernels); !st)
+    return "reference failed: " + st.message;
+  if (where == ctfx::backend::cuda) {
+#if defined(__CUDACC__)
+    if (auto st = run_on_device(plan, bnd.workspace_bytes, opt_b, kernels); !st) return "plan run failed: " + st.message;
+#endif
+  } else if (auto st = plan.run(opt_b.in_refs, opt_b.out_refs, where, {}, &kernels); !st) {
+    return "plan run failed: " + st.message;
+  }
+  const std::string optimized = "\n  the plan's graph:\n" + ctfx::to_text(plan.graph());
+  for (std::size_t j = 0; j < ref.out.size(); ++j)
+    if (ref.out[j] != opt_b.out[j]) return "output " + std::to_string(j) + " differs from the reference" + optimized;
+  for (std::size_t k = 0; k < ref.in.size(); ++k)
+    if (ref.in[k] != opt_b.in[k])
+      return "input " + std::to_string(k) + " is left in a different state than the reference leaves it" + optimized;
+  const auto fa = output_aliases(c.graph), pa = output_aliases(plan.graph());
+  for (std::size_t j = 0; j < fa.size() && j < pa.size(); ++j)
+    if (pa[j] >= 0 && pa[j] != fa[j])
+      return "output " + std::to_string(j) + " aliases input " + std::to_string(pa[j]) + " in the plan but not in the program" + optimized;
+  return {};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::uint64_t seed = 1;
+  long cases = 100;
+  long print_graphs = 0;
+  bool quiet = false, reuse = true;
+  ctfx::backend where = ctfx::backend::host;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    auto next = [&]() -> const char* {
+      if (i + 1 >= argc) { std::fprintf(stderr, "ctfx_fuzz: %s needs a value\n", argv[i]); std::exit(2); }
+      return argv[++i];
+    };
+    if (a == "--seed") seed = std::strtoull(next(), nullptr, 10);
+    else if (a == "--cases") cases = std::strtol(next(), nullptr, 10);
+    else if (a == "--print-graphs") print_graphs = std::strtol(next(), nullptr, 10);
+    else if (a == "--quiet") quiet = true;
+    else if (a == "--no-reuse") reuse = false;
+    else if (a == "--backend") {
+      std::string_view b = next();
+      where = b == "cuda" ? ctfx::backend::cuda : b == "omp" ? ctfx::backend::omp : ctfx::backend::host;
+      if (b != "cuda" && b != "omp" && b != "host") { std::fprintf(stderr, "ctfx_fuzz: unknown backend '%s'\n", argv[i]); return 2; }
+    } else {
+      std::fprintf(stderr, "usage: ctfx_fuzz --seed S --cases N [--backend host|omp|cuda] [--no-reuse] [--quiet] [--print-graphs K]\n");
+      return 2;
+    }
+  }
+#if !defined(__CUDACC__)
+  if (where == ctfx::backend::cuda) {
+    std::fprintf(stderr, "ctfx_fuzz: this build has no CUDA backend (build ctfx_fuzz_cuda with nvcc)\n");
+    return 2;
+  }
+#else
+  if (where == ctfx::backend::cuda) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+      std::printf("no CUDA device: skipped\n");
+      return 77;
+    }
+  }
+#endif
+  long passed = 0, failed = 0;
+  for (long k = 0; k < cases; ++k) {
+    const std::uint64_t s = seed * 1000003u + static_cast<std::uint64_t>(k);
+    ctfx_fuzz::generator gen(s);
+    auto c = gen.make();
+    if (k < print_graphs) std::printf("case %ld (seed %llu): %s\n%s\n", k, static_cast<unsigned long long>(s), c.what.c_str(),
+                                      ctfx::to_text(c.graph).c_str());
+    std::string why = check_case(c, where, reuse);
+    if (why.empty()) { ++passed; continue; }
+    ++failed;
+    if (!quiet || failed <= 5)
+      std::printf("FAIL case %ld (case seed %llu): %s\n  ops: %s\n%s\n", k, static_cast<unsigned long long>(s), why.c_str(),
+                  c.what.c_str(), ctfx::to_text(c.graph).c_str());
+  }
+  std::printf("%ld passed, %ld failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,376 @@
+// test/fuzz/generator.hpp — random functional graphs over ctfx's op set, valid by construction.
+//
+// A case is a graph plus input data. The graph is built with the ordinary DSL at run time from a
+// seeded PRNG: inputs (f32, sometimes f64/i32, sometimes a symbolic first extent), then a mix of
+// unary/binary ops with broadcasting and scalars, views of views, view scatters (also the nested
+// view->scatter chains canonicalize_view_scatter_ops fuses), index_put with input indices (with and
+// without accumulate, with duplicates), clones, reductions, cat, foreach lists, a mutating user op
+// (auto_functionalized), copy_ epilogues into inputs (also of values that alias the input through
+// views) and outputs that may be inputs or their views, repeated uses everywhere.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+#include <ctfx.hpp>
+#include <ctfx/exec/kernel_table.hpp>
+#include <ctfx/kernels/element.hpp>
+#include <ctfx/kernels/launch.hpp>
+#include <ctfx/kernels/strided.hpp>
+
+namespace ctfx_fuzz {
+
+using ctfx::index_t;
+using ctfx::tensor;
+
+// The user op of the fuzzed graphs: out <- x * 3 + out (reads and writes its mutated argument).
+// One functor for every backend, launched like ctfx's own kernels.
+struct axpy3_fn {
+  ctfx::strided x, out;
+  CTFX_HD void operator()(index_t i) const {
+    auto* po = reinterpret_cast<float*>(out.at(i));
+    *po = *reinterpret_cast<const float*>(x.at(i)) * 3.0f + *po;
+  }
+};
+inline ctfx::strided as_strided_view(const ctfx::tensor_ref& t) {
+  ctfx::strided s;
+  s.p = static_cast<std::byte*>(t.data);
+  s.dt = t.dt;
+  s.rank = t.rank;
+  for (int d = 0; d < t.rank; ++d) { s.size[d] = t.size[d]; s.stride[d] = t.stride[d]; }
+  return s;
+}
+struct axpy3 : ctfx::custom_op<"fuzz::axpy3_", "axpy3_(Tensor x, Tensor(a!) out) -> ()"> {
+  static void run(const ctfx::custom_call& c) {
+    const ctfx::strided o = as_strided_view(c.args[1]);
+    ctfx::parallel_for(c.ctx, o.numel(), axpy3_fn{as_strided_view(c.args[0]).broadcast_to(o.rank, o.size), o});
+  }
+};
+
+inline ctfx::kernel_table fuzz_kernels() {
+  ctfx::kernel_table k;
+  k.add<axpy3>();
+  return k;
+}
+
+struct input_data {
+  ctfx::tensor_desc desc;
+  std::vector<std::byte> bytes;
+};
+
+struct fuzz_case {
+  ctfx::ir graph;
+  std::vector<input_data> inputs;
+  std::string what;  // a one-line summary of the generator's choices
+};
+
+class generator {
+ public:
+  explicit generator(std::uint64_t seed) : rng_(seed) {}
+
+  fuzz_case make() {
+    fuzz_case c;
+    sym_ = pick(5) == 0;
+    sym_value_ = 3 + static_cast<index_t>(pick(3));
+    c.graph = ctfx::build_checked([&](ctfx::builder& b) { build(b); });
+    for (std::int32_t i : inputs_order(c.graph)) c.inputs.push_back(make_input(c.graph, i));
+    c.what = summary_;
+    return c;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  bool sym_ = false;
+  index_t sym_value_ = 4;
+  std::vector<tensor> pool_;      // f32 values
+  std::vector<tensor> inputs_;    // f32 inputs (epilogue targets)
+  std::vector<tensor> index_;     // i64 index inputs
+  std::vector<index_t> index_bound_;
+  std::string summary_;
+
+  unsigned pick(unsigned n) { return static_cast<unsigned>(rng_() % n); }
+  bool coin() { return pick(2) == 0; }
+
+  static std::vector<std::int32_t> inputs_order(const ctfx::ir& g) {
+    std::vector<std::int32_t> v;
+    for (std::int32_t i = 0; i < g.size(); ++i)
+      if (g[i].op == ctfx::op_kind::placeholder && g[i].meta.is_tensor()) v.push_back(i);
+    std::sort(v.begin(), v.end(), [&](auto a, auto b) { return g[a].aux < g[b].aux; });
+    return v;
+  }
+
+  input_data make_input(const ctfx::ir& g, std::int32_t i) {
+    input_data d;
+    const auto& m = g.meta(i);
+    std::vector<index_t> sym(g.syms.size(), sym_value_);
+    d.desc.dt = m.dt;
+    d.desc.rank = m.rank;
+    for (int k = 0; k < m.rank; ++k) d.desc.size[k] = m.size[k].eval(sym);
+    d.desc.set_contiguous();
+    const index_t n = d.desc.numel();
+    d.bytes.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(ctfx::size_of(m.dt)));
+    const std::string_view name = g[i].name.view();
+    for (index_t k = 0; k < n; ++k) {
+      std::byte* p = d.bytes.data() + k * ctfx::size_of(m.dt);
+      if (name.substr(0, 3) == "idx") {
+        // index values: in [-bound, bound), with duplicates
+        index_t bound = 1;
+        for (std::size_t j = 0; j < index_.size(); ++j)
+          if (g[index_[j].id].name.view() == name) bound = index_bound_[j];
+        const index_t v = static_cast<index_t>(pick(static_cast<unsigned>(2 * bound))) - bound;
+        std::memcpy(p, &v, 8);
+      } else if (m.dt == ctfx::f32) {
+        const float v = static_cast<float>(static_cast<int>(pick(2001)) - 1000) / 64.0f;  // exact, with signs and zeros
+        std::memcpy(p, &v, 4);
+      } else if (m.dt == ctfx::f64) {
+        const double v = static_cast<double>(static_cast<int>(pick(2001)) - 1000) / 7.0;
+        std::memcpy(p, &v, 8);
+      } else if (m.dt == ctfx::i32) {
+        const std::int32_t v = static_cast<std::int32_t>(pick(200)) - 100;
+        std::memcpy(p, &v, 4);
+      }
+    }
+    return d;
+  }
+
+  tensor any() { return pool_[pick(static_cast<unsigned>(pool_.size()))]; }
+  bool static_dim(tensor t, int d) { return t.size(d).is_static(); }
+  index_t dim_size(tensor t, int d) { return t.size(d).value(); }
+
+  void note(const char* s) {
+    if (!summary_.empty()) summary_ += ' ';
+    summary_ += s;
+  }
+
+  // A random view of t (static dims only), or t itself when none applies.
+  tensor view_of(tensor t) {
+    const int r = t.rank();
+    switch (pick(6)) {
+      case 0:
+        for (int d = r - 1; d >= 0; --d)
+          if (static_dim(t, d) && dim_size(t, d) >= 2) {
+            const index_t n = dim_size(t, d), s = pick(static_cast<unsigned>(n - 1));
+            const index_t e = s + 1 + pick(static_cast<unsigned>(n - s));
+            return t.slice(d, s, e, 1 + pick(2));
+          }
+        break;
+      case 1:
+        for (int d = 0; d < r; ++d)
+          if (r >= 2 && static_dim(t, d) && dim_size(t, d) >= 1) return t.select(d, pick(static_cast<unsigned>(dim_size(t, d))));
+        break;
+      case 2:
+        if (r >= 2) return t.transpose(0, r - 1);
+        break;
+      case 3:
+        if (r < 4) return t.unsqueeze(pick(static_cast<unsigned>(r + 1)));
+        break;
+      case 4:
+        if (r == 2 && static_dim(t, 0) && static_dim(t, 1)) return t.diagonal(0, 0, 1);
+        break;
+      case 5:
+        if (r >= 1 && static_dim(t, r - 1) && dim_size(t, r - 1) % 2 == 0 && t.meta().is_contiguous()) {
+          if (r == 1) return t.view({2, dim_size(t, 0) / 2});
+          if (r == 2 && static_dim(t, 0)) return t.view({dim_size(t, 0) * dim_size(t, 1)});
+        }
+        break;
+    }
+    return t;
+  }
+
+  // A value with the shape of t (an existing one of that shape, or one computed from t).
+  tensor like(tensor t) {
+    std::vector<tensor> same;
+    for (auto p : pool_)
+      if (p.meta().same_shape(t.meta()) && p.id != t.id) same.push_back(p);
+    if (!same.empty() && coin()) return same[pick(static_cast<unsigned>(same.size()))];
+    switch (pick(4)) {
+      case 0: return t * 2.0;
+      case 1: return -t;
+      case 2: return t + 1.5;
+      default: return ctfx::abs(t);
+    }
+  }
+
+  void step(ctfx::builder& b) {
+    tensor t = any();
+    switch (pick(15)) {
+      case 0: {  // unary
+        switch (pick(6)) {
+          case 0: push(-t); break;
+          case 1: push(ctfx::abs(t)); break;
+          case 2: push(ctfx::relu(t)); break;
+          case 3: push(ctfx::floor(t)); break;
+          case 4: push(ctfx::sin(t)); break;
+          default: push(ctfx::sqrt(ctfx::abs(t))); break;
+        }
+        note("unary");
+        break;
+      }
+      case 1: case 2: {  // binary, with broadcasting or a scalar
+        tensor u = any();
+        bool ok = u.rank() <= t.rank();
+        for (int d = 0; ok && d < u.rank(); ++d) {
+          const auto& a = t.size(t.rank() - u.rank() + d);
+          const auto& c = u.size(d);
+          ok = a == c || c == ctfx::sym_expr(1);
+        }
+        if (!ok) { push(t * 0.5); break; }
+        switch (pick(4)) {
+          case 0: push(t + u); break;
+          case 1: push(t * u); break;
+          case 2: push(t - u); break;
+          default: push(ctfx::maximum(t, u)); break;
+        }
+        note("binary");
+        break;
+      }
+      case 3: case 4: push(view_of(t)); note("view"); break;
+      case 5: case 6: {  // a view scatter into t
+        const int r = t.rank();
+        int d = -1;
+        for (int k = r - 1; k >= 0; --k)
+          if (static_dim(t, k) && dim_size(t, k) >= 2) { d = k; break; }
+        if (d < 0) break;
+        const index_t n = dim_size(t, d);
+        const unsigned kind = pick(r == 2 && static_dim(t, 0) && static_dim(t, 1) ? 3 : 2);
+        if (kind == 0) {
+          const index_t s = pick(static_cast<unsigned>(n - 1)), e = s + 1 + pick(static_cast<unsigned>(n - s));
+          tensor v = t.slice(d, s, e);
+          push(ctfx::slice_scatter(t, like(v), d, s, e));
+          note("slice_scatter");
+        } else if (kind == 1 && r >= 2) {
+          const index_t i = pick(static_cast<unsigned>(n));
+          tensor v = t.select(d, i);
+          push(ctfx::select_scatter(t, like(v), d, i));
+          note("select_scatter");
+        } else if (kind == 2) {
+          tensor v = t.diagonal(0, 0, 1);
+          push(ctfx::diagonal_scatter(t, like(v), 0, 0, 1));
+          note("diagonal_scatter");
+        }
+        break;
+      }
+      case 7: {  // the nested chain: slice, then select inside it, scatter back twice
+        if (t.rank() != 2 || !static_dim(t, 0) || !static_dim(t, 1) || dim_size(t, 0) < 2) break;
+        const index_t n = dim_size(t, 0);
+        const index_t s = pick(static_cast<unsigned>(n - 1));
+        tensor v = t.slice(0, s, n);
+        tensor w = v.select(1, pick(static_cast<unsigned>(dim_size(t, 1))));
+        tensor w2 = w * 3.0;
+        const index_t col = pick(static_cast<unsigned>(dim_size(t, 1)));
+        tensor v2 = ctfx::select_scatter(v, w2, 1, col);
+        push(ctfx::slice_scatter(t, v2, 0, s, n));
+        note("nested_scatter");
+        break;
+      }
+      case 8: {  // index_put with an input index vector along dim 0
+        if (index_.empty() || t.rank() < 1 || !static_dim(t, 0)) break;
+        const std::size_t k = pick(static_cast<unsigned>(index_.size()));
+        if (index_bound_[k] != dim_size(t, 0)) break;
+        tensor idx = index_[k];
+        // values: [len, rest...] or broadcast [rest...]
+        tensor vals;
+        const index_t len = idx.size(0).value();
+        if (t.rank() == 1) vals = b.full({len}, 0.25 * static_cast<double>(pick(9)));
+        else {
+          tensor row = t.select(0, 0);
+          if (t.rank() == 2 && coin()) vals = (row * 2.0).unsqueeze(0).expand({len, t.size(1)});
+          else vals = like(row);  // broadcast over the index positions
+        }
+        const bool acc = coin();
+        push(ctfx::index_put(t, {idx}, vals, acc));
+        note(acc ? "index_put_acc" : "index_put");
+        break;
+      }
+      case 9: push(t.clone()); note("clone"); break;
+      case 10: {
+        if (t.rank() < 1) break;
+        const index_t d = pick(static_cast<unsigned>(t.rank()));
+        push(coin() ? t.sum({d}, coin()) : t.amax({d}, coin()));
+        note("reduce");
+        break;
+      }
+      case 11: {
+        if (t.rank() < 1) break;
+        tensor u = like(t);
+        push(ctfx::cat({t, u}, t.rank() - 1));
+        note("cat");
+        break;
+      }
+      case 12: {
+        tensor u = like(t);
+        auto r = coin() ? ctfx::foreach_add({t, u}, {u, t}) : ctfx::foreach_mul({t, u}, 0.5);
+        push(r[0]);
+        if (coin()) push(r[1]);
+        note("foreach");
+        break;
+      }
+      case 13: {  // the mutating user op, functionalized: out <- 3x + out
+        tensor out = like(t);
+        auto r = b.call<axpy3>(t, out);
+        push(r[0]);
+        note("custom");
+        break;
+      }
+      default: {  // a view of an input, then a functional op on it (aliasing through views)
+        tensor in = inputs_[pick(static_cast<unsigned>(inputs_.size()))];
+        push(view_of(in) + 1.0);
+        note("input_view");
+        break;
+      }
+    }
+  }
+
+  void push(tensor t) {
+    if (t.id >= 0 && t.dt() == ctfx::f32 && t.rank() >= 1) pool_.push_back(t);
+  }
+
+  void build(ctfx::builder& b) {
+    const int n_in = 1 + static_cast<int>(pick(3));
+    for (int k = 0; k < n_in; ++k) {
+      const std::string name = "x" + std::to_string(k);
+      tensor x;
+      switch (pick(4)) {
+        case 0: x = b.input(name, ctfx::f32, {6}); break;
+        case 1: x = b.input(name, ctfx::f32, {3, 4, 6}); break;
+        default:
+          if (sym_ && k == 0) x = b.input(name, ctfx::f32, {b.sym("s0"), 6});
+          else x = b.input(name, ctfx::f32, {4, 6});
+      }
+      inputs_.push_back(x);
+      pool_.push_back(x);
+    }
+    // index vectors for dims of size 4 and 3
+    for (index_t bound : {index_t{4}, index_t{3}}) {
+      if (!coin()) continue;
+      const index_t len = 1 + pick(6);
+      index_.push_back(b.input("idx" + std::to_string(index_.size()), ctfx::i64, {len}));
+      index_bound_.push_back(bound);
+    }
+    if (coin()) {  // another dtype goes through a conversion
+      tensor d = b.input("d0", coin() ? ctfx::f64 : ctfx::i32, {4, 6});
+      pool_.push_back(d.to(ctfx::f32));
+    }
+    const int n_ops = 3 + static_cast<int>(pick(14));
+    for (int k = 0; k < n_ops; ++k) step(b);
+    // Epilogue: some inputs take a value of their shape (often one derived from them).
+    for (auto x : inputs_) {
+      if (!coin()) continue;
+      std::vector<tensor> same;
+      for (auto p : pool_)
+        if (p.id != x.id && p.meta().same_shape(x.meta())) same.push_back(p);
+      if (same.empty()) continue;
+      b.update(x, same[pick(static_cast<unsigned>(same.size()))]);
+      note("epilogue");
+    }
+    std::vector<tensor> outs;
+    const int n_out = 1 + static_cast<int>(pick(3));
+    for (int k = 0; k < n_out; ++k) outs.push_back(any());
+    if (outs.size() == 1) b.output(outs[0]);
+    else if (outs.size() == 2) b.output(outs[0], outs[1]);
+    else b.output(outs[0], outs[1], outs[2]);
+  }
+};
+
+}  // namespace ctfx_fuzz

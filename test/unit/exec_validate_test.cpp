@@ -1,0 +1,229 @@
+// Validate before mutate: every kind of run-time failure is reported before the first write, and
+// leaves every caller buffer bit-identical.
+#include <doctest/doctest.h>
+#include <cstring>
+#include <ctfx.hpp>
+#include <ctfx/exec/runtime.hpp>
+
+namespace {
+
+using ctfx::tensor_ref;
+
+// cache[pos] = row, with the copy_ epilogue: reinplaced into the caller's cache.
+ctfx::ir kv_graph() {
+  return ctfx::build_checked([](ctfx::builder& g) {
+    auto cache = g.input("cache", ctfx::f32, {6, 4});
+    auto row = g.input("row", ctfx::f32, {1, 4});
+    auto pos = g.input("pos", ctfx::i64, {1});
+    auto next = ctfx::index_put(cache, {pos}, row);
+    g.update(cache, next);
+    g.output(next.sum({1}));
+  });
+}
+
+struct kv_buffers {
+  std::vector<float> cache = std::vector<float>(24), row = std::vector<float>(4, 7.0f), out = std::vector<float>(6, -1.0f);
+  std::vector<std::int64_t> pos = {2};
+  kv_buffers() {
+    for (int i = 0; i < 24; ++i) cache[static_cast<std::size_t>(i)] = static_cast<float>(i);
+  }
+  std::vector<tensor_ref> inputs() {
+    return {tensor_ref::contiguous(cache.data(), ctfx::f32, {6, 4}), tensor_ref::contiguous(row.data(), ctfx::f32, {1, 4}),
+            tensor_ref::contiguous(pos.data(), ctfx::i64, {1})};
+  }
+  std::vector<tensor_ref> outputs() { return {tensor_ref::contiguous(out.data(), ctfx::f32, {6})}; }
+  std::vector<std::byte> snapshot() const {
+    std::vector<std::byte> s;
+    auto put = [&](const void* p, std::size_t n) {
+      auto* b = static_cast<const std::byte*>(p);
+      s.insert(s.end(), b, b + n);
+    };
+    put(cache.data(), cache.size() * 4);
+    put(row.data(), row.size() * 4);
+    put(pos.data(), pos.size() * 8);
+    put(out.data(), out.size() * 4);
+    return s;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("exec: the KV-cache update runs in place and equals the reference") {
+  const auto g = kv_graph();
+  ctfx::runtime_plan plan(g);
+  REQUIRE(plan.error().ok());
+  // The plan writes the caller's cache directly: no clone of it is left.
+  int inplace = 0;
+  for (const auto& n : plan.graph().nodes) {
+    CHECK(n.op != ctfx::op_kind::clone);
+    CHECK(n.op != ctfx::op_kind::index_put);
+    inplace += n.op == ctfx::op_kind::index_put_;
+  }
+  CHECK(inplace == 1);
+  CHECK(plan.mutated_inputs() == std::vector<std::int32_t>{0});
+  kv_buffers a, b;
+  auto st = plan.run(a.inputs(), a.outputs());
+  REQUIRE_MESSAGE(st.ok, st.message);
+  REQUIRE(ctfx::reference_run(g, b.inputs(), b.outputs()).ok);
+  CHECK(a.cache == b.cache);
+  CHECK(a.out == b.out);
+  CHECK(a.cache[8] == 7.0f);
+  CHECK(a.cache[11] == 7.0f);
+  CHECK(a.out[2] == 28.0f);
+  CHECK(a.out[0] == 0.0f + 1 + 2 + 3);
+}
+
+TEST_CASE("exec: an index out of range fails before any write") {
+  ctfx::runtime_plan plan(kv_graph());
+  kv_buffers a;
+  a.pos[0] = 6;
+  const auto before = a.snapshot();
+  auto st = plan.run(a.inputs(), a.outputs());
+  CHECK_FALSE(st.ok);
+  CHECK(st.message.find("rule index-in-range") != std::string::npos);
+  CHECK(st.message.find("index 6") != std::string::npos);
+  CHECK(st.message.find("'pos'") != std::string::npos);
+  CHECK(a.snapshot() == before);
+  a.pos[0] = -6;  // negative indices wrap, as in PyTorch
+  CHECK(plan.run(a.inputs(), a.outputs()).ok);
+  CHECK(a.cache[0] == 7.0f);
+  a.pos[0] = -7;
+  const auto before2 = a.snapshot();
+  CHECK_FALSE(plan.run(a.inputs(), a.outputs()).ok);
+  CHECK(a.snapshot() == before2);
+}
+
+TEST_CASE("exec: every binding failure names its rule and leaves buffers untouched") {
+  ctfx::runtime_plan plan(kv_graph());
+  struct bad { const char* rule; void (*edit)(std::vector<tensor_ref>&, std::vector<tensor_ref>&); };
+  const bad cases[] = {
+      {"rule input-count", [](std::vector<tensor_ref>& in, std::vector<tensor_ref>&) { in.pop_back(); }},
+      {"rule input-dtype", [](std::vector<tensor_ref>& in, std::vector<tensor_ref>&) { in[1].dt = ctfx::f64; }},
+      {"rule input-rank", [](std::vector<tensor_ref>& in, std::vector<tensor_ref>&) { in[0].rank = 1; }},
+      {"rule input-shape", [](std::vector<tensor_ref>& in, std::vector<tensor_ref>&) { in[0].size[0] = 5; }},
+      {"rule input-strides", [](std::vector<tensor_ref>& in, std::vector<tensor_ref>&) { in[0].stride[0] = 5; }},
+      {"rule output-count", [](std::vector<tensor_ref>&, std::vector<tensor_ref>& out) { out.clear(); }},
+      {"rule output-dtype", [](std::vector<tensor_ref>&, std::vector<tensor_ref>& out) { out[0].dt = ctfx::i32; }},
+      {"rule output-shape", [](std::vector<tensor_ref>&, std::vector<tensor_ref>& out) { out[0].size[0] = 5; }},
+      {"rule no-caller-aliasing", [](std::vector<tensor_ref>& in, std::vector<tensor_ref>& out) { out[0].data = in[0].data; }},
+  };
+  for (const auto& c : cases) {
+    kv_buffers a;
+    auto in = a.inputs();
+    auto out = a.outputs();
+    c.edit(in, out);
+    const auto before = a.snapshot();
+    auto st = plan.run(in, out);
+    CAPTURE(c.rule);
+    CHECK_FALSE(st.ok);
+    CHECK(st.message.find(c.rule) != std::string::npos);
+    CHECK(a.snapshot() == before);
+  }
+}
+
+TEST_CASE("exec: a workspace that is too small, a missing backend, a missing user kernel") {
+  ctfx::runtime_plan plan(kv_graph());
+  kv_buffers a;
+  const auto before = a.snapshot();
+  std::vector<std::byte> ws(8);
+  auto st = plan.run(a.inputs(), a.outputs(), ctfx::backend::host, ws);
+  CHECK(st.message.find("rule workspace-size") != std::string::npos);
+  CHECK(a.snapshot() == before);
+#if !defined(__CUDACC__)
+  st = plan.run(a.inputs(), a.outputs(), ctfx::backend::cuda);
+  CHECK(st.message.find("rule backend") != std::string::npos);
+  CHECK(a.snapshot() == before);
+#endif
+  // The workspace the plan asks for is enough, and a caller-supplied one is used.
+  auto b = plan.bind(std::vector<ctfx::tensor_desc>{a.inputs()[0], a.inputs()[1], a.inputs()[2]});
+  REQUIRE(b.status.ok);
+  std::vector<std::byte> ws2(b.workspace_bytes);
+  CHECK(plan.run(a.inputs(), a.outputs(), ctfx::backend::host, ws2).ok);
+
+  struct twice : ctfx::custom_op<"twice_", "twice_(Tensor(a!) x) -> ()"> {};
+  auto g = ctfx::build_checked([](ctfx::builder& gb) {
+    auto x = gb.input("x", ctfx::f32, {4});
+    auto r = gb.call<twice>(x);
+    gb.update(x, r[0]);
+  });
+  ctfx::runtime_plan p2(g);
+  REQUIRE(p2.error().ok());
+  std::vector<float> x = {1, 2, 3, 4};
+  std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {4})};
+  st = p2.run(in, {});
+  CHECK(st.message.find("rule custom-kernel") != std::string::npos);
+  CHECK(x == std::vector<float>{1, 2, 3, 4});
+  ctfx::kernel_table k;
+  k.add("twice_", [](const ctfx::custom_call& c) {
+    auto* p = static_cast<float*>(c.args[0].data);
+    for (int i = 0; i < 4; ++i) p[i] *= 2;
+  });
+  CHECK(p2.run(in, {}, ctfx::backend::host, {}, &k).ok);
+  CHECK(x == std::vector<float>{2, 4, 6, 8});
+  // Reinplacing turned the functionalized call into a direct one on the caller's buffer.
+  bool direct = false;
+  for (const auto& n : p2.graph().nodes) direct = direct || n.op == ctfx::op_kind::custom;
+  CHECK(direct);
+}
+
+TEST_CASE("exec: symbolic extents bind from the inputs and must agree") {
+  auto g = ctfx::build_checked([](ctfx::builder& gb) {
+    auto s = gb.sym("s0");
+    auto x = gb.input("x", ctfx::f32, {s, 3});
+    auto y = gb.input("y", ctfx::f32, {s, 3});
+    gb.update(x, ctfx::slice_scatter(x, y.slice(1, 0, 1) * 2.0, 1, 2, 3));
+    gb.output(x + y);
+  });
+  ctfx::runtime_plan plan(g);
+  REQUIRE(plan.error().ok());
+  std::vector<float> x(15, 1.0f), y(15, 2.0f), out(15), x2 = x, out2(15);
+  std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {5, 3}), tensor_ref::contiguous(y.data(), ctfx::f32, {5, 3})};
+  std::vector<tensor_ref> in2 = {tensor_ref::contiguous(x2.data(), ctfx::f32, {5, 3}), in[1]};
+  auto b = plan.bind(std::vector<ctfx::tensor_desc>{in[0], in[1]});
+  REQUIRE(b.status.ok);
+  CHECK(b.outputs[0].size[0] == 5);
+  CHECK(b.symbols[0] == 5);
+  std::vector<tensor_ref> o = {tensor_ref::contiguous(out.data(), ctfx::f32, {5, 3})};
+  std::vector<tensor_ref> o2 = {tensor_ref::contiguous(out2.data(), ctfx::f32, {5, 3})};
+  REQUIRE(plan.run(in, o).ok);
+  REQUIRE(ctfx::reference_run(g, in2, o2).ok);
+  CHECK(x == x2);
+  CHECK(out == out2);
+  CHECK(x[2] == 4.0f);
+  CHECK(out[2] == 3.0f);  // x + y reads x as it was before the epilogue
+  // s0 = 5 from x, 4 from y: refused before anything is written.
+  std::vector<float> y4(12, 2.0f);
+  const auto xb = x;
+  std::vector<tensor_ref> bad = {in[0], tensor_ref::contiguous(y4.data(), ctfx::f32, {4, 3})};
+  auto st = plan.run(bad, o);
+  CHECK(st.message.find("rule input-shape") != std::string::npos);
+  CHECK(st.message.find("'y'") != std::string::npos);
+  CHECK(x == xb);
+}
+
+TEST_CASE("exec: indices computed in the graph after an in-place write into an input are refused at plan time") {
+  auto g = ctfx::build_checked([](ctfx::builder& gb) {
+    auto x = gb.input("x", ctfx::f32, {4});
+    auto y = gb.input("y", ctfx::f32, {4});
+    auto i = gb.input("i", ctfx::i64, {2});
+    gb.update(x, ctfx::slice_scatter(x, y.slice(0, 0, 1), 0, 0, 1));  // reinplaced: writes x early
+    auto j = i + 1;                                                     // computed indices
+    gb.output(ctfx::index_put(y, {j}, y.slice(0, 0, 2)));
+  });
+  ctfx::runtime_plan plan(g);
+  CHECK_FALSE(plan.error().ok());
+  CHECK(std::string(plan.error().message()).find("rule validate-before-mutate") != std::string::npos);
+  // The reference, which writes inputs only in its epilogue, runs it and checks the indices.
+  std::vector<float> x = {1, 2, 3, 4}, y = {5, 6, 7, 8}, out(4);
+  std::vector<std::int64_t> i = {0, 3};
+  std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {4}), tensor_ref::contiguous(y.data(), ctfx::f32, {4}),
+                                tensor_ref::contiguous(i.data(), ctfx::i64, {2})};
+  std::vector<tensor_ref> o = {tensor_ref::contiguous(out.data(), ctfx::f32, {4})};
+  auto st = ctfx::reference_run(g, in, o);
+  CHECK(st.message.find("rule index-in-range") != std::string::npos);
+  CHECK(x == std::vector<float>{1, 2, 3, 4});
+  i[1] = 2;
+  CHECK(ctfx::reference_run(g, in, o).ok);
+  CHECK(out == std::vector<float>{5, 5, 7, 6});
+  CHECK(x == std::vector<float>{5, 2, 3, 4});
+}
