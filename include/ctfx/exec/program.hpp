@@ -85,6 +85,20 @@ struct binding {
 
 inline constexpr std::size_t workspace_alignment = 256;
 
+// What a node's kernel sees during a run: every node's bound layout and every storage's address.
+struct exec_frame {
+  const std::vector<bound_layout>* layouts;
+  const std::vector<std::byte*>* bases;
+  device_ctx ctx;
+  strided view(std::int32_t id) const {
+    const bound_layout& l = (*layouts)[static_cast<std::size_t>(id)];
+    return l.at((*bases)[static_cast<std::size_t>(l.storage)]);
+  }
+};
+// A kernel instantiated for one node of a compile-time plan (exec/compiled.hpp); it returns false
+// when that node's op runs through the run-time dispatch instead.
+using static_node_fn = bool (*)(const exec_frame&);
+
 class program {
  public:
   program() = default;
@@ -119,8 +133,10 @@ class program {
     return b;
   }
 
+  // `static_kernels`, when given, holds one entry per node (nullptr = run-time dispatch).
   run_status run(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs, const device_ctx& ctx,
-                 std::span<std::byte> workspace, const kernel_table* kernels = nullptr) const {
+                 std::span<std::byte> workspace, const kernel_table* kernels = nullptr,
+                 const static_node_fn* static_kernels = nullptr) const {
     if (!backend_compiled(ctx.where))
       return run_status::failure(-1, std::string("rule backend: the ") + name_of(ctx.where) +
                                          " backend is not compiled into this program (build it with nvcc)");
@@ -226,10 +242,12 @@ class program {
     }
     // ---- execution
     std::vector<std::int32_t> owner(slots_.size(), -1);
+    const exec_frame frame{&L, &base, ctx};
     for (std::size_t step = 0; step < life_.steps.size(); ++step) {
       const std::int32_t i = life_.steps[step];
       if (opt_.check_lifetimes)
         if (auto st = check_step(static_cast<std::int32_t>(step), owner); !st) return st;
+      if (static_kernels && static_kernels[i] && static_kernels[i](frame)) continue;
       if (auto st = exec_node(i, L, base, ctx, scratch, kernels); !st) return st;
     }
     for (std::size_t j = 0; j < outputs.size(); ++j) {

@@ -11,12 +11,14 @@
 #pragma once
 #include <vector>
 #include "../passes/pipeline.hpp"
+#include "inplace_table.hpp"
 #include "program.hpp"
 
 namespace ctfx {
 
 struct plan_options {
   bool reinplace = true;         // run the reinplacing pipeline (false: the functional graph as is)
+  bool inductor_table = false;   // plan with Inductor's table (its scatter profitability check) instead of executor_inplace_table
   bool reuse = true;             // share buffers along Inductor's reuse lines
   bool check_lifetimes = false;  // debug mode: fail on any access outside a buffer's planned life
   bool atomic_index_put = false; // CUDA: accumulate index_put with atomics
@@ -25,7 +27,9 @@ struct plan_options {
 class runtime_plan {
  public:
   explicit runtime_plan(const ir& functional, plan_options o = {})
-      : prog_(o.reinplace ? run_pipeline(functional, &log_) : functional,
+      : prog_(!o.reinplace ? functional
+              : o.inductor_table ? run_pipeline<builtin_inplace_table>(functional, &log_)
+                                 : run_pipeline<executor_inplace_table>(functional, &log_),
               program_options{o.reuse, o.check_lifetimes, o.atomic_index_put}) {
     const ir& g = prog_.graph();
     if (!g.error.ok()) error_ = g.error;

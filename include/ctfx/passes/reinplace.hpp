@@ -310,7 +310,15 @@ struct reinplacer {
     if (inp >= 0) {
       const std::int32_t in_s = g.meta(inp).storage;
       for (std::int32_t t = root; t >= 0; t = member_next[static_cast<std::size_t>(t)]) {
-        if (t == in_s) continue;
+        if (t == in_s) {
+          // The input itself may be read after the copy_ (it then holds what the copy_ wrote), but
+          // a copy_ whose source is the input (or a view of it) would copy this write back.
+          for (std::int32_t k = read_off[static_cast<std::size_t>(t)]; k < read_off[static_cast<std::size_t>(t) + 1]; ++k) {
+            auto [u, m] = reads[static_cast<std::size_t>(k)];
+            if (u >= cut && g[u].op == op_kind::copy_ && g.arg(u, 1) == m) return fail(reinplace_reason::observed_after_epilogue, u);
+          }
+          continue;
+        }
         std::int32_t u = first_read(t, cut - 1, n, nullptr);
         if (u >= 0) return fail(reinplace_reason::observed_after_epilogue, u);
       }

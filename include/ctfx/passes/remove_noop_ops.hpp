@@ -13,7 +13,7 @@
 //      `return (t.clone(), t.clone())` keeps one clone (Inductor computes them once);
 //   3. guard 2: a view that is itself an output is not replaced by an input or another output;
 //   4. a fresh copy of a graph input that the program writes (copy_ epilogue) is kept when the copy
-//      is itself the source of an epilogue copy_, directly or through other no-op candidates
+//      is itself the source of an epilogue copy_, directly or through views or other no-op candidates
 //      (pytorch#198131: `dst[:] = src[:]; src.add_(1)` must not copy the updated src). Other
 //      readers are left to reinplacing, which does not write src while a later node reads it; so
 //      the traced `y = x.clone(); y[0:2] = s; x.copy_(y)` still loses its clone and runs in place.
@@ -54,10 +54,13 @@ constexpr ir remove_noop_ops_with(const ir& g) {
   for (std::int32_t user = g.size() - 1; user >= 0; --user) {
     const op_kind k = g[user].op;
     const bool copies = k == op_kind::copy_;
-    if (!copies && !(feeds_copy[static_cast<std::size_t>(user)] && Rules::has(k))) continue;
+    // Views forward their base too: `x2.copy_(y.select(0, 0))` reads y as surely as `x2.copy_(y)`
+    // (found by the differential fuzzer).
+    const bool views = is_view_op(k);
+    if (!copies && !(feeds_copy[static_cast<std::size_t>(user)] && (views || Rules::has(k)))) continue;
     auto a = g.args_of(user);
     for (std::size_t j = 0; j < a.size(); ++j)
-      if (a[j] >= 0 && (copies ? j == 1 : Rules::forwards(k, static_cast<int>(j))))
+      if (a[j] >= 0 && (copies ? j == 1 : views ? j == 0 : Rules::forwards(k, static_cast<int>(j))))
         feeds_copy[static_cast<std::size_t>(a[j])] = 1;
   }
   auto flag = [](const std::vector<std::uint8_t>& v, std::int32_t s) {

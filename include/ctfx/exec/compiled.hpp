@@ -1,0 +1,120 @@
+// ctfx/exec/compiled.hpp — a graph compiled by the compiler: the reinplacing pipeline and the
+// memory plan are constants, and each node's kernel is a template instantiated for that node's op
+// and dtypes (static_op<K>, element types fixed), so the elementwise, copy and fill kernels carry
+// no run-time dispatch. Ops without a static instantiation here (index_put, reductions, cat,
+// scatters' two-step copies, list and user ops) run through the same kernels by run-time dispatch.
+//
+//   constexpr auto g = ctfx::graph([](ctfx::builder& b) { ... });
+//   using plan = ctfx::compiled<decltype(g)>;
+//   static_assert(plan::report.all_inplace());            // reinplacing decided in the compiler
+//   static_assert(plan::static_buffer_bytes() < 1 << 20);  // the memory plan, in the compiler
+//   ctfx::run_status st = plan::run(inputs, outputs);     // validates, then runs
+#pragma once
+#include <array>
+#include <utility>
+#include "../passes/pipeline.hpp"
+#include "inplace_table.hpp"
+#include "program.hpp"
+
+namespace ctfx {
+
+template <class Source, class Table = executor_inplace_table>
+struct compiled {
+  using pipeline_type = pipeline<Source, Table>;
+  static constexpr auto& frozen = pipeline_type::final_stage::frozen;
+  static constexpr std::size_t node_count = pipeline_type::final_stage::sizes.nodes;
+  static constexpr auto report = pipeline_type::report;
+
+  // The optimized graph (thawed from the compile-time constant).
+  static constexpr ir graph() { return pipeline_type::get(); }
+
+  // Bytes of the planned buffers when every extent is static, computed by the compiler with the
+  // memory plan the program uses (bind() adds the run's small scratch to get the workspace).
+  static constexpr std::size_t static_buffer_bytes() {
+    const ir g = pipeline_type::get();
+    const liveness L = compute_liveness(g);
+    const reuse_plan R = plan_reuse(L);
+    std::size_t total = 0;
+    for (std::size_t b = 0; b < L.buffers.size(); ++b) {
+      bool reused = false;
+      for (const auto& ln : R.lines) reused = reused || (ln.kind == line_kind::reuse && ln.buffer == static_cast<std::int32_t>(b));
+      if (reused) continue;
+      const auto bytes = static_cast<std::size_t>(L.buffers[b].bytes.value());
+      total += (bytes + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
+    }
+    return total;
+  }
+
+  static const program& prog() {
+    static const program p(pipeline_type::get(), program_options{});
+    return p;
+  }
+
+  static binding bind(std::span<const tensor_desc> inputs) { return prog().bind(inputs); }
+
+  static run_status run(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
+                        const device_ctx& ctx = {}, std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) {
+    return prog().run(inputs, outputs, ctx, workspace, kernels, table.data());
+  }
+
+ private:
+  template <std::size_t I>
+  static bool step(const exec_frame& f) {
+    constexpr node nd = frozen.nodes[I];
+    constexpr op_kind K = nd.op;
+    constexpr dtype O = nd.meta.dt;
+    if constexpr (nd.nargs == 0 || !nd.meta.is_tensor()) {
+      return false;
+    } else {
+      constexpr std::int32_t a0 = frozen.args[static_cast<std::size_t>(nd.arg0)];
+      constexpr dtype A = a0 >= 0 ? frozen.nodes[static_cast<std::size_t>(a0)].meta.dt : O;
+      if constexpr (is_unary(K) && K != op_kind::convert) {
+        const strided out = f.view(static_cast<std::int32_t>(I));
+        parallel_for(f.ctx, out.numel(),
+                     kernels::unary_fn<O, static_op<K>>{out, f.view(a0).broadcast_to(out.rank, out.size), {}});
+        return true;
+      } else if constexpr (is_binary(K)) {
+        constexpr bool inplace = is_mutating(K);
+        const strided out = inplace ? f.view(a0) : f.view(static_cast<std::int32_t>(I));
+        kernels::binary_fn<inplace ? A : O, static_op<K>> fn{};
+        fn.out = out;
+        fn.a = f.view(a0).broadcast_to(out.rank, out.size);
+        if constexpr (nd.nargs > 1) {
+          constexpr std::int32_t a1 = frozen.args[static_cast<std::size_t>(nd.arg0 + 1)];
+          fn.b = f.view(a1).broadcast_to(out.rank, out.size);
+        } else {
+          fn.has_scalar = true;
+          fn.scalar = nd.scalar;
+        }
+        parallel_for(f.ctx, out.numel(), fn);
+        return true;
+      } else if constexpr (K == op_kind::clone || K == op_kind::convert || K == op_kind::copy_) {
+        constexpr std::int32_t src = K == op_kind::copy_ ? frozen.args[static_cast<std::size_t>(nd.arg0 + 1)] : a0;
+        constexpr dtype S = frozen.nodes[static_cast<std::size_t>(src)].meta.dt;
+        const strided out = K == op_kind::copy_ ? f.view(a0) : f.view(static_cast<std::int32_t>(I));
+        const strided in = f.view(src).broadcast_to(out.rank, out.size);
+        if (S == out.dt && kernels::same_dense(out, in)) {
+          kernels::copy(f.ctx, out, in);  // one memcpy
+          return true;
+        }
+        if constexpr (K == op_kind::copy_) {
+          constexpr dtype D = A;
+          parallel_for(f.ctx, out.numel(), kernels::copy_fn<S, D>{out, in});
+        } else {
+          parallel_for(f.ctx, out.numel(), kernels::copy_fn<S, O>{out, in});
+        }
+        return true;
+      } else {
+        return false;
+      }
+    }
+  }
+
+  template <std::size_t... I>
+  static constexpr std::array<static_node_fn, sizeof...(I)> make_table(std::index_sequence<I...>) {
+    return {&step<I>...};
+  }
+  static constexpr auto table = make_table(std::make_index_sequence<node_count>{});
+};
+
+}  // namespace ctfx

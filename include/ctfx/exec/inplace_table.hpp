@@ -1,0 +1,18 @@
+// ctfx/exec/inplace_table.hpp — the inplaceable-op table that ctfx's own executors plan with.
+//
+// Inductor's should_reinplace_scatter leaves a scatter functional unless its input and output are
+// "realized", because Inductor's scheduler then fuses the functional scatter into its neighbours'
+// kernels. ctfx's executors run every op as its own kernel: every node is realized, and a
+// functional scatter is a clone of the whole buffer plus the write. So plans for ctfx's executors
+// reinplace every scatter the legality rules allow. `pipeline<G>` (and ctfx_opt) keep Inductor's
+// table, for parity with Inductor's decisions.
+#pragma once
+#include "../passes/inplace_tables.hpp"
+
+namespace ctfx {
+
+inline constexpr auto executor_inplaceable_ops = inplaceable_ops_with(
+    hana::make_pair(hana::type_c<ops::generalized_scatter_t>, hana::type_c<inplace<ops::generalized_scatter__t, args<0>, no_check>>));
+using executor_inplace_table = std::remove_cv_t<decltype(executor_inplaceable_ops)>;
+
+}  // namespace ctfx
