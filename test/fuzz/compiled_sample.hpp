@@ -1,0 +1,38 @@
+// test/fuzz/compiled_sample.hpp — the compile-time half of the differential fuzzer: a generated
+// graph, parsed from its FX text by the compiler, must be the graph the generator builds at run
+// time, and its compile-time plan (ctfx::compiled) must match the reference bit for bit.
+#pragma once
+#include <cstdio>
+#include <ctfx/exec/compiled.hpp>
+#include <ctfx/exec/runtime.hpp>
+#include <ctfx/graph/fx_parse.hpp>
+#include "buffers.hpp"
+#include "generator.hpp"
+
+namespace ctfx_fuzz {
+
+template <class G>
+int check_compiled(std::uint64_t seed) {
+  generator gen(seed);
+  const fuzz_case c = gen.make();
+  const ctfx::kernel_table kernels = fuzz_kernels();
+  if (ctfx::to_text(G::get()) != ctfx::to_text(c.graph)) {
+    std::printf("FAIL seed %llu: the compile-time parse differs from the generated graph\n", static_cast<unsigned long long>(seed));
+    return 1;
+  }
+  using plan = ctfx::compiled<G>;
+  std::vector<ctfx::tensor_desc> descs;
+  for (const auto& i : c.inputs) descs.push_back(i.desc);
+  const auto b = plan::bind(descs);
+  buffers got = make_buffers(c, b.outputs), ref = make_buffers(c, b.outputs);
+  const auto st = plan::run(got.in_refs, got.out_refs, {}, {}, &kernels);
+  const auto sr = ctfx::reference_run(c.graph, ref.in_refs, ref.out_refs, &kernels);
+  if (!st.ok || !sr.ok || got.in != ref.in || got.out != ref.out) {
+    std::printf("FAIL seed %llu: %s%s\n%s\n", static_cast<unsigned long long>(seed), st.message.c_str(),
+                (got.in != ref.in || got.out != ref.out) ? " results differ from the reference" : "", ctfx::to_text(c.graph).c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace ctfx_fuzz
