@@ -213,6 +213,16 @@ class program {
         base[s] = ws + slot_off[static_cast<std::size_t>(slot_of_storage_[s])];
         storage_bytes_v[s] = slot_bytes[static_cast<std::size_t>(slot_of_storage_[s])];
       }
+    std::vector<std::uint8_t> direct(outputs.size(), 0);
+    for (std::size_t j = 0; j < outputs.size(); ++j) {
+      const std::int32_t st = direct_storage_[j];
+      if (st < 0) continue;
+      tensor_desc dense = outputs[j];
+      dense.set_contiguous();
+      if (!(dense == static_cast<const tensor_desc&>(outputs[j]))) continue;
+      base[static_cast<std::size_t>(st)] = static_cast<std::byte*>(outputs[j].data);
+      direct[j] = 1;
+    }
     // Every view inside its storage.
     for (std::int32_t i = 0; i < g_.size(); ++i) {
       const bound_layout& l = L[static_cast<std::size_t>(i)];
@@ -251,6 +261,7 @@ class program {
       if (auto st = exec_node(i, L, base, ctx, scratch, kernels); !st) return st;
     }
     for (std::size_t j = 0; j < outputs.size(); ++j) {
+      if (direct[j]) continue;
       const bound_layout& l = L[static_cast<std::size_t>(out_args_[j])];
       strided dst = bound_layout{outputs[j].dt, outputs[j].rank, {}, {}, 0, -1}.at(static_cast<std::byte*>(outputs[j].data));
       for (int d = 0; d < outputs[j].rank; ++d) { dst.size[d] = outputs[j].size[d]; dst.stride[d] = outputs[j].stride[d]; }
@@ -280,6 +291,9 @@ class program {
   std::int32_t first_custom_ = -1;
   bool kernels_needed_ = false;
   std::vector<std::pair<std::int32_t, tensor_meta>> hidden_;  // (node, meta) of results no getitem reads
+  // Outputs computed straight into the caller's buffer (when it is dense): per output position,
+  // the storage it owns whole, or -1 (then it is computed in the workspace and copied at the end).
+  std::vector<std::int32_t> direct_storage_;
 
   std::size_t scratch_bytes(const std::vector<index_t>& sym) const {
     std::size_t hidden = 0;
@@ -407,6 +421,28 @@ class program {
                    "so pass these indices as an input (or compute them before any in-place update of an input)");
         return;
       }
+    }
+    plan_direct_outputs();
+  }
+
+  // An output whose node holds a whole fresh buffer, dense from offset 0 and returned once, is
+  // computed in the caller's output buffer itself: no copy at the end (a clone runs at memcpy
+  // speed). Not when an index check would run after the buffer is first written (computed indices).
+  void plan_direct_outputs() {
+    direct_storage_.assign(out_args_.size(), -1);
+    for (auto i : index_nodes_)
+      if (!index_checkable_early(i)) return;
+    for (std::size_t j = 0; j < out_args_.size(); ++j) {
+      const std::int32_t a = out_args_[j];
+      const tensor_meta& m = g_.meta(a);
+      const auto s = static_cast<std::size_t>(m.storage);
+      if (slot_of_storage_[s] < 0 || !m.is_contiguous() || !(m.offset == sym_expr(0))) continue;
+      const auto bi = life_.buffer_of[s];
+      if (bi < 0 || !(life_.buffers[static_cast<std::size_t>(bi)].bytes == storage_bytes(m))) continue;
+      bool once = true;
+      for (std::size_t k = 0; k < out_args_.size(); ++k)
+        if (k != j && g_.meta(out_args_[k]).storage == m.storage) once = false;
+      if (once) direct_storage_[j] = m.storage;
     }
   }
 

@@ -71,7 +71,28 @@ template <dtype D>
 struct index_put_seq_fn {  // the whole put, in order, by one thread
   index_put_args a;
   CTFX_HD void operator()(index_t) const {
-    for (index_t j = 0; j < a.count; ++j) put_one<D>(a, j, a.dest(j));
+    const int r = a.free.rank;
+    // Rows: when the innermost selected dimension is a unit-stride dimension of x and of the
+    // values, and no index varies along it, a row is one memcpy (or one add loop).
+    bool rows = r > 0 && a.free.stride[r - 1] == 1 && a.values.stride[r - 1] == 1;
+    for (int k = 0; rows && k < a.n_index; ++k) rows = a.index[k].stride[r - 1] == 0;
+    if (!rows) {
+      for (index_t j = 0; j < a.count; ++j) put_one<D>(a, j, a.dest(j));
+      return;
+    }
+    const index_t inner = a.free.size[r - 1];
+    for (index_t j0 = 0; j0 < a.count; j0 += inner) {
+      const index_t dst = a.dest(j0);
+      std::byte* p = a.x.p + dst * size_of(D);
+      const std::byte* v = a.values.at(j0);
+      if (!a.accumulate) {
+        std::memcpy(p, v, static_cast<std::size_t>(inner) * sizeof(element_t<D>));
+        continue;
+      }
+      using C = compute_t<D>;
+      for (index_t e = 0; e < inner; ++e)
+        store_as<D, C>(p + e * size_of(D), wrap_add(load_as<D, C>(p + e * size_of(D)), load_as<D, C>(v + e * size_of(D))));
+    }
   }
 };
 

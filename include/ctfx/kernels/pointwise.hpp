@@ -165,8 +165,32 @@ inline bool same_dense(const strided& a, const strided& b) {
   return true;
 }
 
+// Host fast path: both innermost dimensions are unit-stride, same dtype — copy row by row with
+// memmove, walking the outer dimensions with an odometer (no division per element).
+inline bool copy_rows_host(const strided& out, const strided& s) {
+  if (out.dt != s.dt || out.rank == 0 || out.stride[out.rank - 1] != 1 || s.stride[s.rank - 1] != 1) return false;
+  const int r = out.rank;
+  const index_t inner = out.size[r - 1];
+  const std::size_t row_bytes = static_cast<std::size_t>(inner) * static_cast<std::size_t>(size_of(out.dt));
+  index_t idx[max_rank]{};
+  index_t oo = 0, so = 0;
+  const index_t rows = inner == 0 ? 0 : out.numel() / inner;
+  for (index_t k = 0; k < rows; ++k) {
+    std::memmove(out.p + oo * size_of(out.dt), s.p + so * size_of(s.dt), row_bytes);
+    for (int d = r - 2; d >= 0; --d) {  // odometer over the outer dimensions
+      oo += out.stride[d];
+      so += s.stride[d];
+      if (++idx[d] < out.size[d]) break;
+      oo -= out.stride[d] * out.size[d];
+      so -= s.stride[d] * s.size[d];
+      idx[d] = 0;
+    }
+  }
+  return true;
+}
+
 // out = src (src broadcast to out's shape, converted to out's dtype). Dense same-dtype copies are
-// one memcpy (clone at copy bandwidth).
+// one memcpy (clone at copy bandwidth); on the host, rows with unit stride are memmoves.
 inline void copy(const device_ctx& ctx, const strided& out, const strided& src) {
   const strided s = src.broadcast_to(out.rank, out.size);
   const index_t n = out.numel();
@@ -183,6 +207,7 @@ inline void copy(const device_ctx& ctx, const strided& out, const strided& src) 
     std::memmove(out.p, s.p, bytes);
     return;
   }
+  if (ctx.where != backend::cuda && copy_rows_host(out, s)) return;
   visit_dtype(s.dt, [&](auto sd) {
     visit_dtype(out.dt, [&](auto dd) { parallel_for(ctx, n, copy_fn<decltype(sd)::value, decltype(dd)::value>{out, s}); });
   });

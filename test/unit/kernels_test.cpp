@@ -1,0 +1,99 @@
+// The kernels against values computed by hand (the fuzzer compares plans with the reference, which
+// share these kernels; here they are checked on their own).
+#include <doctest/doctest.h>
+#include <cmath>
+#include <cstring>
+#include <ctfx.hpp>
+#include <ctfx/exec/runtime.hpp>
+
+TEST_CASE("kernels: float16 and bfloat16 round to nearest even") {
+  CHECK(ctfx::half_t(1.0f).bits == 0x3c00);
+  CHECK(ctfx::half_t(65504.0f).bits == 0x7bff);
+  CHECK(ctfx::half_t(65520.0f).bits == 0x7c00);          // rounds to infinity
+  CHECK(ctfx::half_t(1.0f + 1.0f / 2048).bits == 0x3c00);  // a tie: to even
+  CHECK(ctfx::half_t(1.0f + 3.0f / 2048).bits == 0x3c02);  // a tie: to even (up)
+  CHECK(ctfx::half_t(5.960464477539063e-08f).bits == 0x0001);  // the smallest subnormal
+  CHECK(static_cast<float>(ctfx::half_t(-2.5f)) == -2.5f);
+  CHECK(std::isnan(static_cast<float>(ctfx::half_t(NAN))));
+  CHECK(ctfx::bfloat16_t(1.0f).bits == 0x3f80);
+  CHECK(ctfx::bfloat16_t(1.00390625f).bits == 0x3f80);  // 1 + 2^-8: a tie, to even
+  CHECK(ctfx::bfloat16_t(1.01171875f).bits == 0x3f82);  // 1 + 3*2^-8: a tie, to even (up)
+  CHECK(static_cast<float>(ctfx::bfloat16_t(3.0f)) == 3.0f);
+}
+
+TEST_CASE("kernels: index_put with accumulate and duplicates, rows and elements") {
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {4, 3});
+    auto i = b.input("i", ctfx::i64, {5});
+    auto v = b.input("v", ctfx::f32, {5, 3});
+    b.output(ctfx::index_put(x, {i}, v, true), ctfx::index_put(x, {i}, v, false));
+  });
+  std::vector<float> x(12, 1.0f), v(15);
+  for (int k = 0; k < 15; ++k) v[static_cast<std::size_t>(k)] = static_cast<float>(k);
+  std::vector<std::int64_t> i = {2, 0, 2, -1, 2};
+  std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {4, 3}),
+                                      ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {5}),
+                                      ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {5, 3})};
+  std::vector<float> acc(12), put(12);
+  std::vector<ctfx::tensor_ref> o = {ctfx::tensor_ref::contiguous(acc.data(), ctfx::f32, {4, 3}),
+                                     ctfx::tensor_ref::contiguous(put.data(), ctfx::f32, {4, 3})};
+  REQUIRE(ctfx::runtime_plan(g).run(in, o).ok);
+  // row 2 gets rows 0, 2, 4 of v; row 0 gets row 1; row 3 (index -1) gets row 3
+  CHECK(acc == std::vector<float>{1 + 3, 1 + 4, 1 + 5, 1, 1, 1, 1 + 0 + 6 + 12, 1 + 1 + 7 + 13, 1 + 2 + 8 + 14, 1 + 9, 1 + 10, 1 + 11});
+  CHECK(put == std::vector<float>{3, 4, 5, 1, 1, 1, 12, 13, 14, 9, 10, 11});  // the last write wins
+}
+
+TEST_CASE("kernels: index_put on an inner dimension, values broadcast") {
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {2, 4});
+    auto i = b.input("i", ctfx::i64, {2});
+    auto v = b.input("v", ctfx::f32, {2});
+    b.output(ctfx::index_put(x, {ctfx::none, i}, v, true));
+  });
+  std::vector<float> x(8, 0.0f), v = {10, 20}, out(8);
+  std::vector<std::int64_t> i = {3, 1};
+  std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {2, 4}),
+                                      ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {2}),
+                                      ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {2})};
+  std::vector<ctfx::tensor_ref> o = {ctfx::tensor_ref::contiguous(out.data(), ctfx::f32, {2, 4})};
+  REQUIRE(ctfx::runtime_plan(g).run(in, o).ok);
+  // x[:, i] has shape [2, 2]; v broadcasts along the rows: x[r, 3] += 10, x[r, 1] += 20
+  CHECK(out == std::vector<float>{0, 20, 0, 10, 0, 20, 0, 10});
+}
+
+TEST_CASE("kernels: strided copies, reductions, cat and dtype conversion") {
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {2, 3});
+    b.output(x.transpose(0, 1).clone(), x.sum({0}), x.amax({1}, true), ctfx::cat({x, x * 2.0}, 1), (x * 1.5).to(ctfx::i32));
+  });
+  std::vector<float> x = {1, -2, 3, 4, 5, -6.5f};
+  std::vector<float> t(6), s(3), m(2), c(12);
+  std::vector<std::int32_t> n(6);
+  std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {2, 3})};
+  std::vector<ctfx::tensor_ref> o = {
+      ctfx::tensor_ref::contiguous(t.data(), ctfx::f32, {3, 2}), ctfx::tensor_ref::contiguous(s.data(), ctfx::f32, {3}),
+      ctfx::tensor_ref::contiguous(m.data(), ctfx::f32, {2, 1}), ctfx::tensor_ref::contiguous(c.data(), ctfx::f32, {2, 6}),
+      ctfx::tensor_ref::contiguous(n.data(), ctfx::i32, {2, 3})};
+  auto st = ctfx::runtime_plan(g).run(in, o);
+  REQUIRE_MESSAGE(st.ok, st.message);
+  CHECK(t == std::vector<float>{1, 4, -2, 5, 3, -6.5f});
+  CHECK(s == std::vector<float>{5, 3, -3.5f});
+  CHECK(m == std::vector<float>{3, 5});
+  CHECK(c == std::vector<float>{1, -2, 3, 2, -4, 6, 4, 5, -6.5f, 8, 10, -13});
+  CHECK(n == std::vector<std::int32_t>{1, -3, 4, 6, 7, -9});  // truncation toward zero
+}
+
+TEST_CASE("kernels: a transposed output buffer is written through its strides") {
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {2, 3});
+    b.output(x + 1.0);
+  });
+  std::vector<float> x = {0, 1, 2, 3, 4, 5}, out(6, -1.0f);
+  ctfx::tensor_desc od = ctfx::tensor_desc::contiguous(ctfx::f32, {2, 3});
+  od.stride[0] = 1;
+  od.stride[1] = 2;  // column-major
+  std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {2, 3})};
+  std::vector<ctfx::tensor_ref> o = {ctfx::tensor_ref(out.data(), od)};
+  REQUIRE(ctfx::runtime_plan(g).run(in, o).ok);
+  CHECK(out == std::vector<float>{1, 4, 2, 5, 3, 6});
+}
