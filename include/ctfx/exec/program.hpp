@@ -258,7 +258,7 @@ class program {
       if (opt_.check_lifetimes)
         if (auto st = check_step(static_cast<std::int32_t>(step), owner); !st) return st;
       if (static_kernels && static_kernels[i] && static_kernels[i](frame)) continue;
-      if (auto st = exec_node(i, L, base, ctx, scratch, kernels); !st) return st;
+      if (auto st = exec_node(i, L, base, ctx, scratch, kernels, b.symbols); !st) return st;
     }
     for (std::size_t j = 0; j < outputs.size(); ++j) {
       if (direct[j]) continue;
@@ -481,23 +481,31 @@ class program {
   }
 
   run_status check_caller_aliasing(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs) const {
-    struct range { const std::byte* lo; const std::byte* hi; bool written; std::string who; };
-    std::vector<range> rs;
-    auto add = [&](const tensor_ref& t, bool written, std::string who) {
+    struct range { const std::byte* lo; const std::byte* hi; bool written; std::int32_t who; };  // who: input k, or ~j for output j
+    range stack[16];
+    std::vector<range> heap;
+    const std::size_t n = inputs.size() + outputs.size();
+    range* rs = n <= 16 ? stack : (heap.resize(n), heap.data());
+    std::size_t m = 0;
+    auto add = [&](const tensor_ref& t, bool written, std::int32_t who) {
       if (t.numel() == 0 || !t.data) return;
       const auto* p = static_cast<const std::byte*>(t.data);
-      rs.push_back({p, p + t.span_bytes(), written, static_cast<std::string&&>(who)});
+      rs[m++] = {p, p + t.span_bytes(), written, who};
     };
     for (std::size_t k = 0; k < inputs.size(); ++k)
       add(inputs[k], std::find(mutated_inputs_.begin(), mutated_inputs_.end(), static_cast<std::int32_t>(k)) != mutated_inputs_.end(),
-          "input " + std::to_string(k) + " ('" + std::string(g_[inputs_[k]].name.view()) + "')");
-    for (std::size_t j = 0; j < outputs.size(); ++j) add(outputs[j], true, "output " + std::to_string(j));
-    std::sort(rs.begin(), rs.end(), [](const range& a, const range& b) { return a.lo < b.lo; });
+          static_cast<std::int32_t>(k));
+    for (std::size_t j = 0; j < outputs.size(); ++j) add(outputs[j], true, ~static_cast<std::int32_t>(j));
+    std::sort(rs, rs + m, [](const range& a, const range& b) { return a.lo < b.lo; });
+    auto name = [&](std::int32_t who) {
+      return who >= 0 ? "input " + std::to_string(who) + " ('" + std::string(g_[inputs_[static_cast<std::size_t>(who)]].name.view()) + "')"
+                      : "output " + std::to_string(~who);
+    };
     // Sweep: any overlap that involves a written buffer is refused.
-    for (std::size_t a = 0; a < rs.size(); ++a)
-      for (std::size_t c = a + 1; c < rs.size() && rs[c].lo < rs[a].hi; ++c)
+    for (std::size_t a = 0; a < m; ++a)
+      for (std::size_t c = a + 1; c < m && rs[c].lo < rs[a].hi; ++c)
         if (rs[a].written || rs[c].written)
-          return run_status::failure(-1, "rule no-caller-aliasing: " + rs[a].who + " and " + rs[c].who +
+          return run_status::failure(-1, "rule no-caller-aliasing: " + name(rs[a].who) + " and " + name(rs[c].who) +
                                              " overlap in memory, and the graph writes one of them; pass separate buffers");
     return {};
   }
@@ -593,8 +601,24 @@ class program {
       at = detail::first_bad_index_cuda(a, ctx, scratch, &which, &value);
 #endif
     } else {
+      // On the host: each index tensor's own elements (not every selected position).
       (void)scratch;
-      at = kernels::first_bad_index(a, &which, &value);
+      for (int k = 0; k < a.n_index && at < 0; ++k) {
+        std::int32_t node = -1;
+        for (std::int32_t q = 2, seen = 0; q < g_[i].nargs; ++q)
+          if (g_.arg(i, q) >= 0 && seen++ == k) node = g_.arg(i, q);
+        const bound_layout& il = L[static_cast<std::size_t>(node)];
+        const strided t = il.at(base[static_cast<std::size_t>(il.storage)]);
+        const index_t lo = -a.index_extent[k], hi = a.index_extent[k];
+        index_t e = 0;
+        const int isz = size_of(t.dt);
+        t.for_each_offset([&](index_t off) {
+          const index_t v = t.dt == dtype::i64 ? *reinterpret_cast<const std::int64_t*>(t.p + off * 8)
+                                               : kernels::load_dyn<index_t>(t.dt, t.p + off * isz);
+          if (at < 0 && (v < lo || v >= hi)) { which = k; value = v; at = e; }
+          ++e;
+        });
+      }
     }
     if (at < 0) return {};
     std::int32_t idx_node = -1;
@@ -635,7 +659,7 @@ class program {
   }
 
   run_status exec_node(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
-                       const device_ctx& ctx, std::byte* scratch, const kernel_table* kt) const {
+                       const device_ctx& ctx, std::byte* scratch, const kernel_table* kt, const std::vector<index_t>& sym) const {
     const node& n = g_[i];
     auto view = [&](std::int32_t id) {
       const bound_layout& l = L[static_cast<std::size_t>(id)];
@@ -665,7 +689,7 @@ class program {
       case op_kind::as_strided_scatter: case op_kind::generalized_scatter: case op_kind::generalized_scatter_: {
         std::byte* b = base[static_cast<std::size_t>(n.op == op_kind::generalized_scatter_ ? g_.meta(g_.arg(i, 0)).storage : n.meta.storage)];
         if (n.op != op_kind::generalized_scatter_) kernels::copy(ctx, view(i), arg(0));
-        kernels::copy(ctx, evaluate_target(i, L).at(b), arg(1));
+        kernels::copy(ctx, evaluate(target_[static_cast<std::size_t>(i)], sym).at(b), arg(1));
         return {};
       }
       case op_kind::index_put: case op_kind::unsafe_index_put:
@@ -726,7 +750,7 @@ class program {
         return {};
       }
       case op_kind::custom: case op_kind::auto_functionalized:
-        return run_custom(i, L, base, ctx, scratch, kt);
+        return run_custom(i, L, base, ctx, scratch, kt, sym);
       default:
         break;
     }
@@ -742,28 +766,8 @@ class program {
                                       ") has no kernel");
   }
 
-  bound_layout evaluate_target(std::int32_t i, const std::vector<bound_layout>& L) const {
-    // Symbols are already bound in L; re-evaluate the target meta with the same values.
-    std::vector<index_t> sym = symbols_from(L);
-    return evaluate(target_[static_cast<std::size_t>(i)], sym);
-  }
-
-  // The bound symbol values, recovered from the inputs' layouts (cheap: a few symbols).
-  std::vector<index_t> symbols_from(const std::vector<bound_layout>& L) const {
-    std::vector<index_t> v(g_.syms.size(), 0);
-    for (auto in : inputs_) {
-      const tensor_meta& m = g_.meta(in);
-      for (int d = 0; d < m.rank; ++d) {
-        const sym_expr& e = m.size[d];
-        if (e.n == 1 && e.c == 0 && e.t[0].coeff == 1 && e.t[0].degree() == 1)
-          v[static_cast<std::size_t>(e.t[0].sym[0])] = L[static_cast<std::size_t>(in)].size[d];
-      }
-    }
-    return v;
-  }
-
   run_status run_custom(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
-                        const device_ctx& ctx, std::byte* scratch, const kernel_table* kt) const {
+                        const device_ctx& ctx, std::byte* scratch, const kernel_table* kt, const std::vector<index_t>& sym) const {
     const node& n = g_[i];
     const auto& s = g_.customs[static_cast<std::size_t>(n.aux)];
     auto ref_of = [](const strided& t) {
@@ -778,7 +782,6 @@ class program {
       return l.at(base[static_cast<std::size_t>(l.storage)]);
     };
     // Hidden results of this node live after the index checker's flag and the sort scratch.
-    std::vector<index_t> sym = symbols_from(L);
     std::size_t hidden_off = scratch_bytes_without_hidden(sym);
     auto hidden_slot = [&](int nth) {
       std::size_t off = hidden_off;

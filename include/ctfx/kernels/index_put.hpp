@@ -76,8 +76,55 @@ struct index_put_seq_fn {  // the whole put, in order, by one thread
     // values, and no index varies along it, a row is one memcpy (or one add loop).
     bool rows = r > 0 && a.free.stride[r - 1] == 1 && a.values.stride[r - 1] == 1;
     for (int k = 0; rows && k < a.n_index; ++k) rows = a.index[k].stride[r - 1] == 0;
+    if (!rows && r == 1 && a.n_index == 1 && a.index[0].dt == dtype::i64 && a.free.stride[0] == 0) {
+      // The common scatter-add: x[i] (+)= v with one 1-D i64 index.
+      using E = element_t<D>;
+      const auto* ip = reinterpret_cast<const std::int64_t*>(a.index[0].p);
+      const auto* vp = reinterpret_cast<const E*>(a.values.p);
+      auto* xp = reinterpret_cast<E*>(a.x.p);
+      const index_t is = a.index[0].stride[0], vs = a.values.stride[0], xs = a.x.stride[a.index_dim[0]], ext = a.index_extent[0];
+      for (index_t j = 0; j < a.count; ++j) {
+        index_t v = ip[j * is];
+        if (v < 0) v += ext;
+        E& dst = xp[v * xs];
+        if (!a.accumulate) dst = vp[j * vs];
+        else if constexpr (std::is_arithmetic_v<E> && !std::is_same_v<E, std::uint8_t>) dst = static_cast<E>(wrap_add<compute_t<D>>(dst, vp[j * vs]));
+        else store_as<D, compute_t<D>>(&dst, wrap_add(load_as<D, compute_t<D>>(&dst), load_as<D, compute_t<D>>(vp + j * vs)));
+      }
+      return;
+    }
     if (!rows) {
-      for (index_t j = 0; j < a.count; ++j) put_one<D>(a, j, a.dest(j));
+      // Element by element in row-major order of S, every operand's offset kept by an odometer
+      // (no division per element).
+      index_t idx[max_rank]{};
+      index_t fo = 0, vo = 0, io[max_indices]{};
+      const int isz = size_of(D);
+      for (index_t j = 0; j < a.count; ++j) {
+        index_t dst = fo;
+        for (int k = 0; k < a.n_index; ++k) {
+          index_t v = load_dyn<index_t>(a.index[k].dt, a.index[k].p + io[k] * size_of(a.index[k].dt));
+          if (v < 0) v += a.index_extent[k];
+          dst += v * a.x.stride[a.index_dim[k]];
+        }
+        std::byte* p = a.x.p + dst * isz;
+        const std::byte* v = a.values.p + vo * isz;
+        if (a.accumulate) {
+          using C = compute_t<D>;
+          store_as<D, C>(p, wrap_add(load_as<D, C>(p), load_as<D, C>(v)));
+        } else {
+          std::memcpy(p, v, sizeof(element_t<D>));
+        }
+        for (int d = r - 1; d >= 0; --d) {
+          fo += a.free.stride[d];
+          vo += a.values.stride[d];
+          for (int k = 0; k < a.n_index; ++k) io[k] += a.index[k].stride[d];
+          if (++idx[d] < a.free.size[d]) break;
+          fo -= a.free.stride[d] * a.free.size[d];
+          vo -= a.values.stride[d] * a.values.size[d];
+          for (int k = 0; k < a.n_index; ++k) io[k] -= a.index[k].stride[d] * a.index[k].size[d];
+          idx[d] = 0;
+        }
+      }
       return;
     }
     const index_t inner = a.free.size[r - 1];

@@ -31,6 +31,22 @@ struct strided {
     return off;
   }
   CTFX_HD std::byte* at(index_t i) const { return p + offset_of(i) * size_of(dt); }
+  // Calls f(element offset) for every element in row-major order, with an odometer (no division).
+  template <class F>
+  CTFX_HD void for_each_offset(F&& f) const {
+    const index_t n = numel();
+    index_t idx[max_rank]{};
+    index_t off = 0;
+    for (index_t k = 0; k < n; ++k) {
+      f(off);
+      for (int d = rank - 1; d >= 0; --d) {
+        off += stride[d];
+        if (++idx[d] < size[d]) break;
+        off -= stride[d] * size[d];
+        idx[d] = 0;
+      }
+    }
+  }
   // Broadcast to `rank` dims of `sizes` (right-aligned, stride 0 where this tensor has extent 1).
   CTFX_HD strided broadcast_to(int r, const index_t* sizes) const {
     strided b = *this;
