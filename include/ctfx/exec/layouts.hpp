@@ -2,6 +2,7 @@
 // the shapes of the caller's inputs, and evaluating every node's extents, strides and offset.
 // Every failure names the input or node and the rule, and happens before anything is written.
 #pragma once
+#include <algorithm>
 #include <string>
 #include <vector>
 #include "../graph/ir.hpp"
