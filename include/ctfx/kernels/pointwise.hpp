@@ -208,6 +208,30 @@ inline void copy(const device_ctx& ctx, const strided& out, const strided& src) 
     return;
   }
   if (ctx.where != backend::cuda && copy_rows_host(out, s)) return;
+  if (ctx.where == backend::host) {
+    // Sequential host copy: walk both layouts with one odometer (no division per element).
+    visit_dtype(s.dt, [&](auto sd) {
+      visit_dtype(out.dt, [&](auto dd) {
+        constexpr dtype S = decltype(sd)::value, D = decltype(dd)::value;
+        using C = std::conditional_t<(is_floating(S) || is_floating(D)), double, std::int64_t>;
+        index_t idx[max_rank]{};
+        index_t oo = 0, so = 0;
+        for (index_t k = 0; k < n; ++k) {
+          if constexpr (S == D) *reinterpret_cast<element_t<D>*>(out.p + oo * size_of(D)) = *reinterpret_cast<const element_t<S>*>(s.p + so * size_of(S));
+          else store_as<D, C>(out.p + oo * size_of(D), load_as<S, C>(s.p + so * size_of(S)));
+          for (int d = out.rank - 1; d >= 0; --d) {
+            oo += out.stride[d];
+            so += s.stride[d];
+            if (++idx[d] < out.size[d]) break;
+            oo -= out.stride[d] * out.size[d];
+            so -= s.stride[d] * s.size[d];
+            idx[d] = 0;
+          }
+        }
+      });
+    });
+    return;
+  }
   visit_dtype(s.dt, [&](auto sd) {
     visit_dtype(out.dt, [&](auto dd) { parallel_for(ctx, n, copy_fn<decltype(sd)::value, decltype(dd)::value>{out, s}); });
   });
