@@ -248,7 +248,7 @@ class builder {
 // ----- handle members -----
 constexpr const tensor_meta& tensor::meta() const { return b->g.meta(id); }
 constexpr tensor tensor::named(std::string_view n) const {
-  if (b->check(*this)) b->g[id].name = name_t(n);
+  if (b && b->check(*this)) b->g[id].name = name_t(n);
   return *this;
 }
 constexpr tensor tensor::require_inplace() const {
@@ -258,7 +258,7 @@ constexpr tensor tensor::require_inplace() const {
 constexpr tensor tensor::slice(index_t dim, index_t start, index_t end, index_t step) const {
   return b->make(op_kind::slice, {*this}, {dim, start, end, step});
 }
-constexpr tensor tensor::select(index_t dim, index_t index) const { return b->make(op_kind::select, {*this}, {dim, index}); }
+constexpr tensor tensor::select(index_t dim, index_t index) const { return b ? b->make(op_kind::select, {*this}, {dim, index}) : *this; }
 constexpr tensor tensor::diagonal(index_t offset, index_t dim1, index_t dim2) const {
   return b->make(op_kind::diagonal, {*this}, {offset, dim1, dim2});
 }
@@ -271,43 +271,46 @@ constexpr tensor tensor::as_strided(std::initializer_list<sym_expr> sizes, std::
   if (sizes.size() != strides.size() || sizes.size() > max_rank) p[0] = sym_expr(-1);  // reported by the rule
   for (auto s : strides) if (k < 2 * max_rank + 1) p[k++] = s;
   p[k++] = offset;
-  if (!b->check(*this)) return *this;
+  if (!b || !b->check(*this)) return *this;
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::as_strided, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k))};
 }
 constexpr tensor tensor::view(std::initializer_list<sym_expr> sizes) const {
-  if (!b->check(*this)) return *this;
+  if (!b || !b->check(*this)) return *this;
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::view, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(sizes.begin(), sizes.size()))};
 }
-// reshape = view when the layout allows it, else clone then view (PyTorch's decomposition).
+// reshape = view when the layout allows it, else a contiguous copy then view (PyTorch's
+// decomposition: clone(memory_format=contiguous_format); a plain clone keeps the strides).
 constexpr tensor tensor::reshape(std::initializer_list<sym_expr> sizes) const {
-  if (!b->check(*this)) return *this;
-  return (meta().is_contiguous() ? *this : clone()).view(sizes);
+  if (!b || !b->check(*this)) return *this;
+  if (meta().is_contiguous()) return view(sizes);
+  if (detail::clone_meta(meta()).is_contiguous()) return clone().view(sizes);  // a clone packs it
+  return b->make(op_kind::copy, {b->make(op_kind::empty_like, {*this}), *this}).view(sizes);  // permuted
 }
 constexpr tensor tensor::permute(std::initializer_list<index_t> dims) const {
   sym_expr p[max_rank]{};
   std::size_t k = 0;
   for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
-  if (!b->check(*this)) return *this;
+  if (!b || !b->check(*this)) return *this;
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::permute, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k))};
 }
-constexpr tensor tensor::transpose(index_t d0, index_t d1) const { return b->make(op_kind::transpose, {*this}, {d0, d1}); }
-constexpr tensor tensor::unsqueeze(index_t dim) const { return b->make(op_kind::unsqueeze, {*this}, {dim}); }
-constexpr tensor tensor::squeeze(index_t dim) const { return b->make(op_kind::squeeze, {*this}, {dim}); }
+constexpr tensor tensor::transpose(index_t d0, index_t d1) const { return b ? b->make(op_kind::transpose, {*this}, {d0, d1}) : *this; }
+constexpr tensor tensor::unsqueeze(index_t dim) const { return b ? b->make(op_kind::unsqueeze, {*this}, {dim}) : *this; }
+constexpr tensor tensor::squeeze(index_t dim) const { return b ? b->make(op_kind::squeeze, {*this}, {dim}) : *this; }
 constexpr tensor tensor::expand(std::initializer_list<sym_expr> sizes) const {
-  if (!b->check(*this)) return *this;
+  if (!b || !b->check(*this)) return *this;
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::expand, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(sizes.begin(), sizes.size()))};
 }
-constexpr tensor tensor::alias() const { return b->make(op_kind::alias, {*this}); }
-constexpr tensor tensor::clone() const { return b->make(op_kind::clone, {*this}); }
+constexpr tensor tensor::alias() const { return b ? b->make(op_kind::alias, {*this}) : *this; }
+constexpr tensor tensor::clone() const { return b ? b->make(op_kind::clone, {*this}) : *this; }
 constexpr tensor tensor::sum(std::initializer_list<index_t> dims, bool keepdim) const {
   sym_expr p[max_rank]{};
   std::size_t k = 0;
   for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
-  if (!b->check(*this)) return *this;
+  if (!b || !b->check(*this)) return *this;
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::sum, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k), keepdim)};
 }
@@ -315,16 +318,16 @@ constexpr tensor tensor::amax(std::initializer_list<index_t> dims, bool keepdim)
   sym_expr p[max_rank]{};
   std::size_t k = 0;
   for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
-  if (!b->check(*this)) return *this;
+  if (!b || !b->check(*this)) return *this;
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::amax, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k), keepdim)};
 }
-constexpr tensor tensor::to(dtype d) const { return b->make(op_kind::convert, {*this}, {}, static_cast<std::int32_t>(d)); }
-constexpr tensor tensor::sym_size(index_t dim) const { return b->make(op_kind::sym_size, {*this}, {dim}); }
-constexpr tensor tensor::add_(tensor o) const { return b->make(op_kind::add_, {*this, o}); }
-constexpr tensor tensor::mul_(tensor o) const { return b->make(op_kind::mul_, {*this, o}); }
-constexpr tensor tensor::fill_(double v) const { return b->make(op_kind::fill_, {*this}, {}, 0, v); }
-constexpr tensor tensor::copy_(tensor src) const { return b->make(op_kind::copy_, {*this, src}); }
+constexpr tensor tensor::to(dtype d) const { return b ? b->make(op_kind::convert, {*this}, {}, static_cast<std::int32_t>(d)) : *this; }
+constexpr tensor tensor::sym_size(index_t dim) const { return b ? b->make(op_kind::sym_size, {*this}, {dim}) : *this; }
+constexpr tensor tensor::add_(tensor o) const { return b ? b->make(op_kind::add_, {*this, o}) : *this; }
+constexpr tensor tensor::mul_(tensor o) const { return b ? b->make(op_kind::mul_, {*this, o}) : *this; }
+constexpr tensor tensor::fill_(double v) const { return b ? b->make(op_kind::fill_, {*this}, {}, 0, v) : *this; }
+constexpr tensor tensor::copy_(tensor src) const { return b ? b->make(op_kind::copy_, {*this, src}) : *this; }
 
 constexpr tensor tuple_ref::operator[](int i) const {
   if (id < 0) return {b, -1};
@@ -334,8 +337,12 @@ constexpr tensor tuple_ref::operator[](int i) const {
 
 // ----- free functions -----
 namespace detail {
-constexpr tensor binary(op_kind k, tensor a, tensor b) { return a.b->make(k, {a, b}); }
-constexpr tensor binary(op_kind k, tensor a, double s, bool integral) { return a.b->make(k, {a}, {}, integral ? 2 : 1, s); }
+constexpr tensor binary(op_kind k, tensor a, tensor b) {
+  builder* bb = a.b ? a.b : b.b;  // a default-constructed operand is reported by the other's builder
+  return bb ? bb->make(k, {a, b}) : a;
+}
+constexpr tensor binary(op_kind k, tensor a, double s, bool integral) { if (!a.b) return a;
+  return a.b->make(k, {a}, {}, integral ? 2 : 1, s); }
 constexpr bool is_int(double v) { return v == static_cast<double>(static_cast<long long>(v)); }
 }  // namespace detail
 
@@ -348,13 +355,15 @@ CTFX_BINARY_OP(-, sub)
 CTFX_BINARY_OP(*, mul)
 CTFX_BINARY_OP(/, div)
 #undef CTFX_BINARY_OP
-constexpr tensor operator-(tensor a) { return a.b->make(op_kind::neg, {a}); }
+constexpr tensor operator-(tensor a) { if (!a.b) return a;
+  return a.b->make(op_kind::neg, {a}); }
 constexpr tensor maximum(tensor a, tensor b) { return detail::binary(op_kind::maximum, a, b); }
 constexpr tensor minimum(tensor a, tensor b) { return detail::binary(op_kind::minimum, a, b); }
 constexpr tensor pow(tensor a, tensor b) { return detail::binary(op_kind::pow, a, b); }
 constexpr tensor pow(tensor a, double e) { return detail::binary(op_kind::pow, a, e, detail::is_int(e)); }
 
-#define CTFX_UNARY_FN(NAME) constexpr tensor NAME(tensor a) { return a.b->make(op_kind::NAME, {a}); }
+#define CTFX_UNARY_FN(NAME) \
+  constexpr tensor NAME(tensor a) { return a.b ? a.b->make(op_kind::NAME, {a}) : a; }
 CTFX_UNARY_FN(neg) CTFX_UNARY_FN(abs) CTFX_UNARY_FN(exp) CTFX_UNARY_FN(log) CTFX_UNARY_FN(sin)
 CTFX_UNARY_FN(cos) CTFX_UNARY_FN(sqrt) CTFX_UNARY_FN(relu) CTFX_UNARY_FN(ceil) CTFX_UNARY_FN(floor)
 CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc)
@@ -362,16 +371,23 @@ CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc)
 
 constexpr tensor clone(tensor a) { return a.clone(); }
 constexpr tensor alias(tensor a) { return a.alias(); }
-constexpr tensor empty_like(tensor a) { return a.b->make(op_kind::empty_like, {a}); }
-constexpr tensor copy(tensor dst, tensor src) { return dst.b->make(op_kind::copy, {dst, src}); }
+constexpr tensor empty_like(tensor a) { if (!a.b) return a;
+  return a.b->make(op_kind::empty_like, {a}); }
+constexpr tensor copy(tensor dst, tensor src) {
+  builder* bb = dst.b ? dst.b : src.b;  // a default-constructed operand is reported by the other's builder
+  return bb ? bb->make(op_kind::copy, {dst, src}) : dst;
+}
 
 constexpr tensor slice_scatter(tensor x, tensor src, index_t dim = 0, index_t start = 0, index_t end = end_of_dim, index_t step = 1) {
+  if (!x.b) return x;
   return x.b->make(op_kind::slice_scatter, {x, src}, {dim, start, end, step});
 }
 constexpr tensor select_scatter(tensor x, tensor src, index_t dim, index_t index) {
+  if (!x.b) return x;
   return x.b->make(op_kind::select_scatter, {x, src}, {dim, index});
 }
 constexpr tensor diagonal_scatter(tensor x, tensor src, index_t offset = 0, index_t dim1 = 0, index_t dim2 = 1) {
+  if (!x.b) return x;
   return x.b->make(op_kind::diagonal_scatter, {x, src}, {offset, dim1, dim2});
 }
 constexpr tensor as_strided_scatter(tensor x, tensor src, std::initializer_list<sym_expr> sizes,
@@ -437,6 +453,7 @@ constexpr tuple_ref foreach_mul(std::initializer_list<tensor> xs, std::initializ
 }
 constexpr tuple_ref foreach_mul(std::initializer_list<tensor> xs, double s) { return detail::foreach_impl(op_kind::foreach_mul, xs, {}, s); }
 
-constexpr tensor all_reduce(tensor x) { return x.b->make(op_kind::all_reduce, {x}); }
+constexpr tensor all_reduce(tensor x) { if (!x.b) return x;
+  return x.b->make(op_kind::all_reduce, {x}); }
 
 }  // namespace ctfx
