@@ -227,3 +227,31 @@ TEST_CASE("exec: indices computed in the graph after an in-place write into an i
   CHECK(out == std::vector<float>{5, 5, 7, 6});
   CHECK(x == std::vector<float>{5, 2, 3, 4});
 }
+
+TEST_CASE("exec: the lifecycle checker catches a planted plan violation") {
+  // a = x + 1; b = a * 2; c = b - 3; out = a + c. A plan that gives c the memory of a while a is
+  // still to be read is wrong; with check_lifetimes the run refuses it at the first bad access.
+  auto g = ctfx::build_checked([](ctfx::builder& gb) {
+    auto x = gb.input("x", ctfx::f32, {8});
+    auto a = x + 1.0;
+    auto b2 = a * 2.0;
+    auto c = b2 - 3.0;
+    gb.output(a + c);
+  });
+  ctfx::program honest(g, ctfx::program_options{true, true, false, nullptr});
+  const auto& L = honest.life();
+  REQUIRE(L.buffers.size() == 4);
+  ctfx::reuse_plan bad;
+  for (std::int32_t b = 0; b < 4; ++b) bad.lines.push_back({ctfx::line_kind::allocate, b, -1, L.buffers[static_cast<std::size_t>(b)].begin});
+  bad.lines[2] = {ctfx::line_kind::reuse, 2, 0, L.buffers[2].begin};  // c takes a's memory: a is live
+  ctfx::program planted(g, ctfx::program_options{true, true, false, &bad});
+  std::vector<float> x(8, 1.0f), out(8);
+  std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {8})};
+  std::vector<tensor_ref> o = {tensor_ref::contiguous(out.data(), ctfx::f32, {8})};
+  CHECK(honest.run(in, o, {}, {}).ok);
+  CHECK(out[0] == 2.0f + 1.0f);
+  auto st = planted.run(in, o, {}, {});
+  CHECK_FALSE(st.ok);
+  CHECK(st.message.find("rule lifetime") != std::string::npos);
+  CHECK(st.message.find("'add'") != std::string::npos);
+}

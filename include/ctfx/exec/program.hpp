@@ -73,6 +73,9 @@ struct program_options {
   bool reuse = true;             // share slots as plan/reuse.hpp decides (false: one per buffer)
   bool check_lifetimes = false;  // debug: fail if a step touches a buffer outside its planned life
   bool atomic_index_put = false; // CUDA: accumulate with atomics (fast, order not fixed)
+  // A memory plan to use instead of plan/reuse.hpp's (its lines name liveness buffers). It is
+  // trusted: run with check_lifetimes to have every access checked against it.
+  const reuse_plan* memory_plan = nullptr;
 };
 
 // What a call will need: outputs' shapes (contiguous) and the workspace size.
@@ -319,13 +322,16 @@ class program {
       input_of_storage_[static_cast<std::size_t>(g_.meta(inputs_[k]).storage)] = static_cast<std::int32_t>(k);
     // Slots: one per buffer, or shared along the reuse lines.
     slot_of_buffer_.assign(life_.buffers.size(), -1);
-    if (opt_.reuse) reuse_ = plan_reuse(life_);
+    if (opt_.memory_plan) reuse_ = *opt_.memory_plan;
+    else if (opt_.reuse) reuse_ = plan_reuse(life_);
+    std::vector<std::int32_t> reuses(life_.buffers.size(), -1);  // per buffer: the buffer whose memory it takes
+    if (opt_.reuse || opt_.memory_plan)
+      for (const auto& ln : reuse_.lines)
+        if (ln.kind == line_kind::reuse && ln.buffer >= 0 && static_cast<std::size_t>(ln.buffer) < reuses.size())
+          reuses[static_cast<std::size_t>(ln.buffer)] = ln.from;
     for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
-      std::int32_t from = -1;
-      if (opt_.reuse)
-        for (const auto& ln : reuse_.lines)
-          if (ln.kind == line_kind::reuse && ln.buffer == static_cast<std::int32_t>(bi)) from = ln.from;
-      if (from >= 0) {
+      const std::int32_t from = reuses[bi];
+      if (from >= 0 && slot_of_buffer_[static_cast<std::size_t>(from)] >= 0) {
         const auto s = static_cast<std::size_t>(slot_of_buffer_[static_cast<std::size_t>(from)]);
         slot_of_buffer_[bi] = static_cast<std::int32_t>(s);
         // Reuse keys are equal sizes; keep the larger expression anyway if they are written apart.
