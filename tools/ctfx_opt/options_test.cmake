@@ -1,0 +1,55 @@
+# ctfx_opt's printing options on captured graphs (cmake -P, with OPT and DATA).
+cmake_minimum_required(VERSION 3.25)
+function(run_opt out)
+  execute_process(COMMAND ${OPT} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "ctfx_opt ${ARGN}: exit ${rc}: ${e}")
+  endif()
+  set(${out} "${o}" PARENT_SCOPE)
+endfunction()
+function(expect text regex)
+  if(NOT text MATCHES "${regex}")
+    message(FATAL_ERROR "expected to match '${regex}':\n${text}")
+  endif()
+endfunction()
+
+# --print-after-all: the five passes in pipeline order; after reinplacing the user op runs directly.
+run_opt(t ${DATA}/inplace_custom_op_intermediate.txt --print-after-all)
+expect("${t}" "After remove_noop_ops.*After canonicalize_view_scatter_ops.*After reinplace_inplaceable_ops_core.*After decompose_generalized_scatter.*After dce")
+string(FIND "${t}" "IR Dump After reinplace_inplaceable_ops_core" at)
+string(SUBSTRING "${t}" ${at} -1 after)
+expect("${after}" "%auto_functionalized = custom\\(ctfx_test::sin_, %arg0_1, %empty\\)")
+expect("${after}" "return \\(%empty, %add\\)")
+# With no option: the optimized graph, which is the last dump.
+run_opt(final ${DATA}/inplace_custom_op_intermediate.txt)
+set(marker "IR Dump After dce //----- //\n")
+string(FIND "${t}" "${marker}" at)
+string(LENGTH "${marker}" len)
+math(EXPR at "${at} + ${len}")
+string(SUBSTRING "${t}" ${at} -1 last)
+if(NOT last STREQUAL "${final}\n")
+  message(FATAL_ERROR "the last dump differs from the optimized graph:\n${last}\nvs\n${final}")
+endif()
+
+# --report: Inductor leaves the halo exchange's scatters functional (profitability), the executors'
+# table reinplaces them all; a KV-cache index_put goes in place.
+run_opt(r ${DATA}/halo_exchange.txt --report)
+expect("${r}" "reinplace report \\(table inductor\\): 0 of 4 candidates reinplaced, 4 clones, 672 bytes still copied")
+expect("${r}" "%generalized_scatter \\(_generalized_scatter\\) on %arg0_1: not reinplaced, profitability, 168 bytes, 1 clone")
+run_opt(r ${DATA}/halo_exchange.txt --report --table executor)
+expect("${r}" "reinplace report \\(table executor\\): 4 of 4 candidates reinplaced, 0 clones, 0 bytes still copied")
+run_opt(r ${DATA}/kv_cache_index.txt --report)
+expect("${r}" "%index_put \\(index_put\\) on %arg0_1: reinplaced, 1536 bytes")
+
+# --plan: the listing, with each step's source node (provenance) and the reuse lines.
+run_opt(p ${DATA}/halo_exchange.txt --plan)
+expect("${p}" "def call\\(arg0_1\\):")
+expect("${p}" "select_scatter\\(%arg0_1, %slice_scatter, dim=0, index=0\\)  # step 2, from %select_scatter")
+expect("${p}" "buf5 = buf2; del buf2  # reuse")
+expect("${p}" "# peak [0-9]+ B")
+# --plan-arena: the pooled form, buffers as views of a pool.
+run_opt(a ${DATA}/halo_exchange.txt --plan-arena)
+expect("${a}" "pool0 = empty_strided\\(\\([0-9]+,\\), \\(1,\\), dtype=uint8\\)")
+expect("${a}" "= alloc_from_pool\\(pool0, [0-9]+, f32, \\(6, 7\\), \\(7, 1\\)\\)")
+expect("${a}" "# step 2, from %select_scatter")
+message(STATUS "ctfx_opt options: ok")
