@@ -1,10 +1,11 @@
 // ctfx/plan/listing.hpp — a plan printed as a program, the way Inductor prints its output code:
-// the memory lines (allocate / reuse / free, or alloc_from_pool), each kernel call with a comment
-// naming the step and the node of the user's graph it came from (provenance), and the peak next to
-// the lower bound.
+// the memory lines (allocate / reuse / free: `listing`; pools and alloc_from_pool: `arena_listing`),
+// each kernel call with a comment naming the step and the node of the user's graph it came from
+// (provenance), and the peak next to the lower bound.
 #pragma once
 #include <string>
 #include "../graph/print.hpp"
+#include "arena.hpp"
 #include "reuse.hpp"
 
 namespace ctfx {
@@ -101,6 +102,90 @@ inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, 
   s += "    " + node_text(g, g.size() - 1) + "\n";
   s += "# peak " + std::to_string(R.peak_static_bytes) + " B of static-size buffers; " + std::to_string(R.reuses) +
        " reuses, " + std::to_string(R.vetoed) + " vetoed\n";
+  return s;
+}
+
+namespace detail {
+// `static + align(e0) + 2*align(e1)`: an offset or pool size with its symbolic lanes.
+inline std::string lanes_text(const ir& g, std::int64_t base, const std::vector<sym_expr>& lanes, std::size_t n) {
+  std::string s = std::to_string(base);
+  for (std::size_t j = 0; j < n;) {
+    std::size_t k = j;
+    while (k < n && lanes[k] == lanes[j]) ++k;
+    s += " + " + (k - j > 1 ? std::to_string(k - j) + "*" : std::string()) + "align(" + to_string(g, lanes[j]) + ")";
+    j = k;
+  }
+  return s;
+}
+}  // namespace detail
+
+// The pooled-arena form (Inductor's memory_planning.py output): each pool created once with
+// `empty_strided((bytes,), (1,), dtype=uint8)` before its first buffer, each buffer a view
+// `alloc_from_pool(pool, offset, dtype, shape, stride)` before the step that writes it first, each
+// kernel call with its step and the user's node it came from, `del pool` after the last use of a
+// pool that holds no output, and the peak next to the lower bound (and the bytes with no reuse).
+inline std::string arena_listing(const ir& g, const liveness& L, const arena_plan& A, listing_options opt = {}) {
+  std::string s;
+  auto inputs_text = [&] {
+    std::string t;
+    bool first = true;
+    for (std::int32_t i = 0; i < g.size(); ++i)
+      if (g[i].op == op_kind::placeholder) { t += (first ? "" : ", ") + std::string(g[i].name.view()); first = false; }
+    return t;
+  };
+  const std::int32_t n_parts = L.step_partition.empty() ? 1 : L.step_partition.back() + 1;
+  std::vector<unsigned char> created = detail::filled<unsigned char>(A.pools.size(), 0);
+  // Buffers by defining step (they are ordered by def_step already).
+  std::size_t bi = 0;
+  std::int32_t st = 0;
+  for (std::int32_t p = 0; p < n_parts; ++p) {
+    if (n_parts > 1) {
+      s += "def partition_" + std::to_string(p) + "(" + inputs_text();
+      for (std::size_t b = 0; b < L.buffers.size(); ++b)
+        if (L.buffers[b].crosses_partition && L.buffers[b].partition < p && L.buffers[b].last_step >= st)
+          s += ", " + detail::buf_name(static_cast<std::int32_t>(b));
+      s += "):\n";
+    } else {
+      s += "def call(" + inputs_text() + "):\n";
+    }
+    for (; st < L.n_steps() && L.step_partition[static_cast<std::size_t>(st)] == p; ++st) {
+      for (; bi < L.buffers.size() && L.buffers[bi].def_step == st; ++bi) {
+        const arena_slot& sl = A.slots[bi];
+        const arena_pool& q = A.pools[static_cast<std::size_t>(sl.pool)];
+        const std::string pool = "pool" + std::to_string(sl.pool);
+        if (!created[static_cast<std::size_t>(sl.pool)]) {
+          created[static_cast<std::size_t>(sl.pool)] = 1;
+          s += "    " + pool + " = empty_strided((" + detail::lanes_text(g, q.static_bytes, q.lanes, q.lanes.size()) +
+               ",), (1,), dtype=uint8)" + (q.kind == pool_kind::unbacked ? "  # after its data-dependent size is known" : "") + "\n";
+        }
+        const tensor_meta& m = g[L.buffers[bi].node].meta;
+        const std::size_t below = sl.lane < 0 ? 0 : static_cast<std::size_t>(sl.lane);
+        s += "    " + detail::buf_name(static_cast<std::int32_t>(bi)) + " = alloc_from_pool(" + pool + ", " +
+             detail::lanes_text(g, sl.offset, q.lanes, below) + ", " + std::string(name_of(m.dt)) + ", " +
+             detail::tuple_text(g, m, false) + ", " + detail::tuple_text(g, m, true) + ")\n";
+      }
+      const std::int32_t nid = L.steps[static_cast<std::size_t>(st)];
+      std::string prov;
+      if (opt.original && g[nid].origin >= 0 && g[nid].origin < opt.original->size())
+        prov = ", from %" + std::string((*opt.original)[g[nid].origin].name.view());
+      s += "    " + node_text(g, nid) + "  # step " + std::to_string(st) + prov + "\n";
+      for (std::size_t k = 0; k < A.pools.size(); ++k)
+        if (created[k] == 1 && !A.pools[k].returned && A.pools[k].end <= 2 * static_cast<std::int64_t>(st) + 1) {
+          created[k] = 2;
+          s += "    del pool" + std::to_string(k) + "\n";
+        }
+    }
+    if (p + 1 < n_parts) {
+      std::string ret;
+      for (std::size_t b = 0; b < L.buffers.size(); ++b)
+        if (L.buffers[b].crosses_partition && L.buffers[b].partition <= p && L.buffers[b].last_step >= st)
+          ret += (ret.empty() ? "" : ", ") + detail::buf_name(static_cast<std::int32_t>(b));
+      s += "    return (" + ret + (ret.find(',') == std::string::npos && !ret.empty() ? ",)" : ")") + "\n";
+    }
+  }
+  s += "    " + node_text(g, g.size() - 1) + "\n";
+  s += "# peak: " + std::to_string(A.peak_bytes) + " bytes (lower bound " + std::to_string(A.lower_bound) + ", " +
+       std::to_string(A.unplanned_peak) + " without reuse)\n";
   return s;
 }
 

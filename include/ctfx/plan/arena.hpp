@@ -1,0 +1,521 @@
+// ctfx/plan/arena.hpp — the pooled-arena planner: given blocks with half-open lifetimes
+// [lower, upper) and byte sizes, give each an offset in one pool so that no two blocks that are
+// live at the same time share a byte, and keep the pool small. One planner, two times: the same
+// constexpr code plans ctfx graphs in the compiler (plan_arena, below) and external traces at run
+// time (plan_arena_blocks; tools/ctfx_plan).
+//
+// Algorithm (Inductor's memory_planning.py does first fit in one order; this does better):
+//   1. a portfolio of greedy orders — size desc, lifetime length desc, area desc, start time — each
+//      placed twice, best fit (the smallest gap that holds the block, TFLite's rule) and first fit
+//      (the lowest gap), into the gaps left by the already-placed blocks that overlap in time;
+//   2. a bounded "squeaky wheel" search: the blocks that end above the lower bound in the best plan
+//      so far move earlier in the order by a random amount (deterministic PRNG), and the greedy
+//      runs again; after a few rounds without progress it restarts from the best order with noise.
+//      Budget: a wall-clock time at run time (arena_options::budget_ns, 1 s by default), an
+//      iteration count in constant evaluation (arena_options::max_iterations).
+//
+// Complexity. Times are compressed to at most 2N points. The placed blocks overlapping a new block
+// are found with a stabbing segment tree (blocks live at its start: O(log T + k)) plus per-time
+// start buckets (placed blocks starting inside it); the k found are sorted by offset to walk the
+// gaps. One greedy run is O(N log N + Σ k_i log k_i), where k_i is the number of placed blocks
+// overlapping block i in time — bounded by the overlap of the trace, not by N (for iopddl_Y_1,
+// N = 62,185 and at most 9,331 blocks are live at once). This is not N·log N in the worst case
+// (a trace where every block overlaps every other is quadratic, as any gap-based placement is).
+// The lower bound (max over time of the live bytes) and the checker are sweeps, O(N log N).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+#include "reuse.hpp"  // liveness, detail::sym_less
+#if !defined(__CUDA_ARCH__)
+#include <chrono>
+#endif
+
+namespace ctfx {
+
+struct arena_block {
+  std::int64_t lower = 0, upper = 0;  // half-open lifetime
+  std::int64_t size = 0;              // bytes
+  std::int64_t align = 1;             // the offset must be a multiple of this
+};
+
+struct arena_options {
+  std::int64_t budget_ns = 1'000'000'000;  // run time: wall-clock budget of the whole planning
+  std::int32_t max_iterations = 32;        // constant evaluation: rounds of the improvement search
+  std::uint64_t seed = 0x9e3779b97f4a7c15ull;
+  bool improve = true;                     // false: the greedy portfolio only
+};
+
+struct arena_result {
+  std::vector<std::int64_t> offset;  // per block
+  std::int64_t pool_bytes = 0;       // max over blocks of offset + size
+  std::int64_t lower_bound = 0;      // max over time of the live bytes
+  std::int32_t runs = 0;             // greedy runs made (portfolio + search)
+  std::int32_t best_run = -1;        // which run gave the result (0.. portfolio, then search)
+};
+
+struct arena_conflict {
+  std::int32_t a = -1, b = -1;  // two blocks that overlap in time and space, or -1
+  constexpr bool ok() const { return a < 0; }
+};
+
+namespace detail {
+
+template <class T>
+constexpr std::vector<T> filled(std::size_t n, T v) {  // no vector(n, v): clang 14 rejects it
+  std::vector<T> r;
+  r.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) r.push_back(v);
+  return r;
+}
+constexpr std::int64_t align_up(std::int64_t x, std::int64_t a) { return a <= 1 ? x : (x + a - 1) / a * a; }
+
+struct splitmix {  // deterministic PRNG, the same at compile time and at run time
+  std::uint64_t s;
+  constexpr std::uint64_t next() {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  constexpr std::int64_t below(std::int64_t n) { return n <= 1 ? 0 : static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(n)); }
+};
+
+inline std::int64_t wall_ns() {
+#if !defined(__CUDA_ARCH__)
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+#else
+  return 0;
+#endif
+}
+
+// The greedy placer, with its interval structures kept between runs.
+struct arena_placer {
+  const std::vector<arena_block>* blocks = nullptr;
+  std::int32_t n = 0, nt = 1;                 // blocks, compressed time points (tree leaves)
+  std::vector<std::int32_t> lo, hi;           // compressed lifetimes
+  std::vector<std::vector<std::int32_t>> tree;     // stabbing tree: canonical covers of placed blocks
+  std::vector<std::vector<std::int32_t>> starts;   // placed blocks by compressed start
+  std::vector<std::int64_t> off;
+  struct span { std::int64_t begin, end; };
+  std::vector<span> found;
+
+  constexpr explicit arena_placer(const std::vector<arena_block>& b) : blocks(&b), n(static_cast<std::int32_t>(b.size())) {
+    std::vector<std::int64_t> times;
+    times.reserve(2 * b.size());
+    for (const auto& x : b) { times.push_back(x.lower); times.push_back(x.upper); }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    nt = std::max<std::int32_t>(1, static_cast<std::int32_t>(times.size()));
+    lo.reserve(b.size());
+    hi.reserve(b.size());
+    for (const auto& x : b) {
+      lo.push_back(static_cast<std::int32_t>(std::lower_bound(times.begin(), times.end(), x.lower) - times.begin()));
+      hi.push_back(static_cast<std::int32_t>(std::lower_bound(times.begin(), times.end(), x.upper) - times.begin()));
+    }
+    tree.reserve(static_cast<std::size_t>(2 * nt));
+    for (std::int32_t i = 0; i < 2 * nt; ++i) tree.emplace_back();
+    starts.reserve(static_cast<std::size_t>(nt));
+    for (std::int32_t i = 0; i < nt; ++i) starts.emplace_back();
+    off = filled<std::int64_t>(b.size(), -1);
+  }
+
+  constexpr void reset() {
+    for (auto& v : tree) v.clear();
+    for (auto& v : starts) v.clear();
+    for (auto& o : off) o = -1;
+  }
+
+  // Places block i: best fit (smallest gap that holds it) or first fit (lowest such gap).
+  constexpr void place(std::int32_t i, bool best_fit) {
+    const arena_block& b = (*blocks)[static_cast<std::size_t>(i)];
+    const auto ui = static_cast<std::size_t>(i);
+    found.clear();
+    if (lo[ui] < hi[ui] && b.size > 0) {
+      for (std::int32_t x = lo[ui] + nt; x >= 1; x /= 2)  // placed blocks live at our start
+        for (auto j : tree[static_cast<std::size_t>(x)]) found.push_back({off[static_cast<std::size_t>(j)], off[static_cast<std::size_t>(j)] + (*blocks)[static_cast<std::size_t>(j)].size});
+      for (std::int32_t t = lo[ui] + 1; t < hi[ui]; ++t)  // placed blocks that start while we live
+        for (auto j : starts[static_cast<std::size_t>(t)]) found.push_back({off[static_cast<std::size_t>(j)], off[static_cast<std::size_t>(j)] + (*blocks)[static_cast<std::size_t>(j)].size});
+    }
+    std::sort(found.begin(), found.end(), [](const span& p, const span& q) { return p.begin < q.begin; });
+    std::int64_t cur = 0, best = -1, best_gap = 0;
+    for (const auto& s : found) {
+      const std::int64_t at = align_up(cur, b.align);
+      if (s.begin > cur && at + b.size <= s.begin) {
+        const std::int64_t gap = s.begin - cur;
+        if (best < 0 || gap < best_gap) { best = at; best_gap = gap; }
+        if (!best_fit) break;
+      }
+      cur = std::max(cur, s.end);
+    }
+    if (best < 0) best = align_up(cur, b.align);  // on top of everything it overlaps
+    off[ui] = best;
+    if (lo[ui] >= hi[ui] || b.size == 0) return;
+    for (std::int32_t l = lo[ui] + nt, r = hi[ui] + nt; l < r; l /= 2, r /= 2) {  // canonical cover
+      if (l & 1) tree[static_cast<std::size_t>(l++)].push_back(i);
+      if (r & 1) tree[static_cast<std::size_t>(--r)].push_back(i);
+    }
+    starts[static_cast<std::size_t>(lo[ui])].push_back(i);
+  }
+
+  constexpr std::int64_t run(const std::vector<std::int32_t>& order, bool best_fit) {
+    reset();
+    std::int64_t peak = 0;
+    for (auto i : order) {
+      place(i, best_fit);
+      peak = std::max(peak, off[static_cast<std::size_t>(i)] + (*blocks)[static_cast<std::size_t>(i)].size);
+    }
+    return peak;
+  }
+};
+
+}  // namespace detail
+
+// Max over time of the summed sizes of the live blocks (a sweep; frees before allocations at equal
+// times, since lifetimes are half-open).
+constexpr std::int64_t arena_lower_bound(const std::vector<arena_block>& b) {
+  struct ev { std::int64_t t, d; };
+  std::vector<ev> e;
+  e.reserve(2 * b.size());
+  for (const auto& x : b)
+    if (x.lower < x.upper) { e.push_back({x.lower, x.size}); e.push_back({x.upper, -x.size}); }
+  std::sort(e.begin(), e.end(), [](const ev& p, const ev& q) { return p.t != q.t ? p.t < q.t : p.d < q.d; });
+  std::int64_t cur = 0, peak = 0;
+  for (const auto& x : e) { cur += x.d; peak = std::max(peak, cur); }
+  return peak;
+}
+
+// Checks that no two blocks overlap in both time and space, and that offsets are aligned and
+// non-negative. Sweep over time; the live blocks are kept sorted by offset, so each new block is
+// compared with its neighbours only: O(N log N) comparisons (plus the vector insertions).
+constexpr arena_conflict arena_check(const std::vector<arena_block>& b, const std::vector<std::int64_t>& off) {
+  const auto n = static_cast<std::int32_t>(b.size());
+  if (off.size() != b.size()) return {0, 0};
+  struct ev { std::int64_t t; int alloc; std::int32_t i; };
+  std::vector<ev> e;
+  e.reserve(2 * b.size());
+  for (std::int32_t i = 0; i < n; ++i) {
+    const auto& x = b[static_cast<std::size_t>(i)];
+    if (off[static_cast<std::size_t>(i)] < 0 || (x.align > 1 && off[static_cast<std::size_t>(i)] % x.align != 0)) return {i, i};
+    if (x.lower >= x.upper || x.size == 0) continue;
+    e.push_back({x.lower, 1, i});
+    e.push_back({x.upper, 0, i});
+  }
+  std::sort(e.begin(), e.end(), [](const ev& p, const ev& q) { return p.t != q.t ? p.t < q.t : p.alloc < q.alloc; });
+  std::vector<std::int32_t> live;  // sorted by offset; disjoint in space by induction
+  auto by_off = [&](std::int32_t p, std::int32_t q) { return off[static_cast<std::size_t>(p)] != off[static_cast<std::size_t>(q)] ? off[static_cast<std::size_t>(p)] < off[static_cast<std::size_t>(q)] : p < q; };
+  for (const auto& x : e) {
+    auto it = std::lower_bound(live.begin(), live.end(), x.i, by_off);
+    if (!x.alloc) { if (it != live.end() && *it == x.i) live.erase(it); continue; }
+    const std::int64_t o = off[static_cast<std::size_t>(x.i)], end = o + b[static_cast<std::size_t>(x.i)].size;
+    if (it != live.end() && off[static_cast<std::size_t>(*it)] < end) return {*it, x.i};
+    if (it != live.begin()) {
+      auto p = *(it - 1);
+      if (off[static_cast<std::size_t>(p)] + b[static_cast<std::size_t>(p)].size > o) return {p, x.i};
+    }
+    live.insert(it, x.i);
+  }
+  return {};
+}
+
+// The Inductor-like baseline: blocks in start order, each at the lowest gap that holds it.
+constexpr arena_result arena_first_fit(const std::vector<arena_block>& b) {
+  arena_result r;
+  std::vector<std::int32_t> order;
+  order.reserve(b.size());
+  for (std::int32_t i = 0; i < static_cast<std::int32_t>(b.size()); ++i) order.push_back(i);
+  std::sort(order.begin(), order.end(), [&](std::int32_t p, std::int32_t q) {  // std::stable_sort is not constexpr
+    return b[static_cast<std::size_t>(p)].lower != b[static_cast<std::size_t>(q)].lower ? b[static_cast<std::size_t>(p)].lower < b[static_cast<std::size_t>(q)].lower : p < q;
+  });
+  detail::arena_placer P(b);
+  r.pool_bytes = P.run(order, false);
+  r.offset = P.off;
+  r.lower_bound = arena_lower_bound(b);
+  r.runs = 1;
+  r.best_run = 0;
+  return r;
+}
+
+constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, arena_options opt = {}) {
+  arena_result r;
+  const auto n = static_cast<std::int32_t>(b.size());
+  r.lower_bound = arena_lower_bound(b);
+  r.offset = detail::filled<std::int64_t>(b.size(), 0);
+  if (n == 0) return r;
+  // Note: `std::is_constant_evaluated()` must be tested in the `if` itself (stored in a const
+  // local, it would be manifestly constant-evaluated and always true).
+  std::int64_t t0 = 0;
+  if (!std::is_constant_evaluated()) t0 = detail::wall_ns();
+  auto out_of_budget = [&](std::int32_t runs) {
+    if (std::is_constant_evaluated()) return runs >= 8 + opt.max_iterations;
+    return detail::wall_ns() - t0 >= opt.budget_ns;
+  };
+  detail::arena_placer P(b);
+  std::vector<std::int32_t> order, best_order;
+  order.reserve(b.size());
+  auto len = [&](std::int32_t i) { return b[static_cast<std::size_t>(i)].upper - b[static_cast<std::size_t>(i)].lower; };
+  auto sz = [&](std::int32_t i) { return b[static_cast<std::size_t>(i)].size; };
+  auto try_order = [&](bool best_fit) {
+    const std::int64_t peak = P.run(order, best_fit);
+    if (r.best_run < 0 || peak < r.pool_bytes) {
+      r.pool_bytes = peak;
+      r.offset = P.off;
+      r.best_run = r.runs;
+      best_order = order;
+    }
+    ++r.runs;
+  };
+  // 1. The portfolio. Size desc first: it is the best single order on real traces.
+  for (int k = 0; k < 4; ++k) {
+    order.clear();
+    for (std::int32_t i = 0; i < n; ++i) order.push_back(i);
+    auto cmp = [&](std::int32_t p, std::int32_t q) {
+      switch (k) {
+        case 0: if (sz(p) != sz(q)) return sz(p) > sz(q); return len(p) > len(q);
+        case 1: if (len(p) != len(q)) return len(p) > len(q); return sz(p) > sz(q);
+        case 2: if (sz(p) * len(p) != sz(q) * len(q)) return sz(p) * len(p) > sz(q) * len(q); return sz(p) > sz(q);
+        default: if (b[static_cast<std::size_t>(p)].lower != b[static_cast<std::size_t>(q)].lower) return b[static_cast<std::size_t>(p)].lower < b[static_cast<std::size_t>(q)].lower; return sz(p) > sz(q);
+      }
+    };
+    std::sort(order.begin(), order.end(), [&](std::int32_t p, std::int32_t q) { return cmp(p, q) || (!cmp(q, p) && p < q); });
+    for (int fit = 0; fit < 2; ++fit) {
+      if (r.runs > 0 && out_of_budget(r.runs)) return r;
+      try_order(fit == 0);
+      if (r.pool_bytes == r.lower_bound) return r;  // optimal
+    }
+  }
+  if (!opt.improve) return r;
+  // 2. Squeaky wheel: blocks that end above the lower bound move earlier in the order.
+  detail::splitmix rng{opt.seed};
+  std::vector<std::int64_t> prio = detail::filled<std::int64_t>(b.size(), 0);
+  auto from_order = [&](const std::vector<std::int32_t>& o, std::int64_t noise) {
+    for (std::size_t p = 0; p < o.size(); ++p)
+      prio[static_cast<std::size_t>(o[p])] = static_cast<std::int64_t>(o.size() - p) * 16 + rng.below(noise);
+  };
+  from_order(best_order, 1);
+  std::int32_t stale = 0;
+  const std::int64_t scale = 16 * static_cast<std::int64_t>(n);
+  while (!out_of_budget(r.runs)) {
+    // Blame: the blocks of the current plan that reach above the lower bound.
+    for (std::int32_t i = 0; i < n; ++i)
+      if (P.off[static_cast<std::size_t>(i)] + sz(i) > r.lower_bound) prio[static_cast<std::size_t>(i)] += 1 + rng.below(scale / 4);
+    order.clear();
+    for (std::int32_t i = 0; i < n; ++i) order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](std::int32_t p, std::int32_t q) {
+      return prio[static_cast<std::size_t>(p)] != prio[static_cast<std::size_t>(q)] ? prio[static_cast<std::size_t>(p)] > prio[static_cast<std::size_t>(q)] : p < q;
+    });
+    const std::int64_t before = r.pool_bytes;
+    try_order(true);
+    if (r.pool_bytes == r.lower_bound) break;
+    if (r.pool_bytes < before) stale = 0;
+    else if (++stale >= 24) {  // restart from the best order, shaken
+      from_order(best_order, 16 * std::max<std::int64_t>(1, n / 8));
+      stale = 0;
+    }
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Graph integration: the buffers of a ctfx graph (analysis/liveness.hpp) in pools.
+//
+//   - Each partition has its own pools: no two buffers of different partitions share memory.
+//   - Static-size intermediates: the partition's intermediates pool, at static offsets planned by
+//     plan_arena_blocks (64-byte aligned, Inductor's alignment).
+//   - Graph outputs and buffers that a later partition reads (the partition's outputs,
+//     pytorch#165514) live until their last use (outputs: to the end) and are never freed by the
+//     plan. By default they sit in the partition's pool with the intermediates (the planner sees
+//     their whole lifetime, so an output may take memory that died before it started, and the peak
+//     can reach the lower bound); with separate_outputs they go to an outputs pool of their own,
+//     as Inductor's default memory_pool="intermediates" does, so that the pool handed to the
+//     caller holds nothing else.
+//   - Sizes symbolic in backed symbols: after the static region of their pool, in lanes. Buffers
+//     with the same byte expression whose lifetimes are disjoint share a lane (interval
+//     partitioning by start time, N log N); lanes are stacked, so a buffer's offset is the static
+//     region plus the aligned sizes of the lanes below it — a sum evaluated at run time. Sound
+//     because lanes never overlap in space, whatever the symbols' values.
+//   - Sizes that depend on an unbacked (data-dependent) symbol: one pool per lane, created when its
+//     first buffer is allocated — after the symbol is known (Inductor's earliest_available). Never
+//     in a pool that exists earlier.
+// ---------------------------------------------------------------------------------------------
+
+inline constexpr std::int64_t arena_alignment = 64;
+
+enum class pool_kind : std::uint8_t { intermediates, outputs, unbacked };
+
+struct arena_pool {
+  pool_kind kind = pool_kind::intermediates;
+  std::int32_t partition = 0;
+  std::int64_t static_bytes = 0;     // the static region: offsets [0, static_bytes)
+  std::vector<sym_expr> lanes;       // symbolic region: lane k at static_bytes + Σ_{j<k} align(lanes[j])
+  std::int64_t begin = 0, end = 0;   // half-steps: created at begin (its first block), freed at end
+  bool returned = false;             // holds graph or partition outputs: never freed by the plan
+};
+
+struct arena_slot {
+  std::int32_t pool = -1;
+  std::int64_t offset = 0;           // static part of the byte offset
+  std::int32_t lane = -1;            // symbolic buffers: offset += Σ_{j<lane} align(lanes[j])
+};
+
+struct arena_plan {
+  std::vector<arena_pool> pools;
+  std::vector<arena_slot> slots;     // per liveness buffer
+  std::int64_t peak_bytes = 0;       // max over time of the static bytes of the live pools
+  std::int64_t lower_bound = 0;      // max over time of the live static (aligned) buffer bytes
+  std::int64_t unplanned_peak = 0;   // the same with no reuse at all: Σ of every static buffer
+  constexpr std::int64_t pool_bytes(std::int32_t p) const { return pools[static_cast<std::size_t>(p)].static_bytes; }
+  constexpr std::int32_t n_pools() const { return static_cast<std::int32_t>(pools.size()); }
+
+  // Run time: the byte offset of buffer b and the size of pool p, given the symbols' values.
+  template <class Values>
+  constexpr std::int64_t offset_of(std::int32_t b, const Values& v) const {
+    const arena_slot& s = slots[static_cast<std::size_t>(b)];
+    std::int64_t o = s.offset;
+    for (std::int32_t j = 0; j < s.lane; ++j) o += detail::align_up(pools[static_cast<std::size_t>(s.pool)].lanes[static_cast<std::size_t>(j)].eval(v), arena_alignment);
+    return o;
+  }
+  template <class Values>
+  constexpr std::int64_t pool_size(std::int32_t p, const Values& v) const {
+    const arena_pool& q = pools[static_cast<std::size_t>(p)];
+    std::int64_t o = q.static_bytes;
+    for (const auto& e : q.lanes) o += detail::align_up(e.eval(v), arena_alignment);
+    return o;
+  }
+};
+
+constexpr arena_plan plan_arena(const ir& g, const liveness& L, arena_options opt = {}, bool separate_outputs = false) {
+  (void)g;
+  arena_plan A;
+  const auto nb = static_cast<std::int32_t>(L.buffers.size());
+  A.slots = detail::filled<arena_slot>(L.buffers.size(), arena_slot{});
+  auto returned = [&](const buffer_life& b) { return b.is_output || b.crosses_partition; };
+
+  // Buffers grouped by (partition, kind): a counting sort, linear.
+  std::vector<std::int32_t> order;
+  order.reserve(L.buffers.size());
+  for (std::int32_t i = 0; i < nb; ++i) order.push_back(i);
+  auto group = [&](std::int32_t i) {
+    const auto& b = L.buffers[static_cast<std::size_t>(i)];
+    return 2 * b.partition + (separate_outputs && returned(b) ? 1 : 0);
+  };
+  std::sort(order.begin(), order.end(), [&](std::int32_t p, std::int32_t q) { return group(p) != group(q) ? group(p) < group(q) : p < q; });
+
+  std::vector<arena_block> all_static;  // for the lower bound
+  std::size_t k = 0;
+  while (k < order.size()) {
+    const std::int32_t grp = group(order[k]);
+    std::size_t e = k;
+    while (e < order.size() && group(order[e]) == grp) ++e;
+    const std::int32_t part = grp / 2;
+    const bool ret = grp % 2 == 1;
+    // Static blocks: one arena.
+    std::vector<arena_block> blocks;
+    std::vector<std::int32_t> ids;
+    std::int64_t pb = INT64_MAX, pe = 0;
+    for (std::size_t j = k; j < e; ++j) {
+      const auto& b = L.buffers[static_cast<std::size_t>(order[j])];
+      if (!b.bytes.is_static()) continue;
+      blocks.push_back({b.begin, b.end, detail::align_up(b.bytes.value(), arena_alignment), arena_alignment});
+      ids.push_back(order[j]);
+    }
+    // Symbolic blocks: lanes by (expression, start time). Unbacked lanes become pools of their own.
+    std::vector<std::int32_t> sym;
+    for (std::size_t j = k; j < e; ++j)
+      if (!L.buffers[static_cast<std::size_t>(order[j])].bytes.is_static()) sym.push_back(order[j]);
+    std::sort(sym.begin(), sym.end(), [&](std::int32_t p, std::int32_t q) {
+      const auto& x = L.buffers[static_cast<std::size_t>(p)];
+      const auto& y = L.buffers[static_cast<std::size_t>(q)];
+      if (x.unbacked != y.unbacked) return y.unbacked;
+      if (detail::sym_less(x.bytes, y.bytes)) return true;
+      if (detail::sym_less(y.bytes, x.bytes)) return false;
+      return x.begin != y.begin ? x.begin < y.begin : p < q;
+    });
+    std::vector<arena_pool> unbacked_pools;
+    struct lane_end { std::int64_t end; std::int32_t lane; };
+    auto later = [](const lane_end& a, const lane_end& b) { return a.end > b.end; };  // min-heap by end
+    std::vector<lane_end> heap;
+    std::vector<sym_expr> lanes;            // this group's backed lanes
+    std::vector<std::int32_t> lane_of_buf;  // parallel to sym: lane index
+    std::size_t s = 0;
+    while (s < sym.size()) {
+      const auto& first = L.buffers[static_cast<std::size_t>(sym[s])];
+      std::size_t t = s;
+      while (t < sym.size() && L.buffers[static_cast<std::size_t>(sym[t])].unbacked == first.unbacked &&
+             L.buffers[static_cast<std::size_t>(sym[t])].bytes == first.bytes) ++t;
+      heap.clear();
+      for (std::size_t j = s; j < t; ++j) {
+        const std::int32_t bi = sym[j];
+        const auto& b = L.buffers[static_cast<std::size_t>(bi)];
+        const std::int64_t bend = b.end;
+        std::int32_t lane = -1;
+        if (!heap.empty() && heap.front().end <= b.begin) {
+          std::pop_heap(heap.begin(), heap.end(), later);
+          lane = heap.back().lane;
+          heap.pop_back();
+        }
+        if (first.unbacked) {
+          if (lane < 0) {
+            lane = static_cast<std::int32_t>(unbacked_pools.size());
+            arena_pool q;
+            q.kind = pool_kind::unbacked;
+            q.partition = part;
+            q.lanes.push_back(first.bytes);
+            q.begin = b.begin;
+            unbacked_pools.push_back(q);
+          }
+          auto& q = unbacked_pools[static_cast<std::size_t>(lane)];
+          q.end = std::max(q.end, bend);
+          q.returned = q.returned || returned(b);
+          A.slots[static_cast<std::size_t>(bi)] = {-2 - lane, 0, 0};  // fixed up below
+        } else {
+          if (lane < 0) { lane = static_cast<std::int32_t>(lanes.size()); lanes.push_back(first.bytes); }
+          A.slots[static_cast<std::size_t>(bi)] = {-1, 0, lane};
+          pb = std::min(pb, b.begin);
+          pe = std::max(pe, bend);
+        }
+        heap.push_back({bend, lane});
+        std::push_heap(heap.begin(), heap.end(), later);
+      }
+      s = t;
+    }
+    if (!blocks.empty() || !lanes.empty()) {
+      arena_pool q;
+      q.kind = ret ? pool_kind::outputs : pool_kind::intermediates;
+      q.partition = part;
+      for (std::size_t j = k; j < e; ++j)
+        if (A.slots[static_cast<std::size_t>(order[j])].pool >= -1 && returned(L.buffers[static_cast<std::size_t>(order[j])])) q.returned = true;
+      const arena_result r = plan_arena_blocks(blocks, opt);
+      q.static_bytes = r.pool_bytes;
+      q.lanes = lanes;
+      for (const auto& x : blocks) { pb = std::min(pb, x.lower); pe = std::max(pe, x.upper); all_static.push_back(x); }
+      q.begin = pb;
+      q.end = pe;
+      const auto pid = static_cast<std::int32_t>(A.pools.size());
+      for (std::size_t j = 0; j < ids.size(); ++j) A.slots[static_cast<std::size_t>(ids[j])] = {pid, r.offset[j], -1};
+      for (auto bi : sym)
+        if (A.slots[static_cast<std::size_t>(bi)].pool == -1) {
+          A.slots[static_cast<std::size_t>(bi)].pool = pid;
+          A.slots[static_cast<std::size_t>(bi)].offset = q.static_bytes;
+        }
+      A.pools.push_back(q);
+    }
+    const auto base = static_cast<std::int32_t>(A.pools.size());
+    for (auto bi : sym) {
+      auto& sl = A.slots[static_cast<std::size_t>(bi)];
+      if (sl.pool <= -2) sl = {base + (-2 - sl.pool), 0, 0};
+    }
+    for (auto& q : unbacked_pools) A.pools.push_back(q);
+    k = e;
+  }
+  // Peaks: pools and buffers are live over half-open intervals; a sweep over each.
+  std::vector<arena_block> pool_life;
+  for (const auto& q : A.pools) pool_life.push_back({q.begin, q.end, q.static_bytes, 1});
+  A.peak_bytes = arena_lower_bound(pool_life);
+  A.lower_bound = arena_lower_bound(all_static);
+  for (const auto& x : all_static) A.unplanned_peak += x.size;
+  return A;
+}
+
+}  // namespace ctfx

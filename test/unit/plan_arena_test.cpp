@@ -1,0 +1,190 @@
+// The pooled-arena planner (plan/arena.hpp): valid offsets, optimum on small cases, never worse than
+// first fit, graph pools (static, symbolic, unbacked, partitions), the listing, the trace reader.
+#include <doctest/doctest.h>
+#include <ctfx.hpp>
+#include <ctfx/plan/arena.hpp>
+#include <ctfx/plan/listing.hpp>
+#include <ctfx/plan/trace.hpp>
+
+namespace {
+
+using blocks = std::vector<ctfx::arena_block>;
+
+// Three staggered blocks of 4 bytes: at most two live at once, so the optimum is 8.
+constexpr blocks stagger() { return {{0, 2, 4, 1}, {1, 3, 4, 1}, {2, 4, 4, 1}}; }
+static_assert(ctfx::arena_lower_bound(stagger()) == 8);
+static_assert(ctfx::plan_arena_blocks(stagger()).pool_bytes == 8);
+static_assert(ctfx::arena_check(stagger(), ctfx::plan_arena_blocks(stagger()).offset).ok());
+
+// Start-order first fit puts the early small block at 0, the long one above it, and the last one on
+// top (10 bytes); the optimum puts the two 4-byte blocks side by side (8 = the lower bound).
+constexpr blocks trap() { return {{1, 4, 2, 1}, {2, 5, 4, 1}, {5, 8, 1, 1}, {4, 5, 4, 1}}; }
+static_assert(ctfx::arena_lower_bound(trap()) == 8);
+static_assert(ctfx::plan_arena_blocks(trap()).pool_bytes == 8);
+static_assert(ctfx::arena_first_fit(trap()).pool_bytes == 10);
+
+// Alignment: two 3-byte blocks aligned to 4 that overlap in time need 7 bytes, the second at 4.
+constexpr blocks aligned() { return {{0, 2, 3, 4}, {1, 3, 3, 4}}; }
+static_assert(ctfx::plan_arena_blocks(aligned()).pool_bytes == 7);
+static_assert(ctfx::arena_check(aligned(), ctfx::plan_arena_blocks(aligned()).offset).ok());
+
+// The planned peak of a graph, checked by the compiler: a chain of pointwise ops where each output
+// takes the memory of the input that dies at the same step, and a reduction that may not.
+constexpr auto chain = ctfx::graph([](ctfx::builder& g) {
+  auto x = g.input("x", ctfx::f32, {4, 8});
+  auto a = (x + 1.0).named("a");
+  auto b = (a * 2.0).named("b");
+  auto c = (b - 3.0).named("c");
+  auto d = c.sum({0}).named("d");
+  auto e = (x * 4.0).named("e");
+  auto f = (e + 1.0).named("f");
+  g.output(d, f);
+});
+constexpr ctfx::arena_plan chain_plan() {
+  auto g = chain.get();
+  return ctfx::plan_arena(g, ctfx::compute_liveness(g));
+}
+static_assert(chain_plan().n_pools() == 1);
+static_assert(chain_plan().pool_bytes(0) <= 192, "the chain needs one 128 B tile and d (32 B, aligned to 64)");
+static_assert(chain_plan().peak_bytes == chain_plan().lower_bound);
+static_assert(chain_plan().unplanned_peak == 5 * 128 + 64);
+
+// A pseudo-random trace, the same at compile time and at run time.
+blocks random_blocks(std::uint64_t seed, int n, std::int64_t horizon) {
+  ctfx::detail::splitmix r{seed};
+  blocks b;
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t lo = r.below(horizon), len = 1 + r.below(horizon / 4);
+    b.push_back({lo, lo + len, 1 + r.below(1000), 1 + 7 * r.below(2)});
+  }
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("arena: plans are overlap-free, at least the lower bound, never worse than first fit") {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const auto b = random_blocks(seed, 300, 500);
+    ctfx::arena_options opt;
+    opt.budget_ns = 20'000'000;
+    const auto r = ctfx::plan_arena_blocks(b, opt);
+    const auto ff = ctfx::arena_first_fit(b);
+    CHECK(ctfx::arena_check(b, r.offset).ok());
+    CHECK(ctfx::arena_check(b, ff.offset).ok());
+    CHECK(r.pool_bytes >= r.lower_bound);
+    CHECK(r.pool_bytes <= ff.pool_bytes);
+    for (std::size_t i = 0; i < b.size(); ++i) CHECK(r.offset[i] + b[i].size <= r.pool_bytes);
+  }
+}
+
+TEST_CASE("arena: the checker finds two blocks that overlap in time and space") {
+  const blocks b = {{0, 4, 8, 1}, {2, 6, 8, 1}, {6, 8, 8, 1}};
+  CHECK(ctfx::arena_check(b, {0, 8, 0}).ok());  // the third starts when the second ends
+  const auto c = ctfx::arena_check(b, {0, 4, 0});
+  CHECK(!c.ok());
+  CHECK(((c.a == 0 && c.b == 1) || (c.a == 1 && c.b == 0)));
+  CHECK(!ctfx::arena_check({{0, 1, 4, 8}}, {4}).ok());  // misaligned
+}
+
+TEST_CASE("arena: symbolic sizes stack in lanes after the static region; unbacked sizes get late pools") {
+  constexpr auto gd = ctfx::graph([](ctfx::builder& g) {
+    auto s0 = g.sym("s0");
+    auto u0 = g.unbacked("u0");
+    auto x = g.input("x", ctfx::f32, {s0, 8});
+    auto y = g.input("y", ctfx::f32, {4, 8});
+    auto a = (x * 2.0).named("a");   // 32*s0 B
+    auto sa = a.sum().named("sa");   // static 4 B
+    auto b = (x * 3.0).named("b");   // 32*s0 B, a is dead by then: same lane
+    auto sb = b.sum().named("sb");
+    auto c = (y + 1.0).named("c");   // static 128 B
+    auto z = g.zeros({u0, 4}).named("z");  // data-dependent: its own pool, created at its step
+    auto sz = z.sum().named("sz");
+    g.output(sa, sb, c.sum().named("sc"), sz);
+  });
+  auto g = gd.get();
+  auto L = ctfx::compute_liveness(g);
+  auto A = ctfx::plan_arena(g, L);
+  auto slot = [&](std::string_view n) { return A.slots[static_cast<std::size_t>(L.buffer_of[static_cast<std::size_t>(g[g.find(n)].meta.storage)])]; };
+  REQUIRE(A.n_pools() == 2);
+  CHECK(A.pools[0].kind == ctfx::pool_kind::intermediates);
+  CHECK(A.pools[0].lanes.size() == 1);  // a and b share one lane
+  CHECK(slot("a").pool == 0);
+  CHECK(slot("a").lane == 0);
+  CHECK(slot("b").lane == 0);
+  CHECK(slot("a").offset == A.pool_bytes(0));  // after the static region
+  CHECK(A.pools[1].kind == ctfx::pool_kind::unbacked);
+  CHECK(slot("z").pool == 1);
+  const auto& zb = L.buffers[static_cast<std::size_t>(L.buffer_of[static_cast<std::size_t>(g[g.find("z")].meta.storage)])];
+  CHECK(A.pools[1].begin == zb.begin);  // never before its size is known
+  CHECK(zb.unbacked);
+  // Run time: s0 = 3, u0 = 5.
+  const std::vector<ctfx::index_t> v = {3, 5};
+  CHECK(A.offset_of(L.buffer_of[static_cast<std::size_t>(g[g.find("a")].meta.storage)], v) == A.pool_bytes(0));
+  CHECK(A.pool_size(0, v) == A.pool_bytes(0) + 128);  // 96 B rounded up to 64
+  CHECK(A.pool_size(1, v) == 128);                    // 80 B rounded up to 64
+  const std::string text = ctfx::arena_listing(g, L, A);
+  CHECK(text.find("pool0 = empty_strided((" + std::to_string(A.pool_bytes(0)) + " + align(32*s0),), (1,), dtype=uint8)") != std::string::npos);
+  CHECK(text.find("pool1 = empty_strided((0 + align(16*u0),), (1,), dtype=uint8)  # after its data-dependent size is known") != std::string::npos);
+  // pool1 is created after the step that computes nothing before z: it follows every earlier step.
+  CHECK(text.find("pool1 =") > text.find("= sum(%b"));
+}
+
+TEST_CASE("arena: each partition has its own pools") {
+  constexpr auto gd = ctfx::graph([](ctfx::builder& g) {
+    auto x = g.input("x", ctfx::f32, {4, 8});
+    auto a = (x + 1.0).named("a");
+    auto b = a.sum({0}).named("b");  // read by partition 1
+    g.partition_boundary();
+    auto d = (x * 3.0).named("d");  // could take a's memory, but a belongs to partition 0
+    auto e = (d + b).named("e");
+    g.output(e);
+  });
+  auto g = gd.get();
+  auto L = ctfx::compute_liveness(g);
+  auto A = ctfx::plan_arena(g, L);
+  REQUIRE(A.n_pools() == 2);
+  CHECK(A.pools[0].partition == 0);
+  CHECK(A.pools[1].partition == 1);
+  CHECK(A.pools[0].returned);  // holds b, which partition 1 reads: never freed by partition 0
+  for (std::size_t i = 0; i < L.buffers.size(); ++i)
+    CHECK(A.pools[static_cast<std::size_t>(A.slots[i].pool)].partition == L.buffers[i].partition);
+}
+
+TEST_CASE("arena listing: pools, alloc_from_pool, kernels with provenance, peak and lower bound") {
+  auto g = chain.get();
+  auto L = ctfx::compute_liveness(g);
+  auto A = ctfx::plan_arena(g, L);
+  ctfx::listing_options opt;
+  opt.original = &g;
+  CHECK(ctfx::arena_listing(g, L, A, opt) ==
+        "def call(x):\n"
+        "    pool0 = empty_strided((192,), (1,), dtype=uint8)\n"
+        "    buf0 = alloc_from_pool(pool0, " + std::to_string(A.slots[0].offset) + ", f32, (4, 8), (8, 1))\n"
+        "    %a : f32[4, 8] = add(%x, 1.0)  # step 0, from %a\n"
+        "    buf1 = alloc_from_pool(pool0, " + std::to_string(A.slots[1].offset) + ", f32, (4, 8), (8, 1))\n"
+        "    %b : f32[4, 8] = mul(%a, 2.0)  # step 1, from %b\n"
+        "    buf2 = alloc_from_pool(pool0, " + std::to_string(A.slots[2].offset) + ", f32, (4, 8), (8, 1))\n"
+        "    %c : f32[4, 8] = sub(%b, 3.0)  # step 2, from %c\n"
+        "    buf3 = alloc_from_pool(pool0, " + std::to_string(A.slots[3].offset) + ", f32, (8,), (1,))\n"
+        "    %d : f32[8] = sum(%c, [0])  # step 3, from %d\n"
+        "    buf4 = alloc_from_pool(pool0, " + std::to_string(A.slots[4].offset) + ", f32, (4, 8), (8, 1))\n"
+        "    %e : f32[4, 8] = mul(%x, 4.0)  # step 4, from %e\n"
+        "    buf5 = alloc_from_pool(pool0, " + std::to_string(A.slots[5].offset) + ", f32, (4, 8), (8, 1))\n"
+        "    %f : f32[4, 8] = add(%e, 1.0)  # step 5, from %f\n"
+        "    return (%d, %f)\n"
+        "# peak: 192 bytes (lower bound 192, 704 without reuse)\n");
+  // The pointwise chain a -> b -> c runs in one 128-byte tile.
+  CHECK(A.slots[0].offset == A.slots[1].offset);
+  CHECK(A.slots[1].offset == A.slots[2].offset);
+}
+
+TEST_CASE("trace reader: blocks, and errors that name the line") {
+  auto t = ctfx::parse_trace("id,lower,upper,size\n0,0,2,16\n1,1,3,8\n");
+  REQUIRE(t.ok());
+  CHECK(t.blocks.size() == 2);
+  CHECK(t.blocks[1].size == 8);
+  CHECK(ctfx::parse_trace("id,lower,upper\n").error.find("line 1: expected the header") == 0);
+  CHECK(ctfx::parse_trace("id,lower,upper,size\n0,0,2,16\n1,1,x,8\n").error == "line 3: field 'upper' is not an integer: 'x'");
+  CHECK(ctfx::parse_trace("id,lower,upper,size\n0,3,2,16\n").error.find("line 2: lifetime [3, 2)") == 0);
+  CHECK(ctfx::parse_trace("id,lower,upper,size\n0,1,2\n").error.find("line 2: expected 4 comma-separated") == 0);
+}
