@@ -1,6 +1,6 @@
 // ctfx_fuzz — differential fuzzing of the optimized plan against the reference interpreter.
 //
-//   ctfx_fuzz --seed S --cases N [--backend host|omp|cuda] [--no-reuse] [--quiet] [--print-graphs K]
+//   ctfx_fuzz --seed S --cases N [--backend host|omp|cuda] [--no-reuse] [--no-arena] [--quiet] [--print-graphs K]
 //
 // Each case: a random functional graph (generator.hpp) and random inputs. The reference runs the
 // graph as written (a fresh buffer per functional op); the plan runs the reinplaced, memory-planned
@@ -56,12 +56,13 @@ ctfx::run_status run_on_device(const ctfx::runtime_plan& plan, std::size_t ws_by
 }
 #endif
 
-std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool reuse) {
+std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool reuse, bool arena) {
   if (!c.graph.error.ok()) return "generator built an invalid graph: " + std::string(c.graph.error.message());
   if (auto d = ctfx::verify(c.graph); !d.ok()) return "generator graph fails verify: " + std::string(d.message());
   const ctfx::kernel_table kernels = ctfx_fuzz::fuzz_kernels();
   ctfx::plan_options opt;
   opt.reuse = reuse;
+  opt.arena = arena;
   opt.check_lifetimes = true;
   ctfx::runtime_plan plan(c.graph, opt);
   if (!plan.error().ok()) return "pipeline/plan error: " + std::string(plan.error().message());
@@ -124,7 +125,7 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   long cases = 100;
   long print_graphs = 0;
-  bool quiet = false, reuse = true;
+  bool quiet = false, reuse = true, arena = true;
   const char* emit = nullptr;
   ctfx::backend where = ctfx::backend::host;
   for (int i = 1; i < argc; ++i) {
@@ -138,13 +139,14 @@ int main(int argc, char** argv) {
     else if (a == "--print-graphs") print_graphs = std::strtol(next(), nullptr, 10);
     else if (a == "--quiet") quiet = true;
     else if (a == "--no-reuse") reuse = false;
+    else if (a == "--no-arena") arena = false;
     else if (a == "--emit-cpp") emit = next();
     else if (a == "--backend") {
       std::string_view b = next();
       where = b == "cuda" ? ctfx::backend::cuda : b == "omp" ? ctfx::backend::omp : ctfx::backend::host;
       if (b != "cuda" && b != "omp" && b != "host") { std::fprintf(stderr, "ctfx_fuzz: unknown backend '%s'\n", argv[i]); return 2; }
     } else {
-      std::fprintf(stderr, "usage: ctfx_fuzz --seed S --cases N [--backend host|omp|cuda] [--no-reuse] [--quiet] [--print-graphs K]\n");
+      std::fprintf(stderr, "usage: ctfx_fuzz --seed S --cases N [--backend host|omp|cuda] [--no-reuse] [--no-arena] [--quiet] [--print-graphs K]\n");
       return 2;
     }
   }
@@ -170,7 +172,7 @@ int main(int argc, char** argv) {
     auto c = gen.make();
     if (k < print_graphs) std::printf("case %ld (seed %llu): %s\n%s\n", k, static_cast<unsigned long long>(s), c.what.c_str(),
                                       ctfx::to_text(c.graph).c_str());
-    std::string why = check_case(c, where, reuse);
+    std::string why = check_case(c, where, reuse, arena);
     if (why.empty()) { ++passed; continue; }
     ++failed;
     if (!quiet || failed <= 5)

@@ -46,7 +46,7 @@ struct compiled {
   }
 
   static const program& prog() {
-    static const program p(pipeline_type::get(), program_options{});
+    static const program p(pipeline_type::get(), program_options{true, false, false, nullptr, true});
     return p;
   }
 

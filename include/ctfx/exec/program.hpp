@@ -24,6 +24,7 @@
 #include "../kernels/pointwise.hpp"
 #include "../kernels/reduce.hpp"
 #include "../ops/meta.hpp"
+#include "../plan/arena.hpp"
 #include "../plan/reuse.hpp"
 #include "kernel_table.hpp"
 #include "layouts.hpp"
@@ -76,6 +77,10 @@ struct program_options {
   // A memory plan to use instead of plan/reuse.hpp's (its lines name liveness buffers). It is
   // trusted: run with check_lifetimes to have every access checked against it.
   const reuse_plan* memory_plan = nullptr;
+  // Lay buffers out in pooled arenas (plan/arena.hpp: offsets planned near the lower bound)
+  // instead of one slot per reuse line. The arena is verified overlap-free when the program is
+  // made; with check_lifetimes every access is also checked against its buffer's planned life.
+  bool arena = false;
 };
 
 // What a call will need: outputs' shapes (contiguous) and the workspace size.
@@ -127,12 +132,7 @@ class program {
       d.set_contiguous();
       b.outputs.push_back(d);
     }
-    std::size_t off = 0;
-    for (const auto& s : slots_) {
-      index_t bytes = s.bytes.eval(b.symbols);
-      off += (static_cast<std::size_t>(std::max<index_t>(bytes, 0)) + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
-    }
-    b.workspace_bytes = off + scratch_bytes(b.symbols);
+    b.workspace_bytes = buffer_region_bytes(b.symbols) + scratch_bytes(b.symbols);
     return b;
   }
 
@@ -203,19 +203,30 @@ class program {
       const auto mis = reinterpret_cast<std::uintptr_t>(ws) % workspace_alignment;
       if (mis) ws += workspace_alignment - mis;
     }
-    std::vector<std::size_t> slot_off(slots_.size()), slot_bytes(slots_.size());
-    std::size_t off = 0;
-    for (std::size_t k = 0; k < slots_.size(); ++k) {
-      slot_off[k] = off;
-      slot_bytes[k] = static_cast<std::size_t>(std::max<index_t>(slots_[k].bytes.eval(b.symbols), 0));
-      off += (slot_bytes[k] + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
-    }
-    std::byte* scratch = ws ? ws + off : nullptr;
-    for (std::size_t s = 0; s < slot_of_storage_.size(); ++s)
-      if (slot_of_storage_[s] >= 0) {
-        base[s] = ws + slot_off[static_cast<std::size_t>(slot_of_storage_[s])];
-        storage_bytes_v[s] = slot_bytes[static_cast<std::size_t>(slot_of_storage_[s])];
+    std::byte* scratch = ws ? ws + buffer_region_bytes(b.symbols) : nullptr;
+    if (opt_.arena) {
+      std::vector<std::size_t> pool_base(arena_.pools.size());
+      std::size_t off = 0;
+      for (std::size_t p = 0; p < arena_.pools.size(); ++p) {
+        pool_base[p] = off;
+        off += align_ws(arena_.pool_size(static_cast<std::int32_t>(p), b.symbols));
       }
+      for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
+        const auto s = static_cast<std::size_t>(life_.buffers[bi].storage);
+        const auto& sl = arena_.slots[bi];
+        base[s] = ws + pool_base[static_cast<std::size_t>(sl.pool)] +
+                  static_cast<std::size_t>(arena_.offset_of(static_cast<std::int32_t>(bi), b.symbols));
+        storage_bytes_v[s] = static_cast<std::size_t>(std::max<index_t>(life_.buffers[bi].bytes.eval(b.symbols), 0));
+      }
+    } else {
+      std::size_t off = 0;
+      for (std::size_t k = 0; k < slots_.size(); ++k) {
+        const auto bytes = static_cast<std::size_t>(std::max<index_t>(slots_[k].bytes.eval(b.symbols), 0));
+        for (std::size_t st = 0; st < slot_of_storage_.size(); ++st)
+          if (slot_of_storage_[st] == static_cast<std::int32_t>(k)) { base[st] = ws + off; storage_bytes_v[st] = bytes; }
+        off += align_ws(bytes);
+      }
+    }
     std::vector<std::uint8_t> direct(outputs.size(), 0);
     for (std::size_t j = 0; j < outputs.size(); ++j) {
       const std::int32_t st = direct_storage_[j];
@@ -281,6 +292,7 @@ class program {
   run_status prepare_error_{};
   liveness life_;
   reuse_plan reuse_;
+  arena_plan arena_;
   std::vector<std::int32_t> inputs_, out_args_, mutated_inputs_;
   std::vector<slot> slots_;
   std::vector<std::int32_t> slot_of_storage_;  // per storage: its slot, or -1 (inputs)
@@ -297,6 +309,21 @@ class program {
   // Outputs computed straight into the caller's buffer (when it is dense): per output position,
   // the storage it owns whole, or -1 (then it is computed in the workspace and copied at the end).
   std::vector<std::int32_t> direct_storage_;
+
+  static std::size_t align_ws(index_t bytes) {
+    return (static_cast<std::size_t>(std::max<index_t>(bytes, 0)) + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
+  }
+
+  // Bytes of the planned buffers: the pools of the arena, or the reuse slots, back to back.
+  std::size_t buffer_region_bytes(const std::vector<index_t>& sym) const {
+    std::size_t off = 0;
+    if (opt_.arena) {
+      for (std::size_t p = 0; p < arena_.pools.size(); ++p) off += align_ws(arena_.pool_size(static_cast<std::int32_t>(p), sym));
+    } else {
+      for (const auto& sl : slots_) off += align_ws(sl.bytes.eval(sym));
+    }
+    return off;
+  }
 
   std::size_t scratch_bytes(const std::vector<index_t>& sym) const {
     std::size_t hidden = 0;
@@ -345,6 +372,7 @@ class program {
     slot_of_storage_.assign(ns, -1);
     for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)
       slot_of_storage_[static_cast<std::size_t>(life_.buffers[bi].storage)] = slot_of_buffer_[bi];
+    if (opt_.arena && !plan_arena_checked()) return;
     // Tuples' results, scatter targets, index and user-op nodes, writes.
     results_.assign(static_cast<std::size_t>(g_.size()), {});
     target_.assign(static_cast<std::size_t>(g_.size()), tensor_meta{});
@@ -450,6 +478,36 @@ class program {
         if (k != j && g_.meta(out_args_[k]).storage == m.storage) once = false;
       if (once) direct_storage_[j] = m.storage;
     }
+  }
+
+  // The arena plan for this graph, verified: within each pool, no two static blocks that are live
+  // at the same time share a byte (symbolic lanes are disjoint by construction).
+  bool plan_arena_checked() {
+    arena_options ao;
+    ao.budget_ns = 20'000'000;  // 20 ms of search when the program is made
+    // An elementwise result may share memory with an input dying at its step only at the same
+    // offset (reuse slots guarantee that; an arena could shift it and clobber unread elements), so
+    // the arena plans every buffer from the start of its defining step.
+    liveness whole = life_;
+    for (auto& bl : whole.buffers) bl.begin = 2 * static_cast<std::int64_t>(bl.def_step);
+    arena_ = plan_arena(g_, whole, ao, /*separate_outputs=*/true);
+    for (std::size_t p = 0; p < arena_.pools.size(); ++p) {
+      std::vector<arena_block> blocks;
+      std::vector<std::int64_t> off;
+      for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
+        const auto& sl = arena_.slots[bi];
+        const auto& bl = whole.buffers[bi];
+        if (sl.pool != static_cast<std::int32_t>(p) || sl.lane >= 0 || !bl.bytes.is_static()) continue;
+        blocks.push_back({bl.begin, bl.end, bl.bytes.value(), 1});
+        off.push_back(sl.offset);
+      }
+      if (!arena_check(blocks, off).ok()) {
+        prepare_error_ = run_status::failure(-1, "rule arena-overlap: the arena plan puts two live buffers on the same bytes of pool " +
+                                                     std::to_string(p) + " (a planner bug: plan with arena = false)");
+        return false;
+      }
+    }
+    return true;
   }
 
   std::int32_t result_node(std::int32_t tuple, int r) const {
@@ -644,7 +702,7 @@ class program {
       const auto& b = life_.buffers[static_cast<std::size_t>(bi)];
       const std::int64_t t0 = 2 * static_cast<std::int64_t>(step), t1 = t0 + 1;
       const auto sl = static_cast<std::size_t>(slot_of_buffer_[static_cast<std::size_t>(bi)]);
-      if (t1 < b.begin || t0 >= b.end || owner[sl] != bi)
+      if (t1 < b.begin || t0 >= b.end || (!opt_.arena && owner[sl] != bi))
         return run_status::failure(i, "rule lifetime: " + detail::node_label(g_, i) + " (step " + std::to_string(step) +
                                           ") touches the buffer of '" + std::string(g_[b.node].name.view()) +
                                           "' outside its planned life [" + std::to_string(b.begin) + ", " +

@@ -22,6 +22,7 @@ struct plan_options {
   bool reuse = true;             // share buffers along Inductor's reuse lines
   bool check_lifetimes = false;  // debug mode: fail on any access outside a buffer's planned life
   bool atomic_index_put = false; // CUDA: accumulate index_put with atomics
+  bool arena = true;             // lay buffers out in pooled arenas (false: one slot per reuse line)
 };
 
 class runtime_plan {
@@ -30,7 +31,7 @@ class runtime_plan {
       : prog_(!o.reinplace ? functional
               : o.inductor_table ? run_pipeline<builtin_inplace_table>(functional, &log_)
                                  : run_pipeline<executor_inplace_table>(functional, &log_),
-              program_options{o.reuse, o.check_lifetimes, o.atomic_index_put}) {
+              program_options{o.reuse, o.check_lifetimes, o.atomic_index_put, nullptr, o.arena && o.reuse}) {
     const ir& g = prog_.graph();
     if (!g.error.ok()) error_ = g.error;
     else if (!prog_.error().ok) {
