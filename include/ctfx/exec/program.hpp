@@ -115,6 +115,8 @@ class program {
   const ir& graph() const { return g_; }
   const liveness& life() const { return life_; }
   const reuse_plan& memory_plan() const { return reuse_; }
+  // The pooled arena of the reuse slots (when program_options::arena).
+  const arena_plan& arena() const { return arena_; }
   const run_status& error() const { return prepare_error_; }
   const std::vector<std::int32_t>& input_nodes() const { return inputs_; }
   // Input positions the graph writes (its copy_ epilogue, or in-place ops after reinplacing).
@@ -213,10 +215,10 @@ class program {
       }
       for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
         const auto s = static_cast<std::size_t>(life_.buffers[bi].storage);
-        const auto& sl = arena_.slots[bi];
-        base[s] = ws + pool_base[static_cast<std::size_t>(sl.pool)] +
-                  static_cast<std::size_t>(arena_.offset_of(static_cast<std::int32_t>(bi), b.symbols));
-        storage_bytes_v[s] = static_cast<std::size_t>(std::max<index_t>(life_.buffers[bi].bytes.eval(b.symbols), 0));
+        const std::int32_t k = slot_of_buffer_[bi];
+        const auto& sl = arena_.slots[static_cast<std::size_t>(k)];
+        base[s] = ws + pool_base[static_cast<std::size_t>(sl.pool)] + static_cast<std::size_t>(arena_.offset_of(k, b.symbols));
+        storage_bytes_v[s] = static_cast<std::size_t>(std::max<index_t>(slots_[static_cast<std::size_t>(k)].bytes.eval(b.symbols), 0));
       }
     } else {
       std::size_t off = 0;
@@ -485,18 +487,43 @@ class program {
   bool plan_arena_checked() {
     arena_options ao;
     ao.budget_ns = 20'000'000;  // 20 ms of search when the program is made
-    // An elementwise result may share memory with an input dying at its step only at the same
-    // offset (reuse slots guarantee that; an arena could shift it and clobber unread elements), so
-    // the arena plans every buffer from the start of its defining step.
-    liveness whole = life_;
-    for (auto& bl : whole.buffers) bl.begin = 2 * static_cast<std::int64_t>(bl.def_step);
-    arena_ = plan_arena(g_, whole, ao, /*separate_outputs=*/true);
+    // The arena packs the reuse slots, not the buffers: a slot keeps Inductor's reuse (an
+    // elementwise result taking the memory of an input that dies at its step, at the same offset),
+    // and the arena then overlaps slots whose lives do not meet. Packing buffers directly could
+    // shift such a result against its input and clobber elements not yet read.
+    liveness SL = life_;
+    SL.buffers.clear();
+    for (std::size_t k = 0; k < slots_.size(); ++k) SL.buffers.push_back(buffer_life{});
+    std::vector<std::uint8_t> seen(slots_.size(), 0);
+    for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
+      const auto& b = life_.buffers[bi];
+      const auto k = static_cast<std::size_t>(slot_of_buffer_[bi]);
+      auto& t = SL.buffers[k];
+      const std::int64_t begin = 2 * static_cast<std::int64_t>(b.def_step);
+      if (!seen[k]) {
+        t = b;
+        t.begin = begin;
+        t.bytes = slots_[k].bytes;
+        seen[k] = 1;
+      } else {
+        t.begin = std::min(t.begin, begin);
+        t.end = std::max(t.end, b.end);
+        t.def_step = std::min(t.def_step, b.def_step);
+        t.last_step = std::max(t.last_step, b.last_step);
+        t.is_output = t.is_output || b.is_output;
+        t.unbacked = t.unbacked || b.unbacked;
+        t.crosses_partition = t.crosses_partition || b.crosses_partition;
+      }
+    }
+    for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)
+      SL.buffer_of[static_cast<std::size_t>(life_.buffers[bi].storage)] = slot_of_buffer_[bi];
+    arena_ = plan_arena(g_, SL, ao);
     for (std::size_t p = 0; p < arena_.pools.size(); ++p) {
       std::vector<arena_block> blocks;
       std::vector<std::int64_t> off;
-      for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
-        const auto& sl = arena_.slots[bi];
-        const auto& bl = whole.buffers[bi];
+      for (std::size_t k = 0; k < SL.buffers.size(); ++k) {
+        const auto& sl = arena_.slots[k];
+        const auto& bl = SL.buffers[k];
         if (sl.pool != static_cast<std::int32_t>(p) || sl.lane >= 0 || !bl.bytes.is_static()) continue;
         blocks.push_back({bl.begin, bl.end, bl.bytes.value(), 1});
         off.push_back(sl.offset);
@@ -702,7 +729,7 @@ class program {
       const auto& b = life_.buffers[static_cast<std::size_t>(bi)];
       const std::int64_t t0 = 2 * static_cast<std::int64_t>(step), t1 = t0 + 1;
       const auto sl = static_cast<std::size_t>(slot_of_buffer_[static_cast<std::size_t>(bi)]);
-      if (t1 < b.begin || t0 >= b.end || (!opt_.arena && owner[sl] != bi))
+      if (t1 < b.begin || t0 >= b.end || owner[sl] != bi)
         return run_status::failure(i, "rule lifetime: " + detail::node_label(g_, i) + " (step " + std::to_string(step) +
                                           ") touches the buffer of '" + std::string(g_[b.node].name.view()) +
                                           "' outside its planned life [" + std::to_string(b.begin) + ", " +

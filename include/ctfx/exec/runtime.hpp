@@ -47,6 +47,7 @@ class runtime_plan {
   const reinplace_log& decisions() const { return log_; }
   const liveness& life() const { return prog_.life(); }
   const reuse_plan& memory_plan() const { return prog_.memory_plan(); }
+  const arena_plan& arena() const { return prog_.arena(); }
   const std::vector<std::int32_t>& input_nodes() const { return prog_.input_nodes(); }
   const std::vector<std::int32_t>& mutated_inputs() const { return prog_.mutated_inputs(); }
 
