@@ -701,6 +701,13 @@ class program {
         const bound_layout& il = L[static_cast<std::size_t>(node)];
         const strided t = il.at(base[static_cast<std::size_t>(il.storage)]);
         const index_t lo = -a.index_extent[k], hi = a.index_extent[k];
+        if (t.rank == 1 && t.dt == dtype::i64) {  // the common case, as a plain loop
+          const auto* p = reinterpret_cast<const std::int64_t*>(t.p);
+          const index_t n = t.size[0], st = t.stride[0];
+          for (index_t e = 0; e < n; ++e)
+            if (p[e * st] < lo || p[e * st] >= hi) { which = k; value = p[e * st]; at = e; break; }
+          continue;
+        }
         index_t e = 0;
         const int isz = size_of(t.dt);
         t.for_each_offset([&](index_t off) {
