@@ -4,7 +4,21 @@
 #include <cstdio>
 #include <vector>
 #include <ctfx.hpp>
+// Every kernel and executor header, compiled by nvcc here (test/CMakeLists.txt: headers.nvcc)
+#include <ctfx/exec/compiled.hpp>
+#include <ctfx/exec/inplace_table.hpp>
+#include <ctfx/exec/kernel_table.hpp>
+#include <ctfx/exec/layouts.hpp>
+#include <ctfx/exec/mdspan.hpp>
+#include <ctfx/exec/program.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <ctfx/exec/tensor.hpp>
+#include <ctfx/kernels/element.hpp>
+#include <ctfx/kernels/index_put.hpp>
+#include <ctfx/kernels/launch.hpp>
+#include <ctfx/kernels/pointwise.hpp>
+#include <ctfx/kernels/reduce.hpp>
+#include <ctfx/kernels/strided.hpp>
 
 namespace {
 

@@ -9,6 +9,7 @@
 //   static_assert(plan::report.all_inplace());            // reinplacing decided in the compiler
 //   static_assert(plan::static_buffer_bytes() < 1 << 20);  // the memory plan, in the compiler
 //   ctfx::run_status st = plan::run(inputs, outputs);     // validates, then runs
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <array>
 #include <utility>

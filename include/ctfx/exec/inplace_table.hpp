@@ -6,6 +6,7 @@
 // functional scatter is a clone of the whole buffer plus the write. So plans for ctfx's executors
 // reinplace every scatter the legality rules allow. `pipeline<G>` (and ctfx_opt) keep Inductor's
 // table, for parity with Inductor's decisions.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "../passes/inplace_tables.hpp"
 

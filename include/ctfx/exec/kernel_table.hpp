@@ -6,6 +6,7 @@
 //
 // A kernel receives its tensor arguments (a mutated argument points at the memory it must write:
 // the caller's tensor, or a clone when the op runs functionally) and its fresh results.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <functional>
 #include <span>

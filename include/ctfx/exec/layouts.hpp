@@ -1,6 +1,7 @@
 // ctfx/exec/layouts.hpp — from symbolic metadata to numbers: binding the symbols of a graph from
 // the shapes of the caller's inputs, and evaluating every node's extents, strides and offset.
 // Every failure names the input or node and the rule, and happens before anything is written.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <algorithm>
 #include <string>

@@ -1,5 +1,6 @@
 // ctfx/exec/mdspan.hpp — libcu++'s cuda::std::mdspan as a plan argument: ctfx::ref(m) describes
 // any mdspan whose element type is a ctfx dtype, with layout_right, layout_left or layout_stride.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <cuda/std/mdspan>
 #include "../kernels/element.hpp"

@@ -13,6 +13,7 @@
 //   output-count, output-dtype, output-shape, output-buffer-size                     (outputs)
 //   no-caller-aliasing: caller buffers that the graph writes overlap no other caller buffer
 //   workspace-size, index-in-range, custom-kernel, backend
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <algorithm>
 #include <cstring>

@@ -8,6 +8,7 @@
 //
 // Errors are values (run_status), never exceptions: a plan whose graph fails the pipeline reports
 // it from error() and from every run.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <vector>
 #include "../passes/pipeline.hpp"

@@ -1,6 +1,7 @@
 // ctfx/exec/tensor.hpp — how a caller hands tensors to a plan: a pointer, a dtype, extents and
 // element strides (tensor_ref), or a cuda::std::mdspan converted by ctfx::ref(); and how a run
 // reports failure (run_status: no exceptions, so a failed run is a value the caller inspects).
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <cstddef>
 #include <cstdint>

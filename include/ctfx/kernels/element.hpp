@@ -3,6 +3,7 @@
 // float16 and bfloat16 are stored as their 16 bits (the same struct on host and device, so a host
 // run and a CUDA run see identical storage) and computed in float, rounding to nearest even on
 // store, as PyTorch's CPU kernels do. bool is one byte holding 0 or 1.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <cstdint>
 #include <cstring>

@@ -12,6 +12,7 @@
 //   cuda, atomic: one atomicAdd per position (fast, order not fixed; opt-in).
 // Index values are checked before any write by `first_bad_index` (the executor calls it during
 // validation), so the kernel itself never sees an out-of-range index.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "pointwise.hpp"
 #if defined(__CUDACC__)

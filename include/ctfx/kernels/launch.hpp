@@ -5,6 +5,7 @@
 //   backend::cuda  Thrust on CUDA, on the stream the caller gives (only in nvcc-compiled code)
 //
 // Kernels are functors written once (CTFX_HD) and launched by `parallel_for`; they never allocate.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>

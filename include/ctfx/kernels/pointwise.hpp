@@ -2,6 +2,7 @@
 // dtype conversion, copies between any two layouts, and fills. One functor per family, written once
 // for host and device; the op is either a compile-time constant (static_op<K>, from a compiled
 // plan) or a run-time value (dynamic_op, for graphs built at run time) — the same arithmetic.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <cmath>
 #include <cstring>

@@ -1,6 +1,7 @@
 // ctfx/kernels/strided.hpp — what a kernel sees of a tensor: a byte pointer to element [0,...,0],
 // the dtype, extents and element strides (any strides: views, broadcasts with stride 0, negative
 // offsets already folded into the pointer). Linear indices run in row-major order of the extents.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <cstddef>
 #include "../core/config.hpp"
