@@ -91,28 +91,44 @@ constexpr void fill_csr(std::size_t buckets, std::size_t items, Key key, std::ve
 }
 }  // namespace detail
 
+// Users of every node as CSR (off: n + 1 offsets, ids: the users in program order, each once).
+// Two sweeps over the arguments, counting then placing; `seen[a]` drops a second read of `a` by
+// the same node (marked i while counting, -2 - i while placing). No edge list, no remapping: every
+// push_back costs in constant evaluation.
+constexpr void user_csr(const ir& g, std::vector<std::int32_t>& off, std::vector<std::int32_t>& ids) {
+  const auto n = static_cast<std::size_t>(g.size());
+  off.clear();
+  off.reserve(n + 1);
+  for (std::size_t i = 0; i <= n; ++i) off.push_back(0);
+  std::vector<std::int32_t> seen;
+  seen.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) seen.push_back(-1);
+  const std::int32_t size = g.size();
+  for (std::int32_t i = 0; i < size; ++i)
+    for (auto a : g.args_of(i))
+      if (a >= 0 && a < size && seen[static_cast<std::size_t>(a)] != i) {
+        seen[static_cast<std::size_t>(a)] = i;
+        ++off[static_cast<std::size_t>(a) + 1];
+      }
+  for (std::size_t i = 0; i < n; ++i) off[i + 1] += off[i];
+  std::vector<std::int32_t> at;
+  at.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) at.push_back(off[i]);
+  ids.clear();
+  ids.reserve(static_cast<std::size_t>(off[n]));
+  for (std::int32_t k = 0; k < off[n]; ++k) ids.push_back(-1);
+  for (std::int32_t i = 0; i < size; ++i)
+    for (auto a : g.args_of(i))
+      if (a >= 0 && a < size && seen[static_cast<std::size_t>(a)] != -2 - i) {
+        seen[static_cast<std::size_t>(a)] = -2 - i;
+        ids[static_cast<std::size_t>(at[static_cast<std::size_t>(a)]++)] = i;
+      }
+}
+
 constexpr users_index users_of(const ir& g) {
   users_index u;
   const auto n = static_cast<std::size_t>(g.size());
-
-  // Users: one (argument -> user) edge per distinct argument, collected in program order of the
-  // user, so each list comes out sorted. `seen[a] == i` drops the second read of `a` by node i.
-  std::vector<std::int32_t> edge_arg, edge_user, seen;
-  edge_arg.reserve(g.args.size());
-  edge_user.reserve(g.args.size());
-  seen.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) seen.push_back(-1);
-  for (std::int32_t i = 0; i < g.size(); ++i)
-    for (auto a : g.args_of(i))
-      if (a >= 0 && a < g.size() && seen[static_cast<std::size_t>(a)] != i) {
-        seen[static_cast<std::size_t>(a)] = i;
-        edge_arg.push_back(a);
-        edge_user.push_back(i);
-      }
-  std::vector<std::int32_t> edge_pos;
-  detail::fill_csr(n, edge_arg.size(), [&](std::size_t e) { return edge_arg[e]; }, u.user_off, edge_pos);
-  u.user_ids.reserve(edge_pos.size());
-  for (auto e : edge_pos) u.user_ids.push_back(edge_user[static_cast<std::size_t>(e)]);
+  user_csr(g, u.user_off, u.user_ids);
 
   // Storages: every id below next_storage (and any larger one a node carries).
   std::int32_t n_storage = g.next_storage;

@@ -2,12 +2,15 @@
 // evaluation that made it (std::vector may not), and thawed back into an ir.
 //
 // Freezing also splits the work: nvcc gives up on a single constant evaluation that is long
-// ("excessive constexpr function call complexity"), so building a graph, verifying it and each pass
-// are separate evaluations that hand a frozen graph to the next (see `stage`).
+// ("excessive constexpr function call complexity"), so building a graph and each pass (with the
+// verify after it) are separate evaluations that hand a frozen graph to the next (see `stage`).
+// Each evaluation costs: thawing its input, running the pass once, and freezing the result.
 #pragma once
 #include <array>
 #include <cstddef>
+#include <vector>
 #include "ir.hpp"
+#include "verify.hpp"
 
 namespace ctfx {
 
@@ -19,6 +22,19 @@ constexpr ir_sizes sizes_of(const ir& g) {
   return {g.nodes.size(), g.args.size(), g.params.size(), g.syms.size(), g.customs.size()};
 }
 
+// Room for a pass's result: passes grow a graph by a bounded factor (decomposing a scatter chain
+// adds its views), so one evaluation can freeze the result into a buffer of this capacity
+// without first running the pass to learn its exact sizes.
+constexpr ir_sizes headroom(const ir_sizes& s) {
+  return {2 * s.nodes + 64, 2 * s.args + 128, 2 * s.params + 128, s.syms + 8, s.customs + 8};
+}
+constexpr bool fits_in(const ir_sizes& s, const ir_sizes& cap) {
+  return s.nodes <= cap.nodes && s.args <= cap.args && s.params <= cap.params && s.syms <= cap.syms &&
+         s.customs <= cap.customs;
+}
+
+// The arrays have capacity S; the graph is the prefix `used` (S itself unless the graph was frozen
+// into a larger buffer, as a stage does).
 template <ir_sizes S>
 struct frozen_ir {
   std::array<node, S.nodes> nodes{};
@@ -26,20 +42,20 @@ struct frozen_ir {
   std::array<sym_expr, S.params> params{};
   std::array<symbol, S.syms> syms{};
   std::array<custom_schema, S.customs> customs{};
+  ir_sizes used = S;
   std::int32_t next_storage = 0;
   graph_phase phase = graph_phase::functional;
   diagnostic error{};
 
   constexpr ir thaw() const {
     ir g;
-    g.nodes.reserve(S.nodes);
-    for (const auto& n : nodes) g.nodes.push_back(n);
-    g.args.reserve(S.args);
-    for (auto a : args) g.args.push_back(a);
-    g.params.reserve(S.params);
-    for (const auto& p : params) g.params.push_back(p);
-    for (const auto& s : syms) g.syms.push_back(s);
-    for (const auto& c : customs) g.customs.push_back(c);
+    // Range constructions: one allocation and one copy per element (push_back costs more calls
+    // per element in constant evaluation).
+    g.nodes = std::vector<node>(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(used.nodes));
+    g.args = std::vector<std::int32_t>(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(used.args));
+    g.params = std::vector<sym_expr>(params.begin(), params.begin() + static_cast<std::ptrdiff_t>(used.params));
+    g.syms = std::vector<symbol>(syms.begin(), syms.begin() + static_cast<std::ptrdiff_t>(used.syms));
+    g.customs = std::vector<custom_schema>(customs.begin(), customs.begin() + static_cast<std::ptrdiff_t>(used.customs));
     g.next_storage = next_storage;
     g.phase = phase;
     g.error = error;
@@ -47,35 +63,99 @@ struct frozen_ir {
   }
 };
 
+// Copies g into f (g must fit: fits_in(sizes_of(g), S)).
 template <ir_sizes S>
-constexpr frozen_ir<S> freeze(const ir& g) {
-  frozen_ir<S> f{};
-  // Range loops over the arrays: no `i < 0` comparisons for empty pools (an nvcc warning).
-  std::size_t i = 0;
-  for (auto& x : f.nodes) x = g.nodes[i++];
-  i = 0;
-  for (auto& x : f.args) x = g.args[i++];
-  i = 0;
-  for (auto& x : f.params) x = g.params[i++];
-  i = 0;
-  for (auto& x : f.syms) x = g.syms[i++];
-  i = 0;
-  for (auto& x : f.customs) x = g.customs[i++];
+constexpr void freeze_into(frozen_ir<S>& f, const ir& g) {
+  f.used = sizes_of(g);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) f.nodes[i] = g.nodes[i];
+  for (std::size_t i = 0; i < g.args.size(); ++i) f.args[i] = g.args[i];
+  for (std::size_t i = 0; i < g.params.size(); ++i) f.params[i] = g.params[i];
+  for (std::size_t i = 0; i < g.syms.size(); ++i) f.syms[i] = g.syms[i];
+  for (std::size_t i = 0; i < g.customs.size(); ++i) f.customs[i] = g.customs[i];
   f.next_storage = g.next_storage;
   f.phase = g.phase;
   f.error = g.error;
+}
+
+template <ir_sizes S>
+constexpr frozen_ir<S> freeze(const ir& g) {
+  frozen_ir<S> f{};
+  freeze_into(f, g);
   return f;
 }
 
-// A graph computed at compile time: `Make()` gives the ir; the result is frozen once and every
-// `get()` thaws it. Source is any type with a static constexpr `get()`; Pass is a constexpr
-// function ir -> ir. Stages chain: stage<stage<G, pass1>, pass2>.
-template <class Source, auto Pass>
+namespace detail {
+// nvcc's evaluator gives up on long evaluations ("excessive constexpr function call complexity"),
+// so there a verify is its own evaluation; g++ and clang verify in the pass's evaluation.
+#if defined(__CUDACC__)
+inline constexpr bool verify_separately = true;
+#else
+inline constexpr bool verify_separately = false;
+#endif
+
+template <class Source>
+constexpr ir_sizes source_sizes() {
+  if constexpr (requires { Source::sizes; }) return Source::sizes;
+  else return sizes_of(Source::get());
+}
+}  // namespace detail
+
+// What one evaluation of a stage leaves: the result's sizes, the verifier's verdict (ok when the
+// stage does not verify), and the result frozen into a buffer of capacity Cap when it fits.
+template <ir_sizes Cap>
+struct stage_result {
+  ir_sizes sizes{};
+  diagnostic diag{};
+  bool fits = false;
+  frozen_ir<Cap> frozen{};
+};
+
+// Fills r from a pass's result g (g's error is kept as the pass left it).
+template <bool Verify, ir_sizes Cap>
+constexpr void settle(stage_result<Cap>& r, ir& g) {
+  r.sizes = sizes_of(g);
+  if constexpr (Verify && !detail::verify_separately) r.diag = verify_keeping(g);
+  r.fits = fits_in(r.sizes, Cap);
+  if (r.fits) freeze_into(r.frozen, g);
+}
+
+// A graph computed at compile time: `Make()` gives the ir. The pass runs once, in one constant
+// evaluation that also measures, verifies (Verify = true: verify() after the pass, its verdict in
+// `diag`) and freezes the result; every `get()` thaws it. Source is any type with a static constexpr
+// `get()`; Pass is a constexpr function ir -> ir. Stages chain: stage<stage<G, pass1>, pass2>.
+// Only a pass that more than doubles the graph (beyond headroom()) runs a second time, to freeze
+// into exact sizes.
+template <class Source, auto Pass, bool Verify = false>
 struct stage {
   static constexpr ir make() { return Pass(Source::get()); }
-  static constexpr ir_sizes sizes = sizes_of(make());
-  static constexpr frozen_ir<sizes> frozen = freeze<sizes>(make());
+  static constexpr ir_sizes capacity = headroom(detail::source_sizes<Source>());
+  static constexpr stage_result<capacity> evaluate() {
+    stage_result<capacity> r{};
+    ir g = make();
+    settle<Verify>(r, g);
+    return r;
+  }
+  static constexpr stage_result<capacity> once = evaluate();
+  static constexpr ir_sizes sizes = once.sizes;
+
+ private:
+  template <bool Fits, class = void>
+  struct pick { static constexpr const frozen_ir<capacity>& value = once.frozen; };
+  template <class Dummy>
+  struct pick<false, Dummy> { static constexpr frozen_ir<sizes> value = freeze<sizes>(make()); };
+
+ public:
+  static constexpr const auto& frozen = pick<once.fits>::value;
   static constexpr ir get() { return frozen.thaw(); }
+
+ private:
+  static constexpr diagnostic check() {
+    if constexpr (Verify && detail::verify_separately) return verify(get());
+    else return once.diag;
+  }
+
+ public:
+  static constexpr diagnostic diag = check();
 };
 
 }  // namespace ctfx

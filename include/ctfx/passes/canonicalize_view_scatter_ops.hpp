@@ -211,6 +211,9 @@ struct canonicalizer {
 
 constexpr ir canonicalize_view_scatter_ops(const ir& g) {
   if (!g.error.ok()) return g;
+  bool any = false;  // nothing to canonicalize: the graph as it is (no users index, no rebuild)
+  for (const auto& nd : g.nodes) any = any || is_view_scatter(nd.op);
+  if (!any) return g;
   return detail::canonicalizer(g).run();
 }
 

@@ -36,6 +36,10 @@ constexpr bool scatter_always_uses_mutation(std::span<const sym_expr> chain) {
 constexpr ir decompose_generalized_scatter(const ir& g) {
   using namespace detail;
   if (!g.error.ok()) return g;
+  bool any = false;  // no generalized scatter: the graph as it is
+  for (const auto& nd : g.nodes)
+    any = any || nd.op == op_kind::generalized_scatter || nd.op == op_kind::generalized_scatter_;
+  if (!any) return g;
   rewrite rw(g);
   bool mutated = false;
   for (std::int32_t i = 0; i < g.size(); ++i) {

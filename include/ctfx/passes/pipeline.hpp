@@ -2,8 +2,8 @@
 //   remove_noop_ops -> canonicalize_view_scatter_ops -> reinplace_inplaceable_ops_core
 //     -> decompose_generalized_scatter -> dce
 //
-// At compile time each pass is its own constant evaluation (ctfx::stage, which nvcc needs), and so
-// is each verify; a broken rule — including a require_inplace node left functional — is a compile
+// At compile time each pass is its own constant evaluation (ctfx::stage, which nvcc needs) that
+// runs the pass once, verifies its result and freezes it; a broken rule — including a require_inplace node left functional — is a compile
 // error naming the node and the rule (detail::graph_error, as for graphs):
 //
 //   using P = ctfx::pipeline<decltype(my_graph)>;          // or pipeline<G, decltype(my_table)>
@@ -70,27 +70,86 @@ constexpr ir run_pipeline(ir g, reinplace_log* log = nullptr) {
 
 namespace detail {
 template <class Table> constexpr ir reinplace_stage(ir g) { return reinplace_inplaceable_ops_core<Table>(static_cast<ir&&>(g)); }
-// One verify per stage, in its own constant evaluation; a failure is a compile error naming the rule.
+
+// A verified stage (stage<..., true>): a failed verify is a compile error naming the rule.
 template <class Stage>
 struct checked_stage : Stage {
-  static constexpr diagnostic diag = verify(Stage::get());
-  static_assert(graph_error<diag>::value);
+  static_assert(graph_error<Stage::diag>::value);
+};
+
+// Reinplacing as a verified stage that also keeps its report: one run of the pass gives both (the
+// report used to cost two more runs, one for its size and one for its items).
+template <class Source, class Table>
+struct reinplace_stage_with_report {
+  static constexpr ir_sizes capacity = headroom(source_sizes<Source>());
+  // At most one candidate per node, except user ops (one per mutated argument): a graph with more
+  // falls back to a second run for the report.
+  static constexpr std::size_t report_capacity = source_sizes<Source>().nodes + 16;
+  struct result {
+    stage_result<capacity> stage{};
+    std::size_t n_items = 0;
+    std::array<reinplace_candidate, report_capacity> items{};
+  };
+  static constexpr result evaluate() {
+    result r{};
+    reinplace_log log;
+    ir g = reinplace_with_log<Table>(Source::get(), log);
+    settle<true>(r.stage, g);
+    r.n_items = log.items.size();
+    if (r.n_items <= report_capacity)
+      for (std::size_t k = 0; k < r.n_items; ++k) r.items[k] = log.items[k];
+    return r;
+  }
+  static constexpr result once = evaluate();
+  static constexpr ir_sizes sizes = once.stage.sizes;
+  static constexpr ir make() { return reinplace_stage<Table>(Source::get()); }
+
+ private:
+  template <bool Fits, class = void>
+  struct pick { static constexpr const frozen_ir<capacity>& value = once.stage.frozen; };
+  template <class Dummy>
+  struct pick<false, Dummy> { static constexpr frozen_ir<sizes> value = freeze<sizes>(make()); };
+  static constexpr auto make_report() {
+    if constexpr (once.n_items <= report_capacity) {
+      reinplace_report<once.n_items> r{};
+      for (std::size_t k = 0; k < once.n_items; ++k) r.items[k] = once.items[k];
+      return r;
+    } else {
+      return reinplace_report_of<Source, Table>();
+    }
+  }
+
+ public:
+  static constexpr const auto& frozen = pick<once.stage.fits>::value;
+  static constexpr ir get() { return frozen.thaw(); }
+
+ private:
+  static constexpr diagnostic check() {
+    if constexpr (verify_separately) return verify(get());
+    else return once.stage.diag;
+  }
+
+ public:
+  static constexpr diagnostic diag = check();
+  // What reinplacing decided, on the graph it was given (node names of Source).
+  static constexpr auto report = make_report();
 };
 }  // namespace detail
 
 // The pipeline over a graph source (a graph_def, a stage, anything with a static constexpr get()).
+// Each pass is one constant evaluation that also verifies and freezes its result.
 template <class Source, class Table = builtin_inplace_table>
 struct pipeline {
-  using noop = detail::checked_stage<stage<Source, &remove_noop_ops>>;
-  using canonical = detail::checked_stage<stage<noop, &canonicalize_view_scatter_ops>>;
-  using reinplaced = detail::checked_stage<stage<canonical, &detail::reinplace_stage<Table>>>;
-  using decomposed = detail::checked_stage<stage<reinplaced, &decompose_generalized_scatter>>;
-  using final_stage = detail::checked_stage<stage<decomposed, &dce>>;
+  using noop = detail::checked_stage<stage<Source, &remove_noop_ops, true>>;
+  using canonical = detail::checked_stage<stage<noop, &canonicalize_view_scatter_ops, true>>;
+  using reinplaced = detail::checked_stage<detail::reinplace_stage_with_report<canonical, Table>>;
+  using decomposed = detail::checked_stage<stage<reinplaced, &decompose_generalized_scatter, true>>;
+  using final_stage = detail::checked_stage<stage<decomposed, &dce, true>>;
   static_assert(noop::diag.ok() && canonical::diag.ok() && reinplaced::diag.ok() && decomposed::diag.ok() &&
                 final_stage::diag.ok());
 
   // What reinplacing decided, on the graph it was given (node names of `canonical`).
-  static constexpr auto report = reinplace_report_of<canonical, Table>();
+  static constexpr auto report = reinplaced::report;
   static constexpr ir get() { return final_stage::get(); }
 };
 

@@ -27,9 +27,11 @@
 #include <span>
 #include <vector>
 #include "../analysis/overlap.hpp"
+#include "../analysis/users.hpp"
 #include "../ops/meta.hpp"
 #include "inplace_tables.hpp"
 #include "report.hpp"
+#include "rewrite.hpp"
 
 namespace ctfx {
 
@@ -52,30 +54,7 @@ constexpr reinplace_context make_reinplace_context(const ir& g) {
   reinplace_context c;
   c.g = &g;
   const auto n = static_cast<std::size_t>(g.size());
-  c.user_off.reserve(n + 1);
-  for (std::size_t i = 0; i <= n; ++i) c.user_off.push_back(0);
-  for (std::int32_t i = 0; i < g.size(); ++i) {
-    auto a = g.args_of(i);
-    for (std::size_t k = 0; k < a.size(); ++k) {
-      bool dup = false;  // a node that uses one argument twice is one user
-      for (std::size_t j = 0; j < k; ++j) dup = dup || a[j] == a[k];
-      if (a[k] >= 0 && !dup) ++c.user_off[static_cast<std::size_t>(a[k]) + 1];
-    }
-  }
-  for (std::size_t i = 0; i < n; ++i) c.user_off[i + 1] += c.user_off[i];
-  std::vector<std::int32_t> fill;
-  fill.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) fill.push_back(c.user_off[i]);
-  c.user_ids.reserve(static_cast<std::size_t>(c.user_off[n]));
-  for (std::int32_t k = 0; k < c.user_off[n]; ++k) c.user_ids.push_back(-1);
-  for (std::int32_t i = 0; i < g.size(); ++i) {
-    auto a = g.args_of(i);
-    for (std::size_t k = 0; k < a.size(); ++k) {
-      bool dup = false;
-      for (std::size_t j = 0; j < k; ++j) dup = dup || a[j] == a[k];
-      if (a[k] >= 0 && !dup) c.user_ids[static_cast<std::size_t>(fill[static_cast<std::size_t>(a[k])]++)] = i;
-    }
-  }
+  user_csr(g, c.user_off, c.user_ids);  // users in program order, a node that reads one twice once
   c.first_copy.reserve(n);
   for (std::size_t i = 0; i < n; ++i) c.first_copy.push_back(-1);
   for (std::int32_t i = 0; i < g.size(); ++i)
@@ -615,7 +594,19 @@ constexpr ir rebuild(const ir& g, reinplacer& R) {
       const tensor_meta& s = out.meta(a[1]);
       if (d.storage == s.storage && d.same_layout(s)) { map.push_back(a[0]); continue; }
     }
+    // An op that keeps its kind, over arguments whose metadata did not change, keeps its
+    // metadata (the input is verified: its metadata is what the rule computes); only reinplaced
+    // nodes and what they reach are derived again.
+    bool same = nd.op == g[i].op && nd.aux == g[i].aux;
+    for (std::size_t k = 0; same && k < a.size(); ++k) {
+      const std::int32_t old = g.args[static_cast<std::size_t>(g[i].arg0) + k];
+      same = old < 0 ? a[k] < 0 : a[k] >= 0 && same_meta_and_storage(out.meta(a[k]), g.meta(old));
+    }
     std::int32_t id = out.append(nd, a, g.params_of(g[i]));
+    if (same) {
+      map.push_back(id);
+      continue;
+    }
     tensor_meta m{};
     if (!compute_meta(out, id, m)) return out;
     if (m.storage == fresh) m.storage = g[i].meta.storage >= 0 ? g[i].meta.storage : out.fresh_storage();

@@ -29,6 +29,9 @@ namespace ctfx {
 template <class Rules>
 constexpr ir remove_noop_ops_with(const ir& g) {
   if (!g.error.ok()) return g;
+  bool any = false;  // no op the registry knows: nothing can be a no-op
+  for (const auto& nd : g.nodes) any = any || Rules::has(nd.op);
+  if (!any) return g;
   const users_index u = users_of(g);
   rebuilder rb(g);
 

@@ -195,19 +195,16 @@ class rebuilder {
   const ir* old_;
   std::vector<std::int32_t> from_;    // per new node: the old node it copies, or -1
   std::vector<std::uint8_t> moved_;   // per new node: its metadata differs from that old node's
-  detail::name_set names_;
-  bool names_ready_ = false;
+  detail::name_set names_;           // names taken: old ones with a prefix in bases_, and new ones
+  std::vector<name_t> bases_;
   std::int32_t counter_[static_cast<std::size_t>(op_kind::count_)]{};
 
   constexpr name_t fresh_name(op_kind k, std::string_view base) {
-    if (!names_ready_) {  // built on first use: passes that only copy and erase never pay for it
-      for (const auto& n : old_->nodes) names_.insert(n.name);
-      names_ready_ = true;
-    }
     if (base.empty()) {
       base = name_of(k);
       if (!base.empty() && base[0] == '_') base.remove_prefix(1);
     }
+    reserve_old_names(base);
     auto& c = counter_[static_cast<std::size_t>(k)];
     for (;; ++c) {
       text_buf<max_name> t;
@@ -219,6 +216,20 @@ class rebuilder {
         ++c;
         return n;
       }
+    }
+  }
+  // Every name made from `base` starts with it, so only old names with that prefix can collide:
+  // they join the set on the first use of a base (a prefix test fails on the first character or
+  // two for most names; hashing every old name costs more than the rest of a small rewrite).
+  constexpr void reserve_old_names(std::string_view base) {
+    const name_t key(base);
+    for (const auto& b : bases_) if (b == key) return;
+    bases_.push_back(key);
+    const std::string_view p = key.view();
+    for (const auto& nd : old_->nodes) {
+      bool prefix = true;
+      for (std::size_t i = 0; prefix && i < p.size(); ++i) prefix = nd.name.s[i] == p[i];
+      if (prefix) names_.insert(nd.name);
     }
   }
   constexpr void bad_use(std::int32_t user, std::int32_t arg) {
