@@ -31,7 +31,9 @@ GP
 fi
 
 # compile time: "| pattern | nodes | compiler | seconds above baseline | peak MB | growth exponent |"
-awk -F'|' '/^\| pattern \| nodes \| compiler/ {t=1; next} t && /^\|---/ {next} t && /^\|/ {gsub(/ /, "", $2); gsub(/ /, "", $4); if ($5 ~ /[0-9]/) print $2, $3+0, $4, $5+0; next} t {t=0}' "$res" > "$work/ct.dat"
+# (CPU seconds, the 6th field; rows of failed compiles have no number there; the first table per
+# (pattern, compiler) wins, so later re-measurements of the same points are skipped)
+awk -F'|' '/^\| pattern \| nodes \| compiler/ {t=1; next} t && /^\|---/ {next} t && /^\|/ {gsub(/ /, "", $2); gsub(/ /, "", $4); if ($6 ~ /^ *[0-9.]+ *$/ && $2 !~ /baseline/ && !seen[$2 FS $3 FS $4]++) print $2, $3+0, $4, $6+0; next} t {t=0}' "$res" > "$work/ct.dat"
 if [ -s "$work/ct.dat" ]; then
   : > "$work/plot.gp"
   series=()
@@ -46,7 +48,7 @@ set output "$here/compile_scaling.png"
 set title "compile time of the whole pipeline and memory plan, above an empty graph (bench/compile)"
 set logscale xy
 set xlabel "nodes"
-set ylabel "seconds above baseline"
+set ylabel "CPU seconds above the empty baseline"
 set key outside right
 set grid
 plot $plots
