@@ -602,6 +602,19 @@ class program {
     return {};
   }
 
+  // bshape (rank brank) becomes its broadcast with l's extents (shapes already checked to agree).
+  static void broadcast_shape(index_t* bshape, int& brank, const bound_layout& l) {
+    const int r = std::max(brank, l.rank);
+    index_t out[max_rank]{};
+    for (int d = 0; d < r; ++d) {
+      const int p = d - (r - brank), q = d - (r - l.rank);
+      const index_t s1 = p >= 0 ? bshape[p] : 1, s2 = q >= 0 ? l.size[q] : 1;
+      out[d] = s1 == 1 ? s2 : s1;
+    }
+    brank = r;
+    for (int d = 0; d < r; ++d) bshape[d] = out[d];
+  }
+
   kernels::index_put_args index_args(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
                                      std::byte* dst_base, const bound_layout& dst) const {
     kernels::index_put_args a;
@@ -626,18 +639,7 @@ class program {
     for (std::size_t k = 1; k < ix.size(); ++k) adjacent = adjacent && ix[k].dim == ix[k - 1].dim + 1;
     int brank = 0;
     index_t bshape[max_rank]{};
-    for (const auto& t : ix) {  // broadcast of the index shapes
-      const bound_layout& l = L[static_cast<std::size_t>(t.node)];
-      const int r = std::max(brank, l.rank);
-      index_t out[max_rank]{};
-      for (int d = 0; d < r; ++d) {
-        const int p = d - (r - brank), q = d - (r - l.rank);
-        const index_t s1 = p >= 0 ? bshape[p] : 1, s2 = q >= 0 ? l.size[q] : 1;
-        out[d] = s1 == 1 ? s2 : s1;
-      }
-      brank = r;
-      for (int d = 0; d < r; ++d) bshape[d] = out[d];
-    }
+    for (const auto& t : ix) broadcast_shape(bshape, brank, L[static_cast<std::size_t>(t.node)]);  // the index shapes
     // S's dims: where the broadcast block sits (b0), and which x dim each free S dim comes from.
     strided S{};
     int b0 = 0;
@@ -947,16 +949,7 @@ class program {
     for (std::int32_t k = 2; k < g_[i].nargs; ++k, ++dim) {
       const std::int32_t t = g_.arg(i, k);
       if (t < 0) { count *= x.size[dim]; continue; }
-      const bound_layout l = evaluate(g_.meta(t), sym);
-      const int r = std::max(brank, l.rank);
-      index_t out[max_rank]{};
-      for (int d = 0; d < r; ++d) {
-        const int p = d - (r - brank), q = d - (r - l.rank);
-        const index_t s1 = p >= 0 ? bshape[p] : 1, s2 = q >= 0 ? l.size[q] : 1;
-        out[d] = s1 == 1 ? s2 : s1;
-      }
-      brank = r;
-      for (int d = 0; d < r; ++d) bshape[d] = out[d];
+      broadcast_shape(bshape, brank, evaluate(g_.meta(t), sym));
     }
     for (int d = dim; d < x.rank; ++d) count *= x.size[d];
     for (int d = 0; d < brank; ++d) count *= bshape[d];
