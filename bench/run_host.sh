@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Runs the host benchmarks with a progress line per workload: run time (bench/runtime), memory
-# planning on the public traces (bench/memplan), compile-time scaling (bench/compile; slow, skip
+# Runs the host benchmarks with a progress line per workload: run time (bench/runtime), planned
+# peak memory of the example graphs (bench/memory), memory planning on the public traces
+# (bench/memplan), compile-time scaling (bench/compile; slow, skip
 # with CTFX_SKIP_COMPILE_BENCH=1). Builds what it needs in ./build (CTFX_BUILD_DIR overrides).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${CTFX_BUILD_DIR:-$root/build}
 [ -f "$build/CMakeCache.txt" ] || bash "$root/scripts/configure.sh"
-targets=(ctfx_runtime_bench)
+targets=(ctfx_runtime_bench ctfx_peak_bench)
 [ -f "$root/tools/ctfx_plan/CMakeLists.txt" ] && targets+=(ctfx_plan)
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 echo "== run time on the host (bench/runtime)"
 "$build/bench/runtime/ctfx_runtime_bench" "$@"
+echo "== planned peak memory of the example graphs (bench/memory)"
+"$build/bench/memory/ctfx_peak_bench"
 if [ -x "$root/bench/memplan/run.sh" ] || [ -f "$root/bench/memplan/run.sh" ]; then
   echo "== memory planning (bench/memplan)"
   CTFX_BUILD_DIR=$build bash "$root/bench/memplan/run.sh"
