@@ -62,6 +62,40 @@ blocks random_blocks(std::uint64_t seed, int n, std::int64_t horizon) {
   return b;
 }
 
+// A puzzle with a known optimum: a 64-byte × 16-step rectangle cut into blocks by random guillotine
+// cuts (in time or in space, depth levels deep). The blocks tile the rectangle, so the optimum is
+// 64 = the lower bound; greedy orders leave gaps.
+constexpr void guillotine(blocks& b, ctfx::detail::splitmix& r, std::int64_t t0, std::int64_t t1, std::int64_t o0, std::int64_t o1, int depth) {
+  if (depth == 0 || (t1 - t0 < 2 && o1 - o0 < 2)) { b.push_back({t0, t1, o1 - o0, 1}); return; }
+  if ((r.below(2) == 0 && t1 - t0 >= 2) || o1 - o0 < 2) {
+    const std::int64_t t = t0 + 1 + r.below(t1 - t0 - 1);
+    guillotine(b, r, t0, t, o0, o1, depth - 1);
+    guillotine(b, r, t, t1, o0, o1, depth - 1);
+  } else {
+    const std::int64_t o = o0 + 1 + r.below(o1 - o0 - 1);
+    guillotine(b, r, t0, t1, o0, o, depth - 1);
+    guillotine(b, r, t0, t1, o, o1, depth - 1);
+  }
+}
+constexpr blocks puzzle(std::uint64_t seed, int depth) {
+  blocks b;
+  ctfx::detail::splitmix r{seed};
+  guillotine(b, r, 0, 16, 0, 64, depth);
+  return b;
+}
+constexpr ctfx::arena_options greedy_only() {
+  ctfx::arena_options o;
+  o.improve = false;
+  return o;
+}
+// The exact search (arena_search.hpp) finds the tiling in the compiler too (16 blocks, where the
+// best greedy order needs 74 bytes).
+static_assert(puzzle(47, 4).size() == 16);
+static_assert(ctfx::arena_lower_bound(puzzle(47, 4)) == 64);
+static_assert(ctfx::plan_arena_blocks(puzzle(47, 4), greedy_only()).pool_bytes == 74);
+static_assert(ctfx::plan_arena_blocks(puzzle(47, 4)).pool_bytes == 64);
+static_assert(ctfx::arena_check(puzzle(47, 4), ctfx::plan_arena_blocks(puzzle(47, 4)).offset).ok());
+
 // The placer keeps unions of taken intervals: adding merges overlapping and touching ones.
 constexpr bool spans_merge() {
   std::vector<ctfx::detail::span> v;
@@ -138,6 +172,41 @@ TEST_CASE("arena: plans are overlap-free, at least the lower bound, never worse 
     CHECK(r.pool_bytes <= ff.pool_bytes);
     for (std::size_t i = 0; i < b.size(); ++i) CHECK(r.offset[i] + b[i].size <= r.pool_bytes);
   }
+}
+
+TEST_CASE("arena search: exact packings that the greedy orders miss") {
+  // Puzzles whose optimum is the lower bound (64) and whose best greedy plan is larger.
+  int strictly_better = 0;
+  for (std::uint64_t seed : {1u, 2u, 7u, 11u, 17u, 30u}) {
+    for (int depth : {4, 5, 6}) {
+      const auto b = puzzle(seed, depth);
+      ctfx::arena_options opt;
+      opt.budget_ns = 2'000'000'000;  // stops at the optimum long before
+      const auto r = ctfx::plan_arena_blocks(b, opt);
+      const auto greedy = ctfx::plan_arena_blocks(b, greedy_only());
+      CHECK(ctfx::arena_check(b, r.offset).ok());
+      CHECK(r.lower_bound == 64);
+      CHECK(r.pool_bytes == 64);
+      CHECK(greedy.pool_bytes >= 64);
+      if (greedy.pool_bytes > 64) ++strictly_better;
+    }
+  }
+  CHECK(strictly_better >= 6);
+  // The search alone: a plan within the optimum; none below the lower bound (pruned at the root).
+  const auto b = puzzle(17, 5);
+  ctfx::detail::arena_bnb B;
+  REQUIRE(B.build(b, 1'000'000));
+  auto never = [] { return false; };
+  REQUIRE(B.search(64, 1'000'000, 0, 0, never) == ctfx::detail::arena_bnb::outcome::found);
+  CHECK(ctfx::arena_check(b, B.best_off).ok());
+  for (std::size_t i = 0; i < b.size(); ++i) CHECK(B.best_off[i] + b[i].size <= 64);
+  CHECK(B.search(63, 1'000'000, 0, 0, never) == ctfx::detail::arena_bnb::outcome::infeasible);
+  // Alignment: every block at a multiple of its alignment.
+  blocks al = puzzle(2, 5);
+  for (auto& x : al) { x.size *= 8; x.align = 8; }
+  const auto ra = ctfx::plan_arena_blocks(al);
+  CHECK(ctfx::arena_check(al, ra.offset).ok());
+  CHECK(ra.pool_bytes == 512);
 }
 
 TEST_CASE("arena: the checker finds two blocks that overlap in time and space") {

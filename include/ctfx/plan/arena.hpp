@@ -8,9 +8,13 @@
 //   1. a portfolio of greedy orders — size desc, lifetime length desc, area desc, start time — each
 //      placed twice, best fit (the smallest gap that holds the block, TFLite's rule) and first fit
 //      (the lowest gap), into the gaps left by the already-placed blocks that overlap in time;
-//   2. a bounded "squeaky wheel" search: the blocks that end above the lower bound in the best plan
-//      so far move earlier in the order by a random amount (deterministic PRNG), and the greedy
-//      runs again; after a few rounds without progress it restarts from the best order with noise.
+//   2. on instances whose blocks overlap in time in at most arena_options::search_max_pairs pairs
+//      (the minimalloc set, resnet50: hundreds to a thousand blocks), an exact branch and bound in
+//      the style of MiniMalloc (arena_search.hpp) with shrinking targets, for the rest of the budget;
+//   3. otherwise a bounded "squeaky wheel" search: the blocks that end above the lower bound in the
+//      best plan so far move earlier in the order by a random amount (deterministic PRNG), and the
+//      greedy runs again; after a few rounds without progress it restarts from the best order with
+//      noise.
 //      Budget: a wall-clock time at run time (arena_options::budget_ns, 1 s by default; checked
 //      between runs and every 1024 placements inside a run — only the first run always completes),
 //      an iteration count in constant evaluation (arena_options::max_iterations).
@@ -32,6 +36,7 @@
 #include <cstdint>
 #include <type_traits>
 #include <vector>
+#include "arena_search.hpp"  // detail::arena_bnb
 #include "reuse.hpp"  // liveness, detail::sym_less
 #if !defined(__CUDA_ARCH__)
 #include <chrono>
@@ -50,6 +55,10 @@ struct arena_options {
   std::int32_t max_iterations = 32;        // constant evaluation: rounds of the improvement search
   std::uint64_t seed = 0x9e3779b97f4a7c15ull;
   bool improve = true;                     // false: the greedy portfolio only
+  // The exact search (arena_search.hpp) runs when the live blocks overlap in time in at most this
+  // many pairs (0: never); it then gets the rest of the budget. Constant evaluation: at most
+  // 64 blocks and 32 · max_iterations search nodes, then the squeaky wheel as without it.
+  std::int64_t search_max_pairs = 2'000'000;
 };
 
 struct arena_result {
@@ -403,7 +412,79 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
     }
   }
   if (!opt.improve) return r;
-  // 2. Squeaky wheel: blocks that end above the lower bound move earlier in the order.
+  // 2. The exact search (arena_search.hpp), on instances with few enough overlapping pairs; it
+  // gets the rest of the budget. Each round tries the smallest size not proven impossible (the lower
+  // bound at first), then tightens: target = best - (best - proven) / 4, again after each success,
+  // until a target fails; each of the three preorders is tried per target (with pseudo-random noise
+  // on the first key after round 0). A search that runs out of nodes fails for this round; the next
+  // round doubles the node limit (2 · blocks at first). (Bisection between the lower bound and the
+  // best plan did worse on the minimalloc set: most midpoints fail and cost the full node limit.)
+  if (opt.search_max_pairs > 0) {
+    detail::arena_bnb B;
+    bool small = true;
+    if (std::is_constant_evaluated()) small = n <= 64;
+    if (small && B.build(b, opt.search_max_pairs)) {
+      auto out_of_time = [&]() {
+        if (std::is_constant_evaluated()) return false;
+        return detail::wall_ns() - t0 >= opt.budget_ns;
+      };
+      std::int64_t node_budget = -1;  // constant evaluation: nodes left
+      if (std::is_constant_evaluated()) node_budget = 32 * static_cast<std::int64_t>(opt.max_iterations);
+      // Every offset of a canonical plan is a multiple of g, the gcd of the sizes and alignments.
+      std::int64_t g = 0;
+      for (std::int32_t k = 0; k < B.m; ++k) {
+        for (std::int64_t v : {B.size[static_cast<std::size_t>(k)], B.align[static_cast<std::size_t>(k)]}) {
+          std::int64_t x = g, y = v;
+          while (y != 0) { const std::int64_t t = x % y; x = y; y = t; }
+          g = x;
+        }
+      }
+      if (g <= 0) g = 1;
+      std::int64_t proven = (r.lower_bound + g - 1) / g * g;  // no plan is smaller than this
+      std::int64_t limit = 2 * static_cast<std::int64_t>(B.m);
+      std::uint64_t round = 0;
+      bool stop = false;
+      // One target: true when a plan within it was found (and taken).
+      auto attempt = [&](std::int64_t target) {
+        for (std::int32_t h = 0; h < detail::arena_bnb::n_heuristics && !stop; ++h) {
+          std::int64_t lim = limit;
+          if (node_budget >= 0) lim = std::min(lim, node_budget);
+          const std::uint64_t noise = round == 0 ? 0 : opt.seed ^ (round * 8 + static_cast<std::uint64_t>(h));
+          const auto res = B.search(target, lim, h, noise, out_of_time);
+          if (node_budget >= 0) node_budget = std::max<std::int64_t>(0, node_budget - B.nodes);
+          if (res == detail::arena_bnb::outcome::found) {
+            std::int64_t peak = 0;
+            for (std::int32_t i = 0; i < n; ++i)
+              if (b[static_cast<std::size_t>(i)].lower < b[static_cast<std::size_t>(i)].upper && sz(i) > 0)
+                peak = std::max(peak, B.best_off[static_cast<std::size_t>(i)] + sz(i));
+            if (peak < r.pool_bytes && arena_check(b, B.best_off).ok()) {
+              r.pool_bytes = peak;
+              r.offset = B.best_off;
+              r.best_run = r.runs;
+            }
+            ++r.runs;
+            return true;
+          }
+          ++r.runs;
+          if (res == detail::arena_bnb::outcome::infeasible) { proven = std::max(proven, target + g); return false; }
+          if (out_of_time() || node_budget == 0) stop = true;
+        }
+        return false;
+      };
+      while (!stop && r.pool_bytes > proven) {
+        if (attempt(proven)) continue;  // optimal
+        while (!stop && r.pool_bytes > proven) {
+          const std::int64_t step = std::max(g, (r.pool_bytes - proven) / 4 / g * g);
+          if (!attempt(std::max(proven, r.pool_bytes - step))) break;
+        }
+        limit *= 2;
+        ++round;
+      }
+      // Run time: the budget is spent. Constant evaluation: the squeaky wheel may still help.
+      if (!std::is_constant_evaluated() || r.pool_bytes == r.lower_bound) return r;
+    }
+  }
+  // 3. Squeaky wheel: blocks that end above the lower bound move earlier in the order.
   detail::splitmix rng{opt.seed};
   std::vector<std::int64_t> prio = detail::filled<std::int64_t>(b.size(), 0);
   auto from_order = [&](const std::vector<std::int32_t>& o, std::int64_t noise) {

@@ -1,0 +1,390 @@
+// ctfx/plan/arena_search.hpp — exact search for the pooled-arena planner (arena.hpp): a bounded
+// branch and bound in the style of MiniMalloc (Moffitt, ASPLOS 2023), which decides whether the
+// blocks fit in a pool of `cap` bytes. plan_arena_blocks runs it after the greedy portfolio on
+// instances small enough for it, with targets found by bisection between the lower bound and the
+// best plan so far.
+//
+// The search builds "canonical" plans only: blocks are placed in non-decreasing order of offset,
+// each at its floor (the lowest aligned offset above every placed block that overlaps it in time);
+// blocks placed at the same offset go in a fixed preorder. At each node the children are the
+// unplaced blocks whose floor is at least the last offset placed (and, at that offset, later in the
+// preorder), in (floor, preorder) order; a block whose floor is at or above the lowest top
+// (floor + size) of the unplaced blocks is skipped, since that block could sit below it instead.
+// Time is cut into sections (between consecutive lifetime ends); a section keeps the top of its
+// placed blocks (raised to the lowest floor of its unplaced ones) and the bytes still unplaced in
+// it. Every unplaced block of a section lies above max(last offset, section top), and they all
+// overlap there, so a node is pruned when max(last offset, top) + unplaced bytes > cap for some
+// section.
+//
+// Iterative depth-first search with an undo log (no recursion: it also runs in constant
+// evaluation). Cost per node: O(N + S + the overlaps of the placed block), N blocks, S sections.
+// The pairs of blocks that overlap in time are listed once: build() refuses instances with too
+// many (the caller then keeps its greedy plan).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace ctfx::detail {
+
+template <class T>
+constexpr std::vector<T> bnb_filled(std::size_t n, T v) {  // no vector(n, v) / assign: clang 14 rejects them
+  std::vector<T> r;
+  r.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) r.push_back(v);
+  return r;
+}
+
+struct arena_bnb {
+  enum class outcome : std::uint8_t { found, infeasible, aborted };
+
+  // Static data, over the live blocks (lower < upper, size > 0) only; id[k] is the caller's index.
+  std::int32_t m = 0, S = 0;
+  std::vector<std::int32_t> id;
+  std::vector<std::int64_t> size, align;
+  std::vector<std::int32_t> sa, sb;            // section range [sa, sb) of each block
+  std::vector<std::int32_t> ov_begin, ov;      // the blocks overlapping each block in time (CSR)
+  std::vector<std::int32_t> sec_begin, sec;    // the blocks live in each section (CSR)
+  std::vector<std::int64_t> total0;            // bytes live in each section
+  std::vector<std::int64_t> key_t, key_w, key_a;  // preorder keys: max section total, sections, area
+  // Dynamic state.
+  std::vector<std::int64_t> off, flo, sfl, stot;
+  std::vector<std::int32_t> rank;  // preorder position of each block (the current heuristic)
+  struct undo { std::int32_t kind, idx; std::int64_t old; };  // kind 0: flo[idx], 1: sfl[idx], 2: placement
+  std::vector<undo> log;
+  std::vector<std::int32_t> stamp, affected, cands;
+  std::int32_t epoch = 0;
+  // A search frame: a part [lo, hi) of time, its candidate blocks cands[begin, end), the next
+  // one at pos, the one placed now. A split frame: its parts parts[begin, end) (pairs lo, hi),
+  // the next at pos. mark: the log size when the frame was pushed.
+  struct frame { bool split; std::int32_t lo, hi, begin, end, pos, placed; std::size_t mark; };
+  std::vector<std::int32_t> parts, cuts, cuts0;  // cuts[c]: unplaced blocks across boundary c | c+1
+  std::vector<std::int32_t> by_start, start_at;  // blocks by first section; start_at[s]: first with sa ≥ s
+  std::vector<frame> stack;
+  std::int64_t nodes = 0;  // nodes expanded by the last search
+  std::vector<std::int64_t> best_off;  // the plan of the last successful search, per caller index
+
+  // Reads the live blocks; false when they overlap in more than max_pairs pairs (or there are
+  // none), in which case the search must not be used.
+  template <class Block>
+  constexpr bool build(const std::vector<Block>& b, std::int64_t max_pairs) {
+    const auto n = static_cast<std::int32_t>(b.size());
+    for (std::int32_t i = 0; i < n; ++i) {
+      const auto& x = b[static_cast<std::size_t>(i)];
+      if (x.lower < x.upper && x.size > 0) id.push_back(i);
+    }
+    m = static_cast<std::int32_t>(id.size());
+    if (m == 0) return false;
+    std::vector<std::int64_t> times;
+    for (auto i : id) { times.push_back(b[static_cast<std::size_t>(i)].lower); times.push_back(b[static_cast<std::size_t>(i)].upper); }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    S = static_cast<std::int32_t>(times.size()) - 1;
+    for (auto i : id) {
+      const auto& x = b[static_cast<std::size_t>(i)];
+      size.push_back(x.size);
+      align.push_back(x.align > 1 ? x.align : 1);
+      sa.push_back(static_cast<std::int32_t>(std::lower_bound(times.begin(), times.end(), x.lower) - times.begin()));
+      sb.push_back(static_cast<std::int32_t>(std::lower_bound(times.begin(), times.end(), x.upper) - times.begin()));
+    }
+    // Overlapping pairs: blocks by start section; j overlaps i (sa[j] ≥ sa[i]) iff sa[j] < sb[i].
+    for (std::int32_t k = 0; k < m; ++k) by_start.push_back(k);
+    std::sort(by_start.begin(), by_start.end(), [&](std::int32_t p, std::int32_t q) {
+      return sa[static_cast<std::size_t>(p)] != sa[static_cast<std::size_t>(q)] ? sa[static_cast<std::size_t>(p)] < sa[static_cast<std::size_t>(q)] : p < q;
+    });
+    auto deg = bnb_filled<std::int32_t>(static_cast<std::size_t>(m), 0);
+    std::int64_t pairs = 0;
+    for (std::int32_t u = 0; u < m; ++u) {
+      const std::int32_t i = by_start[static_cast<std::size_t>(u)];
+      for (std::int32_t v = u + 1; v < m && sa[static_cast<std::size_t>(by_start[static_cast<std::size_t>(v)])] < sb[static_cast<std::size_t>(i)]; ++v) {
+        ++deg[static_cast<std::size_t>(i)];
+        ++deg[static_cast<std::size_t>(by_start[static_cast<std::size_t>(v)])];
+        if (++pairs > max_pairs) return false;
+      }
+    }
+    ov_begin.push_back(0);
+    for (std::int32_t k = 0; k < m; ++k) ov_begin.push_back(ov_begin.back() + deg[static_cast<std::size_t>(k)]);
+    ov = bnb_filled<std::int32_t>(static_cast<std::size_t>(ov_begin.back()), 0);
+    std::vector<std::int32_t> fill(ov_begin.begin(), ov_begin.end() - 1);
+    for (std::int32_t u = 0; u < m; ++u) {
+      const std::int32_t i = by_start[static_cast<std::size_t>(u)];
+      for (std::int32_t v = u + 1; v < m && sa[static_cast<std::size_t>(by_start[static_cast<std::size_t>(v)])] < sb[static_cast<std::size_t>(i)]; ++v) {
+        const std::int32_t j = by_start[static_cast<std::size_t>(v)];
+        ov[static_cast<std::size_t>(fill[static_cast<std::size_t>(i)]++)] = j;
+        ov[static_cast<std::size_t>(fill[static_cast<std::size_t>(j)]++)] = i;
+      }
+    }
+    // Section members and totals (Σ spans ≤ 2 · pairs + m: each block spans sections that some
+    // other block's ends delimit... bounded by the same cap, checked).
+    std::int64_t spans = 0;
+    for (std::int32_t k = 0; k < m; ++k) spans += sb[static_cast<std::size_t>(k)] - sa[static_cast<std::size_t>(k)];
+    if (spans > 2 * max_pairs + 4 * static_cast<std::int64_t>(m)) return false;
+    auto cnt = bnb_filled<std::int32_t>(static_cast<std::size_t>(S) + 1, 0);
+    total0 = bnb_filled<std::int64_t>(static_cast<std::size_t>(S), 0);
+    for (std::int32_t k = 0; k < m; ++k)
+      for (std::int32_t s = sa[static_cast<std::size_t>(k)]; s < sb[static_cast<std::size_t>(k)]; ++s) {
+        ++cnt[static_cast<std::size_t>(s)];
+        total0[static_cast<std::size_t>(s)] += size[static_cast<std::size_t>(k)];
+      }
+    sec_begin.push_back(0);
+    for (std::int32_t s = 0; s < S; ++s) sec_begin.push_back(sec_begin.back() + cnt[static_cast<std::size_t>(s)]);
+    sec = bnb_filled<std::int32_t>(static_cast<std::size_t>(sec_begin.back()), 0);
+    std::vector<std::int32_t> sfill(sec_begin.begin(), sec_begin.end() - 1);
+    for (std::int32_t k = 0; k < m; ++k)
+      for (std::int32_t s = sa[static_cast<std::size_t>(k)]; s < sb[static_cast<std::size_t>(k)]; ++s) sec[static_cast<std::size_t>(sfill[static_cast<std::size_t>(s)]++)] = k;
+    for (std::int32_t k = 0; k < m; ++k) {
+      std::int64_t t = 0;
+      for (std::int32_t s = sa[static_cast<std::size_t>(k)]; s < sb[static_cast<std::size_t>(k)]; ++s) t = std::max(t, total0[static_cast<std::size_t>(s)]);
+      key_t.push_back(t);
+      key_w.push_back(sb[static_cast<std::size_t>(k)] - sa[static_cast<std::size_t>(k)]);
+      const auto& x = b[static_cast<std::size_t>(id[static_cast<std::size_t>(k)])];
+      key_a.push_back(x.size * (x.upper - x.lower));
+    }
+    for (std::int32_t s = 0, u = 0; s <= S; ++s) {
+      while (u < m && sa[static_cast<std::size_t>(by_start[static_cast<std::size_t>(u)])] < s) ++u;
+      start_at.push_back(u);
+    }
+    cuts0 = bnb_filled<std::int32_t>(static_cast<std::size_t>(S), 0);
+    for (std::int32_t k = 0; k < m; ++k)
+      for (std::int32_t c = sa[static_cast<std::size_t>(k)]; c + 1 < sb[static_cast<std::size_t>(k)]; ++c) ++cuts0[static_cast<std::size_t>(c)];
+    off = bnb_filled<std::int64_t>(static_cast<std::size_t>(m), -1);
+    flo = bnb_filled<std::int64_t>(static_cast<std::size_t>(m), 0);
+    sfl = bnb_filled<std::int64_t>(static_cast<std::size_t>(S), 0);
+    stot = total0;
+    stamp = bnb_filled<std::int32_t>(static_cast<std::size_t>(S), 0);
+    rank = bnb_filled<std::int32_t>(static_cast<std::size_t>(m), 0);
+    best_off = bnb_filled<std::int64_t>(b.size(), 0);
+    return true;
+  }
+
+  // Preorder heuristic h (MiniMalloc's WAT, TAW, TWA: W = sections spanned, A = area, T = the
+  // largest section total the block lives in; all descending, then by index). With noise ≠ 0, the
+  // first key of each block is scaled by a pseudo-random factor in [1, 1.25) drawn from that seed
+  // (a different but still sensible order, for restarts).
+  static constexpr std::int32_t n_heuristics = 3;
+  std::vector<std::int64_t> noisy;
+  constexpr void set_heuristic(std::int32_t h, std::uint64_t noise) {
+    const std::vector<std::int64_t>* keys[3] = {&key_w, &key_a, &key_t};
+    if (h == 1) { keys[0] = &key_t; keys[1] = &key_a; keys[2] = &key_w; }
+    if (h == 2) { keys[0] = &key_t; keys[1] = &key_w; keys[2] = &key_a; }
+    if (noise != 0) {
+      noisy = *keys[0];
+      for (auto& v : noisy) {
+        std::uint64_t z = (noise += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        v += static_cast<std::int64_t>(static_cast<double>(v) * 0.25 * static_cast<double>(z >> 11) * 0x1.0p-53);
+      }
+      keys[0] = &noisy;
+    }
+    std::vector<std::int32_t> o;
+    for (std::int32_t k = 0; k < m; ++k) o.push_back(k);
+    std::sort(o.begin(), o.end(), [&](std::int32_t p, std::int32_t q) {
+      for (const auto* kv : keys)
+        if ((*kv)[static_cast<std::size_t>(p)] != (*kv)[static_cast<std::size_t>(q)]) return (*kv)[static_cast<std::size_t>(p)] > (*kv)[static_cast<std::size_t>(q)];
+      return p < q;
+    });
+    for (std::int32_t r = 0; r < m; ++r) rank[static_cast<std::size_t>(o[static_cast<std::size_t>(r)])] = r;
+  }
+
+  // Places block k at its floor; everything it changes goes to the log (kind 2: the placement).
+  constexpr void place(std::int32_t k) {
+    const auto ks = static_cast<std::size_t>(k);
+    const std::int64_t x = flo[ks], h = x + size[ks];
+    off[ks] = x;
+    log.push_back({2, k, 0});
+    ++epoch;
+    affected.clear();
+    for (std::int32_t e = ov_begin[ks]; e < ov_begin[ks + 1]; ++e) {
+      const auto j = static_cast<std::size_t>(ov[static_cast<std::size_t>(e)]);
+      if (off[j] >= 0 || flo[j] >= h) continue;
+      log.push_back({0, static_cast<std::int32_t>(j), flo[j]});
+      flo[j] = (h + align[j] - 1) / align[j] * align[j];
+      for (std::int32_t s = sa[j]; s < sb[j]; ++s)
+        if (stamp[static_cast<std::size_t>(s)] != epoch) { stamp[static_cast<std::size_t>(s)] = epoch; affected.push_back(s); }
+    }
+    for (std::int32_t s = sa[ks]; s < sb[ks]; ++s) {
+      const auto ss = static_cast<std::size_t>(s);
+      log.push_back({1, s, sfl[ss]});
+      sfl[ss] = std::max(sfl[ss], h);
+      stot[ss] -= size[ks];
+    }
+    for (std::int32_t c = sa[ks]; c + 1 < sb[ks]; ++c) --cuts[static_cast<std::size_t>(c)];
+    // A section's floor is at least the lowest floor of its unplaced blocks.
+    for (auto s : affected) {
+      const auto ss = static_cast<std::size_t>(s);
+      std::int64_t lo = -1;
+      for (std::int32_t e = sec_begin[ss]; e < sec_begin[ss + 1]; ++e) {
+        const auto j = static_cast<std::size_t>(sec[static_cast<std::size_t>(e)]);
+        if (off[j] < 0 && (lo < 0 || flo[j] < lo)) lo = flo[j];
+      }
+      if (lo > sfl[ss]) { log.push_back({1, s, sfl[ss]}); sfl[ss] = lo; }
+    }
+  }
+
+  // Undoes everything logged after `mark`, placements included.
+  constexpr void rollback(std::size_t mark) {
+    while (log.size() > mark) {
+      const undo u = log.back();
+      log.pop_back();
+      const auto i = static_cast<std::size_t>(u.idx);
+      if (u.kind == 0) flo[i] = u.old;
+      else if (u.kind == 1) sfl[i] = u.old;
+      else {
+        for (std::int32_t s = sa[i]; s < sb[i]; ++s) stot[static_cast<std::size_t>(s)] += size[i];
+        for (std::int32_t c = sa[i]; c + 1 < sb[i]; ++c) ++cuts[static_cast<std::size_t>(c)];
+        off[i] = -1;
+      }
+    }
+  }
+
+  constexpr bool fits(std::int64_t x, std::int64_t cap, std::int32_t lo, std::int32_t hi) const {
+    for (std::int32_t s = lo; s < hi; ++s)
+      if (std::max(x, sfl[static_cast<std::size_t>(s)]) + stot[static_cast<std::size_t>(s)] > cap) return false;
+    return true;
+  }
+
+  // Pushes a search frame for the part [lo, hi) of time whose children are the canonical next
+  // blocks after offset x, preorder rank p; false (nothing pushed) when the part has no unplaced
+  // block left.
+  constexpr bool expand(std::int32_t lo, std::int32_t hi, std::int64_t x, std::int32_t p) {
+    std::int64_t min_top = -1;
+    const std::int32_t u0 = start_at[static_cast<std::size_t>(lo)], u1 = start_at[static_cast<std::size_t>(hi)];
+    for (std::int32_t u = u0; u < u1; ++u) {
+      const auto ks = static_cast<std::size_t>(by_start[static_cast<std::size_t>(u)]);
+      if (off[ks] < 0) {
+        const std::int64_t t = flo[ks] + size[ks];
+        if (min_top < 0 || t < min_top) min_top = t;
+      }
+    }
+    if (min_top < 0) return false;
+    const auto begin = static_cast<std::int32_t>(cands.size());
+    for (std::int32_t u = u0; u < u1; ++u) {
+      const std::int32_t k = by_start[static_cast<std::size_t>(u)];
+      const auto ks = static_cast<std::size_t>(k);
+      if (off[ks] >= 0 || flo[ks] >= min_top) continue;
+      if (flo[ks] > x || (flo[ks] == x && rank[ks] > p)) cands.push_back(k);
+    }
+    std::sort(cands.begin() + begin, cands.end(), [&](std::int32_t a, std::int32_t c) {
+      const auto as = static_cast<std::size_t>(a), cs = static_cast<std::size_t>(c);
+      return flo[as] != flo[cs] ? flo[as] < flo[cs] : rank[as] < rank[cs];
+    });
+    frame f{};
+    f.split = false;
+    f.lo = lo;
+    f.hi = hi;
+    f.begin = begin;
+    f.end = static_cast<std::int32_t>(cands.size());
+    f.pos = begin;
+    f.placed = -1;
+    f.mark = log.size();
+    stack.push_back(f);
+    return true;
+  }
+
+  constexpr bool has_unplaced(std::int32_t lo, std::int32_t hi) const {
+    for (std::int32_t u = start_at[static_cast<std::size_t>(lo)]; u < start_at[static_cast<std::size_t>(hi)]; ++u)
+      if (off[static_cast<std::size_t>(by_start[static_cast<std::size_t>(u)])] < 0) return true;
+    return false;
+  }
+
+  // Splits [lo, hi) at the boundaries in [c0, c1) that no unplaced block crosses (dynamic
+  // decomposition: the pieces are independent subproblems, solved one after the other, each from
+  // offset 0). Pushes a split frame and returns true when there is a cut.
+  constexpr bool split(std::int32_t lo, std::int32_t hi, std::int32_t c0, std::int32_t c1) {
+    const auto pb = static_cast<std::int32_t>(parts.size());
+    std::int32_t from = lo;
+    bool cut = false;
+    for (std::int32_t c = std::max(lo, c0); c < std::min(hi - 1, c1); ++c) {
+      if (cuts[static_cast<std::size_t>(c)] != 0) continue;
+      cut = true;
+      if (has_unplaced(from, c + 1)) { parts.push_back(from); parts.push_back(c + 1); }
+      from = c + 1;
+    }
+    if (!cut) return false;
+    if (has_unplaced(from, hi)) { parts.push_back(from); parts.push_back(hi); }
+    frame f{};
+    f.split = true;
+    f.begin = pb;
+    f.end = static_cast<std::int32_t>(parts.size());
+    f.pos = pb;
+    f.mark = log.size();
+    stack.push_back(f);
+    return true;
+  }
+
+  // A part of time is fully placed: its search frames go (their placements stay), up to the
+  // split frame that started it.
+  constexpr void part_done() {
+    while (!stack.empty() && !stack.back().split) {
+      cands.erase(cands.begin() + stack.back().begin, cands.end());
+      stack.pop_back();
+    }
+  }
+
+  // Is there a canonical plan within cap bytes? At most node_limit nodes; `out_of_time` is asked
+  // every 256 nodes. On `found`, best_off holds the plan (caller indices; dead blocks at 0).
+  template <class OutOfTime>
+  constexpr outcome search(std::int64_t cap, std::int64_t node_limit, std::int32_t heuristic, std::uint64_t noise, OutOfTime out_of_time) {
+    set_heuristic(heuristic, noise);
+    for (auto& o : off) o = -1;
+    for (auto& f : flo) f = 0;
+    for (auto& f : sfl) f = 0;
+    stot = total0;
+    cuts = cuts0;
+    log.clear();
+    cands.clear();
+    parts.clear();
+    stack.clear();
+    nodes = 0;
+    if (!fits(0, cap, 0, S)) return outcome::infeasible;
+    if (!split(0, S, 0, S) && !expand(0, S, 0, -1)) return outcome::infeasible;
+    while (!stack.empty()) {
+      if (stack.back().split) {
+        frame& sp = stack.back();
+        if (sp.pos == sp.end) {  // every part placed: so is the part that made this split
+          parts.erase(parts.begin() + sp.begin, parts.end());
+          stack.pop_back();
+          part_done();
+          continue;
+        }
+        const std::int32_t lo = parts[static_cast<std::size_t>(sp.pos)], hi = parts[static_cast<std::size_t>(sp.pos + 1)];
+        sp.pos += 2;
+        if (!expand(lo, hi, 0, -1)) continue;  // (cannot happen: parts hold unplaced blocks)
+        continue;
+      }
+      frame& f = stack.back();
+      if (f.placed >= 0) { rollback(f.mark); f.placed = -1; }
+      if (f.pos == f.end) {  // this part has no plan: neither has the split above it
+        cands.erase(cands.begin() + f.begin, cands.end());
+        stack.pop_back();
+        if (!stack.empty() && stack.back().split) {
+          rollback(stack.back().mark);
+          parts.erase(parts.begin() + stack.back().begin, parts.end());
+          stack.pop_back();
+        }
+        continue;
+      }
+      const std::int32_t k = cands[static_cast<std::size_t>(f.pos++)];
+      if (++nodes > node_limit) return outcome::aborted;
+      if ((nodes & 255) == 0 && out_of_time()) return outcome::aborted;
+      f.placed = k;
+      const std::int32_t lo = f.lo, hi = f.hi;
+      const std::int64_t x = flo[static_cast<std::size_t>(k)];
+      place(k);
+      if (!fits(x, cap, lo, hi)) continue;
+      // f may be invalidated from here on.
+      if (split(lo, hi, sa[static_cast<std::size_t>(k)], sb[static_cast<std::size_t>(k)] - 1)) continue;
+      if (!expand(lo, hi, x, rank[static_cast<std::size_t>(k)])) part_done();
+    }
+    // The stack empties on failure of the first part, or when every part has been placed.
+    for (std::int32_t j = 0; j < m; ++j)
+      if (off[static_cast<std::size_t>(j)] < 0) return outcome::infeasible;
+    for (auto& o : best_off) o = 0;
+    for (std::int32_t j = 0; j < m; ++j) best_off[static_cast<std::size_t>(id[static_cast<std::size_t>(j)])] = off[static_cast<std::size_t>(j)];
+    return outcome::found;
+  }
+};
+
+}  // namespace ctfx::detail
