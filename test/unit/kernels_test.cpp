@@ -1,8 +1,10 @@
 // The kernels against values computed by hand (the fuzzer compares plans with the reference, which
 // share these kernels; here they are checked on their own).
 #include <doctest/doctest.h>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <ctfx.hpp>
 #include <ctfx/exec/runtime.hpp>
 
@@ -59,6 +61,104 @@ TEST_CASE("kernels: index_put on an inner dimension, values broadcast") {
   REQUIRE(ctfx::runtime_plan(g).run(in, o).ok);
   // x[:, i] has shape [2, 2]; v broadcasts along the rows: x[r, 3] += 10, x[r, 1] += 20
   CHECK(out == std::vector<float>{0, 20, 0, 10, 0, 20, 0, 10});
+}
+
+// x[i] += v in place on a 1-D x with one 1-D i64 index: the host checks the indices inside the
+// put (into a private copy of x, written back after the last check). Below and above the size of
+// that private copy (32 KiB), with duplicates and negative indices.
+TEST_CASE("kernels: in-place 1-D scatter, duplicates and negative indices, checked inside the put") {
+  for (const long B : {5L, 10000L}) {
+    auto g = ctfx::build_checked([B](ctfx::builder& b) {
+      auto h = b.input("h", ctfx::f32, {B});
+      auto i = b.input("i", ctfx::i64, {6});
+      auto v = b.input("v", ctfx::f32, {6});
+      b.update(h, ctfx::index_put(h, {i}, v, true));
+    });
+    auto g2 = ctfx::build_checked([B](ctfx::builder& b) {
+      auto h = b.input("h", ctfx::f32, {B});
+      auto i = b.input("i", ctfx::i64, {6});
+      auto v = b.input("v", ctfx::f32, {6});
+      b.update(h, ctfx::index_put(h, {i}, v, false));
+    });
+    std::vector<float> h(static_cast<std::size_t>(B), 1.0f), v = {1, 2, 4, 8, 16, 32};
+    std::vector<std::int64_t> i = {0, 3, -1, 0, -B, B - 1};  // bin 0 three times, bin B-1 twice
+    auto in = [&] {
+      return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(h.data(), ctfx::f32, {B}),
+                                           ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {6}),
+                                           ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {6})};
+    };
+    ctfx::runtime_plan acc(g), put(g2);
+    REQUIRE(acc.run(in(), {}).ok);
+    CHECK(h[0] == 1 + 1 + 8 + 16);
+    CHECK(h[3] == 1 + 2);
+    CHECK(h[static_cast<std::size_t>(B) - 1] == 1 + 4 + 32);
+    CHECK(h[1] == 1);
+    std::fill(h.begin(), h.end(), 1.0f);
+    REQUIRE(put.run(in(), {}).ok);
+    CHECK(h[0] == 16);  // the last write wins
+    CHECK(h[3] == 2);
+    CHECK(h[static_cast<std::size_t>(B) - 1] == 32);
+    CHECK(h[1] == 1);
+    // An index out of range, last: nothing written, and the message names the first bad one.
+    std::fill(h.begin(), h.end(), 1.0f);
+    i = {0, 3, B, 0, -B - 1, 1};
+    auto st = acc.run(in(), {});
+    CHECK_FALSE(st.ok);
+    CHECK(st.message.find("rule index-in-range") != std::string::npos);
+    CHECK(st.message.find("index " + std::to_string(B) + " ") != std::string::npos);
+    CHECK(std::all_of(h.begin(), h.end(), [](float e) { return e == 1.0f; }));
+    i = {0, 0, 0, 0, 0, -B - 1};
+    CHECK_FALSE(put.run(in(), {}).ok);
+    CHECK(std::all_of(h.begin(), h.end(), [](float e) { return e == 1.0f; }));
+  }
+}
+
+TEST_CASE("kernels: in-place 1-D scatter-add in float16 rounds after every add, in order") {
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto h = b.input("h", ctfx::f16, {4});
+    auto i = b.input("i", ctfx::i64, {5});
+    auto v = b.input("v", ctfx::f16, {5});
+    b.update(h, ctfx::index_put(h, {i}, v, true));
+  });
+  std::vector<ctfx::half_t> h = {ctfx::half_t(2048.0f), ctfx::half_t(0.0f), ctfx::half_t(0.0f), ctfx::half_t(1.0f)};
+  std::vector<ctfx::half_t> v = {ctfx::half_t(1.0f), ctfx::half_t(1.0f), ctfx::half_t(1.0f), ctfx::half_t(0.5f), ctfx::half_t(-3.0f)};
+  std::vector<std::int64_t> i = {0, -4, 0, 2, -1};
+  std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(h.data(), ctfx::f16, {4}),
+                                      ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {5}),
+                                      ctfx::tensor_ref::contiguous(v.data(), ctfx::f16, {5})};
+  REQUIRE(ctfx::runtime_plan(g).run(in, {}).ok);
+  // 2048 + 1 = 2049 rounds to 2048 (a tie, to even) at every store: three adds leave 2048 (a sum
+  // in float rounded once would give 2052).
+  CHECK(static_cast<float>(h[0]) == 2048.0f);
+  CHECK(static_cast<float>(h[1]) == 0.0f);
+  CHECK(static_cast<float>(h[2]) == 0.5f);
+  CHECK(static_cast<float>(h[3]) == -2.0f);
+}
+
+// An output computed in the caller's buffer before the put: a bad index must still leave it unwritten.
+TEST_CASE("kernels: a bad index in an in-place scatter leaves an earlier direct output unwritten") {
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto h = b.input("h", ctfx::f32, {8});
+    auto i = b.input("i", ctfx::i64, {3});
+    auto v = b.input("v", ctfx::f32, {3});
+    b.output(v.clone());
+    b.update(h, ctfx::index_put(h, {i}, v, true));
+  });
+  std::vector<float> h(8, 0.0f), v = {1, 2, 3}, out(3, -1.0f);
+  std::vector<std::int64_t> i = {1, 9, 2};
+  std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(h.data(), ctfx::f32, {8}),
+                                      ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {3}),
+                                      ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {3})};
+  std::vector<ctfx::tensor_ref> o = {ctfx::tensor_ref::contiguous(out.data(), ctfx::f32, {3})};
+  ctfx::runtime_plan plan(g);
+  REQUIRE(plan.error().ok());
+  CHECK_FALSE(plan.run(in, o).ok);
+  CHECK(out == std::vector<float>(3, -1.0f));
+  CHECK(h == std::vector<float>(8, 0.0f));
+  i = {1, -6, 1};  // -6 is bin 2
+  REQUIRE(plan.run(in, o).ok);
+  CHECK(out == v);
+  CHECK(h == std::vector<float>{0, 1 + 3, 2, 0, 0, 0, 0, 0});
 }
 
 TEST_CASE("kernels: strided copies, reductions, cat and dtype conversion") {

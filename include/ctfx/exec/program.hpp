@@ -5,7 +5,10 @@
 // buffer for every functional op) and the optimized plan (the reinplaced graph, slots shared as
 // plan/reuse.hpp decided). A run is: bind symbols -> evaluate layouts -> validate everything ->
 // only then write: workspace first, then caller buffers. So a failed run returns a run_status and
-// leaves every caller buffer bit-identical.
+// leaves every caller buffer bit-identical. (One refinement on the host: an in-place 1-D scatter
+// that no caller-buffer write precedes checks its indices inside its put, into a private copy of its
+// destination written back only after the last check: still before any caller-buffer write, with
+// the indices read once. See plan_fused_checks.)
 //
 // Rules a run checks (each failure names the node or input and the rule):
 //   input-count, input-dtype, input-rank, input-shape, input-strides, symbol-bound  (binding)
@@ -256,6 +259,10 @@ class program {
     // Index values that can be checked now: those in caller buffers not written before their use.
     for (auto i : index_nodes_) {
       if (!index_checkable_early(i)) continue;
+      if (fused_check_[static_cast<std::size_t>(i)]) {
+        const bound_layout& x = L[static_cast<std::size_t>(g_.arg(i, 0))];
+        if (fused_check(i, index_args(i, L, base, base[static_cast<std::size_t>(x.storage)], x), ctx)) continue;
+      }
       if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
     }
     if (kernels_needed_ && !kernels)
@@ -306,6 +313,7 @@ class program {
   std::vector<std::int32_t> input_of_storage_;  // per storage: input position, or -1
   std::vector<std::int32_t> first_write_step_;  // per storage: the first step that writes it, or -1
   std::int32_t first_caller_write_ = -1;        // the first step that writes a caller buffer
+  std::vector<std::uint8_t> fused_check_;       // per node: index put that may check inside its put
   std::int32_t first_custom_ = -1;
   bool kernels_needed_ = false;
   std::vector<std::pair<std::int32_t, tensor_meta>> hidden_;  // (node, meta) of results no getitem reads
@@ -460,6 +468,35 @@ class program {
       }
     }
     plan_direct_outputs();
+    plan_fused_checks();
+  }
+
+  // In-place index puts whose index check may run inside the put itself (host, see
+  // kernels::index_put_checked_host): no step before them writes a caller buffer (an input, or an
+  // output computed in the caller's buffer), so a failed check there still leaves every caller
+  // buffer untouched. Whether a put takes that path is decided again at run time (its form, its size).
+  void plan_fused_checks() {
+    fused_check_.assign(static_cast<std::size_t>(g_.size()), 0);
+    for (auto i : index_nodes_) {
+      const op_kind k = g_[i].op;
+      if ((k != op_kind::index_put_ && k != op_kind::unsafe_index_put_) || !index_checkable_early(i)) continue;
+      const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
+      bool ok = first_caller_write_ < 0 || first_caller_write_ >= step;
+      for (auto st : direct_storage_) {  // an output in the caller's buffer: defined (or written) before?
+        if (st < 0) continue;
+        const auto s = static_cast<std::size_t>(st);
+        const auto bi = life_.buffer_of[s];
+        if (bi >= 0 && life_.buffers[static_cast<std::size_t>(bi)].def_step < step) ok = false;
+        if (first_write_step_[s] >= 0 && first_write_step_[s] < step) ok = false;
+      }
+      fused_check_[static_cast<std::size_t>(i)] = ok ? 1 : 0;
+    }
+  }
+
+  // True when index node i checks its indices inside its put on this run (then the validation
+  // pass leaves them to it).
+  bool fused_check(std::int32_t i, const kernels::index_put_args& a, const device_ctx& ctx) const {
+    return ctx.where != backend::cuda && fused_check_[static_cast<std::size_t>(i)] && kernels::index_put_fusable_host(a);
   }
 
   // An output whose node holds a whole fresh buffer, dense from offset 0 and returned once, is
@@ -722,6 +759,10 @@ class program {
       }
     }
     if (at < 0) return {};
+    return index_failure(i, a, which, value);
+  }
+
+  run_status index_failure(std::int32_t i, const kernels::index_put_args& a, int which, index_t value) const {
     std::int32_t idx_node = -1;
     for (std::int32_t k = 2, seen = 0; k < g_[i].nargs; ++k)
       if (g_.arg(i, k) >= 0 && seen++ == which) idx_node = g_.arg(i, k);
@@ -801,8 +842,13 @@ class program {
         if (!index_checkable_early(i))
           if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
         if (!inplace) kernels::copy(ctx, view(i), arg(0));
-        kernels::index_put(ctx, index_args(i, L, base, base[static_cast<std::size_t>(dl.storage)], dl), scratch + 64,
-                           opt_.atomic_index_put);
+        const kernels::index_put_args a = index_args(i, L, base, base[static_cast<std::size_t>(dl.storage)], dl);
+        if (inplace && fused_check(i, a, ctx)) {  // the check inside the put (no early check ran)
+          index_t value = 0;
+          if (kernels::index_put_checked_host(a, &value) >= 0) return index_failure(i, a, 0, value);
+          return {};
+        }
+        kernels::index_put(ctx, a, scratch + 64, opt_.atomic_index_put);
         return {};
       }
       case op_kind::sum: case op_kind::amax: {

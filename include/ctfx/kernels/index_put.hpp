@@ -144,6 +144,66 @@ struct index_put_seq_fn {  // the whole put, in order, by one thread
   }
 };
 
+// Host only: the common scatter (one 1-D i64 index: x[i] (+)= v, x 1-D) with the index check
+// fused into the put. The puts go, in row-major order, to a private copy of x on the stack (x must
+// fit in `index_put_shadow_bytes`); x itself is written (the copy back) only after the last index
+// was checked, so a bad index still leaves x untouched (validate before mutate) while the indices
+// are read once instead of twice (a check pass, then the put). Same element type, same operations
+// in the same order as index_put_seq_fn: bit-identical results. False when the put does not have
+// that form, or when x shares bytes with the values or the index (then the order of reads and
+// writes matters and only the plain path keeps it).
+inline constexpr std::size_t index_put_shadow_bytes = 32 * 1024;
+
+inline bool index_put_fusable_host(const index_put_args& a) {
+  if (a.x.rank != 1 || a.free.rank != 1 || a.n_index != 1 || a.index[0].dt != dtype::i64 || a.free.stride[0] != 0 ||
+      a.index_extent[0] <= 0 || a.count <= 0)
+    return false;
+  if (static_cast<std::size_t>(a.index_extent[0]) * static_cast<std::size_t>(size_of(a.x.dt)) > index_put_shadow_bytes) return false;
+  auto span = [](const std::byte* p, index_t n, index_t st, int sz, const std::byte** lo, const std::byte** hi) {
+    const index_t last = (n - 1) * st;
+    *lo = p + (last < 0 ? last : 0) * sz;
+    *hi = p + (last > 0 ? last : 0) * sz + sz;
+  };
+  const std::byte *xl, *xh, *vl, *vh, *il, *ih;
+  span(a.x.p, a.index_extent[0], a.x.stride[0], size_of(a.x.dt), &xl, &xh);
+  span(a.values.p, a.count, a.values.stride[0], size_of(a.values.dt), &vl, &vh);
+  span(a.index[0].p, a.count, a.index[0].stride[0], 8, &il, &ih);
+  auto apart = [](const std::byte* l1, const std::byte* h1, const std::byte* l2, const std::byte* h2) {
+    return reinterpret_cast<std::uintptr_t>(h1) <= reinterpret_cast<std::uintptr_t>(l2) ||
+           reinterpret_cast<std::uintptr_t>(h2) <= reinterpret_cast<std::uintptr_t>(l1);
+  };
+  return apart(xl, xh, vl, vh) && apart(xl, xh, il, ih);
+}
+
+// Runs the fused check-and-put (index_put_fusable_host(a) must hold). Returns -1 when every index
+// was in range and the put is done, else the first bad position (its value in *value) with x
+// untouched.
+inline index_t index_put_checked_host(const index_put_args& a, index_t* value) {
+  return visit_dtype(a.x.dt, [&](auto dd) -> index_t {
+    constexpr dtype D = decltype(dd)::value;
+    using E = element_t<D>;
+    E shadow[index_put_shadow_bytes / sizeof(E)];
+    const index_t ext = a.index_extent[0], xs = a.x.stride[0];
+    auto* xp = reinterpret_cast<E*>(a.x.p);
+    for (index_t e = 0; e < ext; ++e) shadow[e] = xp[e * xs];
+    const auto* ip = reinterpret_cast<const std::int64_t*>(a.index[0].p);
+    const auto* vp = reinterpret_cast<const E*>(a.values.p);
+    const index_t is = a.index[0].stride[0], vs = a.values.stride[0];
+    const auto span = static_cast<std::uint64_t>(2 * ext);
+    for (index_t j = 0; j < a.count; ++j) {
+      index_t v = ip[j * is];
+      if (static_cast<std::uint64_t>(v) + static_cast<std::uint64_t>(ext) >= span) { *value = v; return j; }  // v < -ext or v >= ext
+      if (v < 0) v += ext;
+      E& dst = shadow[v];
+      if (!a.accumulate) dst = vp[j * vs];
+      else if constexpr (std::is_arithmetic_v<E> && !std::is_same_v<E, std::uint8_t>) dst = static_cast<E>(wrap_add<compute_t<D>>(dst, vp[j * vs]));
+      else store_as<D, compute_t<D>>(&dst, wrap_add(load_as<D, compute_t<D>>(&dst), load_as<D, compute_t<D>>(vp + j * vs)));
+    }
+    for (index_t e = 0; e < ext; ++e) xp[e * xs] = shadow[e];
+    return -1;
+  });
+}
+
 // Workspace bytes the deterministic CUDA path needs for `count` positions (0 on the host).
 inline std::size_t index_put_scratch_bytes(index_t count, backend b) {
   if (b != backend::cuda || count <= 0) return 0;
