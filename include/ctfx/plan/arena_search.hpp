@@ -50,14 +50,13 @@ struct arena_bnb {
   // Dynamic state.
   std::vector<std::int64_t> off, flo, sfl, stot;
   std::vector<std::int32_t> rank;  // preorder position of each block (the current heuristic)
-  struct undo { std::int32_t kind, idx; std::int64_t old; };  // kind 0: flo[idx], 1: sfl[idx], 2: placement
+  struct undo { std::int32_t kind, idx; std::int64_t old; };  // kind 0: flo[idx], 1: sfl[idx], 2: placement, 3: witness[idx]
   std::vector<undo> log;
-  std::vector<std::int32_t> stamp, affected, cands;
-  std::int32_t epoch = 0;
+  std::vector<std::int32_t> affected, cands, witness;
   // A search frame: a part [lo, hi) of time, its candidate blocks cands[begin, end), the next
   // one at pos, the one placed now. A split frame: its parts parts[begin, end) (pairs lo, hi),
   // the next at pos. mark: the log size when the frame was pushed.
-  struct frame { bool split; std::int32_t lo, hi, begin, end, pos, placed; std::size_t mark; };
+  struct frame { bool split, hatless; std::int32_t lo, hi, begin, end, pos, placed; std::size_t mark; };
   std::vector<std::int32_t> parts, cuts, cuts0;  // cuts[c]: unplaced blocks across boundary c | c+1
   std::vector<std::int32_t> by_start, start_at;  // blocks by first section; start_at[s]: first with sa ≥ s
   std::vector<frame> stack;
@@ -151,7 +150,7 @@ struct arena_bnb {
     flo = bnb_filled<std::int64_t>(static_cast<std::size_t>(m), 0);
     sfl = bnb_filled<std::int64_t>(static_cast<std::size_t>(S), 0);
     stot = total0;
-    stamp = bnb_filled<std::int32_t>(static_cast<std::size_t>(S), 0);
+    witness = bnb_filled<std::int32_t>(static_cast<std::size_t>(S), -1);
     rank = bnb_filled<std::int32_t>(static_cast<std::size_t>(m), 0);
     best_off = bnb_filled<std::int64_t>(b.size(), 0);
     return true;
@@ -188,21 +187,38 @@ struct arena_bnb {
     for (std::int32_t r = 0; r < m; ++r) rank[static_cast<std::size_t>(o[static_cast<std::size_t>(r)])] = r;
   }
 
+  // The lowest floor of the unplaced blocks of section s, and one block that has it.
+  constexpr void rescan(std::int32_t s) {
+    const auto ss = static_cast<std::size_t>(s);
+    std::int64_t lo = -1;
+    std::int32_t w = -1;
+    for (std::int32_t e = sec_begin[ss]; e < sec_begin[ss + 1]; ++e) {
+      const std::int32_t j = sec[static_cast<std::size_t>(e)];
+      const auto js = static_cast<std::size_t>(j);
+      if (off[js] < 0 && (lo < 0 || flo[js] < lo)) { lo = flo[js]; w = j; }
+    }
+    log.push_back({3, s, witness[ss]});
+    witness[ss] = w;
+    if (lo > sfl[ss]) { log.push_back({1, s, sfl[ss]}); sfl[ss] = lo; }
+  }
+
   // Places block k at its floor; everything it changes goes to the log (kind 2: the placement).
-  constexpr void place(std::int32_t k) {
+  // False when no unplaced block overlaps k in time (k is "hatless").
+  constexpr bool place(std::int32_t k) {
     const auto ks = static_cast<std::size_t>(k);
     const std::int64_t x = flo[ks], h = x + size[ks];
     off[ks] = x;
     log.push_back({2, k, 0});
-    ++epoch;
-    affected.clear();
+    affected.clear();  // the blocks whose floor rises
+    bool hat = false;
     for (std::int32_t e = ov_begin[ks]; e < ov_begin[ks + 1]; ++e) {
       const auto j = static_cast<std::size_t>(ov[static_cast<std::size_t>(e)]);
-      if (off[j] >= 0 || flo[j] >= h) continue;
+      if (off[j] >= 0) continue;
+      hat = true;
+      if (flo[j] >= h) continue;
       log.push_back({0, static_cast<std::int32_t>(j), flo[j]});
-      flo[j] = (h + align[j] - 1) / align[j] * align[j];
-      for (std::int32_t s = sa[j]; s < sb[j]; ++s)
-        if (stamp[static_cast<std::size_t>(s)] != epoch) { stamp[static_cast<std::size_t>(s)] = epoch; affected.push_back(s); }
+      flo[j] = align[j] == 1 ? h : (h + align[j] - 1) / align[j] * align[j];
+      affected.push_back(static_cast<std::int32_t>(j));
     }
     for (std::int32_t s = sa[ks]; s < sb[ks]; ++s) {
       const auto ss = static_cast<std::size_t>(s);
@@ -211,16 +227,15 @@ struct arena_bnb {
       stot[ss] -= size[ks];
     }
     for (std::int32_t c = sa[ks]; c + 1 < sb[ks]; ++c) --cuts[static_cast<std::size_t>(c)];
-    // A section's floor is at least the lowest floor of its unplaced blocks.
-    for (auto s : affected) {
-      const auto ss = static_cast<std::size_t>(s);
-      std::int64_t lo = -1;
-      for (std::int32_t e = sec_begin[ss]; e < sec_begin[ss + 1]; ++e) {
-        const auto j = static_cast<std::size_t>(sec[static_cast<std::size_t>(e)]);
-        if (off[j] < 0 && (lo < 0 || flo[j] < lo)) lo = flo[j];
-      }
-      if (lo > sfl[ss]) { log.push_back({1, s, sfl[ss]}); sfl[ss] = lo; }
-    }
+    // A section's floor is at least the lowest floor of its unplaced blocks. witness[s] holds a
+    // block with that lowest floor; it stays one (floors only rise) until it rises or is placed,
+    // so only those sections are scanned again.
+    for (auto j : affected)
+      for (std::int32_t s = sa[static_cast<std::size_t>(j)]; s < sb[static_cast<std::size_t>(j)]; ++s)
+        if (witness[static_cast<std::size_t>(s)] == j) rescan(s);
+    for (std::int32_t s = sa[ks]; s < sb[ks]; ++s)
+      if (witness[static_cast<std::size_t>(s)] == k) rescan(s);
+    return hat;
   }
 
   // Undoes everything logged after `mark`, placements included.
@@ -231,6 +246,7 @@ struct arena_bnb {
       const auto i = static_cast<std::size_t>(u.idx);
       if (u.kind == 0) flo[i] = u.old;
       else if (u.kind == 1) sfl[i] = u.old;
+      else if (u.kind == 3) witness[i] = static_cast<std::int32_t>(u.old);
       else {
         for (std::int32_t s = sa[i]; s < sb[i]; ++s) stot[static_cast<std::size_t>(s)] += size[i];
         for (std::int32_t c = sa[i]; c + 1 < sb[i]; ++c) ++cuts[static_cast<std::size_t>(c)];
@@ -333,6 +349,8 @@ struct arena_bnb {
     for (auto& f : sfl) f = 0;
     stot = total0;
     cuts = cuts0;
+    for (std::int32_t t = 0; t < S; ++t)  // every floor is 0: any member is a lowest one
+      witness[static_cast<std::size_t>(t)] = sec_begin[static_cast<std::size_t>(t)] < sec_begin[static_cast<std::size_t>(t) + 1] ? sec[static_cast<std::size_t>(sec_begin[static_cast<std::size_t>(t)])] : -1;
     log.clear();
     cands.clear();
     parts.clear();
@@ -355,7 +373,13 @@ struct arena_bnb {
         continue;
       }
       frame& f = stack.back();
-      if (f.placed >= 0) { rollback(f.mark); f.placed = -1; }
+      if (f.placed >= 0) {
+        rollback(f.mark);
+        f.placed = -1;
+        // A block with nothing above it constrained no one: had the others a plan without it
+        // there, they have one with it, so its siblings need no try (MiniMalloc's hatless pruning).
+        if (f.hatless) f.pos = f.end;
+      }
       if (f.pos == f.end) {  // this part has no plan: neither has the split above it
         cands.erase(cands.begin() + f.begin, cands.end());
         stack.pop_back();
@@ -372,7 +396,7 @@ struct arena_bnb {
       f.placed = k;
       const std::int32_t lo = f.lo, hi = f.hi;
       const std::int64_t x = flo[static_cast<std::size_t>(k)];
-      place(k);
+      f.hatless = !place(k);
       if (!fits(x, cap, lo, hi)) continue;
       // f may be invalidated from here on.
       if (split(lo, hi, sa[static_cast<std::size_t>(k)], sb[static_cast<std::size_t>(k)] - 1)) continue;
