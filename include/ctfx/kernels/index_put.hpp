@@ -159,20 +159,17 @@ inline bool index_put_fusable_host(const index_put_args& a) {
       a.index_extent[0] <= 0 || a.count <= 0)
     return false;
   if (static_cast<std::size_t>(a.index_extent[0]) * static_cast<std::size_t>(size_of(a.x.dt)) > index_put_shadow_bytes) return false;
-  auto span = [](const std::byte* p, index_t n, index_t st, int sz, const std::byte** lo, const std::byte** hi) {
-    const index_t last = (n - 1) * st;
-    *lo = p + (last < 0 ? last : 0) * sz;
-    *hi = p + (last > 0 ? last : 0) * sz + sz;
+  struct range { std::uintptr_t lo, hi; };  // the bytes a 1-D view reaches
+  auto span = [](const std::byte* p, index_t n, index_t st, int sz) {
+    const index_t last = (n - 1) * st * sz;
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    return range{at - static_cast<std::uintptr_t>(last < 0 ? -last : 0), at + static_cast<std::uintptr_t>(last > 0 ? last : 0) + static_cast<std::uintptr_t>(sz)};
   };
-  const std::byte *xl, *xh, *vl, *vh, *il, *ih;
-  span(a.x.p, a.index_extent[0], a.x.stride[0], size_of(a.x.dt), &xl, &xh);
-  span(a.values.p, a.count, a.values.stride[0], size_of(a.values.dt), &vl, &vh);
-  span(a.index[0].p, a.count, a.index[0].stride[0], 8, &il, &ih);
-  auto apart = [](const std::byte* l1, const std::byte* h1, const std::byte* l2, const std::byte* h2) {
-    return reinterpret_cast<std::uintptr_t>(h1) <= reinterpret_cast<std::uintptr_t>(l2) ||
-           reinterpret_cast<std::uintptr_t>(h2) <= reinterpret_cast<std::uintptr_t>(l1);
-  };
-  return apart(xl, xh, vl, vh) && apart(xl, xh, il, ih);
+  const range x = span(a.x.p, a.index_extent[0], a.x.stride[0], size_of(a.x.dt));
+  const range v = span(a.values.p, a.count, a.values.stride[0], size_of(a.values.dt));
+  const range i = span(a.index[0].p, a.count, a.index[0].stride[0], 8);
+  auto apart = [](range r, range q) { return r.hi <= q.lo || q.hi <= r.lo; };
+  return apart(x, v) && apart(x, i);
 }
 
 // Runs the fused check-and-put (index_put_fusable_host(a) must hold). Returns -1 when every index
