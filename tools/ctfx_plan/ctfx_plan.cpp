@@ -1,8 +1,9 @@
-// ctfx_plan FILE.csv [--budget-ms N] [--first-fit]: plans a memory trace (columns id,lower,upper,size;
+// ctfx_plan FILE.csv [--budget-ms N] [--first-fit] [--no-search]: plans a memory trace (columns id,lower,upper,size;
 // half-open lifetimes, bytes) with ctfx's arena planner — the same constexpr code that plans graphs
 // in the compiler — checks the plan (no two blocks overlap in time and space) and prints
 //   plan=<bytes> lower_bound=<bytes> ratio=<plan/lower_bound> seconds=<planning time>
 // --first-fit plans with the Inductor-like baseline instead (start order, first fit).
+// --no-search leaves out the exact search (plan/arena_search.hpp): greedy portfolio + squeaky wheel.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -25,14 +26,16 @@ int main(int argc, char** argv) {
       opt.budget_ns = ms * 1'000'000;
     } else if (a == "--first-fit") {
       first_fit = true;
+    } else if (a == "--no-search") {
+      opt.search_max_pairs = 0;
     } else if (file.empty() && !a.empty() && a[0] != '-') {
       file = a;
     } else {
-      std::fprintf(stderr, "usage: ctfx_plan FILE.csv [--budget-ms N] [--first-fit]\n");
+      std::fprintf(stderr, "usage: ctfx_plan FILE.csv [--budget-ms N] [--first-fit] [--no-search]\n");
       return 2;
     }
   }
-  if (file.empty()) { std::fprintf(stderr, "usage: ctfx_plan FILE.csv [--budget-ms N] [--first-fit]\n"); return 2; }
+  if (file.empty()) { std::fprintf(stderr, "usage: ctfx_plan FILE.csv [--budget-ms N] [--first-fit] [--no-search]\n"); return 2; }
   std::ifstream in(file, std::ios::binary);
   if (!in) { std::fprintf(stderr, "ctfx_plan: cannot open '%s'\n", file.c_str()); return 2; }
   std::stringstream ss;
