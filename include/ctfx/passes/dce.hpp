@@ -18,7 +18,8 @@ constexpr bool has_side_effect(const ir& g, std::int32_t i) {
          k == op_kind::auto_functionalized || facts(k).family == op_family::collective;
 }
 
-constexpr ir dce(const ir& g) {
+// By value, so that a graph without dead nodes is moved through, not copied.
+constexpr ir dce(ir g) {
   if (!g.error.ok()) return g;
   const users_index u = users_of(g);
   std::vector<std::uint8_t> live;

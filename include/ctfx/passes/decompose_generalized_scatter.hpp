@@ -33,7 +33,8 @@ constexpr bool scatter_always_uses_mutation(std::span<const sym_expr> chain) {
 
 }  // namespace detail
 
-constexpr ir decompose_generalized_scatter(const ir& g) {
+// By value, so that a graph without generalized scatters is moved through, not copied.
+constexpr ir decompose_generalized_scatter(ir g) {
   using namespace detail;
   if (!g.error.ok()) return g;
   bool any = false;  // no generalized scatter: the graph as it is

@@ -2,9 +2,11 @@
 //   remove_noop_ops -> canonicalize_view_scatter_ops -> reinplace_inplaceable_ops_core
 //     -> decompose_generalized_scatter -> dce
 //
-// At compile time each pass is its own constant evaluation (ctfx::stage, which nvcc needs) that
-// runs the pass once, verifies its result and freezes it; a broken rule — including a require_inplace node left functional — is a compile
-// error naming the node and the rule (detail::graph_error, as for graphs):
+// At compile time the passes run in the compiler: under g++ and clang as one constant evaluation
+// (detail::fused_pipeline), under nvcc as one evaluation per pass (ctfx::stage: nvcc refuses long
+// evaluations); either way each pass is followed by the verifier, and a broken rule — including a
+// require_inplace node left functional — is a compile error naming the node and the rule
+// (detail::graph_error, as for graphs):
 //
 //   using P = ctfx::pipeline<decltype(my_graph)>;          // or pipeline<G, decltype(my_table)>
 //   static_assert(P::report.all_inplace());
@@ -13,6 +15,8 @@
 // At run time: ctfx::run_pipeline(g, &log) returns the final graph, whose `error` names the first
 // broken rule (and the pass after which it was found).
 #pragma once
+#include <array>
+#include <type_traits>
 #include "../graph/graph.hpp"
 #include "reinplace.hpp"
 #include "report.hpp"
@@ -41,7 +45,7 @@ inline constexpr bool pipeline_complete = CTFX_PIPELINE_COMPLETE != 0;
 
 namespace detail {
 constexpr ir verified(ir g, std::string_view after) {
-  diagnostic d = verify(g);
+  diagnostic d = verify_keeping(g);  // in place: verify(g) would copy the graph
   if (!d.ok() && g.error.ok()) {
     // Keep the verifier's sentence, and say which pass produced the graph.
     msg m;
@@ -136,20 +140,89 @@ struct reinplace_stage_with_report {
 };
 }  // namespace detail
 
+namespace detail {
+// g++ and clang: the whole pipeline as ONE constant evaluation — thaw the source once, run the
+// five passes with the verifier after each (run_pipeline), keep the report, freeze once. A stage per
+// pass thaws and freezes the graph five times; on the 1,000-node scatter chain the fused form costs
+// ~30% less compile time and memory (bench/RESULTS.md §1). nvcc gives up on one evaluation that long
+// ("excessive constexpr function call complexity"), so there each pass stays its own stage.
+template <class Source, class Table>
+struct fused_pipeline {
+  static constexpr ir_sizes capacity = headroom(source_sizes<Source>());
+  static constexpr std::size_t report_capacity = source_sizes<Source>().nodes + 16;
+  struct result {
+    stage_result<capacity> stage{};
+    std::size_t n_items = 0;
+    std::array<reinplace_candidate, report_capacity> items{};
+  };
+  static constexpr ir make() { return run_pipeline<Table>(Source::get()); }
+  static constexpr result evaluate() {
+    result r{};
+    reinplace_log log;
+    ir g = run_pipeline<Table>(Source::get(), &log);
+    settle<false>(r.stage, g);
+    r.stage.diag = g.error;  // the first broken rule, with the pass after which it was found
+    r.n_items = log.items.size();
+    if (r.n_items <= report_capacity)
+      for (std::size_t k = 0; k < r.n_items; ++k) r.items[k] = log.items[k];
+    return r;
+  }
+  static constexpr result once = evaluate();
+  static constexpr ir_sizes sizes = once.stage.sizes;
+
+ private:
+  template <bool Fits, class = void>
+  struct pick { static constexpr const frozen_ir<capacity>& value = once.stage.frozen; };
+  template <class Dummy>
+  struct pick<false, Dummy> { static constexpr frozen_ir<sizes> value = freeze<sizes>(make()); };
+  static constexpr auto make_report() {
+    if constexpr (once.n_items <= report_capacity) {
+      reinplace_report<once.n_items> r{};
+      for (std::size_t k = 0; k < once.n_items; ++k) r.items[k] = once.items[k];
+      return r;
+    } else {
+      // The report is on the graph reinplacing was given: the source after two passes.
+      return reinplace_report_of<stage<stage<Source, &remove_noop_ops>, &canonicalize_view_scatter_ops>, Table>();
+    }
+  }
+
+ public:
+  static constexpr const auto& frozen = pick<once.stage.fits>::value;
+  static constexpr ir get() { return frozen.thaw(); }
+  static constexpr diagnostic diag = once.stage.diag;
+  static constexpr auto report = make_report();
+};
+
+template <class Source, class Table>
+struct staged_pipeline {
+  using noop = checked_stage<stage<Source, &remove_noop_ops, true>>;
+  using canonical = checked_stage<stage<noop, &canonicalize_view_scatter_ops, true>>;
+  using reinplaced = checked_stage<reinplace_stage_with_report<canonical, Table>>;
+  using decomposed = checked_stage<stage<reinplaced, &decompose_generalized_scatter, true>>;
+  using final_stage = checked_stage<stage<decomposed, &dce, true>>;
+};
+}  // namespace detail
+
 // The pipeline over a graph source (a graph_def, a stage, anything with a static constexpr get()).
-// Each pass is one constant evaluation that also verifies and freezes its result.
+// `noop` ... `final_stage` name the graph after each pass (each its own verified evaluation,
+// instantiated only when named); `get()`, `report` and `diag` come from one fused evaluation under
+// g++ and clang, and from the per-pass stages under nvcc.
 template <class Source, class Table = builtin_inplace_table>
 struct pipeline {
-  using noop = detail::checked_stage<stage<Source, &remove_noop_ops, true>>;
-  using canonical = detail::checked_stage<stage<noop, &canonicalize_view_scatter_ops, true>>;
-  using reinplaced = detail::checked_stage<detail::reinplace_stage_with_report<canonical, Table>>;
-  using decomposed = detail::checked_stage<stage<reinplaced, &decompose_generalized_scatter, true>>;
-  using final_stage = detail::checked_stage<stage<decomposed, &dce, true>>;
-  static_assert(noop::diag.ok() && canonical::diag.ok() && reinplaced::diag.ok() && decomposed::diag.ok() &&
-                final_stage::diag.ok());
+  using stages = detail::staged_pipeline<Source, Table>;
+  using noop = typename stages::noop;
+  using canonical = typename stages::canonical;
+  using reinplaced = typename stages::reinplaced;
+  using decomposed = typename stages::decomposed;
+  using final_stage = std::conditional_t<detail::verify_separately, typename stages::final_stage,
+                                         detail::checked_stage<detail::fused_pipeline<Source, Table>>>;
+  static_assert(final_stage::diag.ok());
 
   // What reinplacing decided, on the graph it was given (node names of `canonical`).
-  static constexpr auto report = reinplaced::report;
+  static constexpr auto report = [] {
+    if constexpr (detail::verify_separately) return reinplaced::report;
+    else return final_stage::report;
+  }();
   static constexpr ir get() { return final_stage::get(); }
 };
 
