@@ -415,7 +415,7 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
   // 2. The exact search (arena_search.hpp), on instances with few enough overlapping pairs; it
   // gets the rest of the budget. Each round tries the smallest size not proven impossible (the lower
   // bound at first), then tightens: target = best - (best - proven) / 4, again after each success,
-  // until a target fails; each of the three preorders is tried per target (with pseudo-random noise
+  // until a target fails; each of the four preorders is tried per target (with pseudo-random noise
   // on the first key after round 0). A search that runs out of nodes fails for this round; the next
   // round doubles the node limit (2 · blocks at first). (Bisection between the lower bound and the
   // best plan did worse on the minimalloc set: most midpoints fail and cost the full node limit.)
