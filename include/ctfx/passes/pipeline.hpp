@@ -73,7 +73,6 @@ constexpr ir run_pipeline(ir g, reinplace_log* log = nullptr) {
 }
 
 namespace detail {
-template <class Table> constexpr ir reinplace_stage(ir g) { return reinplace_inplaceable_ops_core<Table>(static_cast<ir&&>(g)); }
 
 // A verified stage (stage<..., true>): a failed verify is a compile error naming the rule.
 template <class Stage>
@@ -81,10 +80,13 @@ struct checked_stage : Stage {
   static_assert(graph_error<Stage::diag>::value);
 };
 
-// Reinplacing as a verified stage that also keeps its report: one run of the pass gives both (the
-// report used to cost two more runs, one for its size and one for its items).
-template <class Source, class Table>
-struct reinplace_stage_with_report {
+// A stage whose one evaluation also keeps the reinplacing report (the report used to cost two more
+// runs, one for its size and one for its items). Run(g, log) gives the result graph and fills the
+// log; ReportSource is the graph reinplacing is given, for the rare report that does not fit.
+// VerifyAfter: verify the result in this evaluation (or, under nvcc, in its own); otherwise the
+// verdict is the result's own error (Run verified as it went).
+template <class Source, class Table, auto Run, bool VerifyAfter, class ReportSource>
+struct reporting_stage {
   static constexpr ir_sizes capacity = headroom(source_sizes<Source>());
   // At most one candidate per node, except user ops (one per mutated argument): a graph with more
   // falls back to a second run for the report.
@@ -97,8 +99,13 @@ struct reinplace_stage_with_report {
   static constexpr result evaluate() {
     result r{};
     reinplace_log log;
-    ir g = reinplace_with_log<Table>(Source::get(), log);
-    settle<true>(r.stage, g);
+    ir g = Run(Source::get(), log);
+    if constexpr (VerifyAfter) {
+      settle<true>(r.stage, g);
+    } else {
+      settle<false>(r.stage, g);
+      r.stage.diag = g.error;  // the first broken rule, with the pass after which it was found
+    }
     r.n_items = log.items.size();
     if (r.n_items <= report_capacity)
       for (std::size_t k = 0; k < r.n_items; ++k) r.items[k] = log.items[k];
@@ -106,7 +113,10 @@ struct reinplace_stage_with_report {
   }
   static constexpr result once = evaluate();
   static constexpr ir_sizes sizes = once.stage.sizes;
-  static constexpr ir make() { return reinplace_stage<Table>(Source::get()); }
+  static constexpr ir make() {
+    reinplace_log log;
+    return Run(Source::get(), log);
+  }
 
  private:
   template <bool Fits, class = void>
@@ -119,79 +129,40 @@ struct reinplace_stage_with_report {
       for (std::size_t k = 0; k < once.n_items; ++k) r.items[k] = once.items[k];
       return r;
     } else {
-      return reinplace_report_of<Source, Table>();
+      return reinplace_report_of<ReportSource, Table>();
     }
   }
-
- public:
-  static constexpr const auto& frozen = pick<once.stage.fits>::value;
-  static constexpr ir get() { return frozen.thaw(); }
-
- private:
   static constexpr diagnostic check() {
-    if constexpr (verify_separately) return verify(get());
+    if constexpr (VerifyAfter && verify_separately) return verify(get());
     else return once.stage.diag;
   }
 
  public:
-  static constexpr diagnostic diag = check();
-  // What reinplacing decided, on the graph it was given (node names of Source).
-  static constexpr auto report = make_report();
-};
-}  // namespace detail
-
-namespace detail {
-// g++ and clang: the whole pipeline as ONE constant evaluation — thaw the source once, run the
-// five passes with the verifier after each (run_pipeline), keep the report, freeze once. A stage per
-// pass thaws and freezes the graph five times; on the 1,000-node scatter chain the fused form costs
-// ~30% less compile time and memory (bench/RESULTS.md §1). nvcc gives up on one evaluation that long
-// ("excessive constexpr function call complexity"), so there each pass stays its own stage.
-template <class Source, class Table>
-struct fused_pipeline {
-  static constexpr ir_sizes capacity = headroom(source_sizes<Source>());
-  static constexpr std::size_t report_capacity = source_sizes<Source>().nodes + 16;
-  struct result {
-    stage_result<capacity> stage{};
-    std::size_t n_items = 0;
-    std::array<reinplace_candidate, report_capacity> items{};
-  };
-  static constexpr ir make() { return run_pipeline<Table>(Source::get()); }
-  static constexpr result evaluate() {
-    result r{};
-    reinplace_log log;
-    ir g = run_pipeline<Table>(Source::get(), &log);
-    settle<false>(r.stage, g);
-    r.stage.diag = g.error;  // the first broken rule, with the pass after which it was found
-    r.n_items = log.items.size();
-    if (r.n_items <= report_capacity)
-      for (std::size_t k = 0; k < r.n_items; ++k) r.items[k] = log.items[k];
-    return r;
-  }
-  static constexpr result once = evaluate();
-  static constexpr ir_sizes sizes = once.stage.sizes;
-
- private:
-  template <bool Fits, class = void>
-  struct pick { static constexpr const frozen_ir<capacity>& value = once.stage.frozen; };
-  template <class Dummy>
-  struct pick<false, Dummy> { static constexpr frozen_ir<sizes> value = freeze<sizes>(make()); };
-  static constexpr auto make_report() {
-    if constexpr (once.n_items <= report_capacity) {
-      reinplace_report<once.n_items> r{};
-      for (std::size_t k = 0; k < once.n_items; ++k) r.items[k] = once.items[k];
-      return r;
-    } else {
-      // The report is on the graph reinplacing was given: the source after two passes.
-      return reinplace_report_of<stage<stage<Source, &remove_noop_ops>, &canonicalize_view_scatter_ops>, Table>();
-    }
-  }
-
- public:
   static constexpr const auto& frozen = pick<once.stage.fits>::value;
   static constexpr ir get() { return frozen.thaw(); }
-  static constexpr diagnostic diag = once.stage.diag;
+  static constexpr diagnostic diag = check();
+  // What reinplacing decided, on the graph it was given (node names of ReportSource).
   static constexpr auto report = make_report();
 };
+
+template <class Table>
+constexpr ir reinplace_logged(ir g, reinplace_log& log) { return reinplace_with_log<Table>(g, log); }
+template <class Table>
+constexpr ir pipeline_logged(ir g, reinplace_log& log) { return run_pipeline<Table>(static_cast<ir&&>(g), &log); }
+
+// Reinplacing as a verified stage that also keeps its report.
+template <class Source, class Table>
+using reinplace_stage_with_report = reporting_stage<Source, Table, &reinplace_logged<Table>, true, Source>;
+
+// g++ and clang: the whole pipeline as ONE constant evaluation — thaw the source once, run the
+// five passes with the verifier after each (run_pipeline), keep the report, freeze once. A stage per
+// pass thaws and freezes the graph five times; the fused form costs less compile time
+// (bench/RESULTS.md §1). nvcc gives up on one evaluation that long ("excessive constexpr function
+// call complexity"), so there each pass stays its own stage.
+template <class Source, class Table>
+using fused_pipeline =
+    reporting_stage<Source, Table, &pipeline_logged<Table>, false,
+                    stage<stage<Source, &remove_noop_ops>, &canonicalize_view_scatter_ops>>;
 
 template <class Source, class Table>
 struct staged_pipeline {
