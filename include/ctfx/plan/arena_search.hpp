@@ -1,8 +1,8 @@
 // ctfx/plan/arena_search.hpp — exact search for the pooled-arena planner (arena.hpp): a bounded
 // branch and bound in the style of MiniMalloc (Moffitt, ASPLOS 2023), which decides whether the
 // blocks fit in a pool of `cap` bytes. plan_arena_blocks runs it after the greedy portfolio on
-// instances small enough for it, with targets found by bisection between the lower bound and the
-// best plan so far.
+// instances small enough for it: first with the lower bound as the target, then with targets that
+// close a quarter of the gap between the best plan so far and the largest size proven infeasible.
 //
 // The search builds "canonical" plans only: blocks are placed in non-decreasing order of offset,
 // each at its floor (the lowest aligned offset above every placed block that overlaps it in time);
