@@ -99,7 +99,7 @@ struct reporting_stage {
   static constexpr result evaluate() {
     result r{};
     reinplace_log log;
-    ir g = Run(Source::get(), log);
+    ir g = Run(source_graph<Source>(), log);
     if constexpr (VerifyAfter) {
       settle<true>(r.stage, g);
     } else {
@@ -115,7 +115,7 @@ struct reporting_stage {
   static constexpr ir_sizes sizes = once.stage.sizes;
   static constexpr ir make() {
     reinplace_log log;
-    return Run(Source::get(), log);
+    return Run(source_graph<Source>(), log);
   }
 
  private:
