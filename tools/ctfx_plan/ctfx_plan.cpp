@@ -14,6 +14,7 @@
 #include <ctfx/plan/trace.hpp>
 
 int main(int argc, char** argv) {
+  const char* usage = "usage: ctfx_plan FILE.csv [--budget-ms N] [--first-fit] [--no-search]\n";
   std::string file;
   ctfx::arena_options opt;
   bool first_fit = false;
@@ -31,11 +32,11 @@ int main(int argc, char** argv) {
     } else if (file.empty() && !a.empty() && a[0] != '-') {
       file = a;
     } else {
-      std::fprintf(stderr, "usage: ctfx_plan FILE.csv [--budget-ms N] [--first-fit] [--no-search]\n");
+      std::fputs(usage, stderr);
       return 2;
     }
   }
-  if (file.empty()) { std::fprintf(stderr, "usage: ctfx_plan FILE.csv [--budget-ms N] [--first-fit] [--no-search]\n"); return 2; }
+  if (file.empty()) { std::fputs(usage, stderr); return 2; }
   std::ifstream in(file, std::ios::binary);
   if (!in) { std::fprintf(stderr, "ctfx_plan: cannot open '%s'\n", file.c_str()); return 2; }
   std::stringstream ss;

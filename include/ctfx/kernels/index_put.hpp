@@ -68,6 +68,20 @@ CTFX_HD inline void put_one(const index_put_args& a, index_t j, index_t dst) {
   }
 }
 
+// The common scatter x[i] (+)= v: one 1-D i64 index over a 1-D selection (the fast paths below).
+CTFX_HD inline bool is_scatter_1d(const index_put_args& a) {
+  return a.free.rank == 1 && a.n_index == 1 && a.index[0].dt == dtype::i64 && a.free.stride[0] == 0;
+}
+
+// One element of that scatter: dst = v, or dst += v computed as put_one does.
+template <dtype D>
+CTFX_HD inline void put_element(element_t<D>& dst, const element_t<D>* v, bool accumulate) {
+  using E = element_t<D>;
+  if (!accumulate) dst = *v;
+  else if constexpr (std::is_arithmetic_v<E> && !std::is_same_v<E, std::uint8_t>) dst = static_cast<E>(wrap_add<compute_t<D>>(dst, *v));
+  else store_as<D, compute_t<D>>(&dst, wrap_add(load_as<D, compute_t<D>>(&dst), load_as<D, compute_t<D>>(v)));
+}
+
 template <dtype D>
 struct index_put_seq_fn {  // the whole put, in order, by one thread
   index_put_args a;
@@ -77,7 +91,7 @@ struct index_put_seq_fn {  // the whole put, in order, by one thread
     // values, and no index varies along it, a row is one memcpy (or one add loop).
     bool rows = r > 0 && a.free.stride[r - 1] == 1 && a.values.stride[r - 1] == 1;
     for (int k = 0; rows && k < a.n_index; ++k) rows = a.index[k].stride[r - 1] == 0;
-    if (!rows && r == 1 && a.n_index == 1 && a.index[0].dt == dtype::i64 && a.free.stride[0] == 0) {
+    if (!rows && is_scatter_1d(a)) {
       // The common scatter-add: x[i] (+)= v with one 1-D i64 index.
       using E = element_t<D>;
       const auto* ip = reinterpret_cast<const std::int64_t*>(a.index[0].p);
@@ -87,10 +101,7 @@ struct index_put_seq_fn {  // the whole put, in order, by one thread
       for (index_t j = 0; j < a.count; ++j) {
         index_t v = ip[j * is];
         if (v < 0) v += ext;
-        E& dst = xp[v * xs];
-        if (!a.accumulate) dst = vp[j * vs];
-        else if constexpr (std::is_arithmetic_v<E> && !std::is_same_v<E, std::uint8_t>) dst = static_cast<E>(wrap_add<compute_t<D>>(dst, vp[j * vs]));
-        else store_as<D, compute_t<D>>(&dst, wrap_add(load_as<D, compute_t<D>>(&dst), load_as<D, compute_t<D>>(vp + j * vs)));
+        put_element<D>(xp[v * xs], vp + j * vs, a.accumulate);
       }
       return;
     }
@@ -155,9 +166,7 @@ struct index_put_seq_fn {  // the whole put, in order, by one thread
 inline constexpr std::size_t index_put_shadow_bytes = 32 * 1024;
 
 inline bool index_put_fusable_host(const index_put_args& a) {
-  if (a.x.rank != 1 || a.free.rank != 1 || a.n_index != 1 || a.index[0].dt != dtype::i64 || a.free.stride[0] != 0 ||
-      a.index_extent[0] <= 0 || a.count <= 0)
-    return false;
+  if (a.x.rank != 1 || !is_scatter_1d(a) || a.index_extent[0] <= 0 || a.count <= 0) return false;
   if (static_cast<std::size_t>(a.index_extent[0]) * static_cast<std::size_t>(size_of(a.x.dt)) > index_put_shadow_bytes) return false;
   struct range { std::uintptr_t lo, hi; };  // the bytes a 1-D view reaches
   auto span = [](const std::byte* p, index_t n, index_t st, int sz) {
@@ -191,10 +200,7 @@ inline index_t index_put_checked_host(const index_put_args& a, index_t* value) {
       index_t v = ip[j * is];
       if (static_cast<std::uint64_t>(v) + static_cast<std::uint64_t>(ext) >= span) { *value = v; return j; }  // v < -ext or v >= ext
       if (v < 0) v += ext;
-      E& dst = shadow[v];
-      if (!a.accumulate) dst = vp[j * vs];
-      else if constexpr (std::is_arithmetic_v<E> && !std::is_same_v<E, std::uint8_t>) dst = static_cast<E>(wrap_add<compute_t<D>>(dst, vp[j * vs]));
-      else store_as<D, compute_t<D>>(&dst, wrap_add(load_as<D, compute_t<D>>(&dst), load_as<D, compute_t<D>>(vp + j * vs)));
+      put_element<D>(shadow[v], vp + j * vs, a.accumulate);
     }
     for (index_t e = 0; e < ext; ++e) xp[e * xs] = shadow[e];
     return -1;

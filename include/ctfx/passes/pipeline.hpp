@@ -146,17 +146,15 @@ struct reporting_stage {
 };
 
 template <class Table>
-constexpr ir reinplace_logged(ir g, reinplace_log& log) { return reinplace_with_log<Table>(g, log); }
-template <class Table>
 constexpr ir pipeline_logged(ir g, reinplace_log& log) { return run_pipeline<Table>(static_cast<ir&&>(g), &log); }
 
 // Reinplacing as a verified stage that also keeps its report.
 template <class Source, class Table>
-using reinplace_stage_with_report = reporting_stage<Source, Table, &reinplace_logged<Table>, true, Source>;
+using reinplace_stage_with_report = reporting_stage<Source, Table, &reinplace_with_log<Table>, true, Source>;
 
-// g++ and clang: the whole pipeline as ONE constant evaluation — thaw the source once, run the
-// five passes with the verifier after each (run_pipeline), keep the report, freeze once. A stage per
-// pass thaws and freezes the graph five times; the fused form costs less compile time
+// g++ and clang: the whole pipeline as ONE constant evaluation — take the source's graph once, run
+// the five passes with the verifier after each (run_pipeline), keep the report, freeze once. A
+// stage per pass thaws and freezes the graph five times; the fused form costs less compile time
 // (bench/RESULTS.md §1). nvcc gives up on one evaluation that long ("excessive constexpr function
 // call complexity"), so there each pass stays its own stage.
 template <class Source, class Table>
@@ -176,8 +174,8 @@ struct staged_pipeline {
 
 // The pipeline over a graph source (a graph_def, a stage, anything with a static constexpr get()).
 // `noop` ... `final_stage` name the graph after each pass (each its own verified evaluation,
-// instantiated only when named); `get()`, `report` and `diag` come from one fused evaluation under
-// g++ and clang, and from the per-pass stages under nvcc.
+// instantiated only when named); `get()` and `report` come from one fused evaluation under g++ and
+// clang, and from the per-pass stages under nvcc.
 template <class Source, class Table = builtin_inplace_table>
 struct pipeline {
   using stages = detail::staged_pipeline<Source, Table>;
@@ -190,10 +188,7 @@ struct pipeline {
   static_assert(final_stage::diag.ok());
 
   // What reinplacing decided, on the graph it was given (node names of `canonical`).
-  static constexpr auto report = [] {
-    if constexpr (detail::verify_separately) return reinplaced::report;
-    else return final_stage::report;
-  }();
+  static constexpr auto report = std::conditional_t<detail::verify_separately, reinplaced, final_stage>::report;
   static constexpr ir get() { return final_stage::get(); }
 };
 

@@ -34,9 +34,11 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <type_traits>
 #include <vector>
 #include "arena_search.hpp"  // detail::arena_bnb
+#include "arena_util.hpp"  // detail::filled, detail::align_up
 #include "reuse.hpp"  // liveness, detail::sym_less
 #if !defined(__CUDA_ARCH__)
 #include <chrono>
@@ -76,14 +78,6 @@ struct arena_conflict {
 
 namespace detail {
 
-template <class T>
-constexpr std::vector<T> filled(std::size_t n, T v) {  // no vector(n, v): clang 14 rejects it
-  std::vector<T> r;
-  r.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) r.push_back(v);
-  return r;
-}
-constexpr std::int64_t align_up(std::int64_t x, std::int64_t a) { return a <= 1 ? x : (x + a - 1) / a * a; }
 
 struct splitmix {  // deterministic PRNG, the same at compile time and at run time
   std::uint64_t s;
@@ -432,13 +426,8 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
       if (std::is_constant_evaluated()) node_budget = 32 * static_cast<std::int64_t>(opt.max_iterations);
       // Every offset of a canonical plan is a multiple of g, the gcd of the sizes and alignments.
       std::int64_t g = 0;
-      for (std::int32_t k = 0; k < B.m; ++k) {
-        for (std::int64_t v : {B.size[static_cast<std::size_t>(k)], B.align[static_cast<std::size_t>(k)]}) {
-          std::int64_t x = g, y = v;
-          while (y != 0) { const std::int64_t t = x % y; x = y; y = t; }
-          g = x;
-        }
-      }
+      for (std::int32_t k = 0; k < B.m; ++k)
+        g = std::gcd(std::gcd(g, B.size[static_cast<std::size_t>(k)]), B.align[static_cast<std::size_t>(k)]);
       if (g <= 0) g = 1;
       std::int64_t proven = (r.lower_bound + g - 1) / g * g;  // no plan is smaller than this
       std::int64_t limit = 2 * static_cast<std::int64_t>(B.m);

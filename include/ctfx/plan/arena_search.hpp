@@ -24,16 +24,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <vector>
+#include "arena_util.hpp"  // filled, align_up
 
 namespace ctfx::detail {
-
-template <class T>
-constexpr std::vector<T> bnb_filled(std::size_t n, T v) {  // no vector(n, v) / assign: clang 14 rejects them
-  std::vector<T> r;
-  r.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) r.push_back(v);
-  return r;
-}
 
 struct arena_bnb {
   enum class outcome : std::uint8_t { found, infeasible, aborted };
@@ -91,7 +84,7 @@ struct arena_bnb {
     std::sort(by_start.begin(), by_start.end(), [&](std::int32_t p, std::int32_t q) {
       return sa[static_cast<std::size_t>(p)] != sa[static_cast<std::size_t>(q)] ? sa[static_cast<std::size_t>(p)] < sa[static_cast<std::size_t>(q)] : p < q;
     });
-    auto deg = bnb_filled<std::int32_t>(static_cast<std::size_t>(m), 0);
+    auto deg = filled<std::int32_t>(static_cast<std::size_t>(m), 0);
     std::int64_t pairs = 0;
     for (std::int32_t u = 0; u < m; ++u) {
       const std::int32_t i = by_start[static_cast<std::size_t>(u)];
@@ -103,7 +96,7 @@ struct arena_bnb {
     }
     ov_begin.push_back(0);
     for (std::int32_t k = 0; k < m; ++k) ov_begin.push_back(ov_begin.back() + deg[static_cast<std::size_t>(k)]);
-    ov = bnb_filled<std::int32_t>(static_cast<std::size_t>(ov_begin.back()), 0);
+    ov = filled<std::int32_t>(static_cast<std::size_t>(ov_begin.back()), 0);
     std::vector<std::int32_t> fill(ov_begin.begin(), ov_begin.end() - 1);
     for (std::int32_t u = 0; u < m; ++u) {
       const std::int32_t i = by_start[static_cast<std::size_t>(u)];
@@ -118,8 +111,8 @@ struct arena_bnb {
     std::int64_t spans = 0;
     for (std::int32_t k = 0; k < m; ++k) spans += sb[static_cast<std::size_t>(k)] - sa[static_cast<std::size_t>(k)];
     if (spans > 2 * max_pairs + 4 * static_cast<std::int64_t>(m)) return false;
-    auto cnt = bnb_filled<std::int32_t>(static_cast<std::size_t>(S) + 1, 0);
-    total0 = bnb_filled<std::int64_t>(static_cast<std::size_t>(S), 0);
+    auto cnt = filled<std::int32_t>(static_cast<std::size_t>(S) + 1, 0);
+    total0 = filled<std::int64_t>(static_cast<std::size_t>(S), 0);
     for (std::int32_t k = 0; k < m; ++k)
       for (std::int32_t s = sa[static_cast<std::size_t>(k)]; s < sb[static_cast<std::size_t>(k)]; ++s) {
         ++cnt[static_cast<std::size_t>(s)];
@@ -127,7 +120,7 @@ struct arena_bnb {
       }
     sec_begin.push_back(0);
     for (std::int32_t s = 0; s < S; ++s) sec_begin.push_back(sec_begin.back() + cnt[static_cast<std::size_t>(s)]);
-    sec = bnb_filled<std::int32_t>(static_cast<std::size_t>(sec_begin.back()), 0);
+    sec = filled<std::int32_t>(static_cast<std::size_t>(sec_begin.back()), 0);
     std::vector<std::int32_t> sfill(sec_begin.begin(), sec_begin.end() - 1);
     for (std::int32_t k = 0; k < m; ++k)
       for (std::int32_t s = sa[static_cast<std::size_t>(k)]; s < sb[static_cast<std::size_t>(k)]; ++s) sec[static_cast<std::size_t>(sfill[static_cast<std::size_t>(s)]++)] = k;
@@ -144,16 +137,16 @@ struct arena_bnb {
       while (u < m && sa[static_cast<std::size_t>(by_start[static_cast<std::size_t>(u)])] < s) ++u;
       start_at.push_back(u);
     }
-    cuts0 = bnb_filled<std::int32_t>(static_cast<std::size_t>(S), 0);
+    cuts0 = filled<std::int32_t>(static_cast<std::size_t>(S), 0);
     for (std::int32_t k = 0; k < m; ++k)
       for (std::int32_t c = sa[static_cast<std::size_t>(k)]; c + 1 < sb[static_cast<std::size_t>(k)]; ++c) ++cuts0[static_cast<std::size_t>(c)];
-    off = bnb_filled<std::int64_t>(static_cast<std::size_t>(m), -1);
-    flo = bnb_filled<std::int64_t>(static_cast<std::size_t>(m), 0);
-    sfl = bnb_filled<std::int64_t>(static_cast<std::size_t>(S), 0);
+    off = filled<std::int64_t>(static_cast<std::size_t>(m), -1);
+    flo = filled<std::int64_t>(static_cast<std::size_t>(m), 0);
+    sfl = filled<std::int64_t>(static_cast<std::size_t>(S), 0);
     stot = total0;
-    witness = bnb_filled<std::int32_t>(static_cast<std::size_t>(S), -1);
-    rank = bnb_filled<std::int32_t>(static_cast<std::size_t>(m), 0);
-    best_off = bnb_filled<std::int64_t>(b.size(), 0);
+    witness = filled<std::int32_t>(static_cast<std::size_t>(S), -1);
+    rank = filled<std::int32_t>(static_cast<std::size_t>(m), 0);
+    best_off = filled<std::int64_t>(b.size(), 0);
     return true;
   }
 
@@ -221,7 +214,7 @@ struct arena_bnb {
       hat = true;
       if (flo[j] >= h) continue;
       log.push_back({0, static_cast<std::int32_t>(j), flo[j]});
-      flo[j] = align[j] == 1 ? h : (h + align[j] - 1) / align[j] * align[j];
+      flo[j] = align_up(h, align[j]);
       affected.push_back(static_cast<std::int32_t>(j));
     }
     for (std::int32_t s = sa[ks]; s < sb[ks]; ++s) {
