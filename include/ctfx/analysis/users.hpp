@@ -12,15 +12,16 @@
 #include <cstdint>
 #include <span>
 #include <vector>
+#include "../detail/cvec.hpp"
 #include "../graph/ir.hpp"
 
 namespace ctfx {
 
 struct users_index {
-  std::vector<std::int32_t> user_off, user_ids;        // CSR: users of node i
-  std::vector<std::int32_t> storage_off, storage_ids;  // CSR: nodes with storage s
-  std::vector<std::uint8_t> storage_flags;             // bit 0: input storage, bit 1: output storage
-  std::vector<std::uint8_t> output_flags;              // per node: an argument of the output node
+  detail::cvec<std::int32_t> user_off, user_ids;        // CSR: users of node i
+  detail::cvec<std::int32_t> storage_off, storage_ids;  // CSR: nodes with storage s
+  detail::cvec<std::uint8_t> storage_flags;             // bit 0: input storage, bit 1: output storage
+  detail::cvec<std::uint8_t> output_flags;              // per node: an argument of the output node
 
   // Users of `node` in program order; a node that reads it twice is listed once.
   constexpr std::span<const std::int32_t> of(std::int32_t node) const { return range(user_off, user_ids, node); }
@@ -44,8 +45,8 @@ struct users_index {
   }
 
  private:
-  static constexpr std::span<const std::int32_t> range(const std::vector<std::int32_t>& off,
-                                                       const std::vector<std::int32_t>& ids, std::int32_t i) {
+  static constexpr std::span<const std::int32_t> range(const detail::cvec<std::int32_t>& off,
+                                                       const detail::cvec<std::int32_t>& ids, std::int32_t i) {
     auto b = static_cast<std::size_t>(off[static_cast<std::size_t>(i)]);
     auto e = static_cast<std::size_t>(off[static_cast<std::size_t>(i) + 1]);
     return {ids.data() + b, e - b};
@@ -68,22 +69,17 @@ constexpr std::int32_t view_base(const ir& g, std::int32_t node) {
 namespace detail {
 // Counting sort into CSR: `key(i)` gives the bucket of item i (or -1 to skip it).
 template <class Key>
-constexpr void fill_csr(std::size_t buckets, std::size_t items, Key key, std::vector<std::int32_t>& off,
-                        std::vector<std::int32_t>& ids) {
+constexpr void fill_csr(std::size_t buckets, std::size_t items, Key key, detail::cvec<std::int32_t>& off,
+                        detail::cvec<std::int32_t>& ids) {
   off.clear();
-  off.reserve(buckets + 1);
-  for (std::size_t b = 0; b <= buckets; ++b) off.push_back(0);
+  off.resize(buckets + 1);  // resize/assign, not push_back loops: an appended element costs 2-4x more
   for (std::size_t i = 0; i < items; ++i) {
     std::int32_t k = key(i);
     if (k >= 0) ++off[static_cast<std::size_t>(k) + 1];
   }
   for (std::size_t b = 0; b < buckets; ++b) off[b + 1] += off[b];
-  std::vector<std::int32_t> at;
-  at.reserve(buckets);
-  for (std::size_t b = 0; b < buckets; ++b) at.push_back(off[b]);
-  ids.clear();
-  ids.reserve(static_cast<std::size_t>(off[buckets]));
-  for (std::int32_t k = 0; k < off[buckets]; ++k) ids.push_back(-1);
+  detail::cvec<std::int32_t> at(off.begin(), off.end() - 1);
+  ids.assign(static_cast<std::size_t>(off[buckets]), -1);
   for (std::size_t i = 0; i < items; ++i) {
     std::int32_t k = key(i);
     if (k >= 0) ids[static_cast<std::size_t>(at[static_cast<std::size_t>(k)]++)] = static_cast<std::int32_t>(i);
@@ -95,14 +91,11 @@ constexpr void fill_csr(std::size_t buckets, std::size_t items, Key key, std::ve
 // Two sweeps over the arguments, counting then placing; `seen[a]` drops a second read of `a` by
 // the same node (marked i while counting, -2 - i while placing). No edge list, no remapping: every
 // push_back costs in constant evaluation.
-constexpr void user_csr(const ir& g, std::vector<std::int32_t>& off, std::vector<std::int32_t>& ids) {
+constexpr void user_csr(const ir& g, detail::cvec<std::int32_t>& off, detail::cvec<std::int32_t>& ids) {
   const auto n = static_cast<std::size_t>(g.size());
   off.clear();
-  off.reserve(n + 1);
-  for (std::size_t i = 0; i <= n; ++i) off.push_back(0);
-  std::vector<std::int32_t> seen;
-  seen.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) seen.push_back(-1);
+  off.resize(n + 1);
+  detail::cvec<std::int32_t> seen(n, -1);
   const std::int32_t size = g.size();
   for (std::int32_t i = 0; i < size; ++i)
     for (auto a : g.args_of(i))
@@ -111,12 +104,8 @@ constexpr void user_csr(const ir& g, std::vector<std::int32_t>& off, std::vector
         ++off[static_cast<std::size_t>(a) + 1];
       }
   for (std::size_t i = 0; i < n; ++i) off[i + 1] += off[i];
-  std::vector<std::int32_t> at;
-  at.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) at.push_back(off[i]);
-  ids.clear();
-  ids.reserve(static_cast<std::size_t>(off[n]));
-  for (std::int32_t k = 0; k < off[n]; ++k) ids.push_back(-1);
+  detail::cvec<std::int32_t> at(off.begin(), off.end() - 1);
+  ids.assign(static_cast<std::size_t>(off[n]), -1);
   for (std::int32_t i = 0; i < size; ++i)
     for (auto a : g.args_of(i))
       if (a >= 0 && a < size && seen[static_cast<std::size_t>(a)] != -2 - i) {
@@ -137,10 +126,8 @@ constexpr users_index users_of(const ir& g) {
   const auto ns = static_cast<std::size_t>(n_storage);
   detail::fill_csr(ns, n, [&](std::size_t i) { return g.nodes[i].meta.storage; }, u.storage_off, u.storage_ids);
 
-  u.storage_flags.reserve(ns);
-  for (std::size_t s = 0; s < ns; ++s) u.storage_flags.push_back(0);
-  u.output_flags.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) u.output_flags.push_back(0);
+  u.storage_flags.resize(ns);
+  u.output_flags.resize(n);
   for (const auto& nd : g.nodes)
     if (nd.op == op_kind::placeholder && nd.meta.storage >= 0)
       u.storage_flags[static_cast<std::size_t>(nd.meta.storage)] |= 1;

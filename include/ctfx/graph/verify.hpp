@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <vector>
+#include "../detail/cvec.hpp"
 #include "../ops/meta.hpp"
 
 namespace ctfx {
@@ -92,10 +93,8 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
   // whose name an earlier node already has is reported.
   std::size_t cap = 16;
   while (cap < 2 * static_cast<std::size_t>(n)) cap *= 2;
-  std::vector<std::int32_t> slot;
-  slot.reserve(cap);
-  for (std::size_t k = 0; k < cap; ++k) slot.push_back(-1);
-  std::vector<std::uint64_t> hashes;
+  detail::cvec<std::int32_t> slot(cap, -1);
+  detail::cvec<std::uint64_t> hashes;
   hashes.reserve(static_cast<std::size_t>(n));
   for (std::int32_t i = 0; i < n; ++i) {
     std::uint64_t h = 1469598103934665603ull;

@@ -21,6 +21,7 @@
 #pragma once
 #include <cstdint>
 #include <vector>
+#include "../detail/cvec.hpp"
 #include "../analysis/users.hpp"
 #include "../ops/meta.hpp"
 #include "rewrite.hpp"
@@ -62,24 +63,34 @@ struct canonicalizer {
   users_index u;
   rewrite rw;
   // Per value id (old nodes, then new ones).
-  std::vector<std::int32_t> base, parent, len, users, anchor;
-  std::vector<std::uint64_t> hash;
-  std::vector<tensor_meta> new_layout;  // per new value (id - g.size()): its layout
-  std::vector<std::uint8_t> out_storage;  // the value's storage reaches the output
+  detail::cvec<std::int32_t> base, parent, len, users, anchor;
+  detail::cvec<std::uint64_t> hash;
+  detail::cvec<tensor_meta> new_layout;  // per new value (id - g.size()): its layout
+  detail::cvec<std::uint8_t> out_storage;  // the value's storage reaches the output
+  // Scratch shared by all scatters (allocations cost in constant evaluation): the view chain of the
+  // G being made, and a one-node graph for view_meta (it names a node in its impossible errors).
+  detail::cvec<sym_expr> chain;
+  ir scratch;
 
   constexpr explicit canonicalizer(const ir& graph) : g(graph), u(users_of(graph)), rw(graph) {
     auto n = static_cast<std::size_t>(g.size());
-    for (auto* v : {&base, &parent, &len, &users, &anchor}) v->reserve(n + 16);
+    // Sized once and filled by index (an appended element costs 2-4x more in constant evaluation);
+    // the headroom is for add_value.
+    for (auto* v : {&base, &parent, &len, &users, &anchor}) {
+      v->reserve(n + 16);
+      v->resize(n);
+    }
     hash.reserve(n + 16);
+    hash.resize(n);
     out_storage.reserve(n + 16);
+    out_storage.resize(n);
     for (std::int32_t i = 0; i < g.size(); ++i) {
-      base.push_back(i);
-      parent.push_back(-1);
-      len.push_back(0);
-      users.push_back(u.count(i));
-      anchor.push_back(i);
-      hash.push_back(0);
-      out_storage.push_back(u.is_output_storage(g.meta(i).storage) ? 1 : 0);
+      const auto k = static_cast<std::size_t>(i);
+      base[k] = i;
+      parent[k] = -1;
+      users[k] = u.count(i);
+      anchor[k] = i;
+      out_storage[k] = u.is_output_storage(g.meta(i).storage) ? 1 : 0;
     }
   }
 
@@ -145,17 +156,18 @@ struct canonicalizer {
     const bool src_has_other_users = fuse && users[static_cast<std::size_t>(src)] > 1;
     tensor_meta recreated{};
     if (fuse && src_has_other_users) {
-      ir scratch;  // view_meta names a node in its (impossible) errors: give it one
-      scratch.nodes.push_back(node{});
+      if (scratch.nodes.empty()) scratch.nodes.resize(1);
       fuse = view_meta(scratch, 0, vk, g.meta(s), sp, recreated) && recreated.same_layout(layout(src)) &&
              !(out_storage[static_cast<std::size_t>(src)] && u.is_output_storage(g.meta(s).storage));
     }
 
+    // A view in the chain: (kind, count, params...). Appended as lvalues: push_back(T&&) costs
+    // twice push_back(const T&) in constant evaluation.
+    const sym_expr kind_of(static_cast<index_t>(vk)), count_of(static_cast<index_t>(sp.size()));
+    chain.clear();
+    chain.push_back(kind_of);
+    chain.push_back(count_of);
     if (!fuse) {
-      std::vector<sym_expr> chain;
-      chain.reserve(sp.size() + 2);
-      chain.push_back(sym_expr(static_cast<index_t>(vk)));
-      chain.push_back(sym_expr(static_cast<index_t>(sp.size())));
       for (const auto& p : sp) chain.push_back(p);
       std::int32_t G = rw.insert_before(s, proto, {inp, src}, chain);
       add_value(G, s, g.meta(s), out_storage[static_cast<std::size_t>(s)] != 0);
@@ -166,10 +178,6 @@ struct canonicalizer {
 
     // Fused: G(inp, src_src, [sv] + src's chain), placed before the inner G.
     auto inner = rw.params_of(src);
-    std::vector<sym_expr> chain;
-    chain.reserve(sp.size() + 2 + inner.size());
-    chain.push_back(sym_expr(static_cast<index_t>(vk)));
-    chain.push_back(sym_expr(static_cast<index_t>(sp.size())));
     for (const auto& p : sp) chain.push_back(p);
     for (const auto& p : inner) chain.push_back(p);
     proto.require_inplace = proto.require_inplace || rw.at(src).require_inplace;

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <vector>
+#include "../detail/cvec.hpp"
 #include "../analysis/users.hpp"
 #include "rewrite.hpp"
 
@@ -22,9 +23,7 @@ constexpr bool has_side_effect(const ir& g, std::int32_t i) {
 constexpr ir dce(ir g) {
   if (!g.error.ok()) return g;
   const users_index u = users_of(g);
-  std::vector<std::uint8_t> live;
-  live.reserve(static_cast<std::size_t>(g.size()));
-  for (std::int32_t i = 0; i < g.size(); ++i) live.push_back(0);
+  detail::cvec<std::uint8_t> live(static_cast<std::size_t>(g.size()));
   bool any_dead = false;
   for (std::int32_t i = g.size() - 1; i >= 0; --i) {
     bool l = has_side_effect(g, i);

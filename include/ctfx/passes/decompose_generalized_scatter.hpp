@@ -13,6 +13,7 @@
 #pragma once
 #include <cstdint>
 #include <vector>
+#include "../detail/cvec.hpp"
 #include "../ops/meta.hpp"
 #include "rewrite.hpp"
 
@@ -43,6 +44,12 @@ constexpr ir decompose_generalized_scatter(ir g) {
   if (!any) return g;
   rewrite rw(g);
   bool mutated = false;
+  // Scratch space shared by all scatters (allocations cost in constant evaluation).
+  detail::cvec<std::int32_t> bases;  // bases[j]: what view j is applied to
+  detail::cvec<chain_cursor> views;
+  detail::cvec<sym_expr> sizes;
+  ir scratch;  // scatter_view_meta names a node in its (impossible) errors: give it one
+  scratch.nodes.resize(1);
   for (std::int32_t i = 0; i < g.size(); ++i) {
     const op_kind k = g[i].op;
     if (k != op_kind::generalized_scatter && k != op_kind::generalized_scatter_) continue;
@@ -62,8 +69,8 @@ constexpr ir decompose_generalized_scatter(ir g) {
     }
 
     // Functional: the views down to the last one's input, then the scatters back up.
-    std::vector<std::int32_t> bases;  // bases[j]: what view j is applied to
-    std::vector<chain_cursor> views;
+    bases.clear();
+    views.clear();
     std::int32_t b = inp;
     for (chain_cursor c{chain}; !c.done(); c.next()) {
       bases.push_back(b);
@@ -74,11 +81,9 @@ constexpr ir decompose_generalized_scatter(ir g) {
     }
     // Expand a source that G would broadcast into the innermost view.
     tensor_meta view{};
-    ir scratch;  // scatter_view_meta names a node in its (impossible) errors: give it one
-    scratch.nodes.push_back(node{});
     std::int32_t s = src;
     if (scatter_view_meta(scratch, 0, k, g.meta(inp), chain, view) && !g.meta(src).same_shape(view)) {
-      std::vector<sym_expr> sizes;
+      sizes.clear();
       for (int d = 0; d < view.rank; ++d) sizes.push_back(view.size[d]);
       s = rw.insert_before(i, node_like(g, i, op_kind::expand), {src}, sizes);
     }

@@ -3,7 +3,8 @@
 //
 // A rule is a type naming the op tag it applies to, the argument that replaces the node, and a
 // constexpr condition on the node (looked at in the graph as rewritten so far, so its arguments are
-// already the replacements of earlier no-ops):
+// already the replacements of earlier no-ops; it may read the node and earlier nodes, not later
+// ones: the pass first asks every rule on the graph as given, and skips the rewrite when none holds):
 //
 //   struct max_self : ctfx::noop_rule<ctfx::ops::maximum_t> {      // maximum(x, x) is x
 //     static constexpr bool cond(const ctfx::ir& g, std::int32_t n) { return g.arg(n, 0) == g.arg(n, 1); }

@@ -4,9 +4,11 @@
 //
 // At compile time the passes run in the compiler: under g++ and clang as one constant evaluation
 // (detail::fused_pipeline), under nvcc as one evaluation per pass (ctfx::stage: nvcc refuses long
-// evaluations); either way each pass is followed by the verifier, and a broken rule — including a
-// require_inplace node left functional — is a compile error naming the node and the rule
-// (detail::graph_error, as for graphs):
+// evaluations); either way each pass is followed by the verifier (in the fused evaluation its
+// structural checks, with every node's metadata re-derived after the last pass and, when anything
+// fails, after each pass again to name the pass), and a broken rule — including a require_inplace
+// node left functional — is a compile error naming the node and the rule (detail::graph_error, as
+// for graphs):
 //
 //   using P = ctfx::pipeline<decltype(my_graph)>;          // or pipeline<G, decltype(my_table)>
 //   static_assert(P::report.all_inplace());
@@ -44,8 +46,8 @@ namespace ctfx {
 inline constexpr bool pipeline_complete = CTFX_PIPELINE_COMPLETE != 0;
 
 namespace detail {
-constexpr ir verified(ir g, std::string_view after) {
-  diagnostic d = verify_keeping(g);  // in place: verify(g) would copy the graph
+constexpr ir verified(ir g, std::string_view after, verify_level level = verify_level::full) {
+  diagnostic d = verify_keeping(g, level);  // in place: verify(g) would copy the graph
   if (!d.ok() && g.error.ok()) {
     // Keep the verifier's sentence, and say which pass produced the graph.
     msg m;
@@ -58,16 +60,20 @@ constexpr ir verified(ir g, std::string_view after) {
 }  // namespace detail
 
 // The whole pipeline at run time (also constexpr). `log` receives the reinplacing decisions.
+// `between`: how much the verifier checks after the first four passes (after the last it always
+// checks everything). `full` — every node's metadata re-derived after every pass — names the pass
+// that broke a rule; `structure` costs a fifth of the compile time of a large graph less and is what
+// the compile-time pipeline runs first (it reruns with `full` when anything failed, to name the pass).
 template <class Table = builtin_inplace_table>
-constexpr ir run_pipeline(ir g, reinplace_log* log = nullptr) {
-  g = detail::verified(remove_noop_ops(static_cast<ir&&>(g)), "remove_noop_ops");
+constexpr ir run_pipeline(ir g, reinplace_log* log = nullptr, verify_level between = verify_level::full) {
+  g = detail::verified(remove_noop_ops(static_cast<ir&&>(g)), "remove_noop_ops", between);
   if (!g.error.ok()) return g;
-  g = detail::verified(canonicalize_view_scatter_ops(static_cast<ir&&>(g)), "canonicalize_view_scatter_ops");
+  g = detail::verified(canonicalize_view_scatter_ops(static_cast<ir&&>(g)), "canonicalize_view_scatter_ops", between);
   if (!g.error.ok()) return g;
   reinplace_log tmp;
-  g = detail::verified(reinplace_with_log<Table>(g, log ? *log : tmp), "reinplace_inplaceable_ops_core");
+  g = detail::verified(reinplace_with_log<Table>(g, log ? *log : tmp), "reinplace_inplaceable_ops_core", between);
   if (!g.error.ok()) return g;
-  g = detail::verified(decompose_generalized_scatter(static_cast<ir&&>(g)), "decompose_generalized_scatter");
+  g = detail::verified(decompose_generalized_scatter(static_cast<ir&&>(g)), "decompose_generalized_scatter", between);
   if (!g.error.ok()) return g;
   return detail::verified(dce(static_cast<ir&&>(g)), "dce");
 }
@@ -145,21 +151,34 @@ struct reporting_stage {
   static constexpr auto report = make_report();
 };
 
-template <class Table>
-constexpr ir pipeline_logged(ir g, reinplace_log& log) { return run_pipeline<Table>(static_cast<ir&&>(g), &log); }
+// The fused compile-time pipeline: structural checks between passes, every rule after the last.
+// Any failure reruns the pipeline with the full verifier after each pass (only a failing compile
+// pays for it), so the error names the same pass and node as the staged pipeline's.
+template <class Table, class Source>
+constexpr ir pipeline_logged(ir g, reinplace_log& log) {
+#if defined(CTFX_VERIFY_EACH_PASS) && CTFX_VERIFY_EACH_PASS
+  constexpr verify_level between = verify_level::full;
+#else
+  constexpr verify_level between = verify_level::structure;
+#endif
+  ir r = run_pipeline<Table>(static_cast<ir&&>(g), &log, between);
+  if (r.error.ok() || between == verify_level::full) return r;
+  log = reinplace_log{};
+  return run_pipeline<Table>(source_graph<Source>(), &log, verify_level::full);
+}
 
 // Reinplacing as a verified stage that also keeps its report.
 template <class Source, class Table>
 using reinplace_stage_with_report = reporting_stage<Source, Table, &reinplace_with_log<Table>, true, Source>;
 
 // g++ and clang: the whole pipeline as ONE constant evaluation — take the source's graph once, run
-// the five passes with the verifier after each (run_pipeline), keep the report, freeze once. A
+// the five passes with the verifier after each (pipeline_logged), keep the report, freeze once. A
 // stage per pass thaws and freezes the graph five times; the fused form costs less compile time
 // (bench/RESULTS.md §1). nvcc gives up on one evaluation that long ("excessive constexpr function
 // call complexity"), so there each pass stays its own stage.
 template <class Source, class Table>
 using fused_pipeline =
-    reporting_stage<Source, Table, &pipeline_logged<Table>, false,
+    reporting_stage<Source, Table, &pipeline_logged<Table, Source>, false,
                     stage<stage<Source, &remove_noop_ops>, &canonicalize_view_scatter_ops>>;
 
 template <class Source, class Table>

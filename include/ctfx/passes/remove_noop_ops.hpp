@@ -20,30 +20,38 @@
 #pragma once
 #include <cstdint>
 #include <vector>
+#include "../detail/cvec.hpp"
 #include "../analysis/users.hpp"
 #include "noop_rules.hpp"
 #include "rewrite.hpp"
 
 namespace ctfx {
 
+// By value, so that a graph without no-ops is moved through, not copied.
 template <class Rules>
-constexpr ir remove_noop_ops_with(const ir& g) {
+constexpr ir remove_noop_ops_with(ir g) {
   if (!g.error.ok()) return g;
-  bool any = false;  // no op the registry knows: nothing can be a no-op
-  for (const auto& nd : g.nodes) any = any || Rules::has(nd.op);
+  // No node is a no-op candidate in g as it is: then none is in the rebuilt graph either (with no
+  // node dropped it is g, node for node, and a rule looks at its node and earlier ones), so g is the
+  // result — no users index, no rebuild.
+  bool any = false;
+  for (std::int32_t i = 0; i < g.size() && !any; ++i) {
+    if (!Rules::has(g[i].op)) continue;
+    const int k = Rules::match(g, i);
+    if (k < 0 || k >= g[i].nargs) continue;
+    const std::int32_t src = g.arg(i, k);
+    any = src >= 0 && g.meta(i).is_tensor() && g.meta(src).is_tensor() && g.meta(i).same_layout(g.meta(src));
+  }
   if (!any) return g;
   const users_index u = users_of(g);
   rebuilder rb(g);
 
   // Storage facts. Storage ids do not change in this pass (it creates no tensor).
   std::size_t ns = u.storage_flags.size();
-  std::vector<std::uint8_t> out_storage, written_input;
-  out_storage.reserve(ns);
-  written_input.reserve(ns);
-  for (std::size_t s = 0; s < ns; ++s) {
-    out_storage.push_back(u.is_output_storage(static_cast<std::int32_t>(s)) ? 1 : 0);
-    written_input.push_back(0);
-  }
+  detail::cvec<std::uint8_t> out_storage, written_input;
+  out_storage.resize(ns);
+  written_input.resize(ns);
+  for (std::size_t s = 0; s < ns; ++s) out_storage[s] = u.is_output_storage(static_cast<std::int32_t>(s)) ? 1 : 0;
   for (const auto& nd : g.nodes)
     if (nd.op == op_kind::copy_) {
       std::int32_t s = g.meta(g.args[static_cast<std::size_t>(nd.arg0)]).storage;
@@ -51,9 +59,7 @@ constexpr ir remove_noop_ops_with(const ir& g) {
     }
   // Per old node: its value may reach the source of an epilogue copy_ through no-op candidates
   // (each forwards only the argument its rule names). One reverse sweep over the edges.
-  std::vector<std::uint8_t> feeds_copy;
-  feeds_copy.reserve(static_cast<std::size_t>(g.size()));
-  for (std::int32_t i = 0; i < g.size(); ++i) feeds_copy.push_back(0);
+  detail::cvec<std::uint8_t> feeds_copy(static_cast<std::size_t>(g.size()));
   for (std::int32_t user = g.size() - 1; user >= 0; --user) {
     const op_kind k = g[user].op;
     const bool copies = k == op_kind::copy_;
@@ -66,19 +72,20 @@ constexpr ir remove_noop_ops_with(const ir& g) {
       if (a[j] >= 0 && (copies ? j == 1 : views ? j == 0 : Rules::forwards(k, static_cast<int>(j))))
         feeds_copy[static_cast<std::size_t>(a[j])] = 1;
   }
-  auto flag = [](const std::vector<std::uint8_t>& v, std::int32_t s) {
+  auto flag = [](const detail::cvec<std::uint8_t>& v, std::int32_t s) {
     return s >= 0 && static_cast<std::size_t>(s) < v.size() && v[static_cast<std::size_t>(s)] != 0;
   };
 
-  std::vector<std::int32_t> map;       // old id -> new id
-  std::vector<std::uint8_t> is_output;  // new id -> an argument of the output node
+  detail::cvec<std::int32_t> map;       // old id -> new id
+  detail::cvec<std::uint8_t> is_output;  // new id -> an argument of the output node
   map.reserve(static_cast<std::size_t>(g.size()));
   is_output.reserve(static_cast<std::size_t>(g.size()));
   auto mapped = [&](std::int32_t a) { return map[static_cast<std::size_t>(a)]; };
 
   for (std::int32_t i = 0; i < g.size(); ++i) {
     std::int32_t id = rb.copy(i, mapped);
-    is_output.push_back(u.is_output(i) ? 1 : 0);
+    const std::uint8_t out = u.is_output(i) ? 1 : 0;  // an lvalue: push_back(T&&) costs twice as much
+    is_output.push_back(out);
     map.push_back(id);
     if (!rb.out.error.ok()) break;
     const ir& h = rb.out;
@@ -111,6 +118,6 @@ constexpr ir remove_noop_ops_with(const ir& g) {
 }
 
 // The pass with Inductor's registry (usable as ctfx::stage<G, &ctfx::remove_noop_ops>).
-constexpr ir remove_noop_ops(ir g) { return remove_noop_ops_with<builtin_noop_rules>(g); }
+constexpr ir remove_noop_ops(ir g) { return remove_noop_ops_with<builtin_noop_rules>(static_cast<ir&&>(g)); }
 
 }  // namespace ctfx

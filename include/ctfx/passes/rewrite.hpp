@@ -21,6 +21,7 @@
 #include <span>
 #include <string_view>
 #include <vector>
+#include "../detail/cvec.hpp"
 #include "../ops/meta.hpp"
 
 namespace ctfx {
@@ -36,41 +37,46 @@ constexpr std::uint64_t hash_name(const name_t& n) {
   return h;
 }
 
-// An open-addressing set of names (expected O(1) per operation; grows by doubling).
+// An open-addressing set of names (expected O(1) per operation; grows by doubling). Each name's
+// hash is kept: names are compared only where hashes meet, and a rehash hashes nothing again.
 class name_set {
  public:
-  constexpr bool contains(const name_t& n) const {
-    if (slots_.empty()) return false;
-    std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = static_cast<std::size_t>(hash_name(n)) & mask;; i = (i + 1) & mask) {
-      std::int32_t s = slots_[i];
-      if (s == 0) return false;
-      if (names_[static_cast<std::size_t>(s - 1)] == n) return true;
-    }
-  }
-  constexpr void insert(const name_t& n) {
-    if (contains(n)) return;
+  // Adds n unless it is there; true when it was added (one hash, one probe sequence).
+  constexpr bool insert(const name_t& n) {
+    const std::uint64_t h = hash_name(n);
+    if (find(n, h)) return false;
     names_.push_back(n);
+    hashes_.push_back(h);
     if (2 * names_.size() >= slots_.size()) rehash(4 * names_.size() + 16);
     else place(static_cast<std::int32_t>(names_.size()));
+    return true;
   }
 
  private:
-  std::vector<name_t> names_;
-  std::vector<std::int32_t> slots_;  // 1 + index into names_, 0 = empty
+  detail::cvec<name_t> names_;
+  detail::cvec<std::uint64_t> hashes_;
+  detail::cvec<std::int32_t> slots_;  // 1 + index into names_, 0 = empty
 
+  constexpr bool find(const name_t& n, std::uint64_t h) const {
+    if (slots_.empty()) return false;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
+      const std::int32_t s = slots_[i];
+      if (s == 0) return false;
+      const auto k = static_cast<std::size_t>(s - 1);
+      if (hashes_[k] == h && names_[k] == n) return true;
+    }
+  }
   constexpr void place(std::int32_t k) {
-    std::size_t mask = slots_.size() - 1;
-    std::size_t i = static_cast<std::size_t>(hash_name(names_[static_cast<std::size_t>(k - 1)])) & mask;
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = static_cast<std::size_t>(hashes_[static_cast<std::size_t>(k - 1)]) & mask;
     while (slots_[i] != 0) i = (i + 1) & mask;
     slots_[i] = k;
   }
   constexpr void rehash(std::size_t want) {
     std::size_t cap = 16;
     while (cap < want) cap *= 2;
-    slots_.clear();
-    slots_.reserve(cap);
-    for (std::size_t i = 0; i < cap; ++i) slots_.push_back(0);
+    slots_.assign(cap, 0);
     for (std::size_t k = 0; k < names_.size(); ++k) place(static_cast<std::int32_t>(k + 1));
   }
 };
@@ -114,7 +120,10 @@ class rebuilder {
     out.error = old.error;
     from_.reserve(old.nodes.size() + 16);
     moved_.reserve(old.nodes.size() + 16);
-    for (std::size_t k = 0; k < static_cast<std::size_t>(op_kind::count_); ++k) counter_[k] = 0;
+    for (std::size_t k = 0; k < static_cast<std::size_t>(op_kind::count_); ++k) {
+      counter_[k] = 0;
+      op_reserved_[k] = false;
+    }
   }
 
   constexpr const ir& old() const { return *old_; }
@@ -155,8 +164,10 @@ class rebuilder {
         out[nid].meta = m;
       }
     }
+    // Appended as lvalues: push_back(T&&) costs twice push_back(const T&) in constant evaluation.
+    const std::uint8_t mv = moved ? 1 : 0;
     from_.push_back(id);
-    moved_.push_back(moved ? 1 : 0);
+    moved_.push_back(mv);
     return nid;
   }
 
@@ -170,8 +181,10 @@ class rebuilder {
     std::int32_t id = out.append(proto, args, params);
     if (origin < 0) out[id].origin = -1;  // no old node behind it
     infer_meta(out, id);
-    from_.push_back(-1);
-    moved_.push_back(1);
+    const std::int32_t no_old = -1;
+    const std::uint8_t mv = 1;
+    from_.push_back(no_old);
+    moved_.push_back(mv);
     return id;
   }
   constexpr std::int32_t emit(node proto, std::initializer_list<std::int32_t> args,
@@ -193,26 +206,30 @@ class rebuilder {
 
  private:
   const ir* old_;
-  std::vector<std::int32_t> from_;    // per new node: the old node it copies, or -1
-  std::vector<std::uint8_t> moved_;   // per new node: its metadata differs from that old node's
+  detail::cvec<std::int32_t> from_;    // per new node: the old node it copies, or -1
+  detail::cvec<std::uint8_t> moved_;   // per new node: its metadata differs from that old node's
   detail::name_set names_;           // names taken: old ones with a prefix in bases_, and new ones
-  std::vector<name_t> bases_;
+  detail::cvec<name_t> bases_;
+  detail::cvec<std::uint64_t> base_hashes_;
   std::int32_t counter_[static_cast<std::size_t>(op_kind::count_)]{};
+  bool op_reserved_[static_cast<std::size_t>(op_kind::count_)]{};
 
   constexpr name_t fresh_name(op_kind k, std::string_view base) {
-    if (base.empty()) {
+    if (base.empty()) {  // the op's name: its old names are reserved once per op (every emit asks)
       base = name_of(k);
       if (!base.empty() && base[0] == '_') base.remove_prefix(1);
+      if (!op_reserved_[static_cast<std::size_t>(k)]) reserve_old_names(base);
+      op_reserved_[static_cast<std::size_t>(k)] = true;
+    } else {
+      reserve_old_names(base);
     }
-    reserve_old_names(base);
     auto& c = counter_[static_cast<std::size_t>(k)];
     for (;; ++c) {
       text_buf<max_name> t;
       t << base;
       if (c) t << '_' << c;
       name_t n(t.view());
-      if (!names_.contains(n)) {
-        names_.insert(n);
+      if (names_.insert(n)) {
         ++c;
         return n;
       }
@@ -223,8 +240,11 @@ class rebuilder {
   // two for most names; hashing every old name costs more than the rest of a small rewrite).
   constexpr void reserve_old_names(std::string_view base) {
     const name_t key(base);
-    for (const auto& b : bases_) if (b == key) return;
+    const std::uint64_t h = detail::hash_name(key);  // bases are told apart by hash first: every emit asks
+    for (std::size_t k = 0; k < bases_.size(); ++k)
+      if (base_hashes_[k] == h && bases_[k] == key) return;
     bases_.push_back(key);
+    base_hashes_.push_back(h);
     const std::string_view p = key.view();
     for (const auto& nd : old_->nodes) {
       bool prefix = true;
@@ -246,15 +266,19 @@ class rewrite {
  public:
   constexpr explicit rewrite(const ir& g) : old_(&g) {
     const auto n = static_cast<std::size_t>(g.size());
-    next_.reserve(n + 16);
-    prev_.reserve(n + 16);
-    replaced_.reserve(n + 16);
+    // Sized once and filled by index (an appended element costs 2-4x more in constant evaluation);
+    // the headroom is for insert_before.
+    for (auto* v : {&next_, &prev_, &replaced_}) {
+      v->reserve(n + 16);
+      v->resize(n);
+    }
     erased_.reserve(n + 16);
+    erased_.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
-      next_.push_back(i + 1 < n ? static_cast<std::int32_t>(i + 1) : -1);
-      prev_.push_back(static_cast<std::int32_t>(i) - 1);
-      replaced_.push_back(static_cast<std::int32_t>(i));
-      erased_.push_back(0);
+      const auto k = static_cast<std::int32_t>(i);
+      next_[i] = i + 1 < n ? k + 1 : -1;
+      prev_[i] = k - 1;
+      replaced_[i] = k;
     }
     head_ = n ? 0 : -1;
   }
@@ -327,9 +351,7 @@ class rewrite {
   // The new graph: nodes in list order, erased ones left out, uses replaced.
   constexpr ir apply() && {
     rebuilder rb(*old_);
-    std::vector<std::int32_t> pos;
-    pos.reserve(next_.size());
-    for (std::size_t i = 0; i < next_.size(); ++i) pos.push_back(-1);
+    detail::cvec<std::int32_t> pos(next_.size(), -1);
     // Replacement chains are compressed as they are followed, keeping the sweep linear.
     auto map = [&](std::int32_t a) {
       std::int32_t r = a;
@@ -341,6 +363,7 @@ class rewrite {
       }
       return erased(r) ? -1 : pos[static_cast<std::size_t>(r)];
     };
+    detail::cvec<std::int32_t> mapped;  // a new node's arguments, mapped (one buffer for all)
     for (std::int32_t id = head_; id >= 0; id = next_[static_cast<std::size_t>(id)]) {
       if (erased(id)) continue;
       if (!is_new(id)) {
@@ -349,8 +372,7 @@ class rewrite {
       }
       const node& n = at(id);
       auto a = args_of(id);
-      std::vector<std::int32_t> mapped;
-      mapped.reserve(a.size());
+      mapped.clear();
       for (auto x : a) {
         std::int32_t m = x < 0 ? -1 : map(x);
         if (x >= 0 && m < 0 && rb.out.error.ok()) {
@@ -369,11 +391,11 @@ class rewrite {
 
  private:
   const ir* old_;
-  std::vector<node> added_;
-  std::vector<std::int32_t> added_args_;
-  std::vector<sym_expr> added_params_;
-  std::vector<std::int32_t> next_, prev_, replaced_;
-  std::vector<std::uint8_t> erased_;
+  detail::cvec<node> added_;
+  detail::cvec<std::int32_t> added_args_;
+  detail::cvec<sym_expr> added_params_;
+  detail::cvec<std::int32_t> next_, prev_, replaced_;
+  detail::cvec<std::uint8_t> erased_;
   std::int32_t head_ = -1;
 };
 
