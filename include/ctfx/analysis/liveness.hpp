@@ -68,10 +68,13 @@ constexpr bool uses_unbacked(const ir& g, const sym_expr& e) {
 constexpr liveness compute_liveness(const ir& g) {
   liveness L;
   const std::int32_t n = g.size();
-  L.step_of.assign(static_cast<std::size_t>(n), -1);
-  L.buffer_of.assign(static_cast<std::size_t>(g.next_storage), -1);
-  // not vector<bool>: clang 14 rejects it in constexpr
-  std::vector<unsigned char> input_storage(static_cast<std::size_t>(g.next_storage));
+  L.step_of.reserve(static_cast<std::size_t>(n));
+  for (std::int32_t i = 0; i < n; ++i) L.step_of.push_back(-1);
+  L.buffer_of.reserve(static_cast<std::size_t>(g.next_storage));
+  for (std::int32_t s = 0; s < g.next_storage; ++s) L.buffer_of.push_back(-1);
+  std::vector<unsigned char> input_storage;  // not vector<bool>: clang 14 rejects it in constexpr
+  input_storage.reserve(static_cast<std::size_t>(g.next_storage));
+  for (std::int32_t s = 0; s < g.next_storage; ++s) input_storage.push_back(0);
   for (std::int32_t i = 0; i < n; ++i)
     if (g[i].op == op_kind::placeholder && g[i].meta.storage >= 0) input_storage[static_cast<std::size_t>(g[i].meta.storage)] = 1;
 
