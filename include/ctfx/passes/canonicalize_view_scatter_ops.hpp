@@ -161,12 +161,10 @@ struct canonicalizer {
              !(out_storage[static_cast<std::size_t>(src)] && u.is_output_storage(g.meta(s).storage));
     }
 
-    // A view in the chain: (kind, count, params...). Appended as lvalues: push_back(T&&) costs
-    // twice push_back(const T&) in constant evaluation.
-    const sym_expr kind_of(static_cast<index_t>(vk)), count_of(static_cast<index_t>(sp.size()));
+    // A view in the chain: (kind, count, params...).
     chain.clear();
-    chain.push_back(kind_of);
-    chain.push_back(count_of);
+    chain.push_back(sym_expr(static_cast<index_t>(vk)));
+    chain.push_back(sym_expr(static_cast<index_t>(sp.size())));
     if (!fuse) {
       for (const auto& p : sp) chain.push_back(p);
       std::int32_t G = rw.insert_before(s, proto, {inp, src}, chain);

@@ -582,7 +582,7 @@ constexpr ir rebuild(const ir& g, reinplacer& R) {
   detail::cvec<std::int32_t> a;
   for (std::int32_t i = 0; i < g.size(); ++i) {
     const auto I = static_cast<std::size_t>(i);
-    if (R.repl[I] >= 0) { const std::int32_t to = map[static_cast<std::size_t>(R.repl[I])]; map.push_back(to); continue; }
+    if (R.repl[I] >= 0) { map.push_back(map[static_cast<std::size_t>(R.repl[I])]); continue; }
     node nd = g[i];
     nd.op = R.new_op[I];
     nd.aux = R.new_aux[I];

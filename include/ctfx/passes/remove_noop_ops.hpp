@@ -84,8 +84,7 @@ constexpr ir remove_noop_ops_with(ir g) {
 
   for (std::int32_t i = 0; i < g.size(); ++i) {
     std::int32_t id = rb.copy(i, mapped);
-    const std::uint8_t out = u.is_output(i) ? 1 : 0;  // an lvalue: push_back(T&&) costs twice as much
-    is_output.push_back(out);
+    is_output.push_back(u.is_output(i) ? 1 : 0);
     map.push_back(id);
     if (!rb.out.error.ok()) break;
     const ir& h = rb.out;

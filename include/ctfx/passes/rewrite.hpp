@@ -164,10 +164,8 @@ class rebuilder {
         out[nid].meta = m;
       }
     }
-    // Appended as lvalues: push_back(T&&) costs twice push_back(const T&) in constant evaluation.
-    const std::uint8_t mv = moved ? 1 : 0;
     from_.push_back(id);
-    moved_.push_back(mv);
+    moved_.push_back(moved ? 1 : 0);
     return nid;
   }
 
@@ -181,10 +179,8 @@ class rebuilder {
     std::int32_t id = out.append(proto, args, params);
     if (origin < 0) out[id].origin = -1;  // no old node behind it
     infer_meta(out, id);
-    const std::int32_t no_old = -1;
-    const std::uint8_t mv = 1;
-    from_.push_back(no_old);
-    moved_.push_back(mv);
+    from_.push_back(-1);
+    moved_.push_back(1);
     return id;
   }
   constexpr std::int32_t emit(node proto, std::initializer_list<std::int32_t> args,
