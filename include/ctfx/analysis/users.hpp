@@ -66,77 +66,75 @@ constexpr std::int32_t view_base(const ir& g, std::int32_t node) {
   return node;
 }
 
-namespace detail {
-// Counting sort into CSR: `key(i)` gives the bucket of item i (or -1 to skip it).
-template <class Key>
-constexpr void fill_csr(std::size_t buckets, std::size_t items, Key key, detail::cvec<std::int32_t>& off,
-                        detail::cvec<std::int32_t>& ids) {
-  off.clear();
-  off.resize(buckets + 1);  // resize/assign, not push_back loops: an appended element costs 2-4x more
-  for (std::size_t i = 0; i < items; ++i) {
-    std::int32_t k = key(i);
-    if (k >= 0) ++off[static_cast<std::size_t>(k) + 1];
-  }
-  for (std::size_t b = 0; b < buckets; ++b) off[b + 1] += off[b];
-  detail::cvec<std::int32_t> at(off.begin(), off.end() - 1);
-  ids.assign(static_cast<std::size_t>(off[buckets]), -1);
-  for (std::size_t i = 0; i < items; ++i) {
-    std::int32_t k = key(i);
-    if (k >= 0) ids[static_cast<std::size_t>(at[static_cast<std::size_t>(k)]++)] = static_cast<std::int32_t>(i);
-  }
-}
-}  // namespace detail
-
 // Users of every node as CSR (off: n + 1 offsets, ids: the users in program order, each once).
 // Two sweeps over the arguments, counting then placing; `seen[a]` drops a second read of `a` by
-// the same node (marked i while counting, -2 - i while placing). No edge list, no remapping: every
-// push_back costs in constant evaluation.
+// the same node (marked i while counting, -2 - i while placing). The sweeps read the pools through
+// raw pointers: in constant evaluation every call (operator[], args_of, a span) costs as much as
+// the arithmetic it wraps, and these loops run for every pass.
 constexpr void user_csr(const ir& g, detail::cvec<std::int32_t>& off, detail::cvec<std::int32_t>& ids) {
-  const auto n = static_cast<std::size_t>(g.size());
-  off.clear();
-  off.resize(n + 1);
-  detail::cvec<std::int32_t> seen(n, -1);
   const std::int32_t size = g.size();
+  const auto n = static_cast<std::size_t>(size);
+  off.assign(n + 1, 0);
+  detail::cvec<std::int32_t> seen(n, -1);
+  const node* nd = g.nodes.data();
+  const std::int32_t* args = g.args.data();
+  std::int32_t* o = off.data();
+  std::int32_t* sn = seen.data();
   for (std::int32_t i = 0; i < size; ++i)
-    for (auto a : g.args_of(i))
-      if (a >= 0 && a < size && seen[static_cast<std::size_t>(a)] != i) {
-        seen[static_cast<std::size_t>(a)] = i;
-        ++off[static_cast<std::size_t>(a) + 1];
+    for (const std::int32_t *a = args + nd[i].arg0, *e = a + nd[i].nargs; a != e; ++a)
+      if (const std::int32_t x = *a; x >= 0 && x < size && sn[x] != i) {
+        sn[x] = i;
+        ++o[x + 1];
       }
-  for (std::size_t i = 0; i < n; ++i) off[i + 1] += off[i];
+  for (std::int32_t i = 0; i < size; ++i) o[i + 1] += o[i];
   detail::cvec<std::int32_t> at(off.begin(), off.end() - 1);
-  ids.assign(static_cast<std::size_t>(off[n]), -1);
+  ids.assign(static_cast<std::size_t>(o[size]), -1);
+  std::int32_t* pos = at.data();
+  std::int32_t* out = ids.data();
   for (std::int32_t i = 0; i < size; ++i)
-    for (auto a : g.args_of(i))
-      if (a >= 0 && a < size && seen[static_cast<std::size_t>(a)] != -2 - i) {
-        seen[static_cast<std::size_t>(a)] = -2 - i;
-        ids[static_cast<std::size_t>(at[static_cast<std::size_t>(a)]++)] = i;
+    for (const std::int32_t *a = args + nd[i].arg0, *e = a + nd[i].nargs; a != e; ++a)
+      if (const std::int32_t x = *a; x >= 0 && x < size && sn[x] != -2 - i) {
+        sn[x] = -2 - i;
+        out[pos[x]++] = i;
       }
 }
 
 constexpr users_index users_of(const ir& g) {
   users_index u;
-  const auto n = static_cast<std::size_t>(g.size());
+  const std::int32_t size = g.size();
+  const auto n = static_cast<std::size_t>(size);
   user_csr(g, u.user_off, u.user_ids);
+  const node* nd = g.nodes.data();
 
-  // Storages: every id below next_storage (and any larger one a node carries).
+  // Storages: every id below next_storage (and any larger one a node carries), bucketed by a
+  // counting sort (CSR, as the users).
   std::int32_t n_storage = g.next_storage;
-  for (const auto& nd : g.nodes)
-    if (nd.meta.storage >= n_storage) n_storage = nd.meta.storage + 1;
+  for (std::int32_t i = 0; i < size; ++i)
+    if (nd[i].meta.storage >= n_storage) n_storage = nd[i].meta.storage + 1;
   const auto ns = static_cast<std::size_t>(n_storage);
-  detail::fill_csr(ns, n, [&](std::size_t i) { return g.nodes[i].meta.storage; }, u.storage_off, u.storage_ids);
+  u.storage_off.assign(ns + 1, 0);
+  std::int32_t* so = u.storage_off.data();
+  for (std::int32_t i = 0; i < size; ++i)
+    if (const std::int32_t s = nd[i].meta.storage; s >= 0) ++so[s + 1];
+  for (std::int32_t s = 0; s < n_storage; ++s) so[s + 1] += so[s];
+  detail::cvec<std::int32_t> at(u.storage_off.begin(), u.storage_off.end() - 1);
+  u.storage_ids.assign(static_cast<std::size_t>(so[n_storage]), -1);
+  std::int32_t* pos = at.data();
+  std::int32_t* ids = u.storage_ids.data();
+  for (std::int32_t i = 0; i < size; ++i)
+    if (const std::int32_t s = nd[i].meta.storage; s >= 0) ids[pos[s]++] = i;
 
-  u.storage_flags.resize(ns);
-  u.output_flags.resize(n);
-  for (const auto& nd : g.nodes)
-    if (nd.op == op_kind::placeholder && nd.meta.storage >= 0)
-      u.storage_flags[static_cast<std::size_t>(nd.meta.storage)] |= 1;
-  std::int32_t out = g.output_node();
+  u.storage_flags.assign(ns, 0);
+  u.output_flags.assign(n, 0);
+  std::uint8_t* sf = u.storage_flags.data();
+  for (std::int32_t i = 0; i < size; ++i)
+    if (nd[i].op == op_kind::placeholder && nd[i].meta.storage >= 0) sf[nd[i].meta.storage] |= 1;
+  const std::int32_t out = g.output_node();
   if (out >= 0)
-    for (auto a : g.args_of(out))
-      if (a >= 0) {
-        u.output_flags[static_cast<std::size_t>(a)] = 1;
-        if (g.meta(a).storage >= 0) u.storage_flags[static_cast<std::size_t>(g.meta(a).storage)] |= 2;
+    for (const std::int32_t *a = g.args.data() + nd[out].arg0, *e = a + nd[out].nargs; a != e; ++a)
+      if (*a >= 0) {
+        u.output_flags[static_cast<std::size_t>(*a)] = 1;
+        if (nd[*a].meta.storage >= 0) sf[nd[*a].meta.storage] |= 2;
       }
   return u;
 }

@@ -30,7 +30,8 @@ class cvec {
   template <class It, class = decltype(*std::declval<It&>()), class = decltype(++std::declval<It&>())>
   constexpr cvec(It first, It last) {
     std::size_t m = 0;
-    for (It i = first; i != last; ++i) ++m;
+    if constexpr (std::is_pointer_v<It>) m = static_cast<std::size_t>(last - first);
+    else for (It i = first; i != last; ++i) ++m;
     reserve_exact(m);
     for (It i = first; i != last; ++i) std::construct_at(p_ + n_++, *i);
   }

@@ -51,11 +51,11 @@ struct frozen_ir {
     ir g;
     // Range constructions: one allocation and one copy per element (push_back costs more calls
     // per element in constant evaluation).
-    g.nodes = std::vector<node>(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(used.nodes));
-    g.args = std::vector<std::int32_t>(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(used.args));
-    g.params = std::vector<sym_expr>(params.begin(), params.begin() + static_cast<std::ptrdiff_t>(used.params));
-    g.syms = std::vector<symbol>(syms.begin(), syms.begin() + static_cast<std::ptrdiff_t>(used.syms));
-    g.customs = std::vector<custom_schema>(customs.begin(), customs.begin() + static_cast<std::ptrdiff_t>(used.customs));
+    g.nodes = detail::cvec<node>(nodes.data(), nodes.data() + used.nodes);
+    g.args = detail::cvec<std::int32_t>(args.data(), args.data() + used.args);
+    g.params = detail::cvec<sym_expr>(params.data(), params.data() + used.params);
+    g.syms = detail::cvec<symbol>(syms.data(), syms.data() + used.syms);
+    g.customs = detail::cvec<custom_schema>(customs.data(), customs.data() + used.customs);
     g.next_storage = next_storage;
     g.phase = phase;
     g.error = error;
@@ -67,11 +67,15 @@ struct frozen_ir {
 template <ir_sizes S>
 constexpr void freeze_into(frozen_ir<S>& f, const ir& g) {
   f.used = sizes_of(g);
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) f.nodes[i] = g.nodes[i];
-  for (std::size_t i = 0; i < g.args.size(); ++i) f.args[i] = g.args[i];
-  for (std::size_t i = 0; i < g.params.size(); ++i) f.params[i] = g.params[i];
-  for (std::size_t i = 0; i < g.syms.size(); ++i) f.syms[i] = g.syms[i];
-  for (std::size_t i = 0; i < g.customs.size(); ++i) f.customs[i] = g.customs[i];
+  // Through pointers: a call per element (operator[] on both sides) would cost more than the copy.
+  auto put = [](auto* to, const auto& from) {
+    for (const auto *p = from.data(), *e = p + from.size(); p != e; ++p) *to++ = *p;
+  };
+  put(f.nodes.data(), g.nodes);
+  put(f.args.data(), g.args);
+  put(f.params.data(), g.params);
+  put(f.syms.data(), g.syms);
+  put(f.customs.data(), g.customs);
   f.next_storage = g.next_storage;
   f.phase = g.phase;
   f.error = g.error;

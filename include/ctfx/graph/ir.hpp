@@ -39,6 +39,7 @@
 #include "../core/config.hpp"
 #include "../core/layout.hpp"
 #include "../core/name.hpp"
+#include "../detail/cvec.hpp"
 #include "../ops/op_kind.hpp"
 #include "diagnostic.hpp"
 
@@ -89,11 +90,11 @@ struct custom_schema {
 enum class graph_phase : std::uint8_t { functional, reinplaced };
 
 struct ir {
-  std::vector<node> nodes;
-  std::vector<std::int32_t> args;
-  std::vector<sym_expr> params;
-  std::vector<symbol> syms;
-  std::vector<custom_schema> customs;
+  detail::cvec<node> nodes;
+  detail::cvec<std::int32_t> args;
+  detail::cvec<sym_expr> params;
+  detail::cvec<symbol> syms;
+  detail::cvec<custom_schema> customs;
   std::int32_t next_storage = 0;
   graph_phase phase = graph_phase::functional;
   diagnostic error{};

@@ -84,13 +84,17 @@ struct canonicalizer {
     hash.resize(n);
     out_storage.reserve(n + 16);
     out_storage.resize(n);
+    // Through pointers: a call per element costs as much as the element's work here.
+    std::int32_t *b = base.data(), *pa = parent.data(), *us = users.data(), *an = anchor.data();
+    std::uint8_t* os = out_storage.data();
+    const std::int32_t* uo = u.user_off.data();
+    const node* nd = g.nodes.data();
     for (std::int32_t i = 0; i < g.size(); ++i) {
-      const auto k = static_cast<std::size_t>(i);
-      base[k] = i;
-      parent[k] = -1;
-      users[k] = u.count(i);
-      anchor[k] = i;
-      out_storage[k] = u.is_output_storage(g.meta(i).storage) ? 1 : 0;
+      b[i] = i;
+      pa[i] = -1;
+      us[i] = uo[i + 1] - uo[i];
+      an[i] = i;
+      os[i] = u.is_output_storage(nd[i].meta.storage) ? 1 : 0;
     }
   }
 
@@ -144,6 +148,9 @@ struct canonicalizer {
     std::int32_t inp = rw.resolve(g.arg(s, 0)), src = rw.resolve(g.arg(s, 1));
     node proto = node_like(g, s, op_kind::generalized_scatter);
     proto.require_inplace = g[s].require_inplace;
+    // G(inp, ...) is clone_meta(inp), as s is: it takes s's metadata and storage (so s's users keep
+    // theirs through the rebuild).
+    proto.meta = g.meta(s);
 
     // The chain of the fused G: s's view, then the inner G's chain.
     bool fuse = src >= 0 && rw.op(src) == op_kind::generalized_scatter;
@@ -167,7 +174,7 @@ struct canonicalizer {
     chain.push_back(sym_expr(static_cast<index_t>(sp.size())));
     if (!fuse) {
       for (const auto& p : sp) chain.push_back(p);
-      std::int32_t G = rw.insert_before(s, proto, {inp, src}, chain);
+      std::int32_t G = rw.insert_before(s, proto, {inp, src}, chain, true);
       add_value(G, s, g.meta(s), out_storage[static_cast<std::size_t>(s)] != 0);
       users[static_cast<std::size_t>(G)] = users[static_cast<std::size_t>(s)];
       rw.replace(s, G);
@@ -179,7 +186,7 @@ struct canonicalizer {
     for (const auto& p : sp) chain.push_back(p);
     for (const auto& p : inner) chain.push_back(p);
     proto.require_inplace = proto.require_inplace || rw.at(src).require_inplace;
-    std::int32_t G = rw.insert_before(src, proto, {inp, src_src}, chain);
+    std::int32_t G = rw.insert_before(src, proto, {inp, src_src}, chain, true);
     bool g_out = out_storage[static_cast<std::size_t>(s)] != 0 || (src_has_other_users && out_storage[static_cast<std::size_t>(src)]);
     add_value(G, src, g.meta(s), g_out);
     users[static_cast<std::size_t>(G)] = users[static_cast<std::size_t>(s)];
@@ -190,7 +197,8 @@ struct canonicalizer {
 
     if (src_has_other_users) {
       node vp = node_like(g, s, vk);
-      std::int32_t v = rw.insert_before(src, vp, {G}, sp);
+      vp.meta = recreated;  // the view of G, whose storage is s's
+      std::int32_t v = rw.insert_before(src, vp, {G}, sp, true);
       add_value(v, src, recreated, g_out);
       record_view(v, G);
       add_use(G);
@@ -204,9 +212,10 @@ struct canonicalizer {
   }
 
   constexpr ir run() && {
+    const node* nd = g.nodes.data();
     for (std::int32_t i = 0; i < g.size(); ++i) {
-      op_kind k = g[i].op;
-      if (is_view_op(k)) record_view(i, rw.resolve(g.arg(i, 0)));
+      const op_kind k = nd[i].op;
+      if (is_view_op(k)) record_view(i, rw.resolve(g.args.data()[nd[i].arg0]));
       else if (is_view_scatter(k)) scatter(i);
     }
     return static_cast<rewrite&&>(rw).apply();

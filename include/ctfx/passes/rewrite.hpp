@@ -28,11 +28,15 @@ namespace ctfx {
 
 namespace detail {
 
+inline constexpr std::uint64_t fnv_basis = 1469598103934665603ull;
+constexpr std::uint64_t fnv_step(std::uint64_t h, char c) { return (h ^ static_cast<unsigned char>(c)) * 1099511628211ull; }
+
+// FNV-1a over the name's characters (up to its first NUL).
 constexpr std::uint64_t hash_name(const name_t& n) {
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = fnv_basis;
   for (char c : n.s) {
     if (!c) break;
-    h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    h = fnv_step(h, c);
   }
   return h;
 }
@@ -42,8 +46,9 @@ constexpr std::uint64_t hash_name(const name_t& n) {
 class name_set {
  public:
   // Adds n unless it is there; true when it was added (one hash, one probe sequence).
-  constexpr bool insert(const name_t& n) {
-    const std::uint64_t h = hash_name(n);
+  constexpr bool insert(const name_t& n) { return insert(n, hash_name(n)); }
+  // The same, with h == hash_name(n) computed by the caller.
+  constexpr bool insert(const name_t& n, std::uint64_t h) {
     if (find(n, h)) return false;
     names_.push_back(n);
     hashes_.push_back(h);
@@ -131,26 +136,26 @@ class rebuilder {
   // Appends old node `id`; `map(a)` gives the new id of each old argument a (-1 stays None).
   template <class Map>
   constexpr std::int32_t copy(std::int32_t id, Map map) {
-    const node& o = (*old_)[id];
-    const std::int32_t nid = out.size();
-    // Arguments go straight into the pool (no per-node scratch: node copies are what constant
-    // evaluation pays for).
+    // Raw pointers into the pools: in constant evaluation a call (operator[], args_of) costs as
+    // much as the work it wraps, and this runs for every node of every rewrite.
+    const node& o = old_->nodes.data()[id];
+    const std::int32_t nid = static_cast<std::int32_t>(out.nodes.size());
     const auto arg0 = static_cast<std::int32_t>(out.args.size());
     bool changed = false;
-    for (auto a : old_->args_of(id)) {
-      std::int32_t x = a < 0 ? -1 : map(a);
-      if (a >= 0 && x < 0) {
-        bad_use(id, a);
+    for (const std::int32_t *a = old_->args.data() + o.arg0, *e = a + o.nargs; a != e; ++a) {
+      std::int32_t x = *a < 0 ? -1 : map(*a);
+      if (*a >= 0 && x < 0) {
+        bad_use(id, *a);
         x = -1;
       }
       out.args.push_back(x);
-      // Unchanged: x is the copy of a and kept a's metadata; otherwise compare.
-      if (x >= 0 && !(from_[static_cast<std::size_t>(x)] == a && !moved_[static_cast<std::size_t>(x)]) &&
-          !detail::same_meta_and_storage(out.meta(x), old_->meta(a)))
+      // Unchanged: x is the copy of *a and kept its metadata; otherwise compare.
+      if (x >= 0 && !(from_.data()[x] == *a && !moved_.data()[x]) &&
+          !detail::same_meta_and_storage(out.nodes.data()[x].meta, old_->nodes.data()[*a].meta))
         changed = true;
     }
     const auto par0 = static_cast<std::int32_t>(out.params.size());
-    for (const auto& p : old_->params_of(o)) out.params.push_back(p);
+    for (const sym_expr *p = old_->params.data() + o.par0, *e = p + o.npar; p != e; ++p) out.params.push_back(*p);
     out.nodes.push_back(o);
     node& n = out.nodes.back();
     n.arg0 = arg0;
@@ -161,7 +166,7 @@ class rebuilder {
       if (compute_meta(out, nid, m)) {
         if (m.storage == detail::fresh) m.storage = o.meta.storage;
         moved = !detail::same_meta_and_storage(m, o.meta);
-        out[nid].meta = m;
+        out.nodes.data()[nid].meta = m;
       }
     }
     from_.push_back(id);
@@ -171,16 +176,25 @@ class rebuilder {
 
   // Appends a node the pass creates; `args` are new ids. The name is `base` (default: the op's
   // name), made unique with a suffix as FX does (clone, clone_1, ...).
+  //
+  // `known`: the metadata the pass computed for it on the old graph (storage included). It is
+  // taken as it is when every argument kept the metadata the pass saw (a copy that did not move, or
+  // a node emitted with known metadata), and inferred otherwise. Either way the verifier after the
+  // pass re-derives it.
   constexpr std::int32_t emit(node proto, std::span<const std::int32_t> args, std::span<const sym_expr> params,
-                              std::string_view base = {}) {
+                              std::string_view base = {}, const tensor_meta* known = nullptr) {
     proto.name = fresh_name(proto.op, base);
-    proto.meta = tensor_meta{};
+    if (known) {
+      const std::uint8_t* mv = moved_.data();
+      for (const std::int32_t a : args) known = a >= 0 && mv[a] ? nullptr : known;
+    }
+    proto.meta = known ? *known : tensor_meta{};
     std::int32_t origin = proto.origin;
     std::int32_t id = out.append(proto, args, params);
-    if (origin < 0) out[id].origin = -1;  // no old node behind it
-    infer_meta(out, id);
+    if (origin < 0) out.nodes.data()[id].origin = -1;  // no old node behind it
+    if (!known) infer_meta(out, id);
     from_.push_back(-1);
-    moved_.push_back(1);
+    moved_.push_back(known ? 0 : 1);
     return id;
   }
   constexpr std::int32_t emit(node proto, std::initializer_list<std::int32_t> args,
@@ -210,6 +224,9 @@ class rebuilder {
   std::int32_t counter_[static_cast<std::size_t>(op_kind::count_)]{};
   bool op_reserved_[static_cast<std::size_t>(op_kind::count_)]{};
 
+  // `base`, then `base_1`, `base_2`, ... until one is free. The base's characters are copied and
+  // hashed once per call; each try appends its suffix and hashes only that (FNV-1a runs left to
+  // right), which is what a rewrite emitting hundreds of nodes pays for its names.
   constexpr name_t fresh_name(op_kind k, std::string_view base) {
     if (base.empty()) {  // the op's name: its old names are reserved once per op (every emit asks)
       base = name_of(k);
@@ -219,15 +236,32 @@ class rebuilder {
     } else {
       reserve_old_names(base);
     }
+    name_t n{};
+    std::size_t len = 0;
+    std::uint64_t h = detail::fnv_basis;
+    for (const char ch : base) {
+      if (len + 1 >= static_cast<std::size_t>(max_name)) break;
+      n.s[len++] = ch;
+      h = detail::fnv_step(h, ch);
+    }
     auto& c = counter_[static_cast<std::size_t>(k)];
     for (;; ++c) {
-      text_buf<max_name> t;
-      t << base;
-      if (c) t << '_' << c;
-      name_t n(t.view());
-      if (names_.insert(n)) {
+      name_t t = n;
+      std::uint64_t th = h;
+      if (c) {
+        char digits[12]{};
+        int nd = 0;
+        for (std::int32_t v = c; v; v /= 10) digits[nd++] = static_cast<char>('0' + v % 10);
+        std::size_t at = len;
+        for (int i = -1; i < nd && at + 1 < static_cast<std::size_t>(max_name); ++i) {
+          const char ch = i < 0 ? '_' : digits[nd - 1 - i];
+          t.s[at++] = ch;
+          th = detail::fnv_step(th, ch);
+        }
+      }
+      if (names_.insert(t, th)) {
         ++c;
-        return n;
+        return t;
       }
     }
   }
@@ -262,19 +296,20 @@ class rewrite {
  public:
   constexpr explicit rewrite(const ir& g) : old_(&g) {
     const auto n = static_cast<std::size_t>(g.size());
-    // Sized once and filled by index (an appended element costs 2-4x more in constant evaluation);
-    // the headroom is for insert_before.
+    // Sized once and filled through pointers (an appended element, or a call per element, costs
+    // 2-4x more in constant evaluation); the headroom is for insert_before.
     for (auto* v : {&next_, &prev_, &replaced_}) {
       v->reserve(n + 16);
       v->resize(n);
     }
     erased_.reserve(n + 16);
     erased_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto k = static_cast<std::int32_t>(i);
-      next_[i] = i + 1 < n ? k + 1 : -1;
-      prev_[i] = k - 1;
-      replaced_[i] = k;
+    std::int32_t *nx = next_.data(), *pv = prev_.data(), *rp = replaced_.data();
+    const auto last = static_cast<std::int32_t>(n) - 1;
+    for (std::int32_t k = 0; k <= last; ++k) {
+      nx[k] = k < last ? k + 1 : -1;
+      pv[k] = k - 1;
+      rp[k] = k;
     }
     head_ = n ? 0 : -1;
   }
@@ -302,8 +337,10 @@ class rewrite {
 
   // A new node placed just before node `at` (old or new); returns its id. `proto.name`, when set,
   // is the base of its name.
+  // `known_meta`: proto.meta is the node's metadata on the old graph (see rebuilder::emit).
   constexpr std::int32_t insert_before(std::int32_t at, node proto, std::span<const std::int32_t> args,
-                                       std::span<const sym_expr> params) {
+                                       std::span<const sym_expr> params, bool known_meta = false) {
+    known_.push_back(known_meta ? 1 : 0);
     proto.arg0 = static_cast<std::int32_t>(added_args_.size());
     proto.nargs = static_cast<std::int32_t>(args.size());
     for (auto a : args) added_args_.push_back(a);
@@ -323,8 +360,8 @@ class rewrite {
     return id;
   }
   constexpr std::int32_t insert_before(std::int32_t at, node proto, std::initializer_list<std::int32_t> args,
-                                       std::span<const sym_expr> params = {}) {
-    return insert_before(at, proto, std::span<const std::int32_t>(args.begin(), args.size()), params);
+                                       std::span<const sym_expr> params = {}, bool known_meta = false) {
+    return insert_before(at, proto, std::span<const std::int32_t>(args.begin(), args.size()), params, known_meta);
   }
 
   // Every use of `from` reads `to` instead (uses in nodes already created or created later).
@@ -348,39 +385,43 @@ class rewrite {
   constexpr ir apply() && {
     rebuilder rb(*old_);
     detail::cvec<std::int32_t> pos(next_.size(), -1);
+    std::int32_t* ps = pos.data();
+    std::int32_t* rp = replaced_.data();
+    const std::uint8_t* er = erased_.data();
+    const std::int32_t* nx = next_.data();
+    const std::int32_t n_old = old_->size();
     // Replacement chains are compressed as they are followed, keeping the sweep linear.
     auto map = [&](std::int32_t a) {
       std::int32_t r = a;
-      while (replaced_[static_cast<std::size_t>(r)] != r) r = replaced_[static_cast<std::size_t>(r)];
-      while (replaced_[static_cast<std::size_t>(a)] != r) {
-        std::int32_t nx = replaced_[static_cast<std::size_t>(a)];
-        replaced_[static_cast<std::size_t>(a)] = r;
-        a = nx;
+      while (rp[r] != r) r = rp[r];
+      while (rp[a] != r) {
+        const std::int32_t next = rp[a];
+        rp[a] = r;
+        a = next;
       }
-      return erased(r) ? -1 : pos[static_cast<std::size_t>(r)];
+      return er[r] ? -1 : ps[r];
     };
     detail::cvec<std::int32_t> mapped;  // a new node's arguments, mapped (one buffer for all)
-    for (std::int32_t id = head_; id >= 0; id = next_[static_cast<std::size_t>(id)]) {
-      if (erased(id)) continue;
-      if (!is_new(id)) {
-        pos[static_cast<std::size_t>(id)] = rb.copy(id, map);
+    for (std::int32_t id = head_; id >= 0; id = nx[id]) {
+      if (er[id]) continue;
+      if (id < n_old) {
+        ps[id] = rb.copy(id, map);
         continue;
       }
-      const node& n = at(id);
-      auto a = args_of(id);
+      const node& n = added_.data()[id - n_old];
       mapped.clear();
-      for (auto x : a) {
+      for (const std::int32_t *a = added_args_.data() + n.arg0, *e = a + n.nargs; a != e; ++a) {
+        const std::int32_t x = *a;
         std::int32_t m = x < 0 ? -1 : map(x);
         if (x >= 0 && m < 0 && rb.out.error.ok()) {
           detail::msg t;
-          t << "a node created by a rewrite (" << name_of(n.op) << ") reads '" << detail::arg_name(*old_, x < old_->size() ? x : -1)
+          t << "a node created by a rewrite (" << name_of(n.op) << ") reads '" << detail::arg_name(*old_, x < n_old ? x : -1)
             << "', which is erased or defined after it";
           detail::fail(rb.out, rb.out.size() > 0 ? rb.out.size() - 1 : 0, rule::use_before_definition, t);
         }
         mapped.push_back(m);
       }
-      node proto = n;
-      pos[static_cast<std::size_t>(id)] = rb.emit(proto, mapped, params_of(id), n.name.view());
+      ps[id] = rb.emit(n, mapped, params_of(id), n.name.view(), known_.data()[id - n_old] ? &n.meta : nullptr);
     }
     return static_cast<rebuilder&&>(rb).finish();
   }
@@ -390,6 +431,7 @@ class rewrite {
   detail::cvec<node> added_;
   detail::cvec<std::int32_t> added_args_;
   detail::cvec<sym_expr> added_params_;
+  detail::cvec<std::uint8_t> known_;  // per added node: its proto's metadata is known
   detail::cvec<std::int32_t> next_, prev_, replaced_;
   detail::cvec<std::uint8_t> erased_;
   std::int32_t head_ = -1;
