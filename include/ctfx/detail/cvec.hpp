@@ -82,6 +82,13 @@ class cvec {
     }
     ++n_;
   }
+  // Appends [first, last) (not a range of this vector): one capacity check for all of them.
+  constexpr void append(const T* first, const T* last) {
+    const auto m = static_cast<std::size_t>(last - first);
+    if (n_ + m > cap_) grow(n_ + m);
+    for (T* q = p_ + n_; first != last; ++first, ++q) std::construct_at(q, *first);
+    n_ += m;
+  }
   constexpr void pop_back() { destroy_range(n_ - 1, n_); --n_; }
   constexpr void clear() { destroy_range(0, n_); n_ = 0; }
   constexpr void reserve(std::size_t c) { if (c > cap_) reserve_exact(c); }

@@ -133,15 +133,17 @@ struct ir {
   // Appends a node whose arguments and parameters are given; returns its id. Metadata is set by
   // the caller (usually through ops/meta.hpp's infer_meta).
   constexpr std::int32_t append(node n, std::span<const std::int32_t> a, std::span<const sym_expr> p) {
+    // Pointer ranges, not span iteration: in constant evaluation each iterator call costs.
     n.arg0 = static_cast<std::int32_t>(args.size());
     n.nargs = static_cast<std::int32_t>(a.size());
-    for (auto x : a) args.push_back(x);
+    args.append(a.data(), a.data() + a.size());
     n.par0 = static_cast<std::int32_t>(params.size());
     n.npar = static_cast<std::int32_t>(p.size());
-    for (auto x : p) params.push_back(x);
-    if (n.origin < 0) n.origin = size();
+    params.append(p.data(), p.data() + p.size());
+    const auto id = static_cast<std::int32_t>(nodes.size());
+    if (n.origin < 0) n.origin = id;
     nodes.push_back(n);
-    return size() - 1;
+    return id;
   }
   constexpr std::int32_t fresh_storage() { return next_storage++; }
 

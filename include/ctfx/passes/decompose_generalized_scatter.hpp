@@ -48,21 +48,40 @@ constexpr ir decompose_generalized_scatter(ir g) {
   detail::cvec<std::int32_t> bases;  // bases[j]: what view j is applied to
   detail::cvec<chain_cursor> views;
   detail::cvec<sym_expr> sizes;
+  detail::cvec<tensor_meta> metas;   // metas[j]: the metadata of bases[j]
   ir scratch;  // scatter_view_meta names a node in its (impossible) errors: give it one
   scratch.nodes.resize(1);
+  // Every node made here is given its metadata, computed on the old graph (rewrite::insert_before's
+  // known_meta): a view's from its input's, a copy_ is its destination, a scatter is clone_meta of
+  // its input, and what replaces G takes G's metadata and storage. The rebuild then infers nothing
+  // (the verifier after the pass re-derives all of it).
+  auto with_meta = [](node n, const tensor_meta& m) {
+    n.meta = m;
+    return n;
+  };
+  const node* nd = g.nodes.data();
   for (std::int32_t i = 0; i < g.size(); ++i) {
-    const op_kind k = g[i].op;
+    const op_kind k = nd[i].op;
     if (k != op_kind::generalized_scatter && k != op_kind::generalized_scatter_) continue;
-    const std::int32_t inp = g.arg(i, 0), src = g.arg(i, 1);
-    auto chain = g.params_of(g[i]);
+    const std::int32_t* ia = g.args.data() + nd[i].arg0;
+    const std::int32_t inp = ia[0], src = ia[1];
+    const std::span<const sym_expr> chain(g.params.data() + nd[i].par0, static_cast<std::size_t>(nd[i].npar));
     const bool mutating = k == op_kind::generalized_scatter_ || scatter_always_uses_mutation(chain);
 
     if (mutating) {
       std::int32_t t = inp;
-      if (k == op_kind::generalized_scatter) t = rw.insert_before(i, node_like(g, i, op_kind::clone), {inp});
+      if (k == op_kind::generalized_scatter)
+        t = rw.insert_before(i, with_meta(node_like(g, i, op_kind::clone), nd[i].meta), {inp}, {}, true);
       std::int32_t v = t;
-      for (chain_cursor c{chain}; !c.done(); c.next()) v = rw.insert_before(i, node_like(g, i, c.kind()), {v}, c.params());
-      rw.insert_before(i, node_like(g, i, op_kind::copy_), {v, src});
+      tensor_meta vm = k == op_kind::generalized_scatter ? nd[i].meta : nd[inp].meta;
+      bool known = true;
+      for (chain_cursor c{chain}; !c.done(); c.next()) {
+        tensor_meta next{};
+        known = known && view_meta(scratch, 0, c.kind(), vm, c.params(), next);
+        vm = next;
+        v = rw.insert_before(i, with_meta(node_like(g, i, c.kind()), vm), {v}, c.params(), known);
+      }
+      rw.insert_before(i, with_meta(node_like(g, i, op_kind::copy_), vm), {v, src}, {}, known);
       rw.replace(i, t);
       mutated = true;
       continue;
@@ -71,24 +90,34 @@ constexpr ir decompose_generalized_scatter(ir g) {
     // Functional: the views down to the last one's input, then the scatters back up.
     bases.clear();
     views.clear();
+    metas.clear();
     std::int32_t b = inp;
+    tensor_meta bm = nd[inp].meta;
+    bool known = true;
     for (chain_cursor c{chain}; !c.done(); c.next()) {
       bases.push_back(b);
       views.push_back(c);
+      metas.push_back(bm);
       chain_cursor next = c;
       next.next();
-      if (!next.done()) b = rw.insert_before(i, node_like(g, i, c.kind()), {b}, c.params());
+      tensor_meta vm{};
+      known = known && view_meta(scratch, 0, c.kind(), bm, c.params(), vm);
+      bm = vm;
+      if (!next.done()) b = rw.insert_before(i, with_meta(node_like(g, i, c.kind()), bm), {b}, c.params(), known);
     }
-    // Expand a source that G would broadcast into the innermost view.
-    tensor_meta view{};
+    // Expand a source that G would broadcast into the innermost view (bm, when known).
     std::int32_t s = src;
-    if (scatter_view_meta(scratch, 0, k, g.meta(inp), chain, view) && !g.meta(src).same_shape(view)) {
+    if (known && !nd[src].meta.same_shape(bm)) {
       sizes.clear();
-      for (int d = 0; d < view.rank; ++d) sizes.push_back(view.size[d]);
+      for (int d = 0; d < bm.rank; ++d) sizes.push_back(bm.size[d]);
       s = rw.insert_before(i, node_like(g, i, op_kind::expand), {src}, sizes);
     }
-    for (std::size_t j = views.size(); j-- > 0;)
-      s = rw.insert_before(i, node_like(g, i, facts(views[j].kind()).twin), {bases[j], s}, views[j].params());
+    for (std::size_t j = views.size(); j-- > 0;) {
+      // The outermost scatter stands for G: G's metadata and storage; inner ones are fresh results.
+      const tensor_meta m = j == 0 ? nd[i].meta : clone_meta(metas[j]);
+      s = rw.insert_before(i, with_meta(node_like(g, i, facts(views[j].kind()).twin), m), {bases[j], s},
+                           views[j].params(), known);
+    }
     rw.replace(i, s);
   }
   ir out = static_cast<rewrite&&>(rw).apply();

@@ -29,14 +29,14 @@ namespace ctfx {
 namespace detail {
 
 inline constexpr std::uint64_t fnv_basis = 1469598103934665603ull;
-constexpr std::uint64_t fnv_step(std::uint64_t h, char c) { return (h ^ static_cast<unsigned char>(c)) * 1099511628211ull; }
+inline constexpr std::uint64_t fnv_prime = 1099511628211ull;
 
 // FNV-1a over the name's characters (up to its first NUL).
 constexpr std::uint64_t hash_name(const name_t& n) {
   std::uint64_t h = fnv_basis;
   for (char c : n.s) {
     if (!c) break;
-    h = fnv_step(h, c);
+    h = (h ^ static_cast<unsigned char>(c)) * fnv_prime;
   }
   return h;
 }
@@ -62,21 +62,24 @@ class name_set {
   detail::cvec<std::uint64_t> hashes_;
   detail::cvec<std::int32_t> slots_;  // 1 + index into names_, 0 = empty
 
+  // Raw pointers: this runs once per emitted node, where each operator[] call would cost.
   constexpr bool find(const name_t& n, std::uint64_t h) const {
     if (slots_.empty()) return false;
     const std::size_t mask = slots_.size() - 1;
+    const std::int32_t* sl = slots_.data();
+    const std::uint64_t* hs = hashes_.data();
     for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
-      const std::int32_t s = slots_[i];
+      const std::int32_t s = sl[i];
       if (s == 0) return false;
-      const auto k = static_cast<std::size_t>(s - 1);
-      if (hashes_[k] == h && names_[k] == n) return true;
+      if (hs[s - 1] == h && names_.data()[s - 1] == n) return true;
     }
   }
   constexpr void place(std::int32_t k) {
     const std::size_t mask = slots_.size() - 1;
-    std::size_t i = static_cast<std::size_t>(hashes_[static_cast<std::size_t>(k - 1)]) & mask;
-    while (slots_[i] != 0) i = (i + 1) & mask;
-    slots_[i] = k;
+    std::int32_t* sl = slots_.data();
+    std::size_t i = static_cast<std::size_t>(hashes_.data()[k - 1]) & mask;
+    while (sl[i] != 0) i = (i + 1) & mask;
+    sl[i] = k;
   }
   constexpr void rehash(std::size_t want) {
     std::size_t cap = 16;
@@ -127,7 +130,7 @@ class rebuilder {
     moved_.reserve(old.nodes.size() + 16);
     for (std::size_t k = 0; k < static_cast<std::size_t>(op_kind::count_); ++k) {
       counter_[k] = 0;
-      op_reserved_[k] = false;
+      op_slot_[k] = 0;
     }
   }
 
@@ -155,7 +158,7 @@ class rebuilder {
         changed = true;
     }
     const auto par0 = static_cast<std::int32_t>(out.params.size());
-    for (const sym_expr *p = old_->params.data() + o.par0, *e = p + o.npar; p != e; ++p) out.params.push_back(*p);
+    out.params.append(old_->params.data() + o.par0, old_->params.data() + o.par0 + o.npar);
     out.nodes.push_back(o);
     node& n = out.nodes.back();
     n.arg0 = arg0;
@@ -177,7 +180,8 @@ class rebuilder {
   // Appends a node the pass creates; `args` are new ids. The name is `base` (default: the op's
   // name), made unique with a suffix as FX does (clone, clone_1, ...).
   //
-  // `known`: the metadata the pass computed for it on the old graph (storage included). It is
+  // `known`: the metadata the pass computed for it on the old graph (storage included; a fresh
+  // result may say detail::fresh, and gets a new storage here). It is
   // taken as it is when every argument kept the metadata the pass saw (a copy that did not move, or
   // a node emitted with known metadata), and inferred otherwise. Either way the verifier after the
   // pass re-derives it.
@@ -186,13 +190,14 @@ class rebuilder {
     proto.name = fresh_name(proto.op, base);
     if (known) {
       const std::uint8_t* mv = moved_.data();
-      for (const std::int32_t a : args) known = a >= 0 && mv[a] ? nullptr : known;
+      for (const std::int32_t *a = args.data(), *e = a + args.size(); a != e; ++a) known = *a >= 0 && mv[*a] ? nullptr : known;
     }
     proto.meta = known ? *known : tensor_meta{};
     std::int32_t origin = proto.origin;
     std::int32_t id = out.append(proto, args, params);
     if (origin < 0) out.nodes.data()[id].origin = -1;  // no old node behind it
     if (!known) infer_meta(out, id);
+    else if (known->storage == detail::fresh) out.nodes.data()[id].meta.storage = out.fresh_storage();
     from_.push_back(-1);
     moved_.push_back(known ? 0 : 1);
     return id;
@@ -222,29 +227,47 @@ class rebuilder {
   detail::cvec<name_t> bases_;
   detail::cvec<std::uint64_t> base_hashes_;
   std::int32_t counter_[static_cast<std::size_t>(op_kind::count_)]{};
-  bool op_reserved_[static_cast<std::size_t>(op_kind::count_)]{};
+  // An op's own name as a base: its characters, length and FNV-1a hash, made once per rebuild.
+  struct base_entry {
+    name_t text{};
+    std::size_t len = 0;
+    std::uint64_t hash = 0;
+  };
+  detail::cvec<base_entry> op_bases_;
+  std::int16_t op_slot_[static_cast<std::size_t>(op_kind::count_)]{};  // 1 + index into op_bases_
 
-  // `base`, then `base_1`, `base_2`, ... until one is free. The base's characters are copied and
-  // hashed once per call; each try appends its suffix and hashes only that (FNV-1a runs left to
-  // right), which is what a rewrite emitting hundreds of nodes pays for its names.
+  // `base`, then `base_1`, `base_2`, ... until one is free. Each try appends its suffix to the
+  // base's characters and hashes only the suffix (FNV-1a runs left to right); an op's own name, the
+  // usual base, is copied and hashed once per rebuild. A rewrite emits hundreds of nodes, and in
+  // constant evaluation their names were a fifth of the cost of emitting them.
   constexpr name_t fresh_name(op_kind k, std::string_view base) {
-    if (base.empty()) {  // the op's name: its old names are reserved once per op (every emit asks)
-      base = name_of(k);
-      if (!base.empty() && base[0] == '_') base.remove_prefix(1);
-      if (!op_reserved_[static_cast<std::size_t>(k)]) reserve_old_names(base);
-      op_reserved_[static_cast<std::size_t>(k)] = true;
-    } else {
-      reserve_old_names(base);
-    }
+    const auto ki = static_cast<std::size_t>(k);
     name_t n{};
     std::size_t len = 0;
     std::uint64_t h = detail::fnv_basis;
-    for (const char ch : base) {
-      if (len + 1 >= static_cast<std::size_t>(max_name)) break;
-      n.s[len++] = ch;
-      h = detail::fnv_step(h, ch);
+    if (base.empty() && op_slot_[ki] > 0) {
+      const base_entry& e = op_bases_.data()[op_slot_[ki] - 1];
+      n = e.text;
+      len = e.len;
+      h = e.hash;
+    } else {
+      const bool own = base.empty();
+      if (own) {  // the op's name: its old names are reserved once per op
+        base = name_of(k);
+        if (!base.empty() && base[0] == '_') base.remove_prefix(1);
+      }
+      reserve_old_names(base);
+      for (const char ch : base) {
+        if (len + 1 >= static_cast<std::size_t>(max_name)) break;
+        n.s[len++] = ch;
+        h = (h ^ static_cast<unsigned char>(ch)) * detail::fnv_prime;
+      }
+      if (own) {
+        op_bases_.push_back(base_entry{n, len, h});
+        op_slot_[ki] = static_cast<std::int16_t>(op_bases_.size());
+      }
     }
-    auto& c = counter_[static_cast<std::size_t>(k)];
+    auto& c = counter_[ki];
     for (;; ++c) {
       name_t t = n;
       std::uint64_t th = h;
@@ -256,7 +279,7 @@ class rebuilder {
         for (int i = -1; i < nd && at + 1 < static_cast<std::size_t>(max_name); ++i) {
           const char ch = i < 0 ? '_' : digits[nd - 1 - i];
           t.s[at++] = ch;
-          th = detail::fnv_step(th, ch);
+          th = (th ^ static_cast<unsigned char>(ch)) * detail::fnv_prime;
         }
       }
       if (names_.insert(t, th)) {
@@ -343,10 +366,10 @@ class rewrite {
     known_.push_back(known_meta ? 1 : 0);
     proto.arg0 = static_cast<std::int32_t>(added_args_.size());
     proto.nargs = static_cast<std::int32_t>(args.size());
-    for (auto a : args) added_args_.push_back(a);
+    added_args_.append(args.data(), args.data() + args.size());
     proto.par0 = static_cast<std::int32_t>(added_params_.size());
     proto.npar = static_cast<std::int32_t>(params.size());
-    for (const auto& p : params) added_params_.push_back(p);
+    added_params_.append(params.data(), params.data() + params.size());
     added_.push_back(proto);
     std::int32_t id = size();
     std::int32_t p = prev_[static_cast<std::size_t>(at)];
