@@ -4,6 +4,7 @@
 // clang++-14 and nvcc (test/CMakeLists.txt); each must run the five passes with a verify after
 // each (ctfx::pipeline), liveness and buffer reuse, and agree on the result below.
 #include <ctfx.hpp>
+#include "scatter_chain.hpp"
 #include <ctfx/analysis/liveness.hpp>
 #include <ctfx/exec/inplace_table.hpp>
 #include <ctfx/passes/pipeline.hpp>
@@ -22,19 +23,14 @@ constexpr int rounds = 148;
 constexpr int rounds = 498;  // 2 inputs + 2 nodes per round + the copy_ epilogue + the output = 1,000
 #endif
 
-constexpr auto chain = ctfx::graph([](ctfx::builder& g) {
-  auto x = g.input("x", ctfx::f32, {64, 128});
-  auto src = g.input("src", ctfx::f32, {1, 128});
-  auto y = x;
-  for (int i = 0; i < rounds; ++i) y = ctfx::slice_scatter(y, src * static_cast<double>(i + 1), 0, i % 64, i % 64 + 1);
-  g.update(x, y);
-});
-static_assert(decltype(chain)::sizes.nodes == 2 + 2 * rounds + 2);
+// The graph's type: pipeline<> and the size checks below name it.
+using chain_t = decltype(ctfx_test::scatter_chain<rounds>);
+static_assert(chain_t::sizes.nodes == 2 + 2 * rounds + 2);
 
 // With the table ctfx's executors plan with (every node realized, as in ctfx::compiled). Inductor's
 // own table (pipeline<G>'s default) reinplaces only the first scatter and leaves the rest to its
 // kernel fusion: its profitability rule, reported as such.
-using P = ctfx::pipeline<decltype(chain), ctfx::executor_inplace_table>;
+using P = ctfx::pipeline<chain_t, ctfx::executor_inplace_table>;
 
 // Reinplacing: every scatter (a generalized scatter after canonicalization) runs in place in x,
 // nothing is cloned, no bytes are missed.

@@ -11,6 +11,7 @@
 // stage with ctfx::executor_inplace_table (every scatter reinplaced), and the memory plan (liveness
 // + reuse are one evaluation); see bench/RESULTS.md §1.
 #include <ctfx.hpp>
+#include "../compile/scatter_chain.hpp"
 #include <ctfx/passes/pipeline.hpp>
 
 namespace {
@@ -22,15 +23,10 @@ constexpr int count(const ctfx::ir& g, ctfx::op_kind k) {
 }
 
 constexpr int rounds = 498;  // 2 inputs + 2 nodes per round + the copy_ epilogue + the output = 1,000
-constexpr auto chain = ctfx::graph([](ctfx::builder& g) {
-  auto x = g.input("x", ctfx::f32, {64, 128});
-  auto src = g.input("src", ctfx::f32, {1, 128});
-  auto y = x;
-  for (int i = 0; i < rounds; ++i) y = ctfx::slice_scatter(y, src * static_cast<double>(i + 1), 0, i % 64, i % 64 + 1);
-  g.update(x, y);
-});
-static_assert(decltype(chain)::sizes.nodes == 1000);
-using P = ctfx::pipeline<decltype(chain)>;
+// The graph's type: pipeline<> and the size checks below name it.
+using chain_t = decltype(ctfx_test::scatter_chain<rounds>);
+static_assert(chain_t::sizes.nodes == 1000);
+using P = ctfx::pipeline<chain_t>;
 static_assert(P::report.size() == rounds && P::report.reinplaced() >= 1);
 constexpr bool chain_right() {
   const ctfx::ir g = P::get();

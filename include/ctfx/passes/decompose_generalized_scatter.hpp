@@ -49,7 +49,7 @@ constexpr ir decompose_generalized_scatter(ir g) {
   detail::cvec<chain_cursor> views;
   detail::cvec<sym_expr> sizes;
   detail::cvec<tensor_meta> metas;   // metas[j]: the metadata of bases[j]
-  ir scratch;  // scatter_view_meta names a node in its (impossible) errors: give it one
+  ir scratch;  // view_meta names a node in its (impossible) errors: give it one
   scratch.nodes.resize(1);
   // Every node made here is given its metadata, computed on the old graph (rewrite::insert_before's
   // known_meta): a view's from its input's, a copy_ is its destination, a scatter is clone_meta of
