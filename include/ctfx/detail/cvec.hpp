@@ -1,12 +1,14 @@
-// ctfx/detail/cvec.hpp — a vector for the passes' working arrays, cheap in constant evaluation.
+// ctfx/detail/cvec.hpp — a vector for the graph and the passes' working arrays, cheap in constant
+// evaluation.
 //
 // The passes run in the compiler, where every call and every loop iteration of library code is
 // interpreted. libstdc++'s std::vector pays there for what costs nothing at run time: push_back of
 // an rvalue goes through emplace_back and back() (twice push_back(const T&)), and destroying or
 // reallocating n trivially destructible elements still makes n destroy_at calls. Measured with
 // g++ 12 on 200,000 ints (bench/RESULTS.md §1): push_back 31% and resize 40% cheaper than
-// std::vector's. cvec keeps std::vector's names for the part of its interface the passes use, so a
-// working array is declared either way; the graph itself (ir) stays a std::vector, which is public.
+// std::vector's. cvec keeps std::vector's names for the part of its interface the passes and the
+// graph's users need (size, data, iteration, indexing, push_back, resize), so the graph's own
+// pools (ir::nodes, args, params, ...) are cvecs too.
 #pragma once
 #include <cstddef>
 #include <initializer_list>
