@@ -22,7 +22,8 @@
 //     `cache.view(...)[pos] = v` through a layout-preserving copy-back (#137416) and chains such as
 //     scatter -> index_put -> copy-back (#195285) without special cases.
 // Everything is linear in nodes + edges, except the scan of later reads of one storage, which stops
-// at the first overlapping read (N·log N with the binary search in the common case).
+// at the first overlapping read (N·log N with the binary search in the common case); storages of a
+// merged class that no later node reads are dropped from it as the candidates pass them.
 #pragma once
 #include <span>
 #include <vector>
@@ -164,6 +165,7 @@ struct reinplacer {
   detail::cvec<std::int32_t> new_aux, repl;
   detail::cvec<std::uint32_t> clone_mask;
   detail::cvec<std::uint8_t> covered;
+  detail::cvec<std::uint8_t> returns_self;  // reinplaced single-tensor op: its result is argument 0
   detail::cvec<custom_schema> extra_customs;
   reinplace_log log;
 
@@ -203,7 +205,7 @@ struct reinplacer {
     }
     for (std::int32_t i = 0; i < n; ++i)
       if (g[i].op == op_kind::placeholder && g[i].meta.storage >= 0) class_input[static_cast<std::size_t>(g[i].meta.storage)] = i;
-    new_op.resize(N); new_aux.resize(N); repl.assign(N, -1); clone_mask.resize(N); covered.resize(N);
+    new_op.resize(N); new_aux.resize(N); repl.assign(N, -1); clone_mask.resize(N); covered.resize(N); returns_self.resize(N);
     for (std::int32_t i = 0; i < n; ++i) {
       const node& nd = g[i];
       const auto k = static_cast<std::size_t>(i);
@@ -229,14 +231,24 @@ struct reinplacer {
     coords[B] = coords[B] && coords[A] && same_coords ? 1 : 0;
   }
 
+  // The index (into `reads`) of the first read of storage `s` by a node at or after `from`.
+  constexpr std::int32_t reads_from(std::int32_t s, std::int32_t from) const {
+    std::int32_t lo = read_off[static_cast<std::size_t>(s)], hi = read_off[static_cast<std::size_t>(s) + 1];
+    while (lo < hi) {  // binary search: reads are in program order
+      std::int32_t mid = lo + (hi - lo) / 2;
+      if (reads[static_cast<std::size_t>(mid)].first < from) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+  // The last node that reads storage `s`, or -1.
+  constexpr std::int32_t last_read(std::int32_t s) const {
+    std::int32_t e = read_off[static_cast<std::size_t>(s) + 1];
+    return e > read_off[static_cast<std::size_t>(s)] ? reads[static_cast<std::size_t>(e - 1)].first : -1;
+  }
+
   // The first read of storage `s` by a node in (after, before) of an alias that may overlap `w`.
   constexpr std::int32_t first_read(std::int32_t s, std::int32_t after, std::int32_t before, const tensor_meta* w) const {
-    std::int32_t lo = read_off[static_cast<std::size_t>(s)], hi = read_off[static_cast<std::size_t>(s) + 1];
-    while (lo < hi) {  // binary search: the first read after `after`
-      std::int32_t mid = lo + (hi - lo) / 2;
-      if (reads[static_cast<std::size_t>(mid)].first <= after) lo = mid + 1; else hi = mid;
-    }
-    for (std::int32_t k = lo; k < read_off[static_cast<std::size_t>(s) + 1]; ++k) {
+    for (std::int32_t k = reads_from(s, after + 1); k < read_off[static_cast<std::size_t>(s) + 1]; ++k) {
       auto [u, a] = reads[static_cast<std::size_t>(k)];
       if (u >= before) break;
       if (!w || may_overlap(g.meta(a), *w)) return u;
@@ -278,9 +290,21 @@ struct reinplacer {
       if (cut < 0 || cut < i) return fail(reinplace_reason::missing_epilogue, inp);
     }
     const bool same_coords = coords[static_cast<std::size_t>(root)] != 0;
-    for (std::int32_t t = root; t >= 0; t = member_next[static_cast<std::size_t>(t)]) {
+    // Members no node after i reads are unlinked from the class on the way: candidates come in
+    // program order, so they can never block again. A chain of k reinplaced results in one buffer
+    // is then k short walks, not k walks of a growing class.
+    for (std::int32_t prev = -1, t = root; t >= 0;) {
+      const std::int32_t next = member_next[static_cast<std::size_t>(t)];
+      if (prev >= 0 && last_read(t) <= i) {
+        member_next[static_cast<std::size_t>(prev)] = next;
+        if (member_last[static_cast<std::size_t>(root)] == t) member_last[static_cast<std::size_t>(root)] = prev;
+        t = next;
+        continue;
+      }
       std::int32_t u = first_read(t, i, cut, (t == s || same_coords) ? &w : nullptr);
       if (u >= 0) return fail(reinplace_reason::blocking_use, u);
+      prev = t;
+      t = next;
     }
     // Values already reinplaced into the input (other members of the class) must not be read at or
     // after the copy_ either: they would see this write (found by the differential fuzzer: a
@@ -292,9 +316,9 @@ struct reinplacer {
         if (t == in_s) {
           // The input itself may be read after the copy_ (it then holds what the copy_ wrote), but
           // a copy_ whose source is the input (or a view of it) would copy this write back.
-          for (std::int32_t k = read_off[static_cast<std::size_t>(t)]; k < read_off[static_cast<std::size_t>(t) + 1]; ++k) {
+          for (std::int32_t k = reads_from(t, cut); k < read_off[static_cast<std::size_t>(t) + 1]; ++k) {
             auto [u, m] = reads[static_cast<std::size_t>(k)];
-            if (u >= cut && g[u].op == op_kind::copy_ && g.arg(u, 1) == m) return fail(reinplace_reason::observed_after_epilogue, u);
+            if (g[u].op == op_kind::copy_ && g.arg(u, 1) == m) return fail(reinplace_reason::observed_after_epilogue, u);
           }
           continue;
         }
@@ -308,9 +332,8 @@ struct reinplacer {
       for (auto r : results) {
         const std::int32_t rs = g.meta(r).storage;
         if (rs < 0) continue;
-        for (std::int32_t k = read_off[static_cast<std::size_t>(rs)]; k < read_off[static_cast<std::size_t>(rs) + 1]; ++k) {
+        for (std::int32_t k = reads_from(rs, cut); k < read_off[static_cast<std::size_t>(rs) + 1]; ++k) {
           auto [u, m] = reads[static_cast<std::size_t>(k)];
-          if (u < cut) continue;
           if (g[u].op == op_kind::output) return fail(reinplace_reason::result_escapes, u);
           if (u != cut) return fail(reinplace_reason::observed_after_epilogue, u);
           const tensor_meta& now = v.layout_changed ? mm : g.meta(m);
@@ -381,6 +404,9 @@ struct reinplacer {
     if (v.ok()) {
       commit(ma, res, v.layout_changed);
       new_op[static_cast<std::size_t>(i)] = row.inplace;
+      const op_kind k = row.inplace;  // (a user pair such as add -> add_ is derived: add_ may not fit)
+      returns_self[static_cast<std::size_t>(i)] = k == op_kind::generalized_scatter_ || k == op_kind::index_put_ ||
+                                                   k == op_kind::unsafe_index_put_ || k == op_kind::all_reduce_;
     }
     covered[static_cast<std::size_t>(i)] = 1;
     record(i, -1, ma, 1, bytes_of(g.meta(ma)), v, reinplace_trigger::aten, !v.ok() && profitable, v.ok() ? 0 : 1,
@@ -604,6 +630,13 @@ constexpr ir rebuild(const ir& g, reinplacer& R) {
     }
     std::int32_t id = out.append(nd, a, g.params_of(g[i]));
     if (same) {
+      map.push_back(id);
+      continue;
+    }
+    // A reinplaced index_put_ / scatter_ / all_reduce_ returns its argument 0 (ops/meta.hpp), whose
+    // checks its functional form passed; the verifier after the pass derives it again.
+    if (R.returns_self[I]) {
+      out[id].meta = out.meta(a[0]);
       map.push_back(id);
       continue;
     }
