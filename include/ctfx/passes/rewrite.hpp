@@ -22,14 +22,12 @@
 #include <string_view>
 #include <vector>
 #include "../detail/cvec.hpp"
+#include "../detail/fnv.hpp"
 #include "../ops/meta.hpp"
 
 namespace ctfx {
 
 namespace detail {
-
-inline constexpr std::uint64_t fnv_basis = 1469598103934665603ull;
-inline constexpr std::uint64_t fnv_prime = 1099511628211ull;
 
 // FNV-1a over the name's characters (up to its first NUL).
 constexpr std::uint64_t hash_name(const name_t& n) {

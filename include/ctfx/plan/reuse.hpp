@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <vector>
 #include "../analysis/liveness.hpp"
+#include "../detail/cvec.hpp"
+#include "../detail/fnv.hpp"
 
 namespace ctfx {
 
@@ -27,34 +29,61 @@ struct plan_line {
 
 namespace detail {
 
-// Range-add / range-max segment tree over half-step times (for the peak veto).
+// Range-add / range-max over half-step times (for the peak veto): a bottom-up segment tree,
+// without recursion (nvcc's front end charges every call against its constexpr budget), built in
+// O(n) from the timeline's initial values. t[p] is the max of p's leaves plus the adds pending at p.
 struct max_tree {
   std::int64_t n = 1;
-  std::vector<std::int64_t> mx, add;
-  constexpr explicit max_tree(std::int64_t size) {
-    while (n < size) n *= 2;
-    mx.reserve(static_cast<std::size_t>(2 * n));
-    add.reserve(static_cast<std::size_t>(2 * n));
-    for (std::int64_t i = 0; i < 2 * n; ++i) { mx.push_back(0); add.push_back(0); }
+  int h = 0;
+  cvec<std::int64_t> t, d;
+  constexpr max_tree(const std::int64_t* init, std::int64_t size) {
+    while (n < size) { n *= 2; ++h; }
+    t.resize(static_cast<std::size_t>(2 * n));
+    d.resize(static_cast<std::size_t>(n));
+    std::int64_t* T = t.data();
+    for (std::int64_t i = 0; i < size; ++i) T[n + i] = init[i];
+    for (std::int64_t p = n - 1; p > 0; --p) T[p] = std::max(T[2 * p], T[2 * p + 1]);
   }
-  constexpr void update(std::int64_t l, std::int64_t r, std::int64_t v, std::int64_t x, std::int64_t lo, std::int64_t hi) {
-    if (r <= lo || hi <= l) return;
-    auto ux = static_cast<std::size_t>(x);
-    if (l <= lo && hi <= r) { mx[ux] += v; add[ux] += v; return; }
-    std::int64_t mid = (lo + hi) / 2;
-    update(l, r, v, 2 * x, lo, mid);
-    update(l, r, v, 2 * x + 1, mid, hi);
-    mx[ux] = std::max(mx[static_cast<std::size_t>(2 * x)], mx[static_cast<std::size_t>(2 * x + 1)]) + add[ux];
+  constexpr void apply(std::int64_t p, std::int64_t v) {
+    t[static_cast<std::size_t>(p)] += v;
+    if (p < n) d[static_cast<std::size_t>(p)] += v;
   }
-  constexpr std::int64_t query(std::int64_t l, std::int64_t r, std::int64_t x, std::int64_t lo, std::int64_t hi) const {
-    if (r <= lo || hi <= l) return INT64_MIN / 4;
-    auto ux = static_cast<std::size_t>(x);
-    if (l <= lo && hi <= r) return mx[ux];
-    std::int64_t mid = (lo + hi) / 2;
-    return std::max(query(l, r, 2 * x, lo, mid), query(l, r, 2 * x + 1, mid, hi)) + add[ux];
+  constexpr void rebuild_up(std::int64_t p) {  // p's ancestors from their children
+    std::int64_t* T = t.data();
+    const std::int64_t* D = d.data();
+    for (p >>= 1; p > 0; p >>= 1) T[p] = std::max(T[2 * p], T[2 * p + 1]) + D[p];
   }
-  constexpr void add_range(std::int64_t l, std::int64_t r, std::int64_t v) { if (l < r) update(l, r, v, 1, 0, n); }
-  constexpr std::int64_t max_in(std::int64_t l, std::int64_t r) const { return l < r ? query(l, r, 1, 0, n) : 0; }
+  constexpr void push_down(std::int64_t p) {  // the adds pending above leaf p, onto its path
+    for (int s = h; s > 0; --s) {
+      const std::int64_t i = p >> s;
+      const std::int64_t v = d[static_cast<std::size_t>(i)];
+      if (v != 0) { apply(2 * i, v); apply(2 * i + 1, v); d[static_cast<std::size_t>(i)] = 0; }
+    }
+  }
+  constexpr void add_range(std::int64_t l, std::int64_t r, std::int64_t v) {
+    if (l >= r) return;
+    l += n; r += n;
+    const std::int64_t l0 = l, r0 = r;
+    for (; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) apply(l++, v);
+      if (r & 1) apply(--r, v);
+    }
+    rebuild_up(l0);
+    rebuild_up(r0 - 1);
+  }
+  constexpr std::int64_t max_in(std::int64_t l, std::int64_t r) {
+    if (l >= r) return 0;
+    l += n; r += n;
+    push_down(l);
+    push_down(r - 1);
+    const std::int64_t* T = t.data();
+    std::int64_t res = INT64_MIN / 4;
+    for (; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) res = std::max(res, T[l++]);
+      if (r & 1) res = std::max(res, T[--r]);
+    }
+    return res;
+  }
 };
 
 constexpr bool sym_less(const sym_expr& a, const sym_expr& b) {
@@ -76,81 +105,118 @@ struct reuse_plan {
   std::int64_t peak_static_bytes = 0;  // peak of the static-size buffers with the chosen reuses
 };
 
+namespace detail {
+
+// Key ids: buffers with equal (dtype, bytes) get equal ids, through an open-addressing hash of the
+// key (linear; the ids' order does not matter, only which buffers share one).
+constexpr std::uint64_t key_hash(dtype dt, const sym_expr& e) {
+  std::uint64_t h = fnv_basis;
+  auto mix = [&](std::uint64_t v) { h = (h ^ v) * fnv_prime; };
+  mix(static_cast<std::uint64_t>(dt));
+  mix(static_cast<std::uint64_t>(e.c));
+  mix(static_cast<std::uint64_t>(e.n) | (e.overflow ? 0x100u : 0u));
+  for (int i = 0; i < e.n; ++i) {
+    mix(static_cast<std::uint64_t>(e.t[i].coeff));
+    mix(static_cast<std::uint64_t>(static_cast<std::uint16_t>(e.t[i].sym[0])) << 16 |
+        static_cast<std::uint16_t>(e.t[i].sym[1]));
+  }
+  return h;
+}
+constexpr std::int32_t key_ids(const buffer_life* B, std::int32_t nb, std::int32_t* key) {
+  std::size_t cap = 16;
+  while (cap < 2 * static_cast<std::size_t>(nb)) cap *= 2;
+  cvec<std::int32_t> slot(cap, -1);  // a buffer holding the slot's key
+  std::int32_t* S = slot.data();
+  std::int32_t nkeys = 0;
+  for (std::int32_t i = 0; i < nb; ++i) {
+    std::size_t h = static_cast<std::size_t>(key_hash(B[i].dt, B[i].bytes)) & (cap - 1);
+    while (S[h] >= 0 && !(B[S[h]].dt == B[i].dt && B[S[h]].bytes == B[i].bytes)) h = (h + 1) & (cap - 1);
+    if (S[h] < 0) { S[h] = i; key[i] = nkeys++; } else key[i] = key[S[h]];
+  }
+  return nkeys;
+}
+
+}  // namespace detail
+
+// Hot loops go through raw pointers: nvcc's front end charges each accessor call against its
+// constexpr budget, and g++ pays for each too.
 constexpr reuse_plan plan_reuse(const liveness& L) {
   reuse_plan R;
   const auto nb = static_cast<std::int32_t>(L.buffers.size());
-  // Key ids: buffers sorted by (dtype, bytes), equal keys get equal ids (N log N).
-  std::vector<std::int32_t> order;
-  order.reserve(static_cast<std::size_t>(nb));
-  for (std::int32_t i = 0; i < nb; ++i) order.push_back(i);
-  auto key_less = [&](std::int32_t a, std::int32_t b) {
-    const auto& x = L.buffers[static_cast<std::size_t>(a)];
-    const auto& y = L.buffers[static_cast<std::size_t>(b)];
-    if (x.dt != y.dt) return x.dt < y.dt;
-    return detail::sym_less(x.bytes, y.bytes);
-  };
-  std::sort(order.begin(), order.end(), key_less);
-  std::vector<std::int32_t> key;
-  key.reserve(static_cast<std::size_t>(nb));
-  for (std::int32_t i = 0; i < nb; ++i) key.push_back(0);
-  std::int32_t nkeys = 0;
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    if (k > 0 && key_less(order[k - 1], order[k])) ++nkeys;
-    key[static_cast<std::size_t>(order[k])] = nkeys;
-  }
-  if (nb > 0) ++nkeys;
+  const buffer_life* B = L.buffers.data();
+  detail::cvec<std::int32_t> key_of(static_cast<std::size_t>(nb));
+  std::int32_t* key = key_of.data();
+  const std::int32_t nkeys = detail::key_ids(B, nb, key);
 
-  // The timeline without reuse holds, for the veto.
+  // The timeline without reuse (a difference array summed once), for the veto.
   std::int64_t horizon = 2 * static_cast<std::int64_t>(L.steps.size()) + 2;
-  detail::max_tree live(horizon);
-  for (const auto& b : L.buffers)
-    if (b.bytes.is_static()) live.add_range(b.begin, b.end, b.bytes.value());
-  const std::int64_t peak = live.max_in(0, horizon);
-
-  // Events: (time, is_alloc, buffer). Frees sort before allocations at equal times.
-  struct event { std::int64_t t; int alloc; std::int32_t b; };
-  std::vector<event> ev;
-  ev.reserve(static_cast<std::size_t>(2 * nb));
-  for (std::int32_t i = 0; i < nb; ++i) {
-    const auto& b = L.buffers[static_cast<std::size_t>(i)];
-    ev.push_back({b.begin, 1, i});
-    if (!b.is_output) ev.push_back({b.end, 0, i});
+  for (std::int32_t i = 0; i < nb; ++i) horizon = std::max(horizon, B[i].end + 1);  // (a liveness built by hand)
+  detail::cvec<std::int64_t> held(static_cast<std::size_t>(horizon + 1));
+  std::int64_t* H = held.data();
+  for (std::int32_t i = 0; i < nb; ++i)
+    if (B[i].bytes.is_static()) {
+      H[B[i].begin] += B[i].bytes.value();
+      H[B[i].end] -= B[i].bytes.value();
+    }
+  std::int64_t peak = std::max<std::int64_t>(0, H[0]);
+  for (std::int64_t t = 1; t < horizon; ++t) {
+    H[t] += H[t - 1];
+    peak = std::max(peak, H[t]);
   }
-  std::sort(ev.begin(), ev.end(), [](const event& a, const event& b) {
-    return a.t != b.t ? a.t < b.t : a.alloc != b.alloc ? a.alloc < b.alloc : a.b < b.b;
-  });
-  std::vector<std::size_t> free_line;  // per buffer: the index of its free line
-  free_line.reserve(static_cast<std::size_t>(nb));
-  for (std::int32_t i = 0; i < nb; ++i) free_line.push_back(0);
-  std::vector<std::vector<std::int32_t>> free_list;
-  free_list.reserve(static_cast<std::size_t>(nkeys));
-  for (std::int32_t k = 0; k < nkeys; ++k) free_list.emplace_back();
+  detail::max_tree live(H, horizon);
+
+  // Events: (time, is_alloc, buffer), frees before allocations at equal times, then by buffer:
+  // a counting sort on 2·time + is_alloc (stable, and buffers are visited in index order).
+  struct event { std::int64_t t; int alloc; std::int32_t b; };
+  detail::cvec<std::int32_t> slot_off(static_cast<std::size_t>(2 * horizon + 3));
+  std::int32_t* O = slot_off.data() + 1;  // O[2t + alloc]: first event of that slot, after the sum
+  for (std::int32_t i = 0; i < nb; ++i) {
+    ++O[2 * B[i].begin + 1];
+    if (!B[i].is_output) ++O[2 * B[i].end];
+  }
+  --O;
+  for (std::int64_t k = 1; k < 2 * horizon + 3; ++k) O[k] += O[k - 1];
+  detail::cvec<event> events(static_cast<std::size_t>(O[2 * horizon + 2]));
+  event* E = events.data();
+  for (std::int32_t i = 0; i < nb; ++i) {
+    E[O[2 * B[i].begin + 1]++] = {B[i].begin, 1, i};
+    if (!B[i].is_output) E[O[2 * B[i].end]++] = {B[i].end, 0, i};
+  }
+
+  // Per key, a stack of freed buffers (most recently freed on top), threaded through next_free.
+  detail::cvec<std::int32_t> top_of(static_cast<std::size_t>(nkeys), -1), next_of(static_cast<std::size_t>(nb), -1);
+  detail::cvec<std::size_t> free_line_of(static_cast<std::size_t>(nb));  // per buffer: its free line
+  std::int32_t* top = top_of.data();
+  std::int32_t* next_free = next_of.data();
+  std::size_t* free_line = free_line_of.data();
+  R.lines.reserve(events.size());
   std::int32_t partition = 0;
-  for (const auto& e : ev) {
-    const auto& b = L.buffers[static_cast<std::size_t>(e.b)];
+  for (std::size_t k = 0; k < events.size(); ++k) {
+    const event& e = E[k];
+    const buffer_life& b = B[e.b];
     if (e.alloc && b.partition != partition) {  // a new partition starts with nothing to reuse
-      for (auto& fl : free_list) fl.clear();
+      for (std::int32_t q = 0; q < nkeys; ++q) top[q] = -1;
       partition = b.partition;
     }
-    auto& fl = free_list[static_cast<std::size_t>(key[static_cast<std::size_t>(e.b)])];
+    std::int32_t& fl = top[key[e.b]];
     if (!e.alloc) {
       // A buffer handed from one partition to another is an input of its reader: freed, not reused.
-      if (!b.crosses_partition) fl.push_back(e.b);
-      free_line[static_cast<std::size_t>(e.b)] = R.lines.size();
+      if (!b.crosses_partition) { next_free[e.b] = fl; fl = e.b; }
+      free_line[e.b] = R.lines.size();
       R.lines.push_back({line_kind::free, e.b, -1, e.t});
       continue;
     }
     bool reused = false;
-    if (!fl.empty()) {
-      std::int32_t old = fl.back();
-      const auto& o = L.buffers[static_cast<std::size_t>(old)];
+    if (fl >= 0) {
+      const std::int32_t old = fl;
+      const buffer_life& o = B[old];
       bool ok = o.end == b.begin || !b.bytes.is_static() ||
                 live.max_in(o.end, b.begin) + b.bytes.value() <= peak;
       if (ok) {
-        fl.pop_back();
+        fl = next_free[old];
         if (b.bytes.is_static()) live.add_range(o.end, b.begin, b.bytes.value());
         // The free line of `old` becomes part of the reuse line (free-if-not-reused).
-        R.lines[free_line[static_cast<std::size_t>(old)]].kind = line_kind::dropped;
+        R.lines[free_line[old]].kind = line_kind::dropped;
         R.lines.push_back({line_kind::reuse, e.b, old, e.t});
         ++R.reuses;
         reused = true;
@@ -166,7 +232,12 @@ constexpr reuse_plan plan_reuse(const liveness& L) {
     }
   }
   R.peak_static_bytes = live.max_in(0, horizon);
-  std::erase_if(R.lines, [](const plan_line& l) { return l.kind == line_kind::dropped; });
+  // Drop the free lines that became part of a reuse.
+  plan_line* P = R.lines.data();
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < R.lines.size(); ++k)
+    if (P[k].kind != line_kind::dropped) P[kept++] = P[k];
+  R.lines.resize(kept);
   return R;
 }
 
