@@ -12,6 +12,7 @@
 #pragma once
 #include <cstdint>
 #include <vector>
+#include "../detail/cvec.hpp"
 #include "../graph/ir.hpp"
 
 namespace ctfx {
@@ -65,33 +66,39 @@ constexpr bool uses_unbacked(const ir& g, const sym_expr& e) {
   return false;
 }
 
+// Linear in nodes + edges; the loops read the graph's pools through raw pointers (nvcc's front end
+// charges each accessor call against its constexpr budget, g++ pays for each as well).
 constexpr liveness compute_liveness(const ir& g) {
   liveness L;
   const std::int32_t n = g.size();
+  const node* N = g.nodes.data();
+  const std::int32_t* A = g.args.data();
+  const auto ns = static_cast<std::size_t>(g.next_storage);
   L.step_of.reserve(static_cast<std::size_t>(n));
   for (std::int32_t i = 0; i < n; ++i) L.step_of.push_back(-1);
-  L.buffer_of.reserve(static_cast<std::size_t>(g.next_storage));
-  for (std::int32_t s = 0; s < g.next_storage; ++s) L.buffer_of.push_back(-1);
-  std::vector<unsigned char> input_storage;  // not vector<bool>: clang 14 rejects it in constexpr
-  input_storage.reserve(static_cast<std::size_t>(g.next_storage));
-  for (std::int32_t s = 0; s < g.next_storage; ++s) input_storage.push_back(0);
+  L.buffer_of.reserve(ns);
+  for (std::size_t s = 0; s < ns; ++s) L.buffer_of.push_back(-1);
+  detail::cvec<unsigned char> input_storage(ns, 0);  // not vector<bool>: clang 14 rejects it in constexpr
+  unsigned char* is_input = input_storage.data();
   for (std::int32_t i = 0; i < n; ++i)
-    if (g[i].op == op_kind::placeholder && g[i].meta.storage >= 0) input_storage[static_cast<std::size_t>(g[i].meta.storage)] = 1;
+    if (N[i].op == op_kind::placeholder && N[i].meta.storage >= 0) is_input[N[i].meta.storage] = 1;
+  std::int32_t* step_of = L.step_of.data();
+  std::int32_t* buffer_of = L.buffer_of.data();
 
   // Steps, and the buffers they create.
   for (std::int32_t i = 0; i < n; ++i) {
-    const node& nd = g[i];
+    const node& nd = N[i];
     std::int32_t step = -1;
     if (!is_free_node(nd.op)) {
       step = static_cast<std::int32_t>(L.steps.size());
       L.steps.push_back(i);
       L.step_partition.push_back(nd.partition);
     } else if (nd.op == op_kind::getitem) {
-      step = L.step_of[static_cast<std::size_t>(g.arg(i, 0))];  // allocated by the tuple's step
+      step = step_of[A[nd.arg0]];  // allocated by the tuple's step
     }
-    L.step_of[static_cast<std::size_t>(i)] = step;
+    step_of[i] = step;
     const std::int32_t s = nd.meta.storage;
-    if (step < 0 || s < 0 || input_storage[static_cast<std::size_t>(s)] || L.buffer_of[static_cast<std::size_t>(s)] >= 0) continue;
+    if (step < 0 || s < 0 || is_input[s] || buffer_of[s] >= 0) continue;
     buffer_life b{};
     b.storage = s;
     b.node = i;
@@ -99,46 +106,42 @@ constexpr liveness compute_liveness(const ir& g) {
     b.last_step = step;
     b.bytes = storage_bytes(nd.meta);
     b.dt = nd.meta.dt;
-    b.unbacked = uses_unbacked(g, b.bytes);
+    b.unbacked = !b.bytes.is_static() && uses_unbacked(g, b.bytes);
     b.partition = nd.partition;
-    L.buffer_of[static_cast<std::size_t>(s)] = static_cast<std::int32_t>(L.buffers.size());
+    buffer_of[s] = static_cast<std::int32_t>(L.buffers.size());
     L.buffers.push_back(b);
   }
   // Last uses: every argument read by a step (through any alias) keeps its storage alive.
+  buffer_life* B = L.buffers.data();
   for (std::int32_t i = 0; i < n; ++i) {
-    const node& nd = g[i];
-    if (nd.op == op_kind::output) {
-      for (auto a : g.args_of(i)) {
-        if (a < 0 || g.meta(a).storage < 0) continue;
-        auto bi = L.buffer_of[static_cast<std::size_t>(g.meta(a).storage)];
-        if (bi >= 0) L.buffers[static_cast<std::size_t>(bi)].is_output = true;
-      }
-      continue;
-    }
-    const std::int32_t step = L.step_of[static_cast<std::size_t>(i)];
-    if (step < 0 || nd.op == op_kind::getitem) continue;
-    for (auto a : g.args_of(i)) {
-      if (a < 0 || g.meta(a).storage < 0) continue;
-      auto bi = L.buffer_of[static_cast<std::size_t>(g.meta(a).storage)];
+    const node& nd = N[i];
+    const std::int32_t step = step_of[i];
+    const bool out = nd.op == op_kind::output;
+    if (!out && (step < 0 || nd.op == op_kind::getitem)) continue;
+    for (const std::int32_t* a = A + nd.arg0; a != A + nd.arg0 + nd.nargs; ++a) {
+      if (*a < 0 || N[*a].meta.storage < 0) continue;
+      const std::int32_t bi = buffer_of[N[*a].meta.storage];
       if (bi < 0) continue;
-      auto& b = L.buffers[static_cast<std::size_t>(bi)];
+      buffer_life& b = B[bi];
+      if (out) { b.is_output = true; continue; }
       if (b.last_step < step) b.last_step = step;
       if (nd.partition != b.partition) b.crosses_partition = true;
     }
   }
   // Half-step intervals.
   const std::int64_t end_of_graph = 2 * static_cast<std::int64_t>(L.steps.size()) + 1;
-  for (auto& b : L.buffers) {
-    const std::int32_t def_node = L.steps[static_cast<std::size_t>(b.def_step)];
+  const std::int32_t* steps = L.steps.data();
+  for (std::size_t k = 0; k < L.buffers.size(); ++k) {
+    buffer_life& b = B[k];
+    const node& def = N[steps[b.def_step]];
     bool late_start = false;
-    if (is_pointwise(g[def_node].op) && g[def_node].meta.storage == b.storage) {
+    if (is_pointwise(def.op) && def.meta.storage == b.storage) {
       // The output may take a dying input's memory only if every input is read at the output's index.
-      late_start = true;
-      for (auto a : g.args_of(def_node)) {
-        const tensor_meta& am = g.meta(a);
-        if (!am.same_shape(g[def_node].meta) || !am.is_contiguous() || !(am.offset == sym_expr(0))) late_start = false;
+      late_start = def.meta.is_contiguous();
+      for (const std::int32_t* a = A + def.arg0; late_start && a != A + def.arg0 + def.nargs; ++a) {
+        const tensor_meta& am = N[*a].meta;
+        if (!am.same_shape(def.meta) || !am.is_contiguous() || !(am.offset == sym_expr(0))) late_start = false;
       }
-      if (!g[def_node].meta.is_contiguous()) late_start = false;
     }
     b.begin = 2 * static_cast<std::int64_t>(b.def_step) + (late_start ? 1 : 0);
     b.end = b.is_output ? end_of_graph : 2 * static_cast<std::int64_t>(b.last_step) + 1;
