@@ -7,9 +7,9 @@
 // views), the costliest canonicalize and decompose stages we measured.
 //
 // With Inductor's table (pipeline<G>'s default: the first scatter of a chain is reinplaced, the rest
-// are left to kernel fusion by its profitability rule). Not yet within the default: the reinplace
-// stage with ctfx::executor_inplace_table (every scatter reinplaced), and the memory plan (liveness
-// + reuse are one evaluation); see bench/RESULTS.md §1.
+// are left to kernel fusion by its profitability rule). The chain with ctfx::executor_inplace_table
+// (every scatter reinplaced) and its memory plan are test/compile/pipeline_1000.cpp, which CI also
+// compiles with nvcc's defaults (compile.pipeline_1000.nvcc).
 #include <ctfx.hpp>
 #include "../compile/scatter_chain.hpp"
 #include <ctfx/passes/pipeline.hpp>

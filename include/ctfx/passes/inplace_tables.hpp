@@ -158,6 +158,7 @@ constexpr inplace_row make_inplace_row() {
 template <class Table>
 constexpr auto make_inplace_rows() {
   return hana::unpack(Table{}, [](auto... pairs) {
+    (static_cast<void>(pairs), ...);  // (used only in decltype: EDG would warn #550-D)
     return std::array<inplace_row, sizeof...(pairs)>{
         make_inplace_row<typename decltype(+hana::first(pairs))::type,
                          typename decltype(+hana::second(pairs))::type>()...};
