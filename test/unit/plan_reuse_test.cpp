@@ -152,3 +152,26 @@ TEST_CASE("partitions keep reuse inside a partition and return what a later part
         "    return (%e,)\n"
         "# peak 256 B of static-size buffers; 3 reuses, 0 vetoed\n");
 }
+
+TEST_CASE("the reuse key is dtype and bytes: a freed buffer of another dtype with the same bytes is not taken") {
+  // s (i32[2, 8], 64 B) is free from step 2 on; u (f32[2, 8], also 64 B) is allocated at step 3.
+  constexpr auto g = ctfx::graph([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {2, 8});
+    auto a = x.to(ctfx::i32).named("a");
+    auto s = (a + a).named("s");        // i32 from a, which dies here: reuses a
+    auto r = s.sum({0}).named("r");     // last read of s
+    auto u = (x * 3.0).named("u");      // f32, 64 B
+    b.output(r, u);
+  });
+  auto ir = g.get();
+  auto L = ctfx::compute_liveness(ir);
+  auto R = ctfx::plan_reuse(L);
+  auto buf = [&](std::string_view n) { return L.buffer_of[static_cast<std::size_t>(ir[ir.find(n)].meta.storage)]; };
+  REQUIRE(L.buffers[static_cast<std::size_t>(buf("s"))].bytes == L.buffers[static_cast<std::size_t>(buf("u"))].bytes);
+  CHECK(R.reuses == 1);
+  for (const auto& l : R.lines) {  // the line that gives each its memory (s also has a free line)
+    if (l.kind == ctfx::line_kind::free) continue;
+    if (l.buffer == buf("s")) CHECK((l.kind == ctfx::line_kind::reuse && l.from == buf("a")));
+    if (l.buffer == buf("u")) CHECK(l.kind == ctfx::line_kind::allocate);
+  }
+}
