@@ -58,11 +58,13 @@ constexpr reinplace_context make_reinplace_context(const ir& g) {
   const auto n = static_cast<std::size_t>(g.size());
   user_csr(g, c.user_off, c.user_ids);  // users in program order, a node that reads one twice once
   c.first_copy.assign(n, -1);
+  const node* N = g.nodes.data();
+  const std::int32_t* A = g.args.data();
+  std::int32_t* first = c.first_copy.data();
   for (std::int32_t i = 0; i < g.size(); ++i)
-    if (g[i].op == op_kind::copy_) {
-      std::int32_t dst = g.arg(i, 0);
-      if (dst >= 0 && g[dst].op == op_kind::placeholder && c.first_copy[static_cast<std::size_t>(dst)] < 0)
-        c.first_copy[static_cast<std::size_t>(dst)] = i;
+    if (N[i].op == op_kind::copy_ && N[i].nargs > 0) {
+      const std::int32_t dst = A[N[i].arg0];
+      if (dst >= 0 && N[dst].op == op_kind::placeholder && first[dst] < 0) first[dst] = i;
     }
   return c;
 }
@@ -167,6 +169,7 @@ struct reinplacer {
   detail::cvec<std::uint8_t> covered;
   detail::cvec<std::uint8_t> returns_self;  // reinplaced single-tensor op: its result is argument 0
   detail::cvec<custom_schema> extra_customs;
+  std::int32_t first_row[static_cast<std::size_t>(op_kind::count_)]{};
   reinplace_log log;
 
   constexpr reinplacer(const ir& graph, std::span<const inplace_row> r)
@@ -176,41 +179,46 @@ struct reinplacer {
     auto N = static_cast<std::size_t>(n), SS = static_cast<std::size_t>(S);
     // Reads: every data argument of every node, except views (they read nothing), meta-only ops,
     // getitem (it selects, it does not read) and the destination of copy_ (written, not read).
-    read_off.resize(SS + 1);
+    // (The graph's pools through raw pointers: each accessor call costs in constant evaluation.)
+    const node* Nd = g.nodes.data();
+    const std::int32_t* A = g.args.data();
+    read_off.assign(SS + 1, 0);
+    std::int32_t* off = read_off.data();
     auto each_read = [&](auto&& f) {
       for (std::int32_t i = 0; i < n; ++i) {
-        op_kind k = g[i].op;
+        const node& nd = Nd[i];
+        const op_kind k = nd.op;
         if (is_view_op(k) || is_meta_only(k) || k == op_kind::getitem || k == op_kind::placeholder) continue;
-        auto a = g.args_of(i);
-        for (std::size_t p = 0; p < a.size(); ++p) {
-          if (k == op_kind::copy_ && p == 0) continue;
-          if (a[p] < 0 || g.meta(a[p]).storage < 0) continue;
-          f(g.meta(a[p]).storage, i, a[p]);
+        for (std::int32_t p = k == op_kind::copy_ ? 1 : 0; p < nd.nargs; ++p) {
+          const std::int32_t a = A[nd.arg0 + p];
+          if (a < 0 || Nd[a].meta.storage < 0) continue;
+          f(Nd[a].meta.storage, i, a);
         }
       }
     };
-    each_read([&](std::int32_t s, std::int32_t, std::int32_t) { ++read_off[static_cast<std::size_t>(s) + 1]; });
-    for (std::size_t s = 0; s < SS; ++s) read_off[s + 1] += read_off[s];
+    each_read([&](std::int32_t s, std::int32_t, std::int32_t) { ++off[s + 1]; });
+    for (std::int32_t s = 0; s < S; ++s) off[s + 1] += off[s];
     detail::cvec<std::int32_t> fill(read_off.begin(), read_off.end() - 1);
-    reads.assign(static_cast<std::size_t>(read_off[SS]), {-1, -1});
-    each_read([&](std::int32_t s, std::int32_t i, std::int32_t a) {
-      reads[static_cast<std::size_t>(fill[static_cast<std::size_t>(s)]++)] = {i, a};
-    });
+    reads.assign(static_cast<std::size_t>(off[S]), {-1, -1});
+    std::int32_t* at = fill.data();
+    std::pair<std::int32_t, std::int32_t>* R = reads.data();
+    each_read([&](std::int32_t s, std::int32_t i, std::int32_t a) { R[at[s]++] = {i, a}; });
     // Sized once, then filled by index: an appended element costs 2-4x more in constant evaluation.
     parent.resize(SS); class_input.assign(SS, -1); member_next.assign(SS, -1); member_last.resize(SS);
     coords.assign(SS, 1);
-    for (std::int32_t s = 0; s < S; ++s) {
-      parent[static_cast<std::size_t>(s)] = s;
-      member_last[static_cast<std::size_t>(s)] = s;
-    }
+    std::int32_t* par = parent.data();
+    std::int32_t* last = member_last.data();
+    for (std::int32_t s = 0; s < S; ++s) { par[s] = s; last[s] = s; }
     for (std::int32_t i = 0; i < n; ++i)
-      if (g[i].op == op_kind::placeholder && g[i].meta.storage >= 0) class_input[static_cast<std::size_t>(g[i].meta.storage)] = i;
+      if (Nd[i].op == op_kind::placeholder && Nd[i].meta.storage >= 0) class_input[static_cast<std::size_t>(Nd[i].meta.storage)] = i;
     new_op.resize(N); new_aux.resize(N); repl.assign(N, -1); clone_mask.resize(N); covered.resize(N); returns_self.resize(N);
-    for (std::int32_t i = 0; i < n; ++i) {
-      const node& nd = g[i];
-      const auto k = static_cast<std::size_t>(i);
-      new_op[k] = nd.op; new_aux[k] = nd.aux; clone_mask[k] = nd.clone_mask;
-    }
+    op_kind* op = new_op.data();
+    std::int32_t* aux = new_aux.data();
+    std::uint32_t* cm = clone_mask.data();
+    for (std::int32_t i = 0; i < n; ++i) { op[i] = Nd[i].op; aux[i] = Nd[i].aux; cm[i] = Nd[i].clone_mask; }
+    // The first table row of each op kind (user ops are told apart by name in row_for).
+    for (auto& r : first_row) r = -1;
+    for (std::size_t k = n_rows; k-- > 0;) first_row[static_cast<std::size_t>(rows[k].functional)] = static_cast<std::int32_t>(k);
   }
 
   constexpr std::int32_t find(std::int32_t s) {
@@ -355,7 +363,8 @@ struct reinplacer {
 
   constexpr void record(std::int32_t i, std::int32_t pos, std::int32_t ma, std::int32_t tensors, sym_expr bytes,
                         const reinplace_verdict& v, reinplace_trigger t, bool missed, std::int32_t clones, bool required) {
-    reinplace_candidate c{};
+    log.items.emplace_back();  // filled in place: a candidate holds three names
+    reinplace_candidate& c = log.items.back();
     c.node = i;
     c.name = g[i].name;
     c.op = g[i].op;
@@ -372,7 +381,6 @@ struct reinplacer {
     c.missed = missed;
     c.clones = clones;
     c.required = required;
-    log.items.push_back(c);
   }
 
   static constexpr sym_expr bytes_of(const tensor_meta& m) { return m.numel() * sym_expr(static_cast<index_t>(size_of(m.dt))); }
@@ -546,6 +554,9 @@ struct reinplacer {
 
   constexpr const inplace_row* row_for(std::int32_t i) const {
     const node& nd = g[i];
+    const std::int32_t first = first_row[static_cast<std::size_t>(nd.op)];
+    if (first < 0 && nd.op != op_kind::auto_functionalized) return nullptr;
+    if (first >= 0 && nd.op != op_kind::custom && nd.op != op_kind::auto_functionalized) return &rows[first];
     for (std::size_t k = 0; k < n_rows; ++k) {
       const inplace_row& r = rows[k];
       if (r.functional != nd.op) continue;
