@@ -217,7 +217,7 @@ struct reinplacer {
     std::uint32_t* cm = clone_mask.data();
     for (std::int32_t i = 0; i < n; ++i) { op[i] = Nd[i].op; aux[i] = Nd[i].aux; cm[i] = Nd[i].clone_mask; }
     // The first table row of each op kind (user ops are told apart by name in row_for).
-    for (auto& r : first_row) r = -1;
+    for (auto& slot : first_row) slot = -1;
     for (std::size_t k = n_rows; k-- > 0;) first_row[static_cast<std::size_t>(rows[k].functional)] = static_cast<std::int32_t>(k);
   }
 
@@ -614,48 +614,54 @@ constexpr ir rebuild(const ir& g, reinplacer& R) {
   out.next_storage = g.next_storage;
   out.phase = graph_phase::reinplaced;
   out.error = g.error;
-  detail::cvec<std::int32_t> map;
-  map.reserve(g.nodes.size());
+  const auto n = static_cast<std::size_t>(g.size());
+  detail::cvec<std::int32_t> map_of(n, -1);
+  // kept[i]: node i's image has exactly i's metadata (storage included) — known without comparing.
+  detail::cvec<std::uint8_t> kept_of(n, 0);
+  std::int32_t* map = map_of.data();
+  std::uint8_t* kept = kept_of.data();
+  const node* N = g.nodes.data();
+  const std::int32_t* A = g.args.data();
   detail::cvec<std::int32_t> a;
   for (std::int32_t i = 0; i < g.size(); ++i) {
     const auto I = static_cast<std::size_t>(i);
-    if (R.repl[I] >= 0) { map.push_back(map[static_cast<std::size_t>(R.repl[I])]); continue; }
-    node nd = g[i];
+    if (R.repl[I] >= 0) { map[i] = map[R.repl[I]]; continue; }  // (not kept: another node's metadata)
+    node nd = N[i];
     nd.op = R.new_op[I];
     nd.aux = R.new_aux[I];
     nd.clone_mask = R.clone_mask[I];
     a.clear();
-    for (auto x : g.args_of(i)) a.push_back(x < 0 ? x : map[static_cast<std::size_t>(x)]);
-    if (nd.op == op_kind::copy_) {
-      const tensor_meta& d = out.meta(a[0]);
-      const tensor_meta& s = out.meta(a[1]);
-      if (d.storage == s.storage && d.same_layout(s)) { map.push_back(a[0]); continue; }
-    }
     // An op that keeps its kind, over arguments whose metadata did not change, keeps its
     // metadata (the input is verified: its metadata is what the rule computes); only reinplaced
     // nodes and what they reach are derived again.
-    bool same = nd.op == g[i].op && nd.aux == g[i].aux;
-    for (std::size_t k = 0; same && k < a.size(); ++k) {
-      const std::int32_t old = g.args[static_cast<std::size_t>(g[i].arg0) + k];
-      same = old < 0 ? a[k] < 0 : a[k] >= 0 && same_meta_and_storage(out.meta(a[k]), g.meta(old));
+    bool same = nd.op == N[i].op && nd.aux == N[i].aux;
+    for (const std::int32_t *x = A + N[i].arg0, *e = x + N[i].nargs; x != e; ++x) {
+      const std::int32_t old = *x;
+      a.push_back(old < 0 ? old : map[old]);
+      if (same && old >= 0 && !kept[old]) same = same_meta_and_storage(out.meta(map[old]), N[old].meta);
     }
-    std::int32_t id = out.append(nd, a, g.params_of(g[i]));
+    if (nd.op == op_kind::copy_) {
+      const tensor_meta& d = out.meta(a[0]);
+      const tensor_meta& s = out.meta(a[1]);
+      if (d.storage == s.storage && d.same_layout(s)) { map[i] = a[0]; continue; }
+    }
+    std::int32_t id = out.append(nd, a, g.params_of(N[i]));
+    map[i] = id;
     if (same) {
-      map.push_back(id);
+      kept[i] = 1;
       continue;
     }
     // A reinplaced index_put_ / scatter_ / all_reduce_ returns its argument 0 (ops/meta.hpp), whose
     // checks its functional form passed; the verifier after the pass derives it again.
     if (R.returns_self[I]) {
       out[id].meta = out.meta(a[0]);
-      map.push_back(id);
       continue;
     }
     tensor_meta m{};
     if (!compute_meta(out, id, m)) return out;
-    if (m.storage == fresh) m.storage = g[i].meta.storage >= 0 ? g[i].meta.storage : out.fresh_storage();
+    if (m.storage == fresh) m.storage = N[i].meta.storage >= 0 ? N[i].meta.storage : out.fresh_storage();
     out[id].meta = m;
-    map.push_back(id);
+    kept[i] = same_meta_and_storage(m, N[i].meta) ? 1 : 0;
   }
   return out;
 }
