@@ -254,12 +254,31 @@ struct reinplacer {
     return e > read_off[static_cast<std::size_t>(s)] ? reads[static_cast<std::size_t>(e - 1)].first : -1;
   }
 
+  // The region a candidate writes: the whole mutated tensor, or the view a generalized scatter
+  // writes — derived only when an overlap test needs it (walking the view chain costs more than
+  // most candidates' other checks).
+  struct region {
+    const ir* graph = nullptr;
+    std::int32_t scatter = -1;  // the scatter whose view is still to derive, or -1
+    tensor_meta m{};
+    constexpr const tensor_meta& get() {
+      if (scatter >= 0) {
+        ir& scratch = const_cast<ir&>(*graph);  // scatter_view_meta reports errors only on malformed nodes
+        const node& nd = (*graph)[scatter];
+        tensor_meta view{};
+        if (scatter_view_meta(scratch, scatter, nd.op, m, graph->params_of(nd), view)) { view.storage = m.storage; m = view; }
+        scatter = -1;
+      }
+      return m;
+    }
+  };
+
   // The first read of storage `s` by a node in (after, before) of an alias that may overlap `w`.
-  constexpr std::int32_t first_read(std::int32_t s, std::int32_t after, std::int32_t before, const tensor_meta* w) const {
+  constexpr std::int32_t first_read(std::int32_t s, std::int32_t after, std::int32_t before, region* w) const {
     for (std::int32_t k = reads_from(s, after + 1); k < read_off[static_cast<std::size_t>(s) + 1]; ++k) {
       auto [u, a] = reads[static_cast<std::size_t>(k)];
       if (u >= before) break;
-      if (!w || may_overlap(g.meta(a), *w)) return u;
+      if (!w || may_overlap(g.meta(a), w->get())) return u;
     }
     return -1;
   }
@@ -267,7 +286,7 @@ struct reinplacer {
   // Is writing `ma` (argument position `pos` of node i, region `w`) in place legal? `results` are the
   // nodes that hold the functional result for ma. `skip` masks argument positions that do not count
   // as readers (ma's own, elementwise twins).
-  constexpr reinplace_verdict legal(std::int32_t i, std::int32_t pos, std::int32_t ma, const tensor_meta& w,
+  constexpr reinplace_verdict legal(std::int32_t i, std::int32_t pos, std::int32_t ma, region& w,
                                     std::span<const std::int32_t> results, std::uint64_t skip, bool elementwise) {
     reinplace_verdict v{};
     auto fail = [&](reinplace_reason r, std::int32_t b) { v.why = r; v.blocker = b; return v; };
@@ -281,7 +300,7 @@ struct reinplacer {
       if (static_cast<std::int32_t>(k) == pos || (k < 64 && ((skip >> k) & 1u))) continue;
       if (a[k] < 0 || g.meta(a[k]).storage < 0 || find(g.meta(a[k]).storage) != root) continue;
       if (elementwise && g.meta(a[k]).same_layout(mm)) continue;
-      if (may_overlap(g.meta(a[k]), w)) return fail(reinplace_reason::read_by_other_argument, a[k]);
+      if (may_overlap(g.meta(a[k]), w.get())) return fail(reinplace_reason::read_by_other_argument, a[k]);
     }
     // The result takes ma's layout; views of it would change.
     for (auto r : results) {
@@ -399,12 +418,7 @@ struct reinplacer {
   // index_put, _unsafe_index_put, generalized scatter, all_reduce: one mutated argument (arg 0).
   constexpr void single(std::int32_t i, const inplace_row& row) {
     const std::int32_t ma = g.arg(i, 0);
-    tensor_meta w = g.meta(ma);
-    if (g[i].op == op_kind::generalized_scatter) {
-      ir& scratch = const_cast<ir&>(g);  // scatter_view_meta reports errors only on malformed nodes
-      tensor_meta view{};
-      if (scatter_view_meta(scratch, i, g[i].op, g.meta(ma), g.params_of(g[i]), view)) { view.storage = w.storage; w = view; }
-    }
+    region w{&g, g[i].op == op_kind::generalized_scatter ? i : -1, g.meta(ma)};
     std::int32_t res[1] = {i};
     reinplace_verdict v = legal(i, 0, ma, w, res, 0, false);
     bool profitable = true;
@@ -449,7 +463,8 @@ struct reinplacer {
         if (other < a.size() && g.meta(a[other]).same_layout(g.meta(a[static_cast<std::size_t>(pos[e])]))) skip |= 1ull << other;
       }
       std::int32_t ma = a[static_cast<std::size_t>(pos[e])];
-      reinplace_verdict ve = legal(i, pos[e], ma, g.meta(ma), results, skip, row.elementwise);
+      region w{&g, -1, g.meta(ma)};
+      reinplace_verdict ve = legal(i, pos[e], ma, w, results, skip, row.elementwise);
       if (!ve.ok()) { v = ve; break; }
       changed.push_back(ve.layout_changed ? 1 : 0);
     }
@@ -523,7 +538,8 @@ struct reinplacer {
         getitems(i, s.n_returns + kth[members[e]], results);
         required = any_required(results) || required;
         std::int32_t ma = a[static_cast<std::size_t>(members[e])];
-        reinplace_verdict ve = legal(i, members[e], ma, g.meta(ma), results, skip, elementwise);
+        region w{&g, -1, g.meta(ma)};
+        reinplace_verdict ve = legal(i, members[e], ma, w, results, skip, elementwise);
         if (!ve.ok()) { v = ve; break; }
         changed.push_back(ve.layout_changed ? 1 : 0);
       }
@@ -667,6 +683,10 @@ constexpr ir rebuild(const ir& g, reinplacer& R) {
 }
 
 constexpr void check_required(ir& out, const ir& g, const reinplacer& R) {
+  bool any = false;  // (most graphs mark nothing: one pass over the nodes, then done)
+  const node* N = g.nodes.data();
+  for (std::int32_t i = 0; i < g.size() && !any; ++i) any = N[i].require_inplace;
+  if (!any) return;
   for (const auto& c : R.log.items) {
     if (!c.required || c.reinplaced) continue;
     msg m = about(g, c.node);
