@@ -74,16 +74,24 @@ struct canonicalizer {
 
   constexpr explicit canonicalizer(const ir& graph) : g(graph), u(users_of(graph)), rw(graph) {
     auto n = static_cast<std::size_t>(g.size());
+    // Each scatter adds at most a G and a re-created view: room for them up front (a reallocation
+    // copies every element so far); G's view chain holds its scatters' parameters plus two per view.
+    std::size_t scatters = 0, scatter_params = 0;
+    for (const node& x : g.nodes)
+      if (is_view_scatter(x.op)) { ++scatters; scatter_params += static_cast<std::size_t>(x.npar) + 2; }
+    const std::size_t extra = 2 * scatters + 16;
+    rw.reserve_inserts(extra, 2 * extra, 2 * scatter_params + 16);
     // Sized once and filled by index (an appended element costs 2-4x more in constant evaluation);
     // the headroom is for add_value.
     for (auto* v : {&base, &parent, &len, &users, &anchor}) {
-      v->reserve(n + 16);
+      v->reserve(n + extra);
       v->resize(n);
     }
-    hash.reserve(n + 16);
+    hash.reserve(n + extra);
     hash.resize(n);
-    out_storage.reserve(n + 16);
+    out_storage.reserve(n + extra);
     out_storage.resize(n);
+    new_layout.reserve(extra);
     // Through pointers: a call per element costs as much as the element's work here.
     std::int32_t *b = base.data(), *pa = parent.data(), *us = users.data(), *an = anchor.data();
     std::uint8_t* os = out_storage.data();

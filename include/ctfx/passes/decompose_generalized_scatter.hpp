@@ -38,11 +38,18 @@ constexpr bool scatter_always_uses_mutation(std::span<const sym_expr> chain) {
 constexpr ir decompose_generalized_scatter(ir g) {
   using namespace detail;
   if (!g.error.ok()) return g;
-  bool any = false;  // no generalized scatter: the graph as it is
+  // No generalized scatter: the graph as it is. Else room for what each adds (a view per link of
+  // its chain, a clone, a copy_ and a copy-back at most; a link holds two parameters at least).
+  std::size_t scatters = 0, params = 0;
   for (const auto& nd : g.nodes)
-    any = any || nd.op == op_kind::generalized_scatter || nd.op == op_kind::generalized_scatter_;
-  if (!any) return g;
+    if (nd.op == op_kind::generalized_scatter || nd.op == op_kind::generalized_scatter_) {
+      ++scatters;
+      params += static_cast<std::size_t>(nd.npar);
+    }
+  if (scatters == 0) return g;
   rewrite rw(g);
+  const std::size_t inserts = params / 2 + 3 * scatters + 16;
+  rw.reserve_inserts(inserts, 2 * inserts, params + 16);
   bool mutated = false;
   // Scratch space shared by all scatters (allocations cost in constant evaluation).
   detail::cvec<std::int32_t> bases;  // bases[j]: what view j is applied to

@@ -335,6 +335,19 @@ class rewrite {
     head_ = n ? 0 : -1;
   }
 
+  // Room for `nodes` insertions with `args` arguments and `params` parameters in all: a pass that
+  // knows roughly what it adds saves the reallocations (each copies every element so far, a call
+  // per element in constant evaluation).
+  constexpr void reserve_inserts(std::size_t nodes, std::size_t args, std::size_t params) {
+    const std::size_t n = old_->nodes.size() + nodes;
+    for (auto* v : {&next_, &prev_, &replaced_}) v->reserve(n);
+    erased_.reserve(n);
+    added_.reserve(nodes);
+    known_.reserve(nodes);
+    added_args_.reserve(args);
+    added_params_.reserve(params);
+  }
+
   constexpr const ir& old() const { return *old_; }
   constexpr std::int32_t size() const { return static_cast<std::int32_t>(next_.size()); }
   constexpr bool is_new(std::int32_t id) const { return id >= old_->size(); }
