@@ -40,23 +40,31 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
       auto m = about(g, i); m << "a second output node"; fail(g, i, rule::bad_argument, m); return g.error;
     }
     if (level == verify_level::structure) {
-      for (auto a : g.args_of(i))
-        if (a < -1 || a >= i) {
-          auto t = about(g, i); t << "argument '" << arg_name(g, a) << "' is not defined before its use";
+      const std::int32_t* A = g.args.data();
+      for (const std::int32_t *a = A + nd.arg0, *e = a + nd.nargs; a != e; ++a)
+        if (*a < -1 || *a >= i) {
+          auto t = about(g, i); t << "argument '" << arg_name(g, *a) << "' is not defined before its use";
           fail(g, i, rule::use_before_definition, t); return g.error;
         }
     }
-    tensor_meta m = nd.meta;
-    if (level == verify_level::full && !compute_meta(g, i, m)) return g.error;
-    // Aliases (views, in-place results) must share the storage the rule names; fresh results
-    // must not share a storage with their arguments; tuples have none.
-    bool ok = same_meta_except_storage(m, nd.meta);
-    if (ok && m.storage >= 0) ok = m.storage == nd.meta.storage;
-    if (ok && m.storage == -1) ok = nd.meta.storage == -1;
-    if (ok && m.storage == fresh) {
-      ok = nd.meta.storage >= 0;
-      for (auto a : g.args_of(i))
-        if (a >= 0 && g.meta(a).storage == nd.meta.storage) ok = false;
+    // The structure level checks the stored metadata against itself: only a storage left "fresh"
+    // (never assigned) can fail, so it skips the copy and the comparison.
+    bool ok = level == verify_level::structure ? nd.meta.storage != fresh : true;
+    tensor_meta m = level == verify_level::full ? nd.meta : tensor_meta{};
+    if (level == verify_level::full) {
+      if (!compute_meta(g, i, m)) return g.error;
+      // Aliases (views, in-place results) must share the storage the rule names; fresh results
+      // must not share a storage with their arguments; tuples have none.
+      ok = same_meta_except_storage(m, nd.meta);
+      if (ok && m.storage >= 0) ok = m.storage == nd.meta.storage;
+      if (ok && m.storage == -1) ok = nd.meta.storage == -1;
+      if (ok && m.storage == fresh) {
+        ok = nd.meta.storage >= 0;
+        for (auto a : g.args_of(i))
+          if (a >= 0 && g.meta(a).storage == nd.meta.storage) ok = false;
+      }
+    } else if (!ok) {
+      m = nd.meta;
     }
     if (!ok) {
       auto t = about(g, i); t << "stored metadata "; put_type(t, g, nd.meta); t << " (storage " << nd.meta.storage
