@@ -29,6 +29,7 @@
 #include <span>
 #include <string_view>
 #include <vector>
+#include "../detail/fnv.hpp"
 #include "fx_lexer.hpp"
 #include "fx_opmap.hpp"
 #include "graph.hpp"
@@ -136,12 +137,6 @@ struct annotation {
   sym_expr size[max_rank]{}, stride[max_rank]{};
   sym_expr sym{};
 };
-
-constexpr std::uint64_t hash_name(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (char ch : s) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
-  return h;
-}
 
 class parser {
  public:
@@ -254,13 +249,13 @@ class parser {
   }
   constexpr void place(std::int32_t e) {
     std::size_t mask = slots_.size() - 1;
-    std::size_t h = static_cast<std::size_t>(hash_name(entries_[static_cast<std::size_t>(e)].name)) & mask;
+    std::size_t h = static_cast<std::size_t>(ctfx::detail::hash_text(entries_[static_cast<std::size_t>(e)].name)) & mask;
     while (slots_[h] >= 0) h = (h + 1) & mask;
     slots_[h] = e;
   }
   constexpr const entry* lookup(std::string_view name) const {
     std::size_t mask = slots_.size() - 1;
-    std::size_t h = static_cast<std::size_t>(hash_name(name)) & mask;
+    std::size_t h = static_cast<std::size_t>(ctfx::detail::hash_text(name)) & mask;
     while (slots_[h] >= 0) {
       const entry& e = entries_[static_cast<std::size_t>(slots_[h])];
       if (e.name == name) return &e;

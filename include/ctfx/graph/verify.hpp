@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 #include "../detail/cvec.hpp"
+#include "../detail/fnv.hpp"
 #include "../ops/meta.hpp"
 
 namespace ctfx {
@@ -105,8 +106,7 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
   detail::cvec<std::uint64_t> hashes;
   hashes.reserve(static_cast<std::size_t>(n));
   for (std::int32_t i = 0; i < n; ++i) {
-    std::uint64_t h = 1469598103934665603ull;
-    for (char c : g[i].name.s) { if (!c) break; h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull; }
+    const std::uint64_t h = detail::hash_name(g[i].name);
     hashes.push_back(h);
     for (std::size_t k = static_cast<std::size_t>(h) & (cap - 1);; k = (k + 1) & (cap - 1)) {
       const std::int32_t other = slot[k];

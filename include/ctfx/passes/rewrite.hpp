@@ -29,16 +29,6 @@ namespace ctfx {
 
 namespace detail {
 
-// FNV-1a over the name's characters (up to its first NUL).
-constexpr std::uint64_t hash_name(const name_t& n) {
-  std::uint64_t h = fnv_basis;
-  for (char c : n.s) {
-    if (!c) break;
-    h = (h ^ static_cast<unsigned char>(c)) * fnv_prime;
-  }
-  return h;
-}
-
 // An open-addressing set of names (expected O(1) per operation; grows by doubling). Each name's
 // hash is kept: names are compared only where hashes meet, and a rehash hashes nothing again.
 class name_set {
