@@ -48,11 +48,10 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
           fail(g, i, rule::use_before_definition, t); return g.error;
         }
     }
-    // The structure level checks the stored metadata against itself: only a storage left "fresh"
-    // (never assigned) can fail, so it skips the copy and the comparison.
-    bool ok = level == verify_level::structure ? nd.meta.storage != fresh : true;
-    tensor_meta m = level == verify_level::full ? nd.meta : tensor_meta{};
+    tensor_meta m{};  // what the op's rule gives (the full level derives it)
+    bool ok = true;
     if (level == verify_level::full) {
+      m = nd.meta;
       if (!compute_meta(g, i, m)) return g.error;
       // Aliases (views, in-place results) must share the storage the rule names; fresh results
       // must not share a storage with their arguments; tuples have none.
@@ -64,8 +63,11 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
         for (auto a : g.args_of(i))
           if (a >= 0 && g.meta(a).storage == nd.meta.storage) ok = false;
       }
-    } else if (!ok) {
+    } else if (nd.meta.storage == fresh) {
+      // The structure level takes the stored metadata as the rule's: of the checks above, only a
+      // storage never assigned can fail.
       m = nd.meta;
+      ok = false;
     }
     if (!ok) {
       auto t = about(g, i); t << "stored metadata "; put_type(t, g, nd.meta); t << " (storage " << nd.meta.storage
