@@ -145,6 +145,19 @@ static_assert(reports(node_after_epilogue(), rule::mutation_outside_epilogue, SL
 static_assert(reports(duplicate_name(), rule::duplicate_name, CLONE));
 static_assert(reports(recorded_error(), rule::aliasing, SLICE));
 
+// Names are compared and hashed a word at a time: the characters after a name's end are zero, so
+// equal texts are equal names, and different texts (also those that differ only near the end, or
+// only in length) are different names with different hashes.
+static_assert(ctfx::name_t("ab") == ctfx::name_t(std::string_view("ab\0cd", 5)));
+static_assert(ctfx::name_t(std::string_view("ab\0cd", 5)).view() == "ab");
+static_assert(!(ctfx::name_t("slice_scatter_12") == ctfx::name_t("slice_scatter_13")));
+static_assert(!(ctfx::name_t("x") == ctfx::name_t("x_")));
+static_assert(ctfx::detail::hash_name("slice_scatter_12") == ctfx::detail::hash_name(ctfx::name_t("slice_scatter_12")));
+static_assert(ctfx::detail::hash_name("slice_scatter_12") != ctfx::detail::hash_name("slice_scatter_13"));
+static_assert(ctfx::detail::hash_name("abcdefghijklmnopqrstuvwxyz01234") != ctfx::detail::hash_name("abcdefghijklmnopqrstuvwxyz01235"));
+// Cut at max_name - 1 characters (the last byte stays the terminator).
+static_assert(ctfx::name_t("abcdefghijklmnopqrstuvwxyz0123456789").view() == "abcdefghijklmnopqrstuvwxyz01234");
+
 // The structural level trusts the stored metadata (the builder just computed it) but checks the
 // rest.
 static_assert(ctfx::verify(wrong_size(), ctfx::verify_level::structure).ok());

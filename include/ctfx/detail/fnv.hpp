@@ -1,5 +1,5 @@
-// ctfx/detail/fnv.hpp — FNV-1a: the hashes of names (the verifier's and rewrites' name sets, the FX
-// parser's symbol table) and the constants of buffer keys (plan/reuse.hpp).
+// ctfx/detail/fnv.hpp — FNV-1a: the hashes of texts (the FX parser's symbol table) and of names (the
+// verifier's and rewrites' name sets), and the constants of buffer keys (plan/reuse.hpp).
 #pragma once
 #include <cstdint>
 #include <string_view>
@@ -17,14 +17,18 @@ constexpr std::uint64_t hash_text(std::string_view s) {
   return h;
 }
 
-// FNV-1a over a name's characters (up to its first NUL): equal to hash_text(n.view()).
+// A name's hash, from its four words (see name_t): not FNV-1a of its text, and not equal to
+// hash_text(n.view()); names are hashed only against names.
 constexpr std::uint64_t hash_name(const name_t& n) {
+  // A name's last characters sit in the high bytes of a word; each step folds the high half down so
+  // that they reach the low bits that pick a hash table's slot.
+  const name_words w = words_of(n);
   std::uint64_t h = fnv_basis;
-  for (char c : n.s) {
-    if (!c) break;
-    h = (h ^ static_cast<unsigned char>(c)) * fnv_prime;
-  }
-  return h;
+  h = (h ^ w.w0) * fnv_prime; h ^= h >> 32;
+  h = (h ^ w.w1) * fnv_prime; h ^= h >> 32;
+  h = (h ^ w.w2) * fnv_prime; h ^= h >> 32;
+  h = (h ^ w.w3) * 0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 31);
 }
 
 }  // namespace ctfx::detail

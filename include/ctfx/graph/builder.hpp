@@ -218,6 +218,8 @@ class builder {
   std::int32_t inputs_ = 0;
   std::int32_t partition_ = 0;
   std::int32_t name_count_[static_cast<int>(op_kind::count_)]{};
+  name_t name_base_[static_cast<int>(op_kind::count_)]{};
+  std::uint8_t name_len_[static_cast<int>(op_kind::count_)]{};
   std::vector<std::pair<std::int32_t, std::int32_t>> updates_;
   std::vector<std::int32_t> outputs_;
 
@@ -228,16 +230,29 @@ class builder {
     g.syms.push_back(s);
     return sym_expr::symbol(static_cast<int>(g.syms.size()) - 1);
   }
-  // FX-style names: the op's name, then name_1, name_2, ...
+  // FX-style names: the op's name, then name_1, name_2, ... The op's name is made once per builder
+  // (name_base_, its length in name_len_ + 1, 0 = not yet); each node appends only its suffix (a
+  // loop over characters is the dear part of a name in constant evaluation).
   constexpr name_t auto_name(op_kind k) {
-    int& c = name_count_[static_cast<int>(k)];
-    text_buf<max_name> t;
-    std::string_view base = name_of(k);
-    if (!base.empty() && base[0] == '_') base.remove_prefix(1);
-    t << base;
-    if (c) t << '_' << c;
+    const auto ki = static_cast<std::size_t>(k);
+    int& c = name_count_[ki];
+    if (name_len_[ki] == 0) {
+      std::string_view base = name_of(k);
+      if (!base.empty() && base[0] == '_') base.remove_prefix(1);
+      name_base_[ki] = name_t(base);
+      name_len_[ki] = static_cast<std::uint8_t>(name_base_[ki].view().size() + 1);
+    }
+    name_t t = name_base_[ki];
+    if (c) {
+      char digits[12]{};
+      int nd = 0;
+      for (int v = c; v; v /= 10) digits[nd++] = static_cast<char>('0' + v % 10);
+      std::size_t at = name_len_[ki] - 1u;
+      for (int i = -1; i < nd && at + 1 < static_cast<std::size_t>(max_name); ++i)
+        t.s[at++] = i < 0 ? '_' : digits[nd - 1 - i];  // into the zeroed tail (name_t's invariant)
+    }
     ++c;
-    return name_t(t.view());
+    return t;
   }
   constexpr tensor factory(op_kind k, std::initializer_list<sym_expr> shape, dtype dt, double v) {
     return {this, add(k, std::span<const std::int32_t>{}, std::span<const sym_expr>(shape.begin(), shape.size()),

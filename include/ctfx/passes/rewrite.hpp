@@ -215,29 +215,27 @@ class rebuilder {
   detail::cvec<name_t> bases_;
   detail::cvec<std::uint64_t> base_hashes_;
   std::int32_t counter_[static_cast<std::size_t>(op_kind::count_)]{};
-  // An op's own name as a base: its characters, length and FNV-1a hash, made once per rebuild.
+  // An op's own name as a base: its characters and length, made once per rebuild.
   struct base_entry {
     name_t text{};
     std::size_t len = 0;
-    std::uint64_t hash = 0;
   };
   detail::cvec<base_entry> op_bases_;
   std::int16_t op_slot_[static_cast<std::size_t>(op_kind::count_)]{};  // 1 + index into op_bases_
 
   // `base`, then `base_1`, `base_2`, ... until one is free. Each try appends its suffix to the
-  // base's characters and hashes only the suffix (FNV-1a runs left to right); an op's own name, the
-  // usual base, is copied and hashed once per rebuild. A rewrite emits hundreds of nodes, and in
-  // constant evaluation their names were a fifth of the cost of emitting them.
+  // base's characters (into the zeroed tail, keeping name_t's invariant) and hashes the name a word
+  // at a time; an op's own name, the usual base, is copied once per rebuild. A rewrite emits
+  // hundreds of nodes, and in constant evaluation their names were a fifth of the cost of emitting
+  // them.
   constexpr name_t fresh_name(op_kind k, std::string_view base) {
     const auto ki = static_cast<std::size_t>(k);
     name_t n{};
     std::size_t len = 0;
-    std::uint64_t h = detail::fnv_basis;
     if (base.empty() && op_slot_[ki] > 0) {
       const base_entry& e = op_bases_.data()[op_slot_[ki] - 1];
       n = e.text;
       len = e.len;
-      h = e.hash;
     } else {
       const bool own = base.empty();
       if (own) {  // the op's name: its old names are reserved once per op
@@ -245,32 +243,25 @@ class rebuilder {
         if (!base.empty() && base[0] == '_') base.remove_prefix(1);
       }
       reserve_old_names(base);
-      for (const char ch : base) {
-        if (len + 1 >= static_cast<std::size_t>(max_name)) break;
-        n.s[len++] = ch;
-        h = (h ^ static_cast<unsigned char>(ch)) * detail::fnv_prime;
-      }
+      n = name_t(base);
+      len = n.view().size();
       if (own) {
-        op_bases_.push_back(base_entry{n, len, h});
+        op_bases_.push_back(base_entry{n, len});
         op_slot_[ki] = static_cast<std::int16_t>(op_bases_.size());
       }
     }
     auto& c = counter_[ki];
     for (;; ++c) {
       name_t t = n;
-      std::uint64_t th = h;
       if (c) {
         char digits[12]{};
         int nd = 0;
         for (std::int32_t v = c; v; v /= 10) digits[nd++] = static_cast<char>('0' + v % 10);
         std::size_t at = len;
-        for (int i = -1; i < nd && at + 1 < static_cast<std::size_t>(max_name); ++i) {
-          const char ch = i < 0 ? '_' : digits[nd - 1 - i];
-          t.s[at++] = ch;
-          th = (th ^ static_cast<unsigned char>(ch)) * detail::fnv_prime;
-        }
+        for (int i = -1; i < nd && at + 1 < static_cast<std::size_t>(max_name); ++i)
+          t.s[at++] = i < 0 ? '_' : digits[nd - 1 - i];
       }
-      if (names_.insert(t, th)) {
+      if (names_.insert(t)) {
         ++c;
         return t;
       }
