@@ -15,12 +15,15 @@ namespace ctfx {
 
 struct sym_term {
   index_t coeff = 0;
-  std::int16_t sym[2] = {-1, -1};  // sorted ascending, -1 = unused slot
-  constexpr int degree() const { return (sym[0] >= 0) + (sym[1] >= 0); }
-  constexpr bool same_monomial(const sym_term& o) const { return sym[0] == o.sym[0] && sym[1] == o.sym[1]; }
-  constexpr bool monomial_less(const sym_term& o) const {
-    return sym[0] != o.sym[0] ? sym[0] < o.sym[0] : sym[1] < o.sym[1];
-  }
+  // The monomial's symbols, sorted ascending, -1 = unused slot. Two fields, not an array: a node
+  // holds 26 terms, and in constant evaluation each nested array is one more object to build and
+  // copy (a tensor_meta copy costs ~40% less in g++ 12; bench/RESULTS.md §1).
+  std::int16_t s0 = -1, s1 = -1;
+  constexpr std::int16_t sym(int k) const { return k == 0 ? s0 : s1; }
+  constexpr void set_sym(int k, std::int16_t v) { (k == 0 ? s0 : s1) = v; }
+  constexpr int degree() const { return (s0 >= 0) + (s1 >= 0); }
+  constexpr bool same_monomial(const sym_term& o) const { return s0 == o.s0 && s1 == o.s1; }
+  constexpr bool monomial_less(const sym_term& o) const { return s0 != o.s0 ? s0 < o.s0 : s1 < o.s1; }
 };
 
 // constant + Σ terms. `overflow` records that an operation produced more than fits; the builder
@@ -37,7 +40,7 @@ struct sym_expr {
     sym_expr e;
     e.n = 1;
     e.t[0].coeff = 1;
-    e.t[0].sym[0] = static_cast<std::int16_t>(id);
+    e.t[0].s0 = static_cast<std::int16_t>(id);
     return e;
   }
   constexpr bool is_static() const { return n == 0 && !overflow; }
@@ -98,9 +101,9 @@ struct sym_expr {
         sym_term m;
         m.coeff = a.t[i].coeff * b.t[j].coeff;
         int k = 0;
-        for (int x = 0; x < a.t[i].degree() && k < 2; ++x) m.sym[k++] = a.t[i].sym[x];
-        for (int x = 0; x < b.t[j].degree() && k < 2; ++x) m.sym[k++] = b.t[j].sym[x];
-        if (k == 2 && m.sym[1] < m.sym[0]) { auto tmp = m.sym[0]; m.sym[0] = m.sym[1]; m.sym[1] = tmp; }
+        for (int x = 0; x < a.t[i].degree() && k < 2; ++x) m.set_sym(k++, a.t[i].sym(x));
+        for (int x = 0; x < b.t[j].degree() && k < 2; ++x) m.set_sym(k++, b.t[j].sym(x));
+        if (k == 2 && m.s1 < m.s0) { auto tmp = m.s0; m.s0 = m.s1; m.s1 = tmp; }
         r.add_term(m);
       }
     return r;
@@ -112,14 +115,14 @@ struct sym_expr {
     index_t r = c;
     for (int i = 0; i < n; ++i) {
       index_t m = t[i].coeff;
-      for (int k = 0; k < t[i].degree(); ++k) m *= v[static_cast<std::size_t>(t[i].sym[k])];
+      for (int k = 0; k < t[i].degree(); ++k) m *= v[static_cast<std::size_t>(t[i].sym(k))];
       r += m;
     }
     return r;
   }
   constexpr bool uses(int sym) const {
     for (int i = 0; i < n; ++i)
-      for (int k = 0; k < 2; ++k) if (t[i].sym[k] == sym) return true;
+      if (t[i].s0 == sym || t[i].s1 == sym) return true;
     return false;
   }
 };

@@ -22,7 +22,7 @@ constexpr void put_expr(msg& m, const ir& g, const sym_expr& e) {
     if (a != 1) m << static_cast<long long>(a) << '*';
     for (int k = 0; k < e.t[i].degree(); ++k) {
       if (k) m << '*';
-      auto id = static_cast<std::size_t>(e.t[i].sym[k]);
+      auto id = static_cast<std::size_t>(e.t[i].sym(k));
       if (id < g.syms.size()) m << g.syms[id].name.view(); else m << 's' << static_cast<int>(id);
     }
     first = false;

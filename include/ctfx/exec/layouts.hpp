@@ -97,7 +97,7 @@ inline run_status bind_symbols(const ir& g, const std::vector<std::int32_t>& inp
     for (int d = 0; d < m.rank; ++d) {
       const sym_expr& e = m.size[d];
       if (e.n == 1 && e.c == 0 && e.t[0].coeff == 1 && e.t[0].degree() == 1) {
-        auto& v = values[static_cast<std::size_t>(e.t[0].sym[0])];
+        auto& v = values[static_cast<std::size_t>(e.t[0].s0)];
         if (v < 0) v = t.size[d];
       }
     }

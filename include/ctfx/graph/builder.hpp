@@ -109,7 +109,7 @@ class builder {
     for (int k = 0; k < n.meta.rank; ++k) {
       const sym_expr& e = n.meta.size[k];
       if (e.n == 1 && e.c == 0 && e.t[0].coeff == 1 && e.t[0].degree() == 1) {
-        auto& s = g.syms[static_cast<std::size_t>(e.t[0].sym[0])];
+        auto& s = g.syms[static_cast<std::size_t>(e.t[0].s0)];
         if (s.kind == symbol_kind::backed && s.input < 0) { s.input = id; s.dim = k; }
       }
     }
