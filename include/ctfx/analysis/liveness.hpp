@@ -51,6 +51,19 @@ constexpr bool is_pointwise(op_kind k) { return is_unary(k) || is_binary(k); }
 
 // Bytes the storage of a fresh tensor needs: (max reachable offset + 1) · itemsize.
 constexpr sym_expr storage_bytes(const tensor_meta& m) {
+  // A static layout (the common case) in plain integers, read from the fields: in constant
+  // evaluation each sym_expr operation and accessor is a call and a temporary.
+  bool fixed = m.offset.n == 0 && !m.offset.overflow;
+  for (int i = 0; fixed && i < m.rank; ++i)
+    fixed = m.size[i].n == 0 && !m.size[i].overflow && m.stride[i].n == 0 && !m.stride[i].overflow;
+  if (fixed) {
+    index_t top = m.offset.c;
+    for (int i = 0; i < m.rank; ++i) {
+      if (m.size[i].c == 0) return sym_expr(0);
+      top += (m.size[i].c - 1) * m.stride[i].c;
+    }
+    return sym_expr((top + 1) * static_cast<index_t>(size_of(m.dt)));
+  }
   sym_expr hi = m.offset;
   for (int i = 0; i < m.rank; ++i) hi = hi + (m.size[i] - sym_expr(1)) * m.stride[i];
   bool empty = false;
@@ -74,10 +87,13 @@ constexpr liveness compute_liveness(const ir& g) {
   const node* N = g.nodes.data();
   const std::int32_t* A = g.args.data();
   const auto ns = static_cast<std::size_t>(g.next_storage);
-  L.step_of.reserve(static_cast<std::size_t>(n));
-  for (std::int32_t i = 0; i < n; ++i) L.step_of.push_back(-1);
-  L.buffer_of.reserve(ns);
-  for (std::size_t s = 0; s < ns; ++s) L.buffer_of.push_back(-1);
+  // Sized once (an element appended to a std::vector costs several calls in constant evaluation,
+  // a reallocation one per element moved).
+  L.step_of.assign(static_cast<std::size_t>(n), -1);
+  L.buffer_of.assign(ns, -1);
+  L.steps.reserve(static_cast<std::size_t>(n));
+  L.step_partition.reserve(static_cast<std::size_t>(n));
+  L.buffers.reserve(ns < static_cast<std::size_t>(n) ? ns : static_cast<std::size_t>(n));
   detail::cvec<unsigned char> input_storage(ns, 0);  // not vector<bool>: clang 14 rejects it in constexpr
   unsigned char* is_input = input_storage.data();
   for (std::int32_t i = 0; i < n; ++i)

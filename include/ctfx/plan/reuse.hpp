@@ -31,7 +31,9 @@ namespace detail {
 
 // Range-add / range-max over half-step times (for the peak veto): a bottom-up segment tree,
 // without recursion (nvcc's front end charges every call against its constexpr budget), built in
-// O(n) from the timeline's initial values. t[p] is the max of p's leaves plus the adds pending at p.
+// O(n) from the timeline's initial values. t[p] is the max of p's leaves plus the adds pending at p
+// (d[p], for inner nodes). Every loop works through raw pointers with no call inside: in g++'s
+// constant evaluation a call (operator[], std::max, a helper) costs more than the arithmetic.
 struct max_tree {
   std::int64_t n = 1;
   int h = 0;
@@ -42,31 +44,36 @@ struct max_tree {
     d.resize(static_cast<std::size_t>(n));
     std::int64_t* T = t.data();
     for (std::int64_t i = 0; i < size; ++i) T[n + i] = init[i];
-    for (std::int64_t p = n - 1; p > 0; --p) T[p] = std::max(T[2 * p], T[2 * p + 1]);
-  }
-  constexpr void apply(std::int64_t p, std::int64_t v) {
-    t[static_cast<std::size_t>(p)] += v;
-    if (p < n) d[static_cast<std::size_t>(p)] += v;
+    for (std::int64_t p = n - 1; p > 0; --p) T[p] = T[2 * p] > T[2 * p + 1] ? T[2 * p] : T[2 * p + 1];
   }
   constexpr void rebuild_up(std::int64_t p) {  // p's ancestors from their children
     std::int64_t* T = t.data();
     const std::int64_t* D = d.data();
-    for (p >>= 1; p > 0; p >>= 1) T[p] = std::max(T[2 * p], T[2 * p + 1]) + D[p];
+    for (p >>= 1; p > 0; p >>= 1) T[p] = (T[2 * p] > T[2 * p + 1] ? T[2 * p] : T[2 * p + 1]) + D[p];
   }
   constexpr void push_down(std::int64_t p) {  // the adds pending above leaf p, onto its path
+    std::int64_t* T = t.data();
+    std::int64_t* D = d.data();
     for (int s = h; s > 0; --s) {
       const std::int64_t i = p >> s;
-      const std::int64_t v = d[static_cast<std::size_t>(i)];
-      if (v != 0) { apply(2 * i, v); apply(2 * i + 1, v); d[static_cast<std::size_t>(i)] = 0; }
+      const std::int64_t v = D[i];
+      if (v == 0) continue;
+      const std::int64_t c = 2 * i;
+      T[c] += v;
+      T[c + 1] += v;
+      if (c < n) { D[c] += v; D[c + 1] += v; }
+      D[i] = 0;
     }
   }
   constexpr void add_range(std::int64_t l, std::int64_t r, std::int64_t v) {
     if (l >= r) return;
     l += n; r += n;
     const std::int64_t l0 = l, r0 = r;
+    std::int64_t* T = t.data();
+    std::int64_t* D = d.data();
     for (; l < r; l >>= 1, r >>= 1) {
-      if (l & 1) apply(l++, v);
-      if (r & 1) apply(--r, v);
+      if (l & 1) { T[l] += v; if (l < n) D[l] += v; ++l; }
+      if (r & 1) { --r; T[r] += v; if (r < n) D[r] += v; }
     }
     rebuild_up(l0);
     rebuild_up(r0 - 1);
@@ -79,8 +86,8 @@ struct max_tree {
     const std::int64_t* T = t.data();
     std::int64_t res = INT64_MIN / 4;
     for (; l < r; l >>= 1, r >>= 1) {
-      if (l & 1) res = std::max(res, T[l++]);
-      if (r & 1) res = std::max(res, T[--r]);
+      if (l & 1) { if (T[l] > res) res = T[l]; ++l; }
+      if (r & 1) { --r; if (T[r] > res) res = T[r]; }
     }
     return res;
   }
@@ -150,7 +157,8 @@ constexpr reuse_plan plan_reuse(const liveness& L) {
 
   // The timeline without reuse (a difference array summed once), for the veto.
   std::int64_t horizon = 2 * static_cast<std::int64_t>(L.steps.size()) + 2;
-  for (std::int32_t i = 0; i < nb; ++i) horizon = std::max(horizon, B[i].end + 1);  // (a liveness built by hand)
+  for (std::int32_t i = 0; i < nb; ++i)
+    if (B[i].end + 1 > horizon) horizon = B[i].end + 1;  // (a liveness built by hand)
   detail::cvec<std::int64_t> held(static_cast<std::size_t>(horizon + 1));
   std::int64_t* H = held.data();
   for (std::int32_t i = 0; i < nb; ++i)
@@ -161,7 +169,7 @@ constexpr reuse_plan plan_reuse(const liveness& L) {
   std::int64_t peak = std::max<std::int64_t>(0, H[0]);
   for (std::int64_t t = 1; t < horizon; ++t) {
     H[t] += H[t - 1];
-    peak = std::max(peak, H[t]);
+    if (H[t] > peak) peak = H[t];
   }
   detail::max_tree live(H, horizon);
 
