@@ -35,13 +35,16 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
     return g.error;
   }
   bool in_epilogue = false;
+  // Through raw pointers: in constant evaluation a call (g[i], g.arg, g.meta) costs more than the
+  // check it wraps, and this loop runs after every pass.
+  const node* N = g.nodes.data();
+  const std::int32_t* A = g.args.data();
   for (std::int32_t i = 0; i < n; ++i) {
-    const node& nd = g[i];
+    const node& nd = N[i];
     if (nd.op == op_kind::output && i != n - 1) {
       auto m = about(g, i); m << "a second output node"; fail(g, i, rule::bad_argument, m); return g.error;
     }
     if (level == verify_level::structure) {
-      const std::int32_t* A = g.args.data();
       for (const std::int32_t *a = A + nd.arg0, *e = a + nd.nargs; a != e; ++a)
         if (*a < -1 || *a >= i) {
           auto t = about(g, i); t << "argument '" << arg_name(g, *a) << "' is not defined before its use";
@@ -60,8 +63,8 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
       if (ok && m.storage == -1) ok = nd.meta.storage == -1;
       if (ok && m.storage == fresh) {
         ok = nd.meta.storage >= 0;
-        for (auto a : g.args_of(i))
-          if (a >= 0 && g.meta(a).storage == nd.meta.storage) ok = false;
+        for (const std::int32_t *a = A + nd.arg0, *e = a + nd.nargs; a != e; ++a)
+          if (*a >= 0 && N[*a].meta.storage == nd.meta.storage) ok = false;
       }
     } else if (nd.meta.storage == fresh) {
       // The structure level takes the stored metadata as the rule's: of the checks above, only a
@@ -77,8 +80,8 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
     }
     if (g.phase == graph_phase::functional) {
       if (nd.op == op_kind::copy_) {
-        if (g[g.arg(i, 0)].op != op_kind::placeholder) {
-          auto t = about(g, i); t << "copy_ into '" << arg_name(g, g.arg(i, 0)) << "', which is not a graph input";
+        if (nd.nargs < 1 || A[nd.arg0] < 0 || N[A[nd.arg0]].op != op_kind::placeholder) {
+          auto t = about(g, i); t << "copy_ into '" << arg_name(g, nd.nargs > 0 ? A[nd.arg0] : -1) << "', which is not a graph input";
           fail(g, i, rule::epilogue_target, t); return g.error;
         }
         in_epilogue = true;
@@ -105,15 +108,16 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
   std::size_t cap = 16;
   while (cap < 2 * static_cast<std::size_t>(n)) cap *= 2;
   detail::cvec<std::int32_t> slot(cap, -1);
-  detail::cvec<std::uint64_t> hashes;
-  hashes.reserve(static_cast<std::size_t>(n));
+  detail::cvec<std::uint64_t> hashes(static_cast<std::size_t>(n));
+  std::int32_t* S = slot.data();
+  std::uint64_t* H = hashes.data();
   for (std::int32_t i = 0; i < n; ++i) {
-    const std::uint64_t h = detail::hash_name(g[i].name);
-    hashes.push_back(h);
+    const std::uint64_t h = detail::hash_name(N[i].name);
+    H[i] = h;
     for (std::size_t k = static_cast<std::size_t>(h) & (cap - 1);; k = (k + 1) & (cap - 1)) {
-      const std::int32_t other = slot[k];
-      if (other < 0) { slot[k] = i; break; }
-      if (hashes[static_cast<std::size_t>(other)] == h && g[other].name == g[i].name) {
+      const std::int32_t other = S[k];
+      if (other < 0) { S[k] = i; break; }
+      if (H[other] == h && N[other].name == N[i].name) {
         auto t = about(g, i); t << "has the same name as node " << other;
         fail(g, i, rule::duplicate_name, t);
         return g.error;
