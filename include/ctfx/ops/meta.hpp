@@ -19,23 +19,31 @@ namespace ctfx {
 // false after recording an error on the graph.
 constexpr bool compute_meta(ir& g, std::int32_t id, tensor_meta& out) {
   using namespace detail;
-  const node& n = g[id];
-  auto a = g.args_of(id);
-  auto p = g.params_of(n);
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i] < -1 || a[i] >= g.size()) {
+  // The node and its arguments through raw pointers: this runs for every node a graph builds and
+  // for every node the verifier re-derives, and in constant evaluation each accessor (g[i],
+  // g.meta, a span's operator[]) is a call that costs more than the check. The rules do not add
+  // nodes, so N stays valid.
+  const node* N = g.nodes.data();
+  const node& n = N[id];
+  const std::int32_t* A = g.args.data() + n.arg0;
+  const auto na = static_cast<std::size_t>(n.nargs);
+  const std::span<const std::int32_t> a(A, na);
+  const std::span<const sym_expr> p(g.params.data() + n.par0, static_cast<std::size_t>(n.npar));
+  const std::int32_t size = g.size();
+  for (std::size_t i = 0; i < na; ++i) {
+    if (A[i] < -1 || A[i] >= size) {
       auto m = about(g, id); m << "argument " << static_cast<int>(i) << " names no node of this graph";
       fail(g, id, rule::undefined_node, m); return false;
     }
-    if (a[i] >= id) {
-      auto m = about(g, id); m << "argument " << static_cast<int>(i) << " ('" << arg_name(g, a[i]) << "') is defined after its use";
+    if (A[i] >= id) {
+      auto m = about(g, id); m << "argument " << static_cast<int>(i) << " ('" << arg_name(g, A[i]) << "') is defined after its use";
       fail(g, id, rule::use_before_definition, m); return false;
     }
   }
   auto need = [&](std::size_t k) {
-    if (a.size() >= k) {
+    if (na >= k) {
       bool ok = true;
-      for (std::size_t i = 0; i < k; ++i) ok = ok && a[i] >= 0 && g.meta(a[i]).is_tensor();
+      for (std::size_t i = 0; ok && i < k; ++i) ok = A[i] >= 0 && N[A[i]].meta.storage >= 0;
       if (ok) return true;
     }
     auto m = about(g, id); m << "expects " << static_cast<int>(k) << " tensor arguments";
@@ -50,29 +58,29 @@ constexpr bool compute_meta(ir& g, std::int32_t id, tensor_meta& out) {
       return getitem_meta(g, id, out);
     case op_kind::sym_size: if (!need(1)) return false; out = tensor_meta{}; out.dt = dtype::i64; out.storage = -1; return true;
     case op_kind::copy_:
-      if (!need(2) || !copy_compatible(g, id, g.meta(a[0]), g.meta(a[1]))) return false;
-      out = g.meta(a[0]); return true;
+      if (!need(2) || !copy_compatible(g, id, N[A[0]].meta, N[A[1]].meta)) return false;
+      out = N[A[0]].meta; return true;
     case op_kind::copy:
-      if (!need(2) || !copy_compatible(g, id, g.meta(a[0]), g.meta(a[1]))) return false;
-      out = clone_meta(g.meta(a[0])); return true;
-    case op_kind::clone: if (!need(1)) return false; out = clone_meta(g.meta(a[0])); return true;
+      if (!need(2) || !copy_compatible(g, id, N[A[0]].meta, N[A[1]].meta)) return false;
+      out = clone_meta(N[A[0]].meta); return true;
+    case op_kind::clone: if (!need(1)) return false; out = clone_meta(N[A[0]].meta); return true;
     case op_kind::empty: case op_kind::zeros: case op_kind::ones: case op_kind::full:
       return factory_meta(g, id, p, static_cast<dtype>(n.aux), out);
-    case op_kind::empty_like: if (!need(1)) return false; out = contiguous_like(g.meta(a[0]), g.meta(a[0]).dt); return true;
-    case op_kind::fill_: if (!need(1)) return false; out = g.meta(a[0]); return true;
-    case op_kind::convert: if (!need(1)) return false; out = contiguous_like(g.meta(a[0]), static_cast<dtype>(n.aux)); return true;
-    case op_kind::all_reduce: if (!need(1)) return false; out = clone_meta(g.meta(a[0])); return true;
-    case op_kind::all_reduce_: if (!need(1)) return false; out = g.meta(a[0]); return true;
+    case op_kind::empty_like: if (!need(1)) return false; out = contiguous_like(N[A[0]].meta, N[A[0]].meta.dt); return true;
+    case op_kind::fill_: if (!need(1)) return false; out = N[A[0]].meta; return true;
+    case op_kind::convert: if (!need(1)) return false; out = contiguous_like(N[A[0]].meta, static_cast<dtype>(n.aux)); return true;
+    case op_kind::all_reduce: if (!need(1)) return false; out = clone_meta(N[A[0]].meta); return true;
+    case op_kind::all_reduce_: if (!need(1)) return false; out = N[A[0]].meta; return true;
     case op_kind::slice_scatter: case op_kind::select_scatter: case op_kind::diagonal_scatter:
     case op_kind::as_strided_scatter: case op_kind::generalized_scatter: case op_kind::generalized_scatter_:
       if (!need(2)) return false;
-      return scatter_meta(g, id, n.op, g.meta(a[0]), g.meta(a[1]), p, out);
+      return scatter_meta(g, id, n.op, N[A[0]].meta, N[A[1]].meta, p, out);
     case op_kind::index_put: case op_kind::index_put_: case op_kind::unsafe_index_put: case op_kind::unsafe_index_put_:
       if (!need(2)) return false;
       return index_put_meta(g, id, out);
     case op_kind::sum: case op_kind::amax:
       if (!need(1)) return false;
-      return reduction_meta(g, id, g.meta(a[0]), p, n.aux != 0, out);
+      return reduction_meta(g, id, N[A[0]].meta, p, n.aux != 0, out);
     case op_kind::cat:
       if (!need(a.size())) return false;
       return cat_meta(g, id, a, p.empty() ? sym_expr(0) : p[0], out);
@@ -84,11 +92,11 @@ constexpr bool compute_meta(ir& g, std::int32_t id, tensor_meta& out) {
       return custom_meta(g, id, out);
     default: break;
   }
-  if (is_view_op(n.op)) return need(1) && view_meta(g, id, n.op, g.meta(a[0]), p, out);
-  if (is_unary(n.op)) { if (!need(1)) return false; out = contiguous_like(g.meta(a[0]), g.meta(a[0]).dt); return true; }
+  if (is_view_op(n.op)) return need(1) && view_meta(g, id, n.op, N[A[0]].meta, p, out);
+  if (is_unary(n.op)) { if (!need(1)) return false; out = contiguous_like(N[A[0]].meta, N[A[0]].meta.dt); return true; }
   if (is_binary(n.op)) {
-    if (n.aux == 0) return need(2) && binary_meta(g, id, n.op, g.meta(a[0]), &g.meta(a[1]), false, out);
-    return need(1) && binary_meta(g, id, n.op, g.meta(a[0]), nullptr, n.aux == 2, out);
+    if (n.aux == 0) return need(2) && binary_meta(g, id, n.op, N[A[0]].meta, &N[A[1]].meta, false, out);
+    return need(1) && binary_meta(g, id, n.op, N[A[0]].meta, nullptr, n.aux == 2, out);
   }
   auto m = about(g, id); m << "has no metadata rule";
   fail(g, id, rule::bad_argument, m);
