@@ -34,6 +34,9 @@ constexpr bool static_param(ir& g, std::int32_t id, const sym_expr& p, const cha
 constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x,
                          std::span<const sym_expr> p, tensor_meta& out) {
   out = x;
+  // Parameters through a raw pointer: a span's operator[] is a call in constant evaluation, and
+  // this rule runs for every view and view scatter built, re-derived or rebuilt.
+  const sym_expr* P = p.data();
   auto bad_count = [&](int want) {
     if (static_cast<int>(p.size()) == want) return false;
     auto m = about(g, id);
@@ -46,10 +49,10 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
     case op_kind::slice: {
       if (bad_count(4)) return false;
       for (int i = 0; i < 4; ++i)
-        if (!static_param(g, id, p[static_cast<std::size_t>(i)], i == 0 ? "dim" : i == 1 ? "start" : i == 2 ? "end" : "step")) return false;
-      int d = norm_dim(g, id, p[0].value(), x.rank);
+        if (!static_param(g, id, P[static_cast<std::size_t>(i)], i == 0 ? "dim" : i == 1 ? "start" : i == 2 ? "end" : "step")) return false;
+      int d = norm_dim(g, id, P[0].value(), x.rank);
       if (d < 0) return false;
-      index_t start = p[1].value(), end = p[2].value(), step = p[3].value();
+      index_t start = P[1].value(), end = P[2].value(), step = P[3].value();
       if (step <= 0) {
         auto m = about(g, id); m << "slice step must be positive, got " << static_cast<long long>(step);
         fail(g, id, rule::bad_argument, m); return false;
@@ -63,8 +66,8 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
         if (end == end_of_dim) end = sz;
         if (start < 0 || start > sz || end > sz || end < 0) {
           auto m = about(g, id);
-          m << "slice [" << static_cast<long long>(p[1].value()) << ':'
-            << static_cast<long long>(p[2].value() == end_of_dim ? sz : p[2].value()) << "] is out of range for dimension "
+          m << "slice [" << static_cast<long long>(P[1].value()) << ':'
+            << static_cast<long long>(P[2].value() == end_of_dim ? sz : P[2].value()) << "] is out of range for dimension "
             << d << " of size " << static_cast<long long>(sz);
           fail(g, id, rule::index_out_of_range, m); return false;
         }
@@ -90,10 +93,10 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
     }
     case op_kind::select: {
       if (bad_count(2)) return false;
-      if (!static_param(g, id, p[0], "dim") || !static_param(g, id, p[1], "index")) return false;
-      int d = norm_dim(g, id, p[0].value(), x.rank);
+      if (!static_param(g, id, P[0], "dim") || !static_param(g, id, P[1], "index")) return false;
+      int d = norm_dim(g, id, P[0].value(), x.rank);
       if (d < 0) return false;
-      index_t i = p[1].value();
+      index_t i = P[1].value();
       if (x.size[d].is_static()) {
         index_t sz = x.size[d].value();
         if (i < -sz || i >= sz) {
@@ -115,9 +118,9 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
     }
     case op_kind::diagonal: {
       if (bad_count(3)) return false;
-      for (int i = 0; i < 3; ++i) if (!static_param(g, id, p[static_cast<std::size_t>(i)], "offset/dim")) return false;
-      index_t off = p[0].value();
-      int d1 = norm_dim(g, id, p[1].value(), x.rank), d2 = norm_dim(g, id, p[2].value(), x.rank);
+      for (int i = 0; i < 3; ++i) if (!static_param(g, id, P[static_cast<std::size_t>(i)], "offset/dim")) return false;
+      index_t off = P[0].value();
+      int d1 = norm_dim(g, id, P[1].value(), x.rank), d2 = norm_dim(g, id, P[2].value(), x.rank);
       if (d1 < 0 || d2 < 0) return false;
       if (d1 == d2) {
         auto m = about(g, id); m << "diagonal dimensions must differ, both are " << d1;
@@ -143,20 +146,20 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
       return true;
     }
     case op_kind::as_strided: {
-      if (p.empty() || !p[0].is_static()) { bad_count(1); return false; }
-      int r = static_cast<int>(p[0].value());
+      if (p.empty() || !P[0].is_static()) { bad_count(1); return false; }
+      int r = static_cast<int>(P[0].value());
       if (!rank_ok(g, id, r) || bad_count(2 * r + 2)) return false;
       out.rank = static_cast<std::int8_t>(r);
       for (int j = 0; j < max_rank; ++j) {
-        out.size[j] = j < r ? p[1 + static_cast<std::size_t>(j)] : sym_expr();
-        out.stride[j] = j < r ? p[1 + static_cast<std::size_t>(r + j)] : sym_expr();
+        out.size[j] = j < r ? P[1 + static_cast<std::size_t>(j)] : sym_expr();
+        out.stride[j] = j < r ? P[1 + static_cast<std::size_t>(r + j)] : sym_expr();
         if (j < r && ((out.size[j].is_static() && out.size[j].value() < 0) ||
                       (out.stride[j].is_static() && out.stride[j].value() < 0))) {
           auto m = about(g, id); m << "as_strided sizes and strides must be non-negative";
           fail(g, id, rule::index_out_of_range, m); return false;
         }
       }
-      out.offset = p[1 + 2 * static_cast<std::size_t>(r)];
+      out.offset = P[1 + 2 * static_cast<std::size_t>(r)];
       // A static base must contain every element the view can reach.
       if (out.is_static() && x.is_static()) {
         index_t hi = out.offset.value(), base_hi = x.offset.value();
@@ -179,10 +182,10 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
       int infer = -1;
       sym_expr known(1);
       for (int j = 0; j < r; ++j) {
-        if (p[static_cast<std::size_t>(j)] == sym_expr(-1)) {
+        if (P[static_cast<std::size_t>(j)] == sym_expr(-1)) {
           if (infer >= 0) { auto m = about(g, id); m << "only one size may be -1"; fail(g, id, rule::view_shape, m); return false; }
           infer = j;
-        } else known = known * p[static_cast<std::size_t>(j)];
+        } else known = known * P[static_cast<std::size_t>(j)];
       }
       sym_expr total = x.numel();
       sym_expr inferred(1);
@@ -205,7 +208,7 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
         fail(g, id, rule::view_shape, m); return false;
       }
       out.rank = static_cast<std::int8_t>(r);
-      for (int j = 0; j < max_rank; ++j) out.size[j] = j < r ? (j == infer ? inferred : p[static_cast<std::size_t>(j)]) : sym_expr();
+      for (int j = 0; j < max_rank; ++j) out.size[j] = j < r ? (j == infer ? inferred : P[static_cast<std::size_t>(j)]) : sym_expr();
       for (int j = r; j < max_rank; ++j) out.stride[j] = sym_expr();
       sym_expr off = x.offset;
       out.set_contiguous();
@@ -216,8 +219,8 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
       if (bad_count(x.rank)) return false;
       bool seen[max_rank]{};
       for (int j = 0; j < x.rank; ++j) {
-        if (!static_param(g, id, p[static_cast<std::size_t>(j)], "dims")) return false;
-        int d = norm_dim(g, id, p[static_cast<std::size_t>(j)].value(), x.rank);
+        if (!static_param(g, id, P[static_cast<std::size_t>(j)], "dims")) return false;
+        int d = norm_dim(g, id, P[static_cast<std::size_t>(j)].value(), x.rank);
         if (d < 0) return false;
         if (seen[d]) { auto m = about(g, id); m << "dimension " << d << " repeats in permute"; fail(g, id, rule::bad_dimension, m); return false; }
         seen[d] = true;
@@ -226,17 +229,17 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
       return true;
     }
     case op_kind::transpose: {
-      if (bad_count(2) || !static_param(g, id, p[0], "dim0") || !static_param(g, id, p[1], "dim1")) return false;
-      int a = norm_dim(g, id, p[0].value(), x.rank), b = norm_dim(g, id, p[1].value(), x.rank);
+      if (bad_count(2) || !static_param(g, id, P[0], "dim0") || !static_param(g, id, P[1], "dim1")) return false;
+      int a = norm_dim(g, id, P[0].value(), x.rank), b = norm_dim(g, id, P[1].value(), x.rank);
       if (a < 0 || b < 0) return false;
       out.size[a] = x.size[b]; out.size[b] = x.size[a];
       out.stride[a] = x.stride[b]; out.stride[b] = x.stride[a];
       return true;
     }
     case op_kind::unsqueeze: {
-      if (bad_count(1) || !static_param(g, id, p[0], "dim")) return false;
+      if (bad_count(1) || !static_param(g, id, P[0], "dim")) return false;
       if (!rank_ok(g, id, x.rank + 1)) return false;
-      int d = norm_dim(g, id, p[0].value(), x.rank + 1);
+      int d = norm_dim(g, id, P[0].value(), x.rank + 1);
       if (d < 0) return false;
       for (int j = x.rank; j > d; --j) { out.size[j] = x.size[j - 1]; out.stride[j] = x.stride[j - 1]; }
       out.size[d] = sym_expr(1);
@@ -245,8 +248,8 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
       return true;
     }
     case op_kind::squeeze: {
-      if (bad_count(1) || !static_param(g, id, p[0], "dim")) return false;
-      int d = norm_dim(g, id, p[0].value(), x.rank);
+      if (bad_count(1) || !static_param(g, id, P[0], "dim")) return false;
+      int d = norm_dim(g, id, P[0].value(), x.rank);
       if (d < 0) return false;
       if (!(x.size[d] == sym_expr(1))) return true;  // PyTorch: squeezing a non-1 dimension is a no-op
       for (int j = d; j + 1 < x.rank; ++j) { out.size[j] = x.size[j + 1]; out.stride[j] = x.stride[j + 1]; }
@@ -261,7 +264,7 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
       out.rank = static_cast<std::int8_t>(r);
       for (int j = 0; j < r; ++j) {
         int src = j - (r - x.rank);
-        sym_expr want = p[static_cast<std::size_t>(j)];
+        sym_expr want = P[static_cast<std::size_t>(j)];
         if (src < 0) {
           if (want == sym_expr(-1)) { auto m = about(g, id); m << "-1 is not allowed for a new leading dimension"; fail(g, id, rule::view_shape, m); return false; }
           out.size[j] = want; out.stride[j] = sym_expr(0);
