@@ -29,10 +29,15 @@ struct tensor_meta {
       if (!size[i].is_static() || !stride[i].is_static()) return false;
     return offset.is_static();
   }
+  // The layout helpers below take static extents (the common case) in plain integers, reading the
+  // fields: in constant evaluation each sym_expr operation or comparison is a call, dearer than the
+  // arithmetic. Symbolic extents go through sym_expr as before.
   constexpr bool same_shape(const tensor_meta& o) const {
     if (rank != o.rank) return false;
-    for (int i = 0; i < rank; ++i)
-      if (!(size[i] == o.size[i])) return false;
+    for (int i = 0; i < rank; ++i) {
+      const sym_expr &x = size[i], &y = o.size[i];
+      if (x.n == 0 && y.n == 0 ? (x.c != y.c || x.overflow != y.overflow) : !(x == y)) return false;
+    }
     return true;
   }
   // Inductor's same_meta plus the storage offset (pytorch#197489): shape, strides, offset, dtype.
@@ -44,6 +49,20 @@ struct tensor_meta {
   }
   // Row-major strides for the current sizes.
   constexpr void set_contiguous() {
+    bool fixed = true;
+    for (int i = 0; fixed && i < rank; ++i) fixed = size[i].n == 0 && !size[i].overflow;
+    if (fixed) {
+      index_t s = 1;
+      for (int i = rank - 1; i >= 0; --i) {
+        sym_expr& st = stride[i];
+        if (st.n != 0) st = sym_expr(s);
+        st.c = s;  // a static sym_expr's terms are already empty
+        st.overflow = false;
+        s *= size[i].c;
+      }
+      offset = sym_expr(0);
+      return;
+    }
     sym_expr s(1);
     for (int i = rank - 1; i >= 0; --i) {
       stride[i] = s;
@@ -52,6 +71,17 @@ struct tensor_meta {
     offset = sym_expr(0);
   }
   constexpr bool is_contiguous() const {
+    bool fixed = true;
+    for (int i = 0; fixed && i < rank; ++i)
+      fixed = size[i].n == 0 && !size[i].overflow && stride[i].n == 0 && !stride[i].overflow;
+    if (fixed) {
+      index_t s = 1;
+      for (int i = rank - 1; i >= 0; --i) {
+        if (size[i].c != 1 && stride[i].c != s) return false;
+        s *= size[i].c;
+      }
+      return true;
+    }
     sym_expr s(1);
     for (int i = rank - 1; i >= 0; --i) {
       if (!(size[i] == sym_expr(1)) && !(stride[i] == s)) return false;
