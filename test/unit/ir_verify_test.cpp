@@ -155,6 +155,10 @@ static_assert(!(ctfx::name_t("x") == ctfx::name_t("x_")));
 static_assert(ctfx::detail::hash_name("slice_scatter_12") == ctfx::detail::hash_name(ctfx::name_t("slice_scatter_12")));
 static_assert(ctfx::detail::hash_name("slice_scatter_12") != ctfx::detail::hash_name("slice_scatter_13"));
 static_assert(ctfx::detail::hash_name("abcdefghijklmnopqrstuvwxyz01234") != ctfx::detail::hash_name("abcdefghijklmnopqrstuvwxyz01235"));
+// FX's suffixes, into the zeroed tail: base, base_1, ..., cut at max_name - 1 characters.
+static_assert(ctfx::with_suffix("add", 3, 0) == ctfx::name_t("add"));
+static_assert(ctfx::with_suffix("slice_scatter", 13, 123) == ctfx::name_t("slice_scatter_123"));
+static_assert(ctfx::with_suffix("abcdefghijklmnopqrstuvwxyz0123", 30, 45).view() == "abcdefghijklmnopqrstuvwxyz0123_");
 // Cut at max_name - 1 characters (the last byte stays the terminator).
 static_assert(ctfx::name_t("abcdefghijklmnopqrstuvwxyz0123456789").view() == "abcdefghijklmnopqrstuvwxyz01234");
 

@@ -43,6 +43,20 @@ constexpr bool operator==(const name_t& a, const name_t& b) {
   return x.w0 == y.w0 && x.w1 == y.w1 && x.w2 == y.w2 && x.w3 == y.w3;
 }
 
+// FX's unique-name form: `base` (its first len characters, the rest zero) with "_<c>" appended
+// for c > 0, cut at max_name - 1 characters. The suffix goes into the zeroed tail, keeping the
+// invariant above. Used by the builder's and the rewrites' name makers, which keep their bases.
+constexpr name_t with_suffix(const name_t& base, std::size_t len, int c) {
+  name_t t = base;
+  if (c <= 0) return t;
+  char digits[12]{};
+  int nd = 0;
+  for (int v = c; v; v /= 10) digits[nd++] = static_cast<char>('0' + v % 10);
+  for (int i = -1; i < nd && len + 1 < static_cast<std::size_t>(max_name); ++i)
+    t.s[len++] = i < 0 ? '_' : digits[nd - 1 - i];
+  return t;
+}
+
 // A string literal as a class-type template argument, as in CTRE: ctfx::op<"my_op">.
 template <std::size_t N>
 struct fixed_string {

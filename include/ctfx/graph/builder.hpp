@@ -242,17 +242,7 @@ class builder {
       name_base_[ki] = name_t(base);
       name_len_[ki] = static_cast<std::uint8_t>(name_base_[ki].view().size() + 1);
     }
-    name_t t = name_base_[ki];
-    if (c) {
-      char digits[12]{};
-      int nd = 0;
-      for (int v = c; v; v /= 10) digits[nd++] = static_cast<char>('0' + v % 10);
-      std::size_t at = name_len_[ki] - 1u;
-      for (int i = -1; i < nd && at + 1 < static_cast<std::size_t>(max_name); ++i)
-        t.s[at++] = i < 0 ? '_' : digits[nd - 1 - i];  // into the zeroed tail (name_t's invariant)
-    }
-    ++c;
-    return t;
+    return with_suffix(name_base_[ki], name_len_[ki] - 1u, c++);
   }
   constexpr tensor factory(op_kind k, std::initializer_list<sym_expr> shape, dtype dt, double v) {
     return {this, add(k, std::span<const std::int32_t>{}, std::span<const sym_expr>(shape.begin(), shape.size()),

@@ -20,6 +20,7 @@
 // reinplaced (as Inductor does for `sin(out, out)`); by default it is not (pytorch#198031).
 #pragma once
 #include <array>
+#include <utility>
 #include <cstdint>
 #include <boost/hana/at_key.hpp>
 #include <boost/hana/contains.hpp>
@@ -157,11 +158,12 @@ constexpr inplace_row make_inplace_row() {
 
 template <class Table>
 constexpr auto make_inplace_rows() {
-  return hana::unpack(Table{}, [](auto... pairs) {
-    (static_cast<void>(pairs), ...);  // (used only in decltype: EDG would warn #550-D)
-    return std::array<inplace_row, sizeof...(pairs)>{
-        make_inplace_row<typename decltype(+hana::first(pairs))::type,
-                         typename decltype(+hana::second(pairs))::type>()...};
+  // Unnamed parameters: the pairs are used only through their types (a named, unread parameter
+  // draws nvcc's warning #550-D).
+  return hana::unpack(Table{}, []<class... P>(P...) {
+    return std::array<inplace_row, sizeof...(P)>{
+        make_inplace_row<typename decltype(+hana::first(std::declval<P>()))::type,
+                         typename decltype(+hana::second(std::declval<P>()))::type>()...};
   });
 }
 

@@ -252,15 +252,7 @@ class rebuilder {
     }
     auto& c = counter_[ki];
     for (;; ++c) {
-      name_t t = n;
-      if (c) {
-        char digits[12]{};
-        int nd = 0;
-        for (std::int32_t v = c; v; v /= 10) digits[nd++] = static_cast<char>('0' + v % 10);
-        std::size_t at = len;
-        for (int i = -1; i < nd && at + 1 < static_cast<std::size_t>(max_name); ++i)
-          t.s[at++] = i < 0 ? '_' : digits[nd - 1 - i];
-      }
+      const name_t t = with_suffix(n, len, c);
       if (names_.insert(t)) {
         ++c;
         return t;
