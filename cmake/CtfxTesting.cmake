@@ -35,7 +35,7 @@ function(_ctfx_dir_flags out)
 endfunction()
 _ctfx_dir_flags(CTFX_TEST_INCLUDE_FLAGS)
 # The constant-evaluation limits ctfx::ctfx sets, per compiler family.
-set(CTFX_GNU_LIMIT_FLAGS -fconstexpr-ops-limit=4294967295)
+set(CTFX_GNU_LIMIT_FLAGS -fconstexpr-ops-limit=4294967295 -fconstexpr-cache-depth=64 -DCTFX_MEMO_META=1)
 set(CTFX_CLANG_LIMIT_FLAGS -fconstexpr-steps=1000000000)
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   set(CTFX_CXX_TEST_FLAGS ${CTFX_TEST_INCLUDE_FLAGS} ${CTFX_GNU_LIMIT_FLAGS})

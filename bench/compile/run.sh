@@ -34,7 +34,7 @@ compile() {  # compiler file -> "wall_seconds cpu_seconds peak_kb", or "FAIL rea
   case $c in
     nvcc) cmd=(nvcc -std=c++20 -x cu --expt-relaxed-constexpr --extended-lambda ${CTFX_NVCC_LIMITS:-} -I"$inc" -isystem "$cccl" -c "$f" -o "$work/o.o") ;;
     clang*) cmd=("$c" -std=c++20 -fconstexpr-steps=1000000000 -I"$inc" -I"$cccl" -c "$f" -o "$work/o.o") ;;
-    *) cmd=("$c" -std=c++20 -fconstexpr-ops-limit=4294967295 -I"$inc" -I"$cccl" -c "$f" -o "$work/o.o") ;;
+    *) cmd=("$c" -std=c++20 -fconstexpr-ops-limit=4294967295 -fconstexpr-cache-depth=64 -DCTFX_MEMO_META=1 -I"$inc" -I"$cccl" -c "$f" -o "$work/o.o") ;;
   esac
   local t0 t1 rc=0
   t0=$(date +%s.%N)

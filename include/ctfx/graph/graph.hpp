@@ -64,6 +64,10 @@ struct graph_def {
   static constexpr diagnostic diag = info.diag;
   static_assert(detail::graph_error<diag>::value);
   static constexpr frozen_ir<sizes> frozen = freeze<sizes>(build());
+  // A thaw of the frozen graph, never a build at run time: C++ leaves the order in which function
+  // arguments are evaluated open, and g++ builds `f(g.clone(a), g.clone(b))` in one order in
+  // constant evaluation and in the other at run time, so a run-time build could number and name
+  // the nodes differently from the graph the compiler checked and planned.
   static constexpr ir get() { return frozen.thaw(); }
   using lambda_type = F;
 };

@@ -15,9 +15,123 @@
 
 namespace ctfx {
 
+// g++'s evaluator memoizes a constexpr call whose arguments are values it has seen before (its
+// call table lives for the whole translation unit), for calls nested at most
+// -fconstexpr-cache-depth deep (default 8). With CTFX_MEMO_META=1, the rules of ops whose metadata
+// depends only on (op, aux, at most four params, the metas of at most two tensor arguments) run
+// through such a call, so that a rule runs once per distinct question in a compile: the builds,
+// the verifier and the rebuilds of every pass ask again and again for the same layer shapes. The
+// builder's calls sit ~10 deep, so it pays only with a deeper cache: the ctfx::ctfx CMake target
+// sets both (CTFX_MEMO_META=1, -fconstexpr-cache-depth=64) for g++; at the default depth every
+// question would miss and the detour would cost (bench/RESULTS.md §1). g++ only: clang and nvcc do
+// not memoize constexpr calls.
+#ifndef CTFX_MEMO_META
+#define CTFX_MEMO_META 0
+#endif
+#if CTFX_MEMO_META && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && \
+    !defined(__NVCOMPILER) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#define CTFX_MEMO_META_ACTIVE 1
+#else
+#define CTFX_MEMO_META_ACTIVE 0
+#endif
+
+namespace detail {
+constexpr bool compute_meta_rule(ir& g, std::int32_t id, tensor_meta& out);
+
+// A memoizable rule's question, by value: the op, the metas of its tensor arguments, at most four
+// params. Storages are renumbered (the first argument's 0, the second's 0 when it shares it, else
+// 1): the rules only test that arguments are tensors and hand an argument's storage on, so nodes
+// that differ only in the buffers they read share an entry.
+struct meta_key {
+  op_kind op = op_kind::placeholder;
+  std::int32_t aux = 0, nargs = 0, npar = 0;
+  tensor_meta a{}, b{};
+  sym_expr p0{}, p1{}, p2{}, p3{};
+};
+struct meta_answer {
+  tensor_meta out{};
+  bool ok = false;
+};
+constexpr bool memoizable(op_kind k) {
+  switch (k) {
+    case op_kind::copy_: case op_kind::copy: case op_kind::clone: case op_kind::empty_like: case op_kind::fill_:
+    case op_kind::convert: case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::sum: case op_kind::amax:
+    case op_kind::slice_scatter: case op_kind::select_scatter: case op_kind::diagonal_scatter:
+      return true;
+    default: return is_view_op(k) || is_unary(k) || is_binary(k);
+  }
+}
+// The rule on a scratch graph: the arguments (nodes 0 and 1) and the node.
+constexpr meta_answer answer_meta(meta_key k) {
+  ir s;
+  const auto na = static_cast<std::size_t>(k.nargs);
+  s.nodes.resize(na + 1);
+  node* N = s.nodes.data();
+  if (na > 0) N[0].meta = k.a;
+  if (na > 1) N[1].meta = k.b;
+  const std::int32_t args[2] = {0, 1};
+  s.args.append(args, args + na);
+  const sym_expr p[4] = {k.p0, k.p1, k.p2, k.p3};
+  s.params.append(p, p + k.npar);
+  node& n = N[na];
+  n.op = k.op;
+  n.aux = k.aux;
+  n.nargs = k.nargs;
+  n.npar = k.npar;
+  meta_answer r;
+  r.ok = compute_meta_rule(s, k.nargs, r.out);
+  return r;
+}
+// The memoized answer for node `id`, when its op and arguments allow one: true with `out` set.
+// False leaves it to the rule on the graph (which also names the node when the rule is broken).
+constexpr bool memo_meta(const ir& g, std::int32_t id, tensor_meta& out) {
+  const node* N = g.nodes.data();
+  const node& n = N[id];
+  if (n.nargs > 2 || n.npar > 4 || !memoizable(n.op)) return false;
+  const std::int32_t* A = g.args.data() + n.arg0;
+  meta_key k;
+  k.op = n.op;
+  k.aux = n.aux;
+  k.nargs = n.nargs;
+  k.npar = n.npar;
+  std::int32_t sa = -1, sb = -1;
+  if (n.nargs > 0) {
+    if (A[0] < 0 || A[0] >= id) return false;
+    k.a = N[A[0]].meta;
+    sa = k.a.storage;
+    if (sa >= 0) k.a.storage = 0;
+  }
+  if (n.nargs > 1) {
+    if (A[1] < 0 || A[1] >= id) return false;
+    k.b = N[A[1]].meta;
+    sb = k.b.storage;
+    if (sb >= 0) k.b.storage = sb == sa ? 0 : 1;
+  }
+  const sym_expr* P = g.params.data() + n.par0;
+  if (n.npar > 0) k.p0 = P[0];
+  if (n.npar > 1) k.p1 = P[1];
+  if (n.npar > 2) k.p2 = P[2];
+  if (n.npar > 3) k.p3 = P[3];
+  const meta_answer r = answer_meta(k);
+  if (!r.ok) return false;
+  out = r.out;
+  if (out.storage == 0) out.storage = sa;
+  else if (out.storage == 1) out.storage = sb;
+  return true;
+}
+}  // namespace detail
+
 // Computes the metadata of node `id` into `out` (storage: detail::fresh for a new buffer). Returns
 // false after recording an error on the graph.
 constexpr bool compute_meta(ir& g, std::int32_t id, tensor_meta& out) {
+#if CTFX_MEMO_META_ACTIVE
+  if (__builtin_is_constant_evaluated() && detail::memo_meta(g, id, out)) return true;
+#endif
+  return detail::compute_meta_rule(g, id, out);
+}
+
+// The rules themselves, on the graph.
+constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& out) {
   using namespace detail;
   // The node and its arguments through raw pointers: this runs for every node a graph builds and
   // for every node the verifier re-derives, and in constant evaluation each accessor (g[i],
