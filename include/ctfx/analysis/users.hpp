@@ -67,36 +67,35 @@ constexpr std::int32_t view_base(const ir& g, std::int32_t node) {
 }
 
 // Users of every node as CSR (off: n + 1 offsets, ids: the users in program order, each once).
-// Two sweeps over the arguments, counting then placing; `seen[a]` drops a second read of `a` by
-// the same node (marked i while counting, -2 - i while placing). The sweeps read the pools through
-// raw pointers: in constant evaluation every call (operator[], args_of, a span) costs as much as
-// the arithmetic it wraps, and these loops run for every pass.
+// Two sweeps over the arguments: counting (off[x] += 1), then, after a running sum has made off[x]
+// the end of x's range, placing users from the last node back (ids[--off[x]] = i), which leaves
+// off[x] at the start of the range and the users in program order. A node that reads x twice
+// counts once: its earlier arguments are compared (a node reads a handful). The sweeps read the
+// pools through raw pointers, and need no scratch arrays: in constant evaluation every call, every
+// element written, costs, and these loops run for every pass.
 constexpr void user_csr(const ir& g, detail::cvec<std::int32_t>& off, detail::cvec<std::int32_t>& ids) {
   const std::int32_t size = g.size();
   const auto n = static_cast<std::size_t>(size);
   off.assign(n + 1, 0);
-  detail::cvec<std::int32_t> seen(n, -1);
   const node* nd = g.nodes.data();
   const std::int32_t* args = g.args.data();
   std::int32_t* o = off.data();
-  std::int32_t* sn = seen.data();
+  auto first_read = [](const std::int32_t* b, const std::int32_t* a, std::int32_t x) {
+    for (; b != a; ++b)
+      if (*b == x) return false;
+    return true;
+  };
   for (std::int32_t i = 0; i < size; ++i)
-    for (const std::int32_t *a = args + nd[i].arg0, *e = a + nd[i].nargs; a != e; ++a)
-      if (const std::int32_t x = *a; x >= 0 && x < size && sn[x] != i) {
-        sn[x] = i;
-        ++o[x + 1];
-      }
-  for (std::int32_t i = 0; i < size; ++i) o[i + 1] += o[i];
-  detail::cvec<std::int32_t> at(off.begin(), off.end() - 1);
-  ids.assign(static_cast<std::size_t>(o[size]), -1);
-  std::int32_t* pos = at.data();
+    for (const std::int32_t *b = args + nd[i].arg0, *a = b, *e = a + nd[i].nargs; a != e; ++a)
+      if (const std::int32_t x = *a; x >= 0 && x < size && first_read(b, a, x)) ++o[x];
+  for (std::int32_t i = 1; i < size; ++i) o[i] += o[i - 1];
+  const std::int32_t total = size > 0 ? o[size - 1] : 0;
+  o[size] = total;
+  ids.assign(static_cast<std::size_t>(total), -1);
   std::int32_t* out = ids.data();
-  for (std::int32_t i = 0; i < size; ++i)
-    for (const std::int32_t *a = args + nd[i].arg0, *e = a + nd[i].nargs; a != e; ++a)
-      if (const std::int32_t x = *a; x >= 0 && x < size && sn[x] != -2 - i) {
-        sn[x] = -2 - i;
-        out[pos[x]++] = i;
-      }
+  for (std::int32_t i = size - 1; i >= 0; --i)
+    for (const std::int32_t *b = args + nd[i].arg0, *a = b, *e = a + nd[i].nargs; a != e; ++a)
+      if (const std::int32_t x = *a; x >= 0 && x < size && first_read(b, a, x)) out[--o[x]] = i;
 }
 
 constexpr users_index users_of(const ir& g) {
