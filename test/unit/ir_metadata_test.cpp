@@ -559,6 +559,14 @@ TEST_CASE("ir metadata: the memoized rules answer as the rules, storages mapped 
     return !ctfx::detail::memo_meta(g, 2, m);
   }();
   static_assert(unanswered);
+  // Symbolic extents: a broken rule's message, made on the graph, names the symbols.
+  constexpr auto bad_sym = [](builder& g) {
+    auto x = g.input("x", ctfx::f32, {g.sym("s0"), 4});
+    g.output(x + g.input("y", ctfx::f32, {3, 5}));
+  };
+  constexpr auto sym_text = error_of(bad_sym);
+  CHECK(std::string(sym_text.view()).find("s0") != std::string::npos);
+  CHECK(std::string(sym_text.view()).find("do not broadcast") != std::string::npos);
   constexpr auto text = error_of(bad);
   CHECK(std::string(text.view()).find("slice_scatter") != std::string::npos);
   CHECK(std::string(text.view()).find("does not fit the view") != std::string::npos);

@@ -20,11 +20,10 @@ namespace ctfx {
 // -fconstexpr-cache-depth deep (default 8). With CTFX_MEMO_META=1, the rules of ops whose metadata
 // depends only on (op, aux, at most four params, the metas of at most two tensor arguments) run
 // through such a call, so that a rule runs once per distinct question in a compile: the builds,
-// the verifier and the rebuilds of every pass ask again and again for the same layer shapes. The
-// builder's calls sit ~10 deep, so it pays only with a deeper cache: the ctfx::ctfx CMake target
-// sets both (CTFX_MEMO_META=1, -fconstexpr-cache-depth=64) for g++; at the default depth every
-// question would miss and the detour would cost (bench/RESULTS.md §1). g++ only: clang and nvcc do
-// not memoize constexpr calls.
+// the verifier and the rebuilds of every pass ask again and again for the same layer shapes. The builder's calls sit ~10 deep, so it pays only with a deeper cache: the
+// ctfx::ctfx CMake target sets both (CTFX_MEMO_META=1, -fconstexpr-cache-depth=64) for g++; at the
+// default depth every question would miss and the detour would cost (bench/RESULTS.md §1). g++
+// only: clang and nvcc do not memoize constexpr calls.
 #ifndef CTFX_MEMO_META
 #define CTFX_MEMO_META 0
 #endif
@@ -61,7 +60,9 @@ constexpr bool memoizable(op_kind k) {
     default: return is_view_op(k) || is_unary(k) || is_binary(k);
   }
 }
-// The rule on a scratch graph: the arguments (nodes 0 and 1) and the node.
+// The rule on a scratch graph: the arguments (nodes 0 and 1) and the node. It has no symbol table:
+// the rules compute with symbolic extents without one, and only a broken rule's message (formatted
+// before it fails, then thrown away: the rule reruns on the graph) would print their names.
 constexpr meta_answer answer_meta(meta_key k) {
   ir s;
   const auto na = static_cast<std::size_t>(k.nargs);
