@@ -20,10 +20,11 @@ namespace ctfx {
 // -fconstexpr-cache-depth deep (default 8). With CTFX_MEMO_META=1, the rules of ops whose metadata
 // depends only on (op, aux, at most four params, the metas of at most two tensor arguments) run
 // through such a call, so that a rule runs once per distinct question in a compile: the builds,
-// the verifier and the rebuilds of every pass ask again and again for the same layer shapes. The builder's calls sit ~10 deep, so it pays only with a deeper cache: the
-// ctfx::ctfx CMake target sets both (CTFX_MEMO_META=1, -fconstexpr-cache-depth=64) for g++; at the
-// default depth every question would miss and the detour would cost (bench/RESULTS.md §1). g++
-// only: clang and nvcc do not memoize constexpr calls.
+// the verifier and the rebuilds of every pass ask again and again for the same layer shapes. The
+// builder's calls sit ~10 deep, so it pays only with a deeper cache: the ctfx::ctfx CMake target
+// sets both (CTFX_MEMO_META=1, -fconstexpr-cache-depth=64) for g++; at the default depth every
+// question would miss and the detour would cost (bench/RESULTS.md §1). g++ only: clang and nvcc
+// do not memoize constexpr calls.
 #ifndef CTFX_MEMO_META
 #define CTFX_MEMO_META 0
 #endif
