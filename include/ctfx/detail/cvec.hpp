@@ -50,7 +50,7 @@ class cvec {
     else for (It i = first; i != last; ++i) ++m;
     reserve_exact(m);
     if constexpr (std::is_pointer_v<It>) {
-      put_range(p_, first, m);
+      put_range(p_, p_, first, m);
       n_ = m;
     } else {
       for (It i = first; i != last; ++i) std::construct_at(p_ + n_++, *i);
@@ -62,7 +62,7 @@ class cvec {
     if (this != &o) {
       clear();
       reserve(o.n_);
-      put_range(p_, o.p_, o.n_);
+      put_range(p_, p_, o.p_, o.n_);
       n_ = o.n_;
     }
     return *this;
@@ -97,7 +97,7 @@ class cvec {
     if (n_ == cap_) {
       const T keep = x;  // x may be an element of this vector
       grow(n_ + 1);
-      put_range(p_ + n_, &keep, 1);
+      put_range(p_, p_ + n_, &keep, 1);
     } else {
       if constexpr (assign_init) {
         if (__builtin_is_constant_evaluated() && n_ > 0) {  // see put_range
@@ -113,7 +113,7 @@ class cvec {
   constexpr void append(const T* first, const T* last) {
     const auto m = static_cast<std::size_t>(last - first);
     if (n_ + m > cap_) grow(n_ + m);
-    put_range(p_ + n_, first, m);
+    put_range(p_, p_ + n_, first, m);
     n_ += m;
   }
   constexpr void pop_back() { destroy_range(n_ - 1, n_); --n_; }
@@ -125,7 +125,7 @@ class cvec {
     if constexpr (assign_init) {
       if (__builtin_is_constant_evaluated() && m > n_) {
         const T v{};
-        put_fill(p_ + n_, v, m - n_);
+        put_fill(p_, p_ + n_, v, m - n_);
         n_ = m;
         return;
       }
@@ -137,7 +137,7 @@ class cvec {
     if (m < n_) { destroy_range(m, n_); n_ = m; return; }
     const T keep = v;
     reserve(m);
-    put_fill(p_ + n_, keep, m - n_);
+    put_fill(p_, p_ + n_, keep, m - n_);
     n_ = m;
   }
   constexpr void assign(std::size_t m, const T& v) {
@@ -151,25 +151,26 @@ class cvec {
   std::size_t n_ = 0, cap_ = 0;
 
   static constexpr bool assign_init = CTFX_CVEC_ASSIGN_INIT != 0 && std::is_trivially_copyable_v<T>;
-  // Begins the lifetimes of to[0, m) with the values from[0, m) (not overlapping). Under g++'s
-  // constant evaluation (assign_init) by assignment, after a construct_at of the first element of
-  // the storage (to[0] of a fresh allocation), as libstdc++'s fill_n does; otherwise construct_at.
-  constexpr void put_range(T* to, const T* from, std::size_t m) {
+  // Begins the lifetimes of to[0, m) with the values from[0, m) (not overlapping); `start` is the
+  // beginning of to's allocation. Under g++'s constant evaluation (assign_init) by assignment,
+  // after a construct_at of the allocation's first element (when to is start), as libstdc++'s
+  // fill_n does; otherwise construct_at.
+  static constexpr void put_range(T* start, T* to, const T* from, std::size_t m) {
     if constexpr (assign_init) {
       if (__builtin_is_constant_evaluated() && m > 0) {
         std::size_t i = 0;
-        if (to == p_) { std::construct_at(to, from[0]); i = 1; }
+        if (to == start) { std::construct_at(to, from[0]); i = 1; }
         for (; i < m; ++i) to[i] = from[i];
         return;
       }
     }
     for (std::size_t i = 0; i < m; ++i) std::construct_at(to + i, from[i]);
   }
-  constexpr void put_fill(T* to, const T& v, std::size_t m) {
+  static constexpr void put_fill(T* start, T* to, const T& v, std::size_t m) {
     if constexpr (assign_init) {
       if (__builtin_is_constant_evaluated() && m > 0) {
         std::size_t i = 0;
-        if (to == p_) { std::construct_at(to, v); i = 1; }
+        if (to == start) { std::construct_at(to, v); i = 1; }
         for (; i < m; ++i) to[i] = v;
         return;
       }
@@ -186,11 +187,7 @@ class cvec {
     if (c == 0) return;
     T* q = std::allocator<T>{}.allocate(c);
     if constexpr (std::is_trivially_copyable_v<T>) {
-      T* old = p_;
-      const std::size_t n = n_;
-      p_ = q;  // put_range constructs the first element of p_'s storage
-      put_range(q, old, n);
-      p_ = old;
+      put_range(q, q, p_, n_);
     } else {
       for (std::size_t i = 0; i < n_; ++i) std::construct_at(q + i, static_cast<T&&>(p_[i]));
     }
