@@ -66,6 +66,25 @@ constexpr std::int32_t view_base(const ir& g, std::int32_t node) {
   return node;
 }
 
+namespace detail {
+// True when node arguments [b, a) do not already hold x: a node that reads x twice is one user.
+constexpr bool not_read_before(const std::int32_t* b, const std::int32_t* a, std::int32_t x) {
+  for (; b != a; ++b)
+    if (*b == x) return false;
+  return true;
+}
+}  // namespace detail
+
+// counts[x] += the number of nodes that read x (each once), for x in [0, g.size()).
+constexpr void count_users(const ir& g, std::int32_t* counts) {
+  const std::int32_t size = g.size();
+  const node* nd = g.nodes.data();
+  const std::int32_t* args = g.args.data();
+  for (std::int32_t i = 0; i < size; ++i)
+    for (const std::int32_t *b = args + nd[i].arg0, *a = b, *e = a + nd[i].nargs; a != e; ++a)
+      if (const std::int32_t x = *a; x >= 0 && x < size && detail::not_read_before(b, a, x)) ++counts[x];
+}
+
 // Users of every node as CSR (off: n + 1 offsets, ids: the users in program order, each once).
 // Two sweeps over the arguments: counting (off[x] += 1), then, after a running sum has made off[x]
 // the end of x's range, placing users from the last node back (ids[--off[x]] = i), which leaves
@@ -77,25 +96,18 @@ constexpr void user_csr(const ir& g, detail::cvec<std::int32_t>& off, detail::cv
   const std::int32_t size = g.size();
   const auto n = static_cast<std::size_t>(size);
   off.assign(n + 1, 0);
-  const node* nd = g.nodes.data();
-  const std::int32_t* args = g.args.data();
   std::int32_t* o = off.data();
-  auto first_read = [](const std::int32_t* b, const std::int32_t* a, std::int32_t x) {
-    for (; b != a; ++b)
-      if (*b == x) return false;
-    return true;
-  };
-  for (std::int32_t i = 0; i < size; ++i)
-    for (const std::int32_t *b = args + nd[i].arg0, *a = b, *e = a + nd[i].nargs; a != e; ++a)
-      if (const std::int32_t x = *a; x >= 0 && x < size && first_read(b, a, x)) ++o[x];
+  count_users(g, o);
   for (std::int32_t i = 1; i < size; ++i) o[i] += o[i - 1];
   const std::int32_t total = size > 0 ? o[size - 1] : 0;
   o[size] = total;
   ids.assign(static_cast<std::size_t>(total), -1);
   std::int32_t* out = ids.data();
+  const node* nd = g.nodes.data();
+  const std::int32_t* args = g.args.data();
   for (std::int32_t i = size - 1; i >= 0; --i)
     for (const std::int32_t *b = args + nd[i].arg0, *a = b, *e = a + nd[i].nargs; a != e; ++a)
-      if (const std::int32_t x = *a; x >= 0 && x < size && first_read(b, a, x)) out[--o[x]] = i;
+      if (const std::int32_t x = *a; x >= 0 && x < size && detail::not_read_before(b, a, x)) out[--o[x]] = i;
 }
 
 constexpr users_index users_of(const ir& g) {

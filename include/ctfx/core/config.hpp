@@ -3,6 +3,15 @@
 #include <cstddef>
 #include <cstdint>
 
+// g++'s own front end doing the constant evaluation (not clang, nvcc's EDG, or another compiler
+// that defines __GNUC__): the constant-evaluation paths tuned for g++ key on this one test.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__NVCOMPILER) && \
+    !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#define CTFX_GXX_FRONTEND 1
+#else
+#define CTFX_GXX_FRONTEND 0
+#endif
+
 #if defined(__CUDACC__)
 #define CTFX_HD __host__ __device__
 #else

@@ -21,13 +21,9 @@
 #include <initializer_list>
 #include <memory>
 #include <type_traits>
+#include "../core/config.hpp"
 
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__NVCOMPILER) && \
-    !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
-#define CTFX_CVEC_ASSIGN_INIT 1
-#else
-#define CTFX_CVEC_ASSIGN_INIT 0
-#endif
+#define CTFX_CVEC_ASSIGN_INIT CTFX_GXX_FRONTEND
 
 namespace ctfx::detail {
 

@@ -28,8 +28,7 @@ namespace ctfx {
 #ifndef CTFX_MEMO_META
 #define CTFX_MEMO_META 0
 #endif
-#if CTFX_MEMO_META && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && \
-    !defined(__NVCOMPILER) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#if CTFX_MEMO_META && CTFX_GXX_FRONTEND
 #define CTFX_MEMO_META_ACTIVE 1
 #else
 #define CTFX_MEMO_META_ACTIVE 0

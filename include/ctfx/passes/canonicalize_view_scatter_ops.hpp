@@ -116,14 +116,7 @@ struct canonicalizer {
       an[i] = i;
       os[i] = is_output_storage(nd[i].meta.storage) ? 1 : 0;
     }
-    // Users: the nodes that read each value, a node reading it twice counted once (as users_of).
-    for (std::int32_t i = 0; i < size; ++i)
-      for (const std::int32_t *f = args + nd[i].arg0, *a = f, *e = a + nd[i].nargs; a != e; ++a) {
-        const std::int32_t x = *a;
-        bool first = x >= 0 && x < size;
-        for (const std::int32_t* c = f; first && c != a; ++c) first = *c != x;
-        if (first) ++us[x];
-      }
+    count_users(g, us);  // the nodes that read each value (users were resized to zeros)
   }
 
   constexpr const tensor_meta& layout(std::int32_t v) const {
