@@ -76,10 +76,15 @@ TEST_CASE("structure checks between passes give the graph and verdict of full ch
     ctfx::reinplace_log a, b;
     const ctfx::ir full = ctfx::run_pipeline(g, &a, ctfx::verify_level::full);
     const ctfx::ir fast = ctfx::run_pipeline(g, &b, ctfx::verify_level::structure);
+    ctfx::reinplace_log c;
+    const ctfx::ir links = ctfx::run_pipeline(g, &c, ctfx::verify_level::links);
     CHECK(full.error.ok());
     CHECK(fast.error.ok());
+    CHECK(links.error.ok());
     CHECK(ctfx::to_text(full) == ctfx::to_text(fast));
+    CHECK(ctfx::to_text(full) == ctfx::to_text(links));
     CHECK(a.items.size() == b.items.size());
+    CHECK(a.items.size() == c.items.size());
   }
   // The compile-time pipeline (structure between passes under g++ and clang) agrees as well.
   CHECK(ctfx::to_text(ctfx::pipeline<decltype(chain)>::get()) == ctfx::to_text(ctfx::run_pipeline(chain.get())));

@@ -168,6 +168,12 @@ static_assert(ctfx::verify(wrong_size(), ctfx::verify_level::structure).ok());
 static_assert(ctfx::verify(arg_after_use(), ctfx::verify_level::structure).r == rule::use_before_definition);
 static_assert(ctfx::verify(duplicate_name(), ctfx::verify_level::structure).r == rule::duplicate_name);
 static_assert(ctfx::verify(copy_into_non_input(), ctfx::verify_level::structure).r == rule::epilogue_target);
+// The links level (between the pipeline's passes) also leaves the names to the full check after the
+// last pass; everything else it checks as the structural level does.
+static_assert(ctfx::verify(duplicate_name(), ctfx::verify_level::links).ok());
+static_assert(ctfx::verify(wrong_size(), ctfx::verify_level::links).ok());
+static_assert(ctfx::verify(arg_after_use(), ctfx::verify_level::links).r == rule::use_before_definition);
+static_assert(ctfx::verify(copy_into_non_input(), ctfx::verify_level::links).r == rule::epilogue_target);
 
 std::string said(const ctfx::ir& g, ctfx::verify_level level = ctfx::verify_level::full) {
   return ctfx::to_string(ctfx::verify(g, level));

@@ -22,10 +22,21 @@ constexpr bool same_meta_except_storage(const tensor_meta& a, const tensor_meta&
 
 // How much verify() checks. `full` recomputes every node's metadata with its op's rule (after a
 // pass); `structure` trusts the metadata (right after the builder, which computed it with the
-// same rules) and checks everything else — it saves half the compile time of a large graph.
-enum class verify_level : std::uint8_t { full, structure };
+// same rules) and checks everything else — it saves half the compile time of a large graph;
+// `links` also leaves out the unique-name table (hashing every name): it is what the compile-time
+// pipeline checks between passes, where the full check after the last pass covers names and
+// metadata, and any failure reruns the pipeline with `full` after each pass to name the pass.
+enum class verify_level : std::uint8_t { full, structure, links };
 
 namespace detail {
+constexpr diagnostic fail_metadata(ir& g, std::int32_t i, const tensor_meta& rule_meta) {
+  const node& nd = g.nodes.data()[i];
+  auto t = about(g, i); t << "stored metadata "; put_type(t, g, nd.meta); t << " (storage " << nd.meta.storage
+    << ") differs from its op's rule "; put_type(t, g, rule_meta);
+  fail(g, i, rule::metadata_inconsistent, t);
+  return g.error;
+}
+
 // The checks, on g itself: a broken rule is recorded in g.error (and returned).
 constexpr diagnostic verify_in(ir& g, verify_level level) {
   if (!g.error.ok()) return g.error;
@@ -44,21 +55,19 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
     if (nd.op == op_kind::output && i != n - 1) {
       auto m = about(g, i); m << "a second output node"; fail(g, i, rule::bad_argument, m); return g.error;
     }
-    if (level == verify_level::structure) {
+    if (level != verify_level::full) {
       for (const std::int32_t *a = A + nd.arg0, *e = a + nd.nargs; a != e; ++a)
         if (*a < -1 || *a >= i) {
           auto t = about(g, i); t << "argument '" << arg_name(g, *a) << "' is not defined before its use";
           fail(g, i, rule::use_before_definition, t); return g.error;
         }
     }
-    tensor_meta m{};  // what the op's rule gives (the full level derives it)
-    bool ok = true;
     if (level == verify_level::full) {
-      m = nd.meta;
+      tensor_meta m = nd.meta;  // what the op's rule gives
       if (!compute_meta(g, i, m)) return g.error;
       // Aliases (views, in-place results) must share the storage the rule names; fresh results
       // must not share a storage with their arguments; tuples have none.
-      ok = same_meta_except_storage(m, nd.meta);
+      bool ok = same_meta_except_storage(m, nd.meta);
       if (ok && m.storage >= 0) ok = m.storage == nd.meta.storage;
       if (ok && m.storage == -1) ok = nd.meta.storage == -1;
       if (ok && m.storage == fresh) {
@@ -66,17 +75,12 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
         for (const std::int32_t *a = A + nd.arg0, *e = a + nd.nargs; a != e; ++a)
           if (*a >= 0 && N[*a].meta.storage == nd.meta.storage) ok = false;
       }
+      if (!ok) return fail_metadata(g, i, m);
     } else if (nd.meta.storage == fresh) {
-      // The structure level takes the stored metadata as the rule's: of the checks above, only a
-      // storage never assigned can fail.
-      m = nd.meta;
-      ok = false;
-    }
-    if (!ok) {
-      auto t = about(g, i); t << "stored metadata "; put_type(t, g, nd.meta); t << " (storage " << nd.meta.storage
-        << ") differs from its op's rule "; put_type(t, g, m);
-      fail(g, i, rule::metadata_inconsistent, t);
-      return g.error;
+      // The structure and links levels take the stored metadata as the rule's: of the checks above, only a
+      // storage never assigned can fail. (No tensor_meta made per node here: in constant evaluation
+      // even a default one costs as much as a loop iteration's work.)
+      return fail_metadata(g, i, nd.meta);
     }
     if (g.phase == graph_phase::functional) {
       if (nd.op == op_kind::copy_) {
@@ -101,6 +105,7 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
       }
     }
   }
+  if (level == verify_level::links) return g.error;
   // Unique names: an open-addressing table of node ids keyed by the names' hashes, linear in nodes
   // (sorting (hash, id) pairs cost ~5x more in constant evaluation, the names themselves far
   // more); names are compared only where full hashes meet. The first node, in program order,

@@ -8,33 +8,44 @@
 #include <cstdint>
 #include <vector>
 #include "../detail/cvec.hpp"
-#include "../analysis/users.hpp"
 #include "rewrite.hpp"
 
 namespace ctfx {
 
-constexpr bool has_side_effect(const ir& g, std::int32_t i) {
-  const op_kind k = g[i].op;
+// An op whose node is kept even when nobody reads its value.
+constexpr bool has_side_effect(op_kind k) {
   return k == op_kind::placeholder || k == op_kind::output || is_mutating(k) || k == op_kind::custom ||
          k == op_kind::auto_functionalized || facts(k).family == op_family::collective;
 }
+constexpr bool has_side_effect(const ir& g, std::int32_t i) { return has_side_effect(g[i].op); }
 
 // By value, so that a graph without dead nodes is moved through, not copied.
+//
+// Liveness without a users index: in reverse program order a node is live when it has an effect or
+// a later live node marked it, and a live node marks its arguments (arguments come before their
+// users, so each node is final when the sweep reaches it). Raw pointers: in constant evaluation a
+// call per node or per edge costs more than the test it wraps, and the pass runs on every pipeline.
 constexpr ir dce(ir g) {
   if (!g.error.ok()) return g;
-  const users_index u = users_of(g);
-  detail::cvec<std::uint8_t> live(static_cast<std::size_t>(g.size()));
+  const std::int32_t n = g.size();
+  detail::cvec<std::uint8_t> live(static_cast<std::size_t>(n));
+  std::uint8_t* lv = live.data();
+  const node* nd = g.nodes.data();
+  const std::int32_t* args = g.args.data();
   bool any_dead = false;
-  for (std::int32_t i = g.size() - 1; i >= 0; --i) {
-    bool l = has_side_effect(g, i);
-    for (auto user : u.of(i)) l = l || live[static_cast<std::size_t>(user)] != 0;
-    live[static_cast<std::size_t>(i)] = l ? 1 : 0;
-    any_dead = any_dead || !l;
+  for (std::int32_t i = n - 1; i >= 0; --i) {
+    if (!lv[i] && !has_side_effect(nd[i].op)) {
+      any_dead = true;
+      continue;
+    }
+    lv[i] = 1;
+    for (const std::int32_t *a = args + nd[i].arg0, *e = a + nd[i].nargs; a != e; ++a)
+      if (*a >= 0 && *a < n) lv[*a] = 1;
   }
   if (!any_dead) return g;
   rewrite rw(g);
-  for (std::int32_t i = 0; i < g.size(); ++i)
-    if (!live[static_cast<std::size_t>(i)]) rw.erase(i);
+  for (std::int32_t i = 0; i < n; ++i)
+    if (!lv[i]) rw.erase(i);
   return static_cast<rewrite&&>(rw).apply();
 }
 
