@@ -132,7 +132,12 @@ struct ir {
 
   // Appends a node whose arguments and parameters are given; returns its id. Metadata is set by
   // the caller (usually through ops/meta.hpp's infer_meta).
-  constexpr std::int32_t append(node n, std::span<const std::int32_t> a, std::span<const sym_expr> p) {
+  // By reference, patched where it lands: in constant evaluation every copy of a node costs (the
+  // builder and every rebuild append each node).
+  constexpr std::int32_t append(const node& proto, std::span<const std::int32_t> a, std::span<const sym_expr> p) {
+    const auto id = static_cast<std::int32_t>(nodes.size());
+    nodes.push_back(proto);
+    node& n = nodes.data()[id];
     // Pointer ranges, not span iteration: in constant evaluation each iterator call costs.
     n.arg0 = static_cast<std::int32_t>(args.size());
     n.nargs = static_cast<std::int32_t>(a.size());
@@ -140,9 +145,7 @@ struct ir {
     n.par0 = static_cast<std::int32_t>(params.size());
     n.npar = static_cast<std::int32_t>(p.size());
     params.append(p.data(), p.data() + p.size());
-    const auto id = static_cast<std::int32_t>(nodes.size());
     if (n.origin < 0) n.origin = id;
-    nodes.push_back(n);
     return id;
   }
   constexpr std::int32_t fresh_storage() { return next_storage++; }

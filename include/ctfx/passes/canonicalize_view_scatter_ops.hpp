@@ -64,11 +64,14 @@ struct canonicalizer {
   // The storages the output node's arguments have (a handful): this pass needs only them and the
   // user counts, not a users index (whose lists cost ~0.1 G cc1plus instructions at 250 nodes).
   detail::cvec<std::int32_t> output_storages;
-  // Per value id (old nodes, then new ones).
-  detail::cvec<std::int32_t> base, parent, len, users, anchor;
+  // Per value id (old nodes, then new ones), sized for both up front and written by index: in
+  // constant evaluation an appended element costs 2-4x a written one, and a scatter adds a value or
+  // two. A value's layout is that of an old node (layout_id): a G has its scatter's, a re-created
+  // view the layout of the inner result it stands for (so no tensor_meta is copied per value).
+  detail::cvec<std::int32_t> base, parent, len, users, anchor, layout_id;
   detail::cvec<std::uint64_t> hash;
-  detail::cvec<tensor_meta> new_layout;  // per new value (id - g.size()): its layout
   detail::cvec<std::uint8_t> out_storage;  // the value's storage reaches the output
+  std::size_t capacity = 0;  // of the per-value arrays
   // Scratch shared by all scatters (allocations cost in constant evaluation): the view chain of the
   // G being made, and a one-node graph for view_meta (it names a node in its impossible errors).
   detail::cvec<sym_expr> chain;
@@ -90,19 +93,13 @@ struct canonicalizer {
       if (is_view_scatter(x.op)) { ++scatters; scatter_params += static_cast<std::size_t>(x.npar) + 2; }
     const std::size_t extra = 2 * scatters + 16;
     rw.reserve_inserts(extra, 2 * extra, 2 * scatter_params + 16);
-    // Sized once and filled by index (an appended element costs 2-4x more in constant evaluation);
-    // the headroom is for add_value.
-    for (auto* v : {&base, &parent, &len, &users, &anchor}) {
-      v->reserve(n + extra);
-      v->resize(n);
-    }
-    hash.reserve(n + extra);
-    hash.resize(n);
-    out_storage.reserve(n + extra);
-    out_storage.resize(n);
-    new_layout.reserve(extra);
+    // Sized once for the old values and the new ones (add_value), and filled by index.
+    capacity = n + extra;
+    for (auto* v : {&base, &parent, &len, &users, &anchor, &layout_id}) v->resize(capacity);
+    hash.resize(capacity);
+    out_storage.resize(capacity);
     // Through pointers: a call per element costs as much as the element's work here.
-    std::int32_t *b = base.data(), *pa = parent.data(), *us = users.data(), *an = anchor.data();
+    std::int32_t *b = base.data(), *pa = parent.data(), *us = users.data(), *an = anchor.data(), *li = layout_id.data();
     std::uint8_t* os = out_storage.data();
     const node* nd = g.nodes.data();
     const std::int32_t* args = g.args.data();
@@ -114,23 +111,30 @@ struct canonicalizer {
       b[i] = i;
       pa[i] = -1;
       an[i] = i;
+      li[i] = i;
       os[i] = is_output_storage(nd[i].meta.storage) ? 1 : 0;
     }
     count_users(g, us);  // the nodes that read each value (users were resized to zeros)
   }
 
-  constexpr const tensor_meta& layout(std::int32_t v) const {
-    return v < g.size() ? g.meta(v) : new_layout[static_cast<std::size_t>(v - g.size())];
-  }
-  constexpr std::int32_t add_value(std::int32_t id, std::int32_t at, const tensor_meta& m, bool out) {
-    base.push_back(id);
-    parent.push_back(-1);
-    len.push_back(0);
-    users.push_back(0);
-    anchor.push_back(anchor[static_cast<std::size_t>(at)]);
-    hash.push_back(0);
-    new_layout.push_back(m);
-    out_storage.push_back(out ? 1 : 0);
+  constexpr const tensor_meta& layout(std::int32_t v) const { return g.nodes.data()[layout_id.data()[v]].meta; }
+  // A new value `id` (the rewrite's next id), placed at `at`, laid out as old node `like`.
+  constexpr std::int32_t add_value(std::int32_t id, std::int32_t at, std::int32_t like, bool out) {
+    const auto i = static_cast<std::size_t>(id);
+    if (i >= capacity) {  // (not reached: the constructor counted two values per scatter at most)
+      capacity = 2 * i + 16;
+      for (auto* v : {&base, &parent, &len, &users, &anchor, &layout_id}) v->resize(capacity);
+      hash.resize(capacity);
+      out_storage.resize(capacity);
+    }
+    base.data()[i] = id;
+    parent.data()[i] = -1;
+    len.data()[i] = 0;
+    users.data()[i] = 0;
+    anchor.data()[i] = anchor.data()[at];
+    layout_id.data()[i] = layout_id.data()[like];
+    hash.data()[i] = 0;
+    out_storage.data()[i] = out ? 1 : 0;
     return id;
   }
   constexpr void record_view(std::int32_t v, std::int32_t a) {
@@ -196,7 +200,7 @@ struct canonicalizer {
     if (!fuse) {
       for (const auto& p : sp) chain.push_back(p);
       std::int32_t G = rw.insert_before(s, proto, {inp, src}, chain, true);
-      add_value(G, s, g.meta(s), out_storage[static_cast<std::size_t>(s)] != 0);
+      add_value(G, s, s, out_storage[static_cast<std::size_t>(s)] != 0);
       users[static_cast<std::size_t>(G)] = users[static_cast<std::size_t>(s)];
       rw.replace(s, G);
       return;
@@ -209,7 +213,7 @@ struct canonicalizer {
     proto.require_inplace = proto.require_inplace || rw.at(src).require_inplace;
     std::int32_t G = rw.insert_before(src, proto, {inp, src_src}, chain, true);
     bool g_out = out_storage[static_cast<std::size_t>(s)] != 0 || (src_has_other_users && out_storage[static_cast<std::size_t>(src)]);
-    add_value(G, src, g.meta(s), g_out);
+    add_value(G, src, s, g_out);
     users[static_cast<std::size_t>(G)] = users[static_cast<std::size_t>(s)];
     add_use(inp);
     add_use(src_src);
@@ -220,7 +224,7 @@ struct canonicalizer {
       node vp = node_like(g, s, vk);
       vp.meta = recreated;  // the view of G, whose storage is s's
       std::int32_t v = rw.insert_before(src, vp, {G}, sp, true);
-      add_value(v, src, recreated, g_out);
+      add_value(v, src, src, g_out);  // recreated has src's layout (checked above)
       record_view(v, G);
       add_use(G);
       users[static_cast<std::size_t>(v)] = users[static_cast<std::size_t>(src)];

@@ -642,26 +642,29 @@ constexpr ir rebuild(const ir& g, reinplacer& R) {
   for (std::int32_t i = 0; i < g.size(); ++i) {
     const auto I = static_cast<std::size_t>(i);
     if (R.repl[I] >= 0) { map[i] = map[R.repl[I]]; continue; }  // (not kept: another node's metadata)
-    node nd = N[i];
-    nd.op = R.new_op[I];
-    nd.aux = R.new_aux[I];
-    nd.clone_mask = R.clone_mask[I];
+    const op_kind new_op = R.new_op[I];
+    const std::int32_t new_aux = R.new_aux[I];
     a.clear();
     // An op that keeps its kind, over arguments whose metadata did not change, keeps its
     // metadata (the input is verified: its metadata is what the rule computes); only reinplaced
     // nodes and what they reach are derived again.
-    bool same = nd.op == N[i].op && nd.aux == N[i].aux;
+    bool same = new_op == N[i].op && new_aux == N[i].aux;
     for (const std::int32_t *x = A + N[i].arg0, *e = x + N[i].nargs; x != e; ++x) {
       const std::int32_t old = *x;
       a.push_back(old < 0 ? old : map[old]);
       if (same && old >= 0 && !kept[old]) same = same_meta_and_storage(out.meta(map[old]), N[old].meta);
     }
-    if (nd.op == op_kind::copy_) {
+    if (new_op == op_kind::copy_) {
       const tensor_meta& d = out.meta(a[0]);
       const tensor_meta& s = out.meta(a[1]);
       if (d.storage == s.storage && d.same_layout(s)) { map[i] = a[0]; continue; }
     }
-    std::int32_t id = out.append(nd, a, g.params_of(N[i]));
+    // The old node copied once, into the graph, and given its new op there.
+    std::int32_t id = out.append(N[i], a, g.params_of(N[i]));
+    node& nd = out.nodes.data()[id];
+    nd.op = new_op;
+    nd.aux = new_aux;
+    nd.clone_mask = R.clone_mask[I];
     map[i] = id;
     if (same) {
       kept[i] = 1;
