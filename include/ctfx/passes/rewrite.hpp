@@ -35,13 +35,22 @@ class name_set {
  public:
   // Adds n unless it is there; true when it was added (one hash, one probe sequence).
   constexpr bool insert(const name_t& n) { return insert(n, hash_name(n)); }
-  // The same, with h == hash_name(n) computed by the caller.
+  // The same, with h == hash_name(n) computed by the caller. The probe that looks for n ends at the
+  // free slot n takes (raw pointers: this runs once per emitted node, where each call would cost).
   constexpr bool insert(const name_t& n, std::uint64_t h) {
-    if (find(n, h)) return false;
+    if (2 * (names_.size() + 1) > slots_.size()) rehash(4 * names_.size() + 16);
+    const std::size_t mask = slots_.size() - 1;
+    std::int32_t* sl = slots_.data();
+    const std::uint64_t* hs = hashes_.data();
+    std::size_t i = static_cast<std::size_t>(h) & mask;
+    for (;; i = (i + 1) & mask) {
+      const std::int32_t s = sl[i];
+      if (s == 0) break;
+      if (hs[s - 1] == h && names_.data()[s - 1] == n) return false;
+    }
     names_.push_back(n);
     hashes_.push_back(h);
-    if (2 * names_.size() >= slots_.size()) rehash(4 * names_.size() + 16);
-    else place(static_cast<std::int32_t>(names_.size()));
+    sl[i] = static_cast<std::int32_t>(names_.size());
     return true;
   }
 
@@ -50,18 +59,6 @@ class name_set {
   detail::cvec<std::uint64_t> hashes_;
   detail::cvec<std::int32_t> slots_;  // 1 + index into names_, 0 = empty
 
-  // Raw pointers: this runs once per emitted node, where each operator[] call would cost.
-  constexpr bool find(const name_t& n, std::uint64_t h) const {
-    if (slots_.empty()) return false;
-    const std::size_t mask = slots_.size() - 1;
-    const std::int32_t* sl = slots_.data();
-    const std::uint64_t* hs = hashes_.data();
-    for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
-      const std::int32_t s = sl[i];
-      if (s == 0) return false;
-      if (hs[s - 1] == h && names_.data()[s - 1] == n) return true;
-    }
-  }
   constexpr void place(std::int32_t k) {
     const std::size_t mask = slots_.size() - 1;
     std::int32_t* sl = slots_.data();
@@ -173,24 +170,29 @@ class rebuilder {
   // taken as it is when every argument kept the metadata the pass saw (a copy that did not move, or
   // a node emitted with known metadata), and inferred otherwise. Either way the verifier after the
   // pass re-derives it.
-  constexpr std::int32_t emit(node proto, std::span<const std::int32_t> args, std::span<const sym_expr> params,
+  constexpr std::int32_t emit(const node& proto, std::span<const std::int32_t> args, std::span<const sym_expr> params,
                               std::string_view base = {}, const tensor_meta* known = nullptr) {
-    proto.name = fresh_name(proto.op, base);
     if (known) {
       const std::uint8_t* mv = moved_.data();
       for (const std::int32_t *a = args.data(), *e = a + args.size(); a != e; ++a) known = *a >= 0 && mv[*a] ? nullptr : known;
     }
-    proto.meta = known ? *known : tensor_meta{};
-    std::int32_t origin = proto.origin;
-    std::int32_t id = out.append(proto, args, params);
-    if (origin < 0) out.nodes.data()[id].origin = -1;  // no old node behind it
-    if (!known) infer_meta(out, id);
-    else if (known->storage == detail::fresh) out.nodes.data()[id].meta.storage = out.fresh_storage();
+    // The node is copied once, into the graph, and patched there.
+    const std::int32_t id = out.append(proto, args, params);
+    node& n = out.nodes.data()[id];
+    n.name = fresh_name(proto.op, base);
+    n.origin = proto.origin;  // -1: no old node behind it (append would name the node itself)
+    if (!known) {
+      n.meta = tensor_meta{};
+      infer_meta(out, id);
+    } else {
+      if (known != &proto.meta) n.meta = *known;
+      if (known->storage == detail::fresh) n.meta.storage = out.fresh_storage();
+    }
     from_.push_back(-1);
     moved_.push_back(known ? 0 : 1);
     return id;
   }
-  constexpr std::int32_t emit(node proto, std::initializer_list<std::int32_t> args,
+  constexpr std::int32_t emit(const node& proto, std::initializer_list<std::int32_t> args,
                               std::span<const sym_expr> params = {}, std::string_view base = {}) {
     return emit(proto, std::span<const std::int32_t>(args.begin(), args.size()), params, base);
   }
@@ -211,70 +213,129 @@ class rebuilder {
   const ir* old_;
   detail::cvec<std::int32_t> from_;    // per new node: the old node it copies, or -1
   detail::cvec<std::uint8_t> moved_;   // per new node: its metadata differs from that old node's
-  detail::name_set names_;           // names taken: old ones with a prefix in bases_, and new ones
-  detail::cvec<name_t> bases_;
-  detail::cvec<std::uint64_t> base_hashes_;
-  std::int32_t counter_[static_cast<std::size_t>(op_kind::count_)]{};
-  // An op's own name as a base: its characters and length, made once per rebuild.
+  // Names. A name made from base B is B or B_<c> (with_suffix). Each base used in this rebuild keeps
+  // a bitmap of the suffixes taken — by an old node's name (found by a prefix scan when the base is
+  // first used) or by a name made here — so a fresh name is a bitmap probe and a with_suffix: no
+  // hashing, no set of names (in constant evaluation the set cost ~0.9 M g++ instructions an emitted
+  // node, 6% of a pipeline's compile time; bench/RESULTS.md §1). Bitmaps are exact when no two
+  // bases can make the same name, which needs one base to be the other plus "_<digits>", and when
+  // no name is cut at max_name; a rebuild that meets either (or an old suffix too large for a
+  // bitmap) switches to the set of all taken names (`names_`) for the rest of it.
   struct base_entry {
     name_t text{};
     std::size_t len = 0;
+    detail::cvec<std::uint8_t> taken;  // taken[c]: the name with suffix c exists (c = 0: B itself)
   };
-  detail::cvec<base_entry> op_bases_;
-  std::int16_t op_slot_[static_cast<std::size_t>(op_kind::count_)]{};  // 1 + index into op_bases_
+  detail::cvec<base_entry> bases_;
+  std::int16_t op_slot_[static_cast<std::size_t>(op_kind::count_)]{};  // 1 + index into bases_
+  std::int32_t counter_[static_cast<std::size_t>(op_kind::count_)]{};
+  bool by_set_ = false;
+  detail::name_set names_;  // only when by_set_
 
-  // `base`, then `base_1`, `base_2`, ... until one is free. Each try appends its suffix to the
-  // base's characters (into the zeroed tail, keeping name_t's invariant) and hashes the name a word
-  // at a time; an op's own name, the usual base, is copied once per rebuild. A rewrite emits
-  // hundreds of nodes, and in constant evaluation their names were a fifth of the cost of emitting
-  // them.
+  static constexpr std::size_t max_bitmap_suffix = std::size_t{1} << 20;
+
   constexpr name_t fresh_name(op_kind k, std::string_view base) {
     const auto ki = static_cast<std::size_t>(k);
-    name_t n{};
-    std::size_t len = 0;
+    std::size_t bi = 0;
     if (base.empty() && op_slot_[ki] > 0) {
-      const base_entry& e = op_bases_.data()[op_slot_[ki] - 1];
-      n = e.text;
-      len = e.len;
+      bi = static_cast<std::size_t>(op_slot_[ki] - 1);
     } else {
       const bool own = base.empty();
-      if (own) {  // the op's name: its old names are reserved once per op
+      if (own) {
         base = name_of(k);
         if (!base.empty() && base[0] == '_') base.remove_prefix(1);
       }
-      reserve_old_names(base);
-      n = name_t(base);
-      len = n.view().size();
-      if (own) {
-        op_bases_.push_back(base_entry{n, len});
-        op_slot_[ki] = static_cast<std::int16_t>(op_bases_.size());
+      bi = base_index(base);
+      if (own) op_slot_[ki] = static_cast<std::int16_t>(bi + 1);
+    }
+    base_entry& b = bases_.data()[bi];
+    auto& c = counter_[ki];
+    if (by_set_) {
+      for (;; ++c) {
+        const name_t t = with_suffix(b.text, b.len, c);
+        if (names_.insert(t)) {
+          ++c;
+          return t;
+        }
       }
     }
-    auto& c = counter_[ki];
-    for (;; ++c) {
-      const name_t t = with_suffix(n, len, c);
-      if (names_.insert(t)) {
-        ++c;
-        return t;
+    const std::uint8_t* tk = b.taken.data();
+    const auto n_taken = static_cast<std::int32_t>(b.taken.size());
+    while (c < n_taken && tk[c]) ++c;
+    if (c >= n_taken) b.taken.resize(2 * static_cast<std::size_t>(c) + 16);
+    b.taken.data()[c] = 1;
+    return with_suffix(b.text, b.len, c++);
+  }
+
+  // The index of `base` in bases_, adding it (and the suffixes its old names take) on first use.
+  constexpr std::size_t base_index(std::string_view base) {
+    const name_t key(base);
+    for (std::size_t k = 0; k < bases_.size(); ++k)
+      if (bases_.data()[k].text == key) return k;
+    base_entry e{key, key.view().size(), {}};
+    // A base of more than 20 characters can have its suffix cut (10 digits and '_' at most); B and
+    // B_<k> make overlapping names.
+    bool exact = e.len > 0 && e.len <= 20;
+    for (std::size_t k = 0; exact && k < bases_.size(); ++k)
+      exact = suffix_of(bases_.data()[k].text.view(), e.text.view()) < 1 && suffix_of(e.text.view(), bases_.data()[k].text.view()) < 1;
+    const std::string_view p = key.view();
+    for (const node *nd = old_->nodes.data(), *end = nd + old_->nodes.size(); nd != end; ++nd) {
+      if (!has_prefix(nd->name, key.s, e.len)) continue;
+      const std::int64_t c = suffix_of(nd->name.view(), p);
+      if (c < 0) continue;
+      if (static_cast<std::size_t>(c) >= max_bitmap_suffix) {
+        exact = false;
+        continue;
       }
+      if (static_cast<std::size_t>(c) >= e.taken.size()) e.taken.resize(2 * static_cast<std::size_t>(c) + 16);
+      e.taken.data()[c] = 1;
+    }
+    bases_.push_back(static_cast<base_entry&&>(e));
+    if (by_set_) reserve_old_names(bases_.size() - 1);
+    else if (!exact) to_set();
+    return bases_.size() - 1;
+  }
+
+  // The name's first len characters are p's (characters through raw pointers: string_view's
+  // operator[] is a call, and this test runs for every old node and every base of a rebuild).
+  static constexpr bool has_prefix(const name_t& name, const char* p, std::size_t len) {
+    const char* s = name.s;
+    for (std::size_t i = 0; i < len; ++i)
+      if (s[i] != p[i]) return false;
+    return true;
+  }
+  // c when `name` is `base` (c = 0) or `base`_<c> as with_suffix makes it (digits, no leading zero,
+  // c >= 1); -1 otherwise.
+  static constexpr std::int64_t suffix_of(std::string_view name, std::string_view base) {
+    if (name.size() < base.size() || name.substr(0, base.size()) != base) return -1;
+    if (name.size() == base.size()) return 0;
+    if (name.size() < base.size() + 2 || name[base.size()] != '_' || name[base.size() + 1] == '0') return -1;
+    std::int64_t c = 0;
+    for (std::size_t i = base.size() + 1; i < name.size(); ++i) {
+      if (name[i] < '0' || name[i] > '9' || c > (std::int64_t{1} << 40)) return -1;
+      c = 10 * c + (name[i] - '0');
+    }
+    return c;
+  }
+
+  // From bitmaps to the set of names: every old name that a base of this rebuild prefixes, and every
+  // name made so far (the new nodes, and the names dropped with drop_last that stay reserved: their
+  // bitmaps say which).
+  constexpr void to_set() {
+    by_set_ = true;
+    for (std::size_t k = 0; k < bases_.size(); ++k) {
+      reserve_old_names(k);
+      const base_entry& b = bases_.data()[k];
+      for (std::size_t c = 0; c < b.taken.size(); ++c)
+        if (b.taken.data()[c]) names_.insert(with_suffix(b.text, b.len, static_cast<int>(c)));
     }
   }
-  // Every name made from `base` starts with it, so only old names with that prefix can collide:
-  // they join the set on the first use of a base (a prefix test fails on the first character or
-  // two for most names; hashing every old name costs more than the rest of a small rewrite).
-  constexpr void reserve_old_names(std::string_view base) {
-    const name_t key(base);
-    const std::uint64_t h = detail::hash_name(key);  // bases are told apart by hash first: every emit asks
-    for (std::size_t k = 0; k < bases_.size(); ++k)
-      if (base_hashes_[k] == h && bases_[k] == key) return;
-    bases_.push_back(key);
-    base_hashes_.push_back(h);
-    const std::string_view p = key.view();
-    for (const auto& nd : old_->nodes) {
-      bool prefix = true;
-      for (std::size_t i = 0; prefix && i < p.size(); ++i) prefix = nd.name.s[i] == p[i];
-      if (prefix) names_.insert(nd.name);
-    }
+  // Every name made from a base starts with it, so only old names with that prefix can collide
+  // (a prefix test fails on the first character or two for most names).
+  constexpr void reserve_old_names(std::size_t k) {
+    const base_entry& b = bases_.data()[k];
+    for (const node *nd = old_->nodes.data(), *end = nd + old_->nodes.size(); nd != end; ++nd)
+      if (has_prefix(nd->name, b.text.s, b.len)) names_.insert(nd->name);
   }
   constexpr void bad_use(std::int32_t user, std::int32_t arg) {
     if (!out.error.ok()) return;
