@@ -103,13 +103,16 @@ constexpr ir_sizes source_sizes() {
   else return sizes_of(Source::get());
 }
 
-// The source's graph inside a stage's evaluation. A graph definition (ctfx::graph, fx_graph) builds
-// it: one build, where get() would thaw a frozen copy that costs a second build to make (the first
-// one only checks and sizes it) — about 1 s of g++ per 1,000 nodes. Other sources thaw.
+// The source's graph inside a stage's evaluation: a thaw of its frozen graph. For a graph
+// definition (ctfx::graph, fx_graph) that frozen graph is made by its own evaluation (a build), which
+// every program that asks the definition for its graph at run time — a reference run, a printout:
+// the examples and the compile benchmarks all do — pays anyway; building the graph again here was a
+// third build (g++ at 250 nodes: halo 0.37 G of 5.1 G instructions above an empty program,
+// scatter_chain 0.20 G of 4.7 G). A program that never asks pays a freeze and a thaw instead
+// (+0.19 G and +0.31 G there): bench/RESULTS.md §1, the session-16 changes.
 template <class Source>
 constexpr ir source_graph() {
-  if constexpr (requires { Source::build(); }) return Source::build();
-  else return Source::get();
+  return Source::get();
 }
 }  // namespace detail
 
