@@ -155,10 +155,14 @@ static_assert(!(ctfx::name_t("x") == ctfx::name_t("x_")));
 static_assert(ctfx::detail::hash_name("slice_scatter_12") == ctfx::detail::hash_name(ctfx::name_t("slice_scatter_12")));
 static_assert(ctfx::detail::hash_name("slice_scatter_12") != ctfx::detail::hash_name("slice_scatter_13"));
 static_assert(ctfx::detail::hash_name("abcdefghijklmnopqrstuvwxyz01234") != ctfx::detail::hash_name("abcdefghijklmnopqrstuvwxyz01235"));
-// FX's suffixes, into the zeroed tail: base, base_1, ..., cut at max_name - 1 characters.
+// FX's suffixes, into the zeroed tail: base, base_1, ...
 static_assert(ctfx::with_suffix("add", 3, 0) == ctfx::name_t("add"));
 static_assert(ctfx::with_suffix("slice_scatter", 13, 123) == ctfx::name_t("slice_scatter_123"));
-static_assert(ctfx::with_suffix("abcdefghijklmnopqrstuvwxyz0123", 30, 45).view() == "abcdefghijklmnopqrstuvwxyz0123_");
+// A long base is cut to leave the suffix whole (different suffixes stay different names).
+static_assert(ctfx::with_suffix("abcdefghijklmnopqrstuvwxyz0123", 30, 45).view() == "abcdefghijklmnopqrstuvwxyz01_45");
+static_assert(ctfx::with_suffix("abcdefghijklmnopqrstuvwxyz01234", 31, 7).view() == "abcdefghijklmnopqrstuvwxyz012_7");
+static_assert(ctfx::with_suffix("abcdefghijklmnopqrstuvwxyz0", 27, 123).view() == "abcdefghijklmnopqrstuvwxyz0_123");
+static_assert(!(ctfx::with_suffix("abcdefghijklmnopqrstuvwxyz0123", 30, 1) == ctfx::with_suffix("abcdefghijklmnopqrstuvwxyz0123", 30, 10)));
 // Cut at max_name - 1 characters (the last byte stays the terminator).
 static_assert(ctfx::name_t("abcdefghijklmnopqrstuvwxyz0123456789").view() == "abcdefghijklmnopqrstuvwxyz01234");
 

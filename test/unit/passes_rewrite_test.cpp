@@ -20,7 +20,7 @@ constexpr auto named = ctfx::graph([](ctfx::builder& g) {
 });
 
 struct emitted {
-  std::array<ctfx::name_t, 8> names{};
+  std::array<ctfx::name_t, 12> names{};
   int n = 0;
   bool valid = false;  // the rebuilt graph passes the full verifier (unique names among its rules)
 };
@@ -75,6 +75,21 @@ constexpr auto long_base = emit_slices<2>({{{op::slice, "a_very_long_base_name_x
 static_assert(long_base.valid);
 static_assert(long_base.names[0] == ctfx::name_t("a_very_long_base_name_x") &&
               long_base.names[1] == ctfx::name_t("a_very_long_base_name_x_1"));
+
+// A 29-character base, twelve times: from the tenth suffix on the base is cut to fit it, and every
+// name stays unique (a cut suffix made base_1 and base_10 the same name, and the search for a free
+// one never ended).
+constexpr std::array<std::pair<ctfx::op_kind, std::string_view>, 12> twelve_long = [] {
+  std::array<std::pair<ctfx::op_kind, std::string_view>, 12> a{};
+  for (auto& x : a) x = {ctfx::op_kind::slice, "abcdefghijklmnopqrstuvwxyz012"};
+  return a;
+}();
+constexpr auto longest = emit_slices<12>(twelve_long);
+static_assert(longest.valid);
+static_assert(longest.names[0] == ctfx::name_t("abcdefghijklmnopqrstuvwxyz012") &&
+              longest.names[9] == ctfx::name_t("abcdefghijklmnopqrstuvwxyz012_9") &&
+              longest.names[10] == ctfx::name_t("abcdefghijklmnopqrstuvwxyz01_10") &&
+              longest.names[11] == ctfx::name_t("abcdefghijklmnopqrstuvwxyz01_11"));
 
 }  // namespace
 

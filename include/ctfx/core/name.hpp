@@ -44,16 +44,23 @@ constexpr bool operator==(const name_t& a, const name_t& b) {
 }
 
 // FX's unique-name form: `base` (its first len characters, the rest zero) with "_<c>" appended
-// for c > 0, cut at max_name - 1 characters. The suffix goes into the zeroed tail, keeping the
-// invariant above. Used by the builder's and the rewrites' name makers, which keep their bases.
+// for c > 0. The suffix goes into the zeroed tail, keeping the invariant above; when base and
+// suffix exceed max_name - 1 characters the base is cut, never the suffix, so that different c
+// always give different names (a cut suffix made base_1 and base_10 one name, and a search for a
+// free name could run forever). Used by the builder's and the rewrites' name makers, which keep
+// their bases.
 constexpr name_t with_suffix(const name_t& base, std::size_t len, int c) {
   name_t t = base;
   if (c <= 0) return t;
   char digits[12]{};
   int nd = 0;
   for (int v = c; v; v /= 10) digits[nd++] = static_cast<char>('0' + v % 10);
-  for (int i = -1; i < nd && len + 1 < static_cast<std::size_t>(max_name); ++i)
-    t.s[len++] = i < 0 ? '_' : digits[nd - 1 - i];
+  // The base characters that fit before "_<digits>"; the suffix then ends at max_name - 2 and
+  // overwrites every character of the base after the cut.
+  const std::size_t room = static_cast<std::size_t>(max_name - 2 - nd);
+  if (len > room) len = room;
+  t.s[len++] = '_';
+  for (int i = nd - 1; i >= 0; --i) t.s[len++] = digits[i];
   return t;
 }
 
