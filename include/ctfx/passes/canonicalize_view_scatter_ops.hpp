@@ -94,10 +94,7 @@ struct canonicalizer {
     const std::size_t extra = 2 * scatters + 16;
     rw.reserve_inserts(extra, 2 * extra, 2 * scatter_params + 16);
     // Sized once for the old values and the new ones (add_value), and filled by index.
-    capacity = n + extra;
-    for (auto* v : {&base, &parent, &len, &users, &anchor, &layout_id}) v->resize(capacity);
-    hash.resize(capacity);
-    out_storage.resize(capacity);
+    size_values(n + extra);
     // Through pointers: a call per element costs as much as the element's work here.
     std::int32_t *b = base.data(), *pa = parent.data(), *us = users.data(), *an = anchor.data(), *li = layout_id.data();
     std::uint8_t* os = out_storage.data();
@@ -117,16 +114,17 @@ struct canonicalizer {
     count_users(g, us);  // the nodes that read each value (users were resized to zeros)
   }
 
+  constexpr void size_values(std::size_t c) {
+    capacity = c;
+    for (auto* v : {&base, &parent, &len, &users, &anchor, &layout_id}) v->resize(c);
+    hash.resize(c);
+    out_storage.resize(c);
+  }
   constexpr const tensor_meta& layout(std::int32_t v) const { return g.nodes.data()[layout_id.data()[v]].meta; }
   // A new value `id` (the rewrite's next id), placed at `at`, laid out as old node `like`.
   constexpr std::int32_t add_value(std::int32_t id, std::int32_t at, std::int32_t like, bool out) {
     const auto i = static_cast<std::size_t>(id);
-    if (i >= capacity) {  // (not reached: the constructor counted two values per scatter at most)
-      capacity = 2 * i + 16;
-      for (auto* v : {&base, &parent, &len, &users, &anchor, &layout_id}) v->resize(capacity);
-      hash.resize(capacity);
-      out_storage.resize(capacity);
-    }
+    if (i >= capacity) size_values(2 * i + 16);  // (not reached: the constructor counted two per scatter)
     base.data()[i] = id;
     parent.data()[i] = -1;
     len.data()[i] = 0;
