@@ -79,9 +79,11 @@ constexpr bool uses_unbacked(const ir& g, const sym_expr& e) {
   return false;
 }
 
-// Linear in nodes + edges; the loops read the graph's pools through raw pointers (nvcc's front end
+// Linear in nodes + edges. With `fused_root` (plan/fusion.hpp: per node, the node whose kernel
+// computes it), a node fused into a later one is no step and gets no buffer: its reads happen at
+// its root's step. The loops read the graph's pools through raw pointers (nvcc's front end
 // charges each accessor call against its constexpr budget, g++ pays for each as well).
-constexpr liveness compute_liveness(const ir& g) {
+constexpr liveness compute_liveness(const ir& g, const std::int32_t* fused_root = nullptr) {
   liveness L;
   const std::int32_t n = g.size();
   const node* N = g.nodes.data();
@@ -105,6 +107,10 @@ constexpr liveness compute_liveness(const ir& g) {
   for (std::int32_t i = 0; i < n; ++i) {
     const node& nd = N[i];
     std::int32_t step = -1;
+    if (fused_root && fused_root[i] != i) {
+      step_of[i] = -2;  // a fused member: its root's step, set below (roots come later)
+      continue;
+    }
     if (!is_free_node(nd.op)) {
       step = static_cast<std::int32_t>(L.steps.size());
       L.steps.push_back(i);
@@ -127,6 +133,9 @@ constexpr liveness compute_liveness(const ir& g) {
     buffer_of[s] = static_cast<std::int32_t>(L.buffers.size());
     L.buffers.push_back(b);
   }
+  if (fused_root)
+    for (std::int32_t i = n - 1; i >= 0; --i)
+      if (step_of[i] == -2) step_of[i] = step_of[fused_root[i]];
   // Last uses: every argument read by a step (through any alias) keeps its storage alive.
   buffer_life* B = L.buffers.data();
   for (std::int32_t i = 0; i < n; ++i) {
@@ -151,7 +160,12 @@ constexpr liveness compute_liveness(const ir& g) {
     buffer_life& b = B[k];
     const node& def = N[steps[b.def_step]];
     bool late_start = false;
-    if (is_pointwise(def.op) && def.meta.storage == b.storage) {
+    const bool group = fused_root && def.nargs > 0 && [&] {  // a fused kernel's reads are its leaves'
+      for (const std::int32_t* a = A + def.arg0; a != A + def.arg0 + def.nargs; ++a)
+        if (*a >= 0 && fused_root[*a] != *a) return true;
+      return false;
+    }();
+    if (is_pointwise(def.op) && def.meta.storage == b.storage && !group) {
       // The output may take a dying input's memory only if every input is read at the output's index.
       late_start = def.meta.is_contiguous();
       for (const std::int32_t* a = A + def.arg0; late_start && a != A + def.arg0 + def.nargs; ++a) {

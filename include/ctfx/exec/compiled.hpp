@@ -14,6 +14,7 @@
 #include <array>
 #include <utility>
 #include "../passes/pipeline.hpp"
+#include "../kernels/fused_static.hpp"
 #include "inplace_table.hpp"
 #include "program.hpp"
 
@@ -29,11 +30,27 @@ struct compiled {
   // The optimized graph (thawed from the compile-time constant).
   static constexpr ir graph() { return pipeline_type::get(); }
 
+  // The kernel grouping, made by the compiler (plan/fusion.hpp): per node, the node whose kernel
+  // computes it.
+  static constexpr auto fused_roots = [] {
+    std::array<std::int32_t, node_count> r{};
+    const fusion f = plan_fusion(pipeline_type::get());
+    for (std::size_t i = 0; i < node_count; ++i) r[i] = f.root[i];
+    return r;
+  }();
+  // Per node: how many nodes are fused into it (0: a kernel of its own, or a member).
+  static constexpr auto fused_members = [] {
+    std::array<std::int32_t, node_count> m{};
+    for (std::size_t i = 0; i < node_count; ++i)
+      if (fused_roots[i] != static_cast<std::int32_t>(i)) ++m[static_cast<std::size_t>(fused_roots[i])];
+    return m;
+  }();
+
   // Bytes of the planned buffers when every extent is static, computed by the compiler with the
   // memory plan the program uses (bind() adds the run's small scratch to get the workspace).
   static constexpr std::size_t static_buffer_bytes() {
     const ir g = pipeline_type::get();
-    const liveness L = compute_liveness(g);
+    const liveness L = compute_liveness(g, fused_roots.data());
     const reuse_plan R = plan_reuse(L);
     std::size_t total = 0;
     for (std::size_t b = 0; b < L.buffers.size(); ++b) {
@@ -47,7 +64,7 @@ struct compiled {
   }
 
   static const program& prog() {
-    static const program p(pipeline_type::get(), program_options{true, false, false, nullptr, true});
+    static const program p(pipeline_type::get(), program_options{true, false, false, nullptr, true, true, fused_roots.data()});
     return p;
   }
 
@@ -59,8 +76,30 @@ struct compiled {
   }
 
  private:
+  // ---- fused kernels, specialized: each group's ops become a type (kernels/fused_static.hpp), so
+  // its inner loop is one expression over typed pointers, without memory between the ops.
+  struct graph_view {
+    static constexpr const auto& nodes() { return frozen.nodes; }
+    static constexpr const auto& args() { return frozen.args; }
+    static constexpr std::int32_t root_of(std::int32_t i) { return fused_roots[static_cast<std::size_t>(i)]; }
+    static constexpr std::int32_t members(std::int32_t i) { return fused_members[static_cast<std::size_t>(i)]; }
+  };
+
   template <std::size_t I>
   static bool step(const exec_frame& f) {
+    constexpr op_kind K = frozen.nodes[I].op;
+    constexpr bool arithmetic = (is_unary(K) && K != op_kind::convert) || is_binary(K);
+    if constexpr (fused_members[I] > 0 || (arithmetic && frozen.nodes[I].meta.is_tensor())) {
+      if (f.ctx.where == backend::cuda) return false;  // the group's per-element kernel
+      kernels::static_group<graph_view, static_cast<std::int32_t>(I)>::run(f.ctx, [&](std::int32_t id) { return f.view(id); });
+      return true;
+    } else {
+      return single_step<I>(f);
+    }
+  }
+
+  template <std::size_t I>
+  static bool single_step(const exec_frame& f) {
     constexpr node nd = frozen.nodes[I];
     constexpr op_kind K = nd.op;
     constexpr dtype O = nd.meta.dt;
@@ -94,8 +133,8 @@ struct compiled {
         constexpr dtype S = frozen.nodes[static_cast<std::size_t>(src)].meta.dt;
         const strided out = K == op_kind::copy_ ? f.view(a0) : f.view(static_cast<std::int32_t>(I));
         const strided in = f.view(src).broadcast_to(out.rank, out.size);
-        if (S == out.dt && kernels::same_dense(out, in)) {
-          kernels::copy(f.ctx, out, in);  // one memcpy
+        if ((S == out.dt && kernels::same_dense(out, in)) || f.ctx.where != backend::cuda) {
+          kernels::copy(f.ctx, out, in);  // one memcpy, or rows of memmove / one odometer on the host
           return true;
         }
         if constexpr (K == op_kind::copy_) {

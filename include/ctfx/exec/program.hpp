@@ -24,11 +24,13 @@
 #include <string>
 #include <vector>
 #include "../analysis/liveness.hpp"
+#include "../kernels/fused.hpp"
 #include "../kernels/index_put.hpp"
 #include "../kernels/pointwise.hpp"
 #include "../kernels/reduce.hpp"
 #include "../ops/meta.hpp"
 #include "../plan/arena.hpp"
+#include "../plan/fusion.hpp"
 #include "../plan/reuse.hpp"
 #include "kernel_table.hpp"
 #include "layouts.hpp"
@@ -85,6 +87,11 @@ struct program_options {
   // instead of one slot per reuse line. The arena is verified overlap-free when the program is
   // made; with check_lifetimes every access is also checked against its buffer's planned life.
   bool arena = false;
+  // Fuse chains of elementwise ops into one kernel each (plan/fusion.hpp); the fused values get no
+  // buffer. `fused_roots`, when given, is that grouping already made (by the compiler, for
+  // compiled<G>): one entry per node.
+  bool fuse = false;
+  const std::int32_t* fused_roots = nullptr;
 };
 
 // What a call will need: outputs' shapes (contiguous) and the workspace size.
@@ -107,8 +114,8 @@ struct exec_frame {
     return l.at((*bases)[static_cast<std::size_t>(l.storage)]);
   }
 };
-// A kernel instantiated for one node of a compile-time plan (exec/compiled.hpp); it returns false
-// when that node's op runs through the run-time dispatch instead.
+// A kernel instantiated for one node (or one fused group, at its root) of a compile-time plan
+// (exec/compiled.hpp); it returns false when that node runs through the run-time dispatch instead.
 using static_node_fn = bool (*)(const exec_frame&);
 
 class program {
@@ -126,6 +133,8 @@ class program {
   // Input positions the graph writes (its copy_ epilogue, or in-place ops after reinplacing).
   const std::vector<std::int32_t>& mutated_inputs() const { return mutated_inputs_; }
   std::int32_t slot_count() const { return static_cast<std::int32_t>(slots_.size()); }
+  // The kernel grouping (empty unless program_options::fuse): per node, the node whose kernel computes it.
+  const fusion& fused() const { return fusion_; }
 
   binding bind(std::span<const tensor_desc> inputs) const {
     binding b;
@@ -282,6 +291,10 @@ class program {
       if (opt_.check_lifetimes)
         if (auto st = check_step(static_cast<std::int32_t>(step), owner); !st) return st;
       if (static_kernels && static_kernels[i] && static_kernels[i](frame)) continue;
+      if (!group_of_.empty() && group_of_[static_cast<std::size_t>(i)] >= 0) {
+        run_group(groups_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(i)])], frame);
+        continue;
+      }
       if (auto st = exec_node(i, L, base, ctx, scratch, kernels, b.symbols); !st) return st;
     }
     for (std::size_t j = 0; j < outputs.size(); ++j) {
@@ -320,6 +333,17 @@ class program {
   // Outputs computed straight into the caller's buffer (when it is dense): per output position,
   // the storage it owns whole, or -1 (then it is computed in the workspace and copied at the end).
   std::vector<std::int32_t> direct_storage_;
+  // Fused kernels: per node, its group (when it is a group's root) or -1; per group, the program
+  // with its ops resolved, the nodes its leaves read and the node it writes.
+  struct group {
+    kernels::fused_kernel proto;
+    std::vector<std::int32_t> leaves;
+    std::int32_t dst = -1;
+    std::vector<std::int32_t> nodes;  // members then root, in program order
+  };
+  fusion fusion_;
+  std::vector<std::int32_t> group_of_;
+  std::vector<group> groups_;
 
   static std::size_t align_ws(index_t bytes) {
     return (static_cast<std::size_t>(std::max<index_t>(bytes, 0)) + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
@@ -349,7 +373,12 @@ class program {
       prepare_error_ = run_status::failure(g_.error.node, std::string(g_.error.message()));
       return;
     }
-    life_ = compute_liveness(g_);
+    if (opt_.fuse) {
+      if (opt_.fused_roots) fusion_.root.assign(opt_.fused_roots, opt_.fused_roots + g_.size());
+      else fusion_ = plan_fusion(g_);
+    }
+    life_ = compute_liveness(g_, opt_.fuse ? fusion_.root.data() : nullptr);
+    if (opt_.fuse) make_groups();
     inputs_ = detail::input_nodes_of(g_);
     if (auto o = g_.output_node(); o >= 0)
       for (auto a : g_.args_of(o))
@@ -573,6 +602,88 @@ class program {
       }
     }
     return true;
+  }
+
+  // The fused kernels' programs: for each root with members, its ops in program order (each reads
+  // earlier ops or leaves), resolved to chunk loops once, here.
+  void make_groups() {
+    const auto n = static_cast<std::size_t>(g_.size());
+    group_of_.assign(n, -1);
+    std::vector<std::int32_t> op_index(n, -1);
+    for (std::int32_t i = 0; i < g_.size(); ++i) {
+      const std::int32_t r = fusion_.root[static_cast<std::size_t>(i)];
+      if (r == i) continue;
+      if (group_of_[static_cast<std::size_t>(r)] < 0) {
+        group_of_[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(groups_.size());
+        groups_.emplace_back();
+      }
+      groups_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(r)])].nodes.push_back(i);
+    }
+    // Single arithmetic nodes run through the same loop nest (a group of one op).
+    for (std::int32_t i = 0; i < g_.size(); ++i) {
+      const op_kind k = g_[i].op;
+      if (group_of_[static_cast<std::size_t>(i)] >= 0 || fusion_.root[static_cast<std::size_t>(i)] != i || !g_[i].meta.is_tensor()) continue;
+      if ((is_unary(k) && k != op_kind::convert) || is_binary(k)) {
+        group_of_[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(groups_.size());
+        groups_.emplace_back();
+      }
+    }
+    for (std::int32_t r = 0; r < g_.size(); ++r) {
+      const std::int32_t gi = group_of_[static_cast<std::size_t>(r)];
+      if (gi < 0) continue;
+      group& G = groups_[static_cast<std::size_t>(gi)];
+      G.nodes.push_back(r);
+      kernels::fused_kernel& k = G.proto;
+      auto dtype_of = [&](kernels::fused_ref ref) {
+        return ref >= max_fused_ops ? g_.meta(G.leaves[static_cast<std::size_t>(ref - max_fused_ops)]).dt : k.ops[ref].out;
+      };
+      auto ref = [&](std::int32_t a) -> kernels::fused_ref {
+        if (a != r && fusion_.root[static_cast<std::size_t>(a)] == r)  // a member: an earlier op of this group
+          return static_cast<kernels::fused_ref>(op_index[static_cast<std::size_t>(a)]);
+        for (std::size_t l = 0; l < G.leaves.size(); ++l)
+          if (G.leaves[l] == a) return kernels::leaf_ref(static_cast<int>(l));
+        G.leaves.push_back(a);
+        return kernels::leaf_ref(static_cast<int>(G.leaves.size() - 1));
+      };
+      for (auto x : G.nodes) {
+        const node& nd = g_[x];
+        kernels::fused_op o;
+        o.out = nd.meta.dt;
+        if (nd.op == op_kind::copy_) {
+          o.k = op_kind::copy;
+          G.dst = g_.arg(x, 0);
+          o.out = g_.meta(G.dst).dt;
+          o.a = ref(g_.arg(x, 1));
+        } else if (nd.op == op_kind::clone || nd.op == op_kind::convert) {
+          o.k = op_kind::copy;
+          o.a = ref(g_.arg(x, 0));
+        } else {
+          o.k = nd.op;
+          if (is_mutating(nd.op)) {
+            G.dst = g_.arg(x, 0);
+            o.out = g_.meta(G.dst).dt;
+          }
+          o.a = ref(g_.arg(x, 0));
+          if (is_binary(nd.op)) {
+            if (nd.nargs > 1) o.b = ref(g_.arg(x, 1));
+            else { o.has_scalar = true; o.scalar = nd.scalar; }
+          }
+        }
+        kernels::resolve(o, dtype_of(o.a), o.b >= 0 ? dtype_of(o.b) : o.out);
+        op_index[static_cast<std::size_t>(x)] = k.n_ops;
+        k.ops[k.n_ops++] = o;
+      }
+      if (G.dst < 0) G.dst = r;
+      k.n_leaves = static_cast<int>(G.leaves.size());
+      for (int l = 0; l < k.n_leaves; ++l) k.leaf_dt[l] = g_.meta(G.leaves[static_cast<std::size_t>(l)]).dt;
+    }
+  }
+
+  void run_group(const group& G, const exec_frame& f) const {
+    kernels::fused_kernel k = G.proto;
+    k.out = f.view(G.dst);
+    for (int l = 0; l < k.n_leaves; ++l) k.leaf[l] = f.view(G.leaves[static_cast<std::size_t>(l)]).broadcast_to(k.out.rank, k.out.size);
+    kernels::run_fused(f.ctx, k);
   }
 
   std::int32_t result_node(std::int32_t tuple, int r) const {

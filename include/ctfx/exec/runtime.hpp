@@ -24,6 +24,7 @@ struct plan_options {
   bool check_lifetimes = false;  // debug mode: fail on any access outside a buffer's planned life
   bool atomic_index_put = false; // CUDA: accumulate index_put with atomics
   bool arena = true;             // lay buffers out in pooled arenas (false: one slot per reuse line)
+  bool fuse = true;              // fuse elementwise chains into one kernel each (plan/fusion.hpp)
 };
 
 class runtime_plan {
@@ -32,7 +33,7 @@ class runtime_plan {
       : prog_(!o.reinplace ? functional
               : o.inductor_table ? run_pipeline<builtin_inplace_table>(functional, &log_)
                                  : run_pipeline<executor_inplace_table>(functional, &log_),
-              program_options{o.reuse, o.check_lifetimes, o.atomic_index_put, nullptr, o.arena && o.reuse}) {
+              program_options{o.reuse, o.check_lifetimes, o.atomic_index_put, nullptr, o.arena && o.reuse, o.fuse}) {
     const ir& g = prog_.graph();
     if (!g.error.ok()) error_ = g.error;
     else if (!prog_.error().ok) {

@@ -6,6 +6,7 @@
 #include <string>
 #include "../graph/print.hpp"
 #include "arena.hpp"
+#include "fusion.hpp"
 #include "reuse.hpp"
 
 namespace ctfx {
@@ -24,7 +25,31 @@ inline std::string bytes_text(const ir& g, const sym_expr& e) { return to_string
 // an offset in a pool.
 struct listing_options {
   const ir* original = nullptr;  // the user's graph, for provenance comments (optional)
+  const fusion* fused = nullptr; // the kernel grouping (plan/fusion.hpp): a fused kernel lists its nodes
 };
+
+namespace detail {
+// A step's kernel line: for a fused kernel, the nodes it computes without memory between them
+// (Inductor's output code names a fused kernel's nodes the same way), then the kernel's own node.
+inline std::string kernel_text(const ir& g, std::int32_t nid, std::int32_t st, const listing_options& opt) {
+  std::string prov;
+  if (opt.original && g[nid].origin >= 0 && g[nid].origin < opt.original->size())
+    prov = ", from %" + std::string((*opt.original)[g[nid].origin].name.view());
+  std::string s;
+  int members = 0;
+  if (opt.fused && !opt.fused->root.empty())
+    for (std::int32_t i = 0; i < nid; ++i)
+      if (opt.fused->root[static_cast<std::size_t>(i)] == nid) {
+        s += "    #   " + node_text(g, i) + "\n";
+        ++members;
+      }
+  if (members > 0) {
+    s = "    # fused kernel: " + std::to_string(members + 1) + " nodes, one pass, no buffer between them\n" + s;
+    prov += ", fused";
+  }
+  return s + "    " + node_text(g, nid) + "  # step " + std::to_string(st) + prov + "\n";
+}
+}  // namespace detail
 
 // The reuse-line form (Inductor's default wrapper): `buf2 = buf0; del buf0  # reuse`. A graph with
 // several partitions prints one function per partition, each returning what later partitions read.
@@ -82,10 +107,7 @@ inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, 
     for (; st < L.n_steps() && L.step_partition[static_cast<std::size_t>(st)] == p; ++st) {
       lines_before_step(2 * static_cast<std::int64_t>(st) + 1);
       const std::int32_t nid = L.steps[static_cast<std::size_t>(st)];
-      std::string prov;
-      if (opt.original && g[nid].origin >= 0 && g[nid].origin < opt.original->size())
-        prov = ", from %" + std::string((*opt.original)[g[nid].origin].name.view());
-      s += "    " + node_text(g, nid) + "  # step " + std::to_string(st) + prov + "\n";
+      s += detail::kernel_text(g, nid, st, opt);
       lines_after_step(2 * static_cast<std::int64_t>(st) + 1);
     }
     if (p + 1 < n_parts) {
@@ -165,10 +187,7 @@ inline std::string arena_listing(const ir& g, const liveness& L, const arena_pla
              detail::tuple_text(g, m, false) + ", " + detail::tuple_text(g, m, true) + ")\n";
       }
       const std::int32_t nid = L.steps[static_cast<std::size_t>(st)];
-      std::string prov;
-      if (opt.original && g[nid].origin >= 0 && g[nid].origin < opt.original->size())
-        prov = ", from %" + std::string((*opt.original)[g[nid].origin].name.view());
-      s += "    " + node_text(g, nid) + "  # step " + std::to_string(st) + prov + "\n";
+      s += detail::kernel_text(g, nid, st, opt);
       for (std::size_t k = 0; k < A.pools.size(); ++k)
         if (created[k] == 1 && !A.pools[k].returned && A.pools[k].end <= 2 * static_cast<std::int64_t>(st) + 1) {
           created[k] = 2;

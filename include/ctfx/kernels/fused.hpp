@@ -1,0 +1,368 @@
+// ctfx/kernels/fused.hpp — one kernel for a group of elementwise ops (plan/fusion.hpp): the values
+// inside the group never touch memory.
+//
+// A group is a small program over its operands (the leaves: tensors read, broadcast to the loop
+// domain) computed into one destination: op j reads leaves or earlier ops' results. Each op computes
+// exactly as its unfused kernel does — in the compute type of its result's dtype, rounded to that
+// dtype after every op (an f16 intermediate is rounded to half, an i32 one truncated) — so a fused
+// run is bit-identical to the unfused graph by construction. (FMA contraction across ops would
+// break that: the ctfx target compiles with -ffp-contract=off, and the CUDA path with --fmad=false.)
+//
+// On the host the loop nest is: dimensions collapsed where every operand is contiguous across them,
+// the outer ones walked row by row (split across threads on the OMP backend), the innermost in
+// chunks of `fused_chunk` elements. Each op runs over a chunk as a plain loop on typed arrays that
+// the compiler vectorizes, dispatched once per chunk through a function pointer chosen when the
+// plan was made (never a dtype switch per element). A unit-stride operand is read in place; an
+// f32/f64/i64 value feeds the next op without a conversion pass.
+//
+// On CUDA (and as the host's cross-check in tests) `fused_elem_fn` evaluates the same program one
+// element per thread.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
+#pragma once
+#include <cstring>
+#include <type_traits>
+#include "../plan/fusion.hpp"
+#include "launch.hpp"
+#include "pointwise.hpp"
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace ctfx::kernels {
+
+inline constexpr index_t fused_chunk = 256;
+
+// An operand reference: an op's result (0 .. max_fused_ops-1) or a leaf (max_fused_ops + l).
+using fused_ref = std::int8_t;
+constexpr fused_ref leaf_ref(int l) { return static_cast<fused_ref>(max_fused_ops + l); }
+
+// Chunk loops, type-erased so that a plan resolves them once.
+using conv_chunk_fn = void (*)(void* out, const void* in, index_t n);                          // element -> compute
+using op_chunk_fn = void (*)(void* out, const void* a, const void* b, double scalar, index_t n);  // compute -> compute
+
+template <dtype S, class C>
+void load_chunk(void* out, const void* in, index_t n) {
+  auto* o = static_cast<C*>(out);
+  const auto* p = static_cast<const element_t<S>*>(in);
+  for (index_t i = 0; i < n; ++i) o[i] = load_as<S, C>(p + i);
+}
+template <dtype D, class C>
+void store_chunk(void* out, const void* in, index_t n) {
+  auto* o = static_cast<element_t<D>*>(out);
+  const auto* p = static_cast<const C*>(in);
+  for (index_t i = 0; i < n; ++i) store_as<D, C>(o + i, p[i]);
+}
+template <op_kind K, class C>
+void unary_chunk(void* out, const void* a, const void*, double, index_t n) {
+  auto* o = static_cast<C*>(out);
+  const auto* x = static_cast<const C*>(a);
+  for (index_t i = 0; i < n; ++i) o[i] = unary_value<C>(K, x[i]);
+}
+template <op_kind K, class C>
+void binary_chunk(void* out, const void* a, const void* b, double, index_t n) {
+  auto* o = static_cast<C*>(out);
+  const auto* x = static_cast<const C*>(a);
+  const auto* y = static_cast<const C*>(b);
+  for (index_t i = 0; i < n; ++i) o[i] = binary_value<C>(K, x[i], y[i]);
+}
+template <op_kind K, class C>
+void binary_scalar_chunk(void* out, const void* a, const void*, double scalar, index_t n) {
+  auto* o = static_cast<C*>(out);
+  const auto* x = static_cast<const C*>(a);
+  const C y = static_cast<C>(scalar);  // as binary_fn: the scalar in the result's compute type
+  for (index_t i = 0; i < n; ++i) o[i] = binary_value<C>(K, x[i], y);
+}
+
+// The element type of D is its compute type C (no conversion pass between ops).
+template <class C>
+constexpr bool stores_as(dtype d) {
+  if constexpr (std::is_same_v<C, float>) return d == dtype::f32;
+  else if constexpr (std::is_same_v<C, double>) return d == dtype::f64;
+  else return d == dtype::i64;
+}
+
+template <class C>
+inline conv_chunk_fn load_chunk_for(dtype s) {
+  return visit_dtype(s, [](auto sd) -> conv_chunk_fn { return &load_chunk<decltype(sd)::value, C>; });
+}
+template <class C>
+inline conv_chunk_fn store_chunk_for(dtype d) {
+  return visit_dtype(d, [](auto dd) -> conv_chunk_fn { return &store_chunk<decltype(dd)::value, C>; });
+}
+
+template <class C>
+inline op_chunk_fn op_chunk_for(op_kind k, bool scalar) {
+#define CTFX_UNARY(K) case op_kind::K: return &unary_chunk<op_kind::K, C>;
+#define CTFX_BINARY(K, F)                                                                         \
+  case op_kind::K: case op_kind::F:                                                               \
+    return scalar ? &binary_scalar_chunk<op_kind::K, C> : &binary_chunk<op_kind::K, C>;
+  switch (k) {
+    CTFX_UNARY(neg) CTFX_UNARY(abs) CTFX_UNARY(exp) CTFX_UNARY(log) CTFX_UNARY(sin) CTFX_UNARY(cos)
+    CTFX_UNARY(sqrt) CTFX_UNARY(relu) CTFX_UNARY(ceil) CTFX_UNARY(floor) CTFX_UNARY(round) CTFX_UNARY(trunc)
+    CTFX_BINARY(add, add_) CTFX_BINARY(sub, sub_) CTFX_BINARY(mul, mul_) CTFX_BINARY(div, div_)
+    case op_kind::maximum: return scalar ? &binary_scalar_chunk<op_kind::maximum, C> : &binary_chunk<op_kind::maximum, C>;
+    case op_kind::minimum: return scalar ? &binary_scalar_chunk<op_kind::minimum, C> : &binary_chunk<op_kind::minimum, C>;
+    case op_kind::pow: return scalar ? &binary_scalar_chunk<op_kind::pow, C> : &binary_chunk<op_kind::pow, C>;
+    default: return nullptr;  // convert: no arithmetic, only the load and the store
+  }
+#undef CTFX_UNARY
+#undef CTFX_BINARY
+}
+
+// One op of a group. `k` is a unary or binary op, or op_kind::copy for the conversions of clone,
+// convert and copy_ (computed as kernels::copy does: through double, or int64 between integers).
+struct fused_op {
+  op_kind k = op_kind::copy;
+  dtype out = dtype::f32;   // the result's dtype
+  fused_ref a = -1, b = -1; // operands; b < 0 with `has_scalar`: the scalar
+  bool has_scalar = false;
+  double scalar = 0;
+  // Resolved when the plan is made (host): the compute type index, the loads of a and b into it,
+  // the op over compute values, the store into `out` (null: the compute type is out's element type).
+  std::int8_t cidx = 0;
+  conv_chunk_fn load_a = nullptr, load_b = nullptr, store = nullptr;
+  op_chunk_fn fn = nullptr;
+};
+
+// The group: its program, its operands and its destination (bound per run).
+struct fused_kernel {
+  int n_ops = 0, n_leaves = 0;
+  fused_op ops[max_fused_ops]{};
+  dtype leaf_dt[max_fused_leaves]{};
+  strided leaf[max_fused_leaves]{};  // broadcast to the domain (out's extents)
+  strided out{};
+};
+
+// The compute type of an op: as kernels::copy for conversions, compute_t<out> otherwise.
+constexpr int compute_index_of(const fused_op& o, dtype a_dt) {
+  if (o.k == op_kind::copy) return is_floating(a_dt) || is_floating(o.out) ? 1 : 2;
+  return o.out == dtype::f64 ? 1 : is_floating(o.out) ? 0 : 2;
+}
+
+// Resolves every op's chunk functions (host); a_dt/b_dt: the operands' dtypes.
+inline void resolve(fused_op& o, dtype a_dt, dtype b_dt) {
+  if (o.k == op_kind::copy && a_dt == o.out) {  // clone, or copy_ between equal dtypes: the bytes
+    o.load_a = o.load_b = o.store = nullptr;
+    o.fn = nullptr;
+    return;
+  }
+  o.cidx = static_cast<std::int8_t>(compute_index_of(o, a_dt));
+  auto pick = [&](auto c) {
+    using C = decltype(c);
+    o.load_a = stores_as<C>(a_dt) ? nullptr : load_chunk_for<C>(a_dt);
+    o.load_b = (o.b < 0 || stores_as<C>(b_dt)) ? nullptr : load_chunk_for<C>(b_dt);
+    o.fn = o.k == op_kind::copy ? nullptr : op_chunk_for<C>(o.k, o.has_scalar);
+    o.store = stores_as<C>(o.out) ? nullptr : store_chunk_for<C>(o.out);
+  };
+  if (o.cidx == 0) pick(float{});
+  else if (o.cidx == 1) pick(double{});
+  else pick(std::int64_t{});
+}
+
+namespace detail {
+
+// Reads n elements of `t` from element offset `off` with inner stride `st` into a contiguous
+// array (or returns the address in place when the stride is 1).
+inline const void* gather(const strided& t, index_t off, index_t st, index_t n, std::byte* buf) {
+  const int es = size_of(t.dt);
+  const std::byte* p = t.p + off * es;
+  if (st == 1) return p;
+  if (st == 0) {
+    for (index_t i = 0; i < n; ++i) std::memcpy(buf + i * es, p, static_cast<std::size_t>(es));
+    return buf;
+  }
+  switch (es) {
+    case 1: for (index_t i = 0; i < n; ++i) buf[i] = p[i * st]; break;
+    case 2: for (index_t i = 0; i < n; ++i) std::memcpy(buf + 2 * i, p + 2 * i * st, 2); break;
+    case 4: for (index_t i = 0; i < n; ++i) std::memcpy(buf + 4 * i, p + 4 * i * st, 4); break;
+    default: for (index_t i = 0; i < n; ++i) std::memcpy(buf + 8 * i, p + 8 * i * st, 8); break;
+  }
+  return buf;
+}
+
+inline void scatter(const strided& t, index_t off, index_t st, index_t n, const std::byte* src) {
+  const int es = size_of(t.dt);
+  std::byte* p = t.p + off * es;
+  for (index_t i = 0; i < n; ++i) std::memcpy(p + i * st * es, src + i * es, static_cast<std::size_t>(es));
+}
+
+}  // namespace detail
+
+// Runs rows [r0, r1) of the collapsed loop nest: `outer` dims (sizes os, strides per operand),
+// inner extent `inner`. Operand 0 is the destination, 1.. the leaves.
+struct fused_nest {
+  int rank = 0;  // outer dims
+  index_t size[max_rank]{};
+  index_t stride[max_fused_leaves + 1][max_rank]{};
+  index_t inner = 1;
+  index_t istride[max_fused_leaves + 1]{};
+  index_t rows = 1;
+};
+
+inline fused_nest make_nest(const fused_kernel& k) {
+  fused_nest nest;
+  const int r = k.out.rank;
+  const int nop = k.n_leaves + 1;
+  auto st = [&](int o, int d) { return o == 0 ? k.out.stride[d] : k.leaf[o - 1].stride[d]; };
+  // Collapse from the innermost dimension outwards; extent-1 dimensions vanish.
+  index_t sz[max_rank];
+  index_t str[max_fused_leaves + 1][max_rank];
+  int n = 0;  // collapsed dims, innermost first
+  for (int d = r - 1; d >= 0; --d) {
+    if (k.out.size[d] == 1) continue;
+    bool merge = n > 0;
+    for (int o = 0; merge && o < nop; ++o) merge = st(o, d) == str[o][n - 1] * sz[n - 1];
+    if (merge) {
+      sz[n - 1] *= k.out.size[d];
+    } else {
+      sz[n] = k.out.size[d];
+      for (int o = 0; o < nop; ++o) str[o][n] = st(o, d);
+      ++n;
+    }
+  }
+  if (n == 0) {
+    nest.inner = k.out.numel() == 0 ? 0 : 1;
+    for (int o = 0; o < nop; ++o) nest.istride[o] = 1;
+    return nest;
+  }
+  nest.inner = sz[0];
+  for (int o = 0; o < nop; ++o) nest.istride[o] = str[o][0];
+  nest.rank = n - 1;
+  for (int d = 0; d < nest.rank; ++d) {  // outer dims, outermost first
+    nest.size[d] = sz[n - 1 - d];
+    for (int o = 0; o < nop; ++o) nest.stride[o][d] = str[o][n - 1 - d];
+    nest.rows *= nest.size[d];
+  }
+  return nest;
+}
+
+// The host loop over rows [r0, r1).
+inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1) {
+  constexpr index_t B = fused_chunk;
+  alignas(64) std::byte val[max_fused_ops][B * 8];     // each op's result, in its compute type
+  alignas(64) std::byte elem[max_fused_ops][B * 8];    // ... and in its dtype, when they differ
+  alignas(64) std::byte leafbuf[max_fused_leaves][B * 8];
+  alignas(64) std::byte conv[2][B * 8];
+  alignas(64) std::byte outbuf[B * 8];
+  const int nop = k.n_leaves + 1;
+  index_t off[max_fused_leaves + 1];
+  for (index_t row = r0; row < r1; ++row) {
+    // The row's offsets: one division per outer dimension per row (none per element).
+    index_t rem = row;
+    for (int o = 0; o < nop; ++o) off[o] = 0;
+    for (int d = nest.rank - 1; d >= 0; --d) {
+      const index_t c = rem % nest.size[d];
+      rem /= nest.size[d];
+      for (int o = 0; o < nop; ++o) off[o] += c * nest.stride[o][d];
+    }
+    for (index_t c0 = 0; c0 < nest.inner; c0 += B) {
+      const index_t n = nest.inner - c0 < B ? nest.inner - c0 : B;
+      const void* leafp[max_fused_leaves];
+      for (int l = 0; l < k.n_leaves; ++l)
+        leafp[l] = detail::gather(k.leaf[l], off[l + 1] + c0 * nest.istride[l + 1], nest.istride[l + 1], n, leafbuf[l]);
+      const void* res[max_fused_ops];  // op j's value in its dtype's element type
+      const bool dense_out = nest.istride[0] == 1;
+      std::byte* dst = k.out.p + (off[0] + c0 * nest.istride[0]) * size_of(k.out.dt);
+      for (int j = 0; j < k.n_ops; ++j) {
+        const fused_op& o = k.ops[j];
+        const bool last = j == k.n_ops - 1;
+        auto operand = [&](fused_ref r) { return r >= max_fused_ops ? leafp[r - max_fused_ops] : res[r]; };
+        const void* a = operand(o.a);
+        if (o.load_a) { o.load_a(conv[0], a, n); a = conv[0]; }
+        const void* b = nullptr;
+        if (o.b >= 0) {
+          b = operand(o.b);
+          if (o.load_b) { o.load_b(conv[1], b, n); b = conv[1]; }
+        }
+        // Where the result goes: straight into the destination for the last op when it is dense.
+        std::byte* target = last ? (dense_out ? dst : outbuf) : elem[j];
+        if (o.k == op_kind::copy && !o.store && !o.load_a) {  // same representation: no arithmetic
+          if (last) std::memcpy(target, a, static_cast<std::size_t>(n) * size_of(o.out));
+          res[j] = last ? target : a;
+        } else {
+          const void* computed = a;
+          if (o.fn) {
+            void* cv = o.store ? static_cast<void*>(val[j]) : static_cast<void*>(target);
+            o.fn(cv, a, b, o.scalar, n);
+            computed = cv;
+          }
+          if (o.store) {
+            o.store(target, computed, n);
+            res[j] = target;
+          } else if (!o.fn) {  // a conversion whose result type is the compute type
+            std::memcpy(target, computed, static_cast<std::size_t>(n) * size_of(o.out));
+            res[j] = target;
+          } else {
+            res[j] = computed;
+          }
+        }
+        if (last && !dense_out) detail::scatter(k.out, off[0] + c0 * nest.istride[0], nest.istride[0], n, static_cast<const std::byte*>(res[j]));
+      }
+    }
+  }
+}
+
+// Evaluates the group at element i (one thread per element on CUDA; the host's cross-check).
+struct fused_elem_fn {
+  fused_kernel k;
+  CTFX_HD void operator()(index_t i) const {
+    alignas(8) std::byte v[max_fused_ops][8];
+    const std::byte* leafp[max_fused_leaves];
+    for (int l = 0; l < k.n_leaves; ++l) leafp[l] = k.leaf[l].at(i);
+    for (int j = 0; j < k.n_ops; ++j) {
+      const fused_op& o = k.ops[j];
+      const std::byte* a = o.a >= max_fused_ops ? leafp[o.a - max_fused_ops] : v[o.a];
+      const dtype adt = o.a >= max_fused_ops ? k.leaf_dt[o.a - max_fused_ops] : k.ops[o.a].out;
+      if (o.k == op_kind::copy) {
+        visit_dtype(o.out, [&](auto dd) {
+          constexpr dtype D = decltype(dd)::value;
+          if (is_floating(adt) || is_floating(D)) store_as<D, double>(v[j], load_dyn<double>(adt, a));
+          else store_as<D, std::int64_t>(v[j], load_dyn<std::int64_t>(adt, a));
+        });
+      } else {
+        visit_dtype(o.out, [&](auto dd) {
+          constexpr dtype O = decltype(dd)::value;
+          using C = compute_t<O>;
+          const C x = load_dyn<C>(adt, a);
+          if (is_unary(o.k)) {
+            store_as<O, C>(v[j], unary_value<C>(o.k, x));
+          } else {
+            C y = static_cast<C>(o.scalar);
+            if (o.b >= 0) {
+              const std::byte* b = o.b >= max_fused_ops ? leafp[o.b - max_fused_ops] : v[o.b];
+              y = load_dyn<C>(o.b >= max_fused_ops ? k.leaf_dt[o.b - max_fused_ops] : k.ops[o.b].out, b);
+            }
+            store_as<O, C>(v[j], binary_value<C>(o.k, x, y));
+          }
+        });
+      }
+    }
+    std::memcpy(k.out.at(i), v[k.n_ops - 1], static_cast<std::size_t>(size_of(k.out.dt)));
+  }
+};
+
+// Runs the group on the context's backend.
+inline void run_fused(const device_ctx& ctx, const fused_kernel& k) {
+  const index_t n = k.out.numel();
+  if (n == 0) return;
+  if (ctx.where == backend::cuda) {
+    parallel_for(ctx, n, fused_elem_fn{k});
+    return;
+  }
+  const fused_nest nest = make_nest(k);
+#if defined(_OPENMP)
+  if (ctx.where == backend::omp && nest.rows > 1) {
+    const index_t rows = nest.rows;
+#pragma omp parallel
+    {
+      const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
+      const index_t r0 = rows * t / T, r1 = rows * (t + 1) / T;
+      run_fused_rows(k, nest, r0, r1);
+    }
+    return;
+  }
+#endif
+  run_fused_rows(k, nest, 0, nest.rows);
+}
+
+}  // namespace ctfx::kernels

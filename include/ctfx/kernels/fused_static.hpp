@@ -1,0 +1,174 @@
+// ctfx/kernels/fused_static.hpp — a fused group of a compile-time plan as a type: each node of the
+// group is an expression type (its op and dtypes are template constants), so the group's inner
+// loop is one expression over typed pointers that the compiler inlines and vectorizes — the loop a
+// user would write by hand. Only the layouts stay run-time values (symbolic extents); the loop nest
+// is kernels::make_nest's (collapsed dimensions, one division per row, never per element).
+//
+// `GV` describes the compile-time graph: nodes(), args(), root_of(i) (plan/fusion.hpp's grouping)
+// and members(r) (how many nodes are fused into r).
+//
+// Values are carried in the compute type of their dtype and rounded to that dtype after every op
+// (`round_to`), exactly as the unfused kernels store and reload them, so results are bit-identical.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
+#pragma once
+#include <type_traits>
+#include "fused.hpp"
+
+namespace ctfx::kernels {
+
+// A value of compute type C rounded to dtype D, as storing it and loading it back would.
+template <dtype D, class C>
+CTFX_HD inline compute_t<D> round_to(C v) {
+  element_t<D> e;
+  store_as<D, C>(&e, v);
+  return load_as<D, compute_t<D>>(&e);
+}
+
+struct leaf_ptrs {
+  const std::byte* p[max_fused_leaves];
+  index_t st[max_fused_leaves];
+};
+
+template <class GV, std::int32_t R>
+struct static_group {
+  static constexpr const node& at(std::int32_t i) { return GV::nodes()[static_cast<std::size_t>(i)]; }
+  static constexpr std::int32_t arg(std::int32_t i, int k) { return GV::args()[static_cast<std::size_t>(at(i).arg0 + k)]; }
+  static constexpr bool inside(std::int32_t i) { return i == R || GV::root_of(i) == R; }
+  static constexpr bool writes_arg0(op_kind k) { return k == op_kind::copy_ || is_mutating(k); }
+
+  // The node the group writes: the destination of a copy_ or in-place root, else the root itself.
+  static constexpr std::int32_t dst = writes_arg0(at(R).op) ? arg(R, 0) : R;
+
+  struct leaf_set {
+    int n = 0;
+    std::int32_t id[max_fused_leaves]{};
+  };
+  // The group's leaves (what it reads): the members' arguments outside the group. Members sit just
+  // before the root in program order, so the walk back stops after the last one.
+  static constexpr leaf_set leaves = [] {
+    leaf_set L;
+    auto visit = [&](std::int32_t x) {
+      const int first = at(x).op == op_kind::copy_ ? 1 : 0;  // copy_ writes its destination, never reads it
+      for (int k = first; k < at(x).nargs; ++k) {
+        const std::int32_t a = arg(x, k);
+        if (a < 0 || (inside(a) && a != R)) continue;
+        bool seen = false;
+        for (int j = 0; j < L.n; ++j) seen = seen || L.id[j] == a;
+        if (!seen) L.id[L.n++] = a;
+      }
+    };
+    int left = GV::members(R);
+    for (std::int32_t i = R - 1; i >= 0 && left > 0; --i)
+      if (GV::root_of(i) == R) { visit(i); --left; }
+    visit(R);
+    return L;
+  }();
+  static_assert(leaves.n <= max_fused_leaves, "ctfx: a fused group reads more tensors than plan/fusion.hpp allows");
+
+  static constexpr int leaf_index(std::int32_t a) {
+    for (int j = 0; j < leaves.n; ++j)
+      if (leaves.id[j] == a) return j;
+    return -1;
+  }
+
+  template <std::int32_t I>
+  struct ex;
+
+  // Operand A of a node, in compute type C: a leaf loaded from memory, or a member's value.
+  template <class C, std::int32_t A, bool Unit>
+  static C fetch(const leaf_ptrs& p, index_t i) {
+    if constexpr (inside(A) && A != R) {
+      return static_cast<C>(ex<A>::template eval<Unit>(p, i));
+    } else {
+      constexpr int l = leaf_index(A);
+      constexpr dtype S = at(A).meta.dt;
+      const auto* q = reinterpret_cast<const element_t<S>*>(p.p[l]);
+      return load_as<S, C>(q + (Unit ? i : i * p.st[l]));
+    }
+  }
+
+  template <std::int32_t I>
+  struct ex {
+    static constexpr op_kind K = at(I).op;
+    static constexpr bool conversion = K == op_kind::copy_ || K == op_kind::clone || K == op_kind::convert;
+    static constexpr dtype O = writes_arg0(K) ? at(arg(I, 0)).meta.dt : at(I).meta.dt;
+    using V = compute_t<O>;
+    template <bool Unit>
+    static V eval(const leaf_ptrs& p, index_t i) {
+      if constexpr (conversion) {  // as kernels::copy: through double, or int64 between integers
+        constexpr std::int32_t src = K == op_kind::copy_ ? arg(I, 1) : arg(I, 0);
+        constexpr dtype S = at(src).meta.dt;
+        using C2 = std::conditional_t<(is_floating(S) || is_floating(O)), double, std::int64_t>;
+        return round_to<O, C2>(fetch<C2, src, Unit>(p, i));
+      } else if constexpr (is_unary(K)) {
+        return round_to<O, V>(unary_value<V>(K, fetch<V, arg(I, 0), Unit>(p, i)));
+      } else {
+        static_assert(is_binary(K), "ctfx: a fused group holds elementwise ops only");
+        const V x = fetch<V, arg(I, 0), Unit>(p, i);
+        V y;
+        if constexpr (at(I).nargs > 1) y = fetch<V, arg(I, 1), Unit>(p, i);
+        else y = static_cast<V>(at(I).scalar);
+        return round_to<O, V>(binary_value<V>(K, x, y));
+      }
+    }
+  };
+
+  using root = ex<R>;
+  static constexpr dtype out_dt = at(dst).meta.dt;
+  static_assert(out_dt == root::O, "ctfx: a fused group's last op computes its destination's dtype");
+
+  template <bool Unit>
+  static void inner(element_t<out_dt>* d, index_t dst_stride, const leaf_ptrs& p, index_t n) {
+    if constexpr (Unit) {
+      for (index_t i = 0; i < n; ++i) store_as<out_dt, typename root::V>(d + i, root::template eval<true>(p, i));
+    } else {
+      for (index_t i = 0; i < n; ++i) store_as<out_dt, typename root::V>(d + i * dst_stride, root::template eval<false>(p, i));
+    }
+  }
+
+  static void rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1) {
+    bool unit = nest.istride[0] == 1;
+    for (int l = 0; l < leaves.n; ++l) unit = unit && nest.istride[l + 1] == 1;
+    leaf_ptrs p;
+    for (int l = 0; l < leaves.n; ++l) p.st[l] = nest.istride[l + 1];
+    index_t off[max_fused_leaves + 1];
+    for (index_t row = r0; row < r1; ++row) {
+      index_t rem = row;
+      for (int o = 0; o <= leaves.n; ++o) off[o] = 0;
+      for (int d = nest.rank - 1; d >= 0; --d) {
+        const index_t c = rem % nest.size[d];
+        rem /= nest.size[d];
+        for (int o = 0; o <= leaves.n; ++o) off[o] += c * nest.stride[o][d];
+      }
+      for (int l = 0; l < leaves.n; ++l) p.p[l] = k.leaf[l].p + off[l + 1] * size_of(k.leaf[l].dt);
+      auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + off[0];
+      if (unit) inner<true>(d, 1, p, nest.inner);
+      else inner<false>(d, nest.istride[0], p, nest.inner);
+    }
+  }
+
+  // Runs the group on the host (CPP or OMP); `view(id)` gives node id's bound tensor.
+  template <class View>
+  static void run(const device_ctx& ctx, View&& view) {
+    fused_kernel k;
+    k.out = view(dst);
+    k.n_leaves = leaves.n;
+    for (int l = 0; l < leaves.n; ++l) k.leaf[l] = view(leaves.id[l]).broadcast_to(k.out.rank, k.out.size);
+    if (k.out.numel() == 0) return;
+    const fused_nest nest = make_nest(k);
+#if defined(_OPENMP)
+    if (ctx.where == backend::omp && nest.rows > 1) {
+#pragma omp parallel
+      {
+        const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
+        rows(k, nest, nest.rows * t / T, nest.rows * (t + 1) / T);
+      }
+      return;
+    }
+#endif
+    (void)ctx;
+    rows(k, nest, 0, nest.rows);
+  }
+};
+
+}  // namespace ctfx::kernels

@@ -1,0 +1,149 @@
+// ctfx/plan/fusion.hpp — grouping the nodes of a reinplaced graph into kernels, after reinplacing
+// and before memory planning: a chain of elementwise ops is fused into its consumer, so a value used
+// only inside a group is never written to memory and gets no buffer (Inductor's vertical fusion of
+// pointwise nodes).
+//
+//   fusion f = plan_fusion(g);   // constexpr: compiled<G> groups in the compiler, runtime_plan at run time
+//   f.root[i] == i               // node i is a kernel of its own (or the root of a group)
+//   f.root[i] == r, r > i        // node i is computed inside r's kernel, element by element
+//
+// A member m (fused into its consumer c) is an elementwise op (unary, binary, convert, clone) whose
+// result nobody else reads: c is its only user, reads it directly (not through a view) and over the
+// same extents (m is never recomputed for a broadcast). The consumer c is an elementwise op, an
+// in-place binary op whose written argument is not m, or a copy_ whose source is m.
+//
+// The legality rules, each tested (test/unit/exec_fusion_test.cpp):
+//   writer-index-map: inside a group, every read of the storage the group writes (the destination
+//     of a copy_ or in-place root) uses the writer's own index map (same offset, extents, strides).
+//     Otherwise the read could see elements the group already overwrote — a stencil that reads the
+//     neighbours of what it writes (pytorch#198270: a fused copy-back reading x.flip(0); openxla
+//     #49176: an in-place dynamic-update-slice reading its own output). Such a chain is split: the
+//     value is computed into its own buffer (exactly the temporary it needs), then copied.
+//   no-write-between: a group's reads move to its root's position, so no node between the first
+//     member and the root writes memory.
+//   size: at most max_fused_ops ops and max_fused_leaves distinct operands per group (the CUDA
+//     kernel carries them in its parameters).
+#pragma once
+#include <cstdint>
+#include <vector>
+#include "../graph/ir.hpp"
+
+namespace ctfx {
+
+inline constexpr int max_fused_ops = 16;
+inline constexpr int max_fused_leaves = 12;
+
+struct fusion {
+  std::vector<std::int32_t> root;  // per node: the node whose kernel computes it (itself if none)
+  constexpr bool is_member(std::int32_t i) const { return root[static_cast<std::size_t>(i)] != i; }
+  // Kernels that fuse more than one node.
+  constexpr std::int32_t groups_with_members() const {
+    std::int32_t n = 0;
+    std::vector<std::uint8_t> seen(root.size(), 0);
+    for (std::size_t i = 0; i < root.size(); ++i)
+      if (root[i] != static_cast<std::int32_t>(i) && !seen[static_cast<std::size_t>(root[i])]) {
+        seen[static_cast<std::size_t>(root[i])] = 1;
+        ++n;
+      }
+    return n;
+  }
+};
+
+// Ops that compute element i of their result from element i of each argument, with no side effect.
+constexpr bool is_fusible_elementwise(op_kind k) {
+  return (is_unary(k) || is_binary(k) || k == op_kind::clone) && !is_mutating(k);
+}
+// Ops that can be the last op of a group (they may write their first argument in place).
+constexpr bool is_fusion_consumer(op_kind k) { return is_fusible_elementwise(k) || (is_binary(k) && is_mutating(k)) || k == op_kind::copy_; }
+
+namespace detail {
+
+// The members of the group under m (m itself, then recursively its arguments that are members),
+// calling f(arg) for every argument read by a member that is not itself a member (the leaves).
+template <class F>
+constexpr void for_each_leaf(const ir& g, const std::int32_t* parent, std::int32_t m, F&& f) {
+  const node& n = g.nodes[static_cast<std::size_t>(m)];
+  for (std::int32_t k = 0; k < n.nargs; ++k) {
+    const std::int32_t a = g.args[static_cast<std::size_t>(n.arg0 + k)];
+    if (a < 0) continue;
+    if (parent[a] == m && a != m) for_each_leaf(g, parent, a, f);
+    else f(a);
+  }
+}
+
+}  // namespace detail
+
+// Linear in nodes + edges (each member is visited once more, when its group meets a writing root).
+constexpr fusion plan_fusion(const ir& g) {
+  const std::int32_t n = g.size();
+  fusion f;
+  f.root.assign(static_cast<std::size_t>(n), 0);
+  std::vector<std::int32_t> parent(static_cast<std::size_t>(n)), uses(static_cast<std::size_t>(n), 0),
+      earliest(static_cast<std::size_t>(n)), ops(static_cast<std::size_t>(n), 1), writes_before(static_cast<std::size_t>(n) + 1, 0);
+  for (std::int32_t i = 0; i < n; ++i) {
+    parent[static_cast<std::size_t>(i)] = i;
+    earliest[static_cast<std::size_t>(i)] = i;
+    const node& nd = g.nodes[static_cast<std::size_t>(i)];
+    for (std::int32_t k = 0; k < nd.nargs; ++k) {
+      const std::int32_t a = g.args[static_cast<std::size_t>(nd.arg0 + k)];
+      if (a >= 0) ++uses[static_cast<std::size_t>(a)];
+    }
+    // Nodes that write memory: mutating ops, and user ops (which may write their arguments).
+    const bool writes = is_mutating(nd.op) || nd.op == op_kind::custom || nd.op == op_kind::auto_functionalized;
+    writes_before[static_cast<std::size_t>(i) + 1] = writes_before[static_cast<std::size_t>(i)] + (writes ? 1 : 0);
+  }
+  std::vector<std::int32_t> leaves;
+  for (std::int32_t c = 0; c < n; ++c) {
+    const node& cn = g.nodes[static_cast<std::size_t>(c)];
+    if (!is_fusion_consumer(cn.op) || !cn.meta.is_tensor()) continue;
+    const bool writer = is_mutating(cn.op);
+    // The consumer's loop domain: its result (a copy_ or in-place op returns its destination).
+    const tensor_meta& domain = cn.meta;
+    for (std::int32_t k = writer ? 1 : 0; k < cn.nargs; ++k) {
+      const std::int32_t m = g.args[static_cast<std::size_t>(cn.arg0 + k)];
+      if (m < 0) continue;
+      const node& mn = g.nodes[static_cast<std::size_t>(m)];
+      if (!is_fusible_elementwise(mn.op) || parent[static_cast<std::size_t>(m)] != m || uses[static_cast<std::size_t>(m)] != 1) continue;
+      if (!mn.meta.is_tensor() || !mn.meta.same_shape(domain)) continue;
+      if (mn.partition != cn.partition) continue;
+      // no-write-between
+      if (writes_before[static_cast<std::size_t>(c)] != writes_before[static_cast<std::size_t>(earliest[static_cast<std::size_t>(m)]) + 1])
+        continue;
+      if (ops[static_cast<std::size_t>(c)] + ops[static_cast<std::size_t>(m)] > max_fused_ops) continue;
+      // Leaves of the merged group: count them (size rule) and, for a writing consumer, check the
+      // writer-index-map rule against its destination.
+      leaves.clear();
+      auto add_leaf = [&](std::int32_t a) {
+        for (auto l : leaves)
+          if (l == a) return;
+        leaves.push_back(a);
+      };
+      parent[static_cast<std::size_t>(m)] = c;  // tentatively
+      detail::for_each_leaf(g, parent.data(), c, add_leaf);
+      bool ok = leaves.size() <= static_cast<std::size_t>(max_fused_leaves);
+      if (ok && writer) {
+        const std::int32_t dst = g.args[static_cast<std::size_t>(cn.arg0)];
+        const tensor_meta& dm = g.nodes[static_cast<std::size_t>(dst)].meta;
+        for (auto l : leaves) {
+          const tensor_meta& lm = g.nodes[static_cast<std::size_t>(l)].meta;
+          if (lm.storage == dm.storage && !(lm.same_layout(dm))) ok = false;
+        }
+      }
+      if (!ok) {
+        parent[static_cast<std::size_t>(m)] = m;
+        continue;
+      }
+      ops[static_cast<std::size_t>(c)] += ops[static_cast<std::size_t>(m)];
+      if (earliest[static_cast<std::size_t>(m)] < earliest[static_cast<std::size_t>(c)])
+        earliest[static_cast<std::size_t>(c)] = earliest[static_cast<std::size_t>(m)];
+    }
+  }
+  // Roots: parents always point forward, so one backward sweep resolves every chain.
+  for (std::int32_t i = n - 1; i >= 0; --i) {
+    const std::int32_t p = parent[static_cast<std::size_t>(i)];
+    f.root[static_cast<std::size_t>(i)] = p == i ? i : f.root[static_cast<std::size_t>(p)];
+  }
+  return f;
+}
+
+}  // namespace ctfx

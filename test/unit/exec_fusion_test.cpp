@@ -1,0 +1,262 @@
+// Kernel fusion (plan/fusion.hpp) and the fused kernels (kernels/fused.hpp, kernels/fused_static.hpp):
+// which nodes are grouped, the legality rules (writer-index-map, no-write-between), the buffers a
+// fused plan no longer needs, and results bit-identical to the reference on both executors.
+#include <doctest/doctest.h>
+#include <cstring>
+#include <vector>
+#include <ctfx.hpp>
+#include <ctfx/exec/compiled.hpp>
+#include <ctfx/exec/runtime.hpp>
+#include <ctfx/plan/listing.hpp>
+
+namespace {
+
+std::int32_t find(const ctfx::ir& g, ctfx::op_kind k, int nth = 0) {
+  for (std::int32_t i = 0; i < g.size(); ++i)
+    if (g[i].op == k && nth-- == 0) return i;
+  return -1;
+}
+
+std::vector<float> ramp(std::size_t n, float scale = 0.37f) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * 37) % 101) * scale - 9.0f;
+  return v;
+}
+
+// Runs the optimized plan and the reference on copies of the same inputs; every input and output
+// must come out bit-identical.
+template <class T>
+void check_same(const ctfx::ir& g, std::vector<std::vector<T>> ins, const std::vector<ctfx::tensor_desc>& in_desc,
+                const std::vector<ctfx::tensor_desc>& out_desc, ctfx::plan_options o = {}) {
+  auto ref_ins = ins;
+  std::vector<std::vector<T>> outs, ref_outs;
+  for (const auto& d : out_desc) {
+    outs.emplace_back(static_cast<std::size_t>(d.numel()));
+    ref_outs.emplace_back(static_cast<std::size_t>(d.numel()));
+  }
+  auto refs = [&](std::vector<std::vector<T>>& v, const std::vector<ctfx::tensor_desc>& d) {
+    std::vector<ctfx::tensor_ref> r;
+    for (std::size_t k = 0; k < v.size(); ++k) r.emplace_back(v[k].data(), d[k]);
+    return r;
+  };
+  ctfx::runtime_plan p(g, o);
+  REQUIRE(p.error().ok());
+  auto st = p.run(refs(ins, in_desc), refs(outs, out_desc));
+  REQUIRE_MESSAGE(st.ok, st.message);
+  REQUIRE(ctfx::reference_run(g, refs(ref_ins, in_desc), refs(ref_outs, out_desc)).ok);
+  for (std::size_t k = 0; k < ins.size(); ++k) CHECK(std::memcmp(ins[k].data(), ref_ins[k].data(), ins[k].size() * sizeof(T)) == 0);
+  for (std::size_t k = 0; k < outs.size(); ++k) CHECK(std::memcmp(outs[k].data(), ref_outs[k].data(), outs[k].size() * sizeof(T)) == 0);
+}
+
+// A 5-point stencil on the interior of a grid with periodic ghost cells, written back in place.
+ctfx::ir stencil(long G) {
+  return ctfx::build_checked([G](ctfx::builder& b) {
+    auto x = b.input("grid", ctfx::f32, {G, G});
+    auto y = ctfx::slice_scatter(x, x.slice(0, G - 2, G - 1), 0, 0, 1);
+    y = ctfx::slice_scatter(y, y.slice(0, 1, 2), 0, G - 1, G);
+    y = ctfx::slice_scatter(y, y.slice(1, G - 2, G - 1), 1, 0, 1);
+    y = ctfx::slice_scatter(y, y.slice(1, 1, 2), 1, G - 1, G);
+    auto c = y.slice(0, 1, G - 1).slice(1, 1, G - 1);
+    auto n = y.slice(0, 0, G - 2).slice(1, 1, G - 1), s = y.slice(0, 2, G).slice(1, 1, G - 1);
+    auto w = y.slice(0, 1, G - 1).slice(1, 0, G - 2), e = y.slice(0, 1, G - 1).slice(1, 2, G);
+    auto nw = c + ((n + s) + (w + e) - c * 4.0f) * 0.2f;
+    b.update(x, ctfx::slice_scatter(y, ctfx::slice_scatter(y.slice(0, 1, G - 1), nw, 1, 1, G - 1), 0, 1, G - 1));
+  });
+}
+
+}  // namespace
+
+TEST_CASE("fusion: a stencil's arithmetic is one kernel; its copy-back reads neighbours, so it is split") {
+  const ctfx::ir g = ctfx::runtime_plan(stencil(34)).graph();
+  const ctfx::fusion f = ctfx::plan_fusion(g);
+  CHECK(f.groups_with_members() == 1);
+  const std::int32_t back = find(g, ctfx::op_kind::copy_, 4);  // the interior written back
+  REQUIRE(back >= 0);
+  CHECK(f.root[static_cast<std::size_t>(back)] == back);  // writer-index-map: not fused
+  const std::int32_t value = g.arg(back, 1);
+  CHECK(f.root[static_cast<std::size_t>(value)] == value);  // the group's root, materialized
+  int members = 0;
+  for (std::int32_t i = 0; i < g.size(); ++i) members += f.root[static_cast<std::size_t>(i)] == value && i != value;
+  CHECK(members == 6);  // mul, add, add, add, sub, mul fused into the last add
+  // Only the root gets a buffer: one [32, 32] f32 temporary, exactly the one the copy-back needs.
+  const ctfx::liveness L = ctfx::compute_liveness(g, f.root.data());
+  REQUIRE(L.buffers.size() == 1);
+  CHECK(L.buffers[0].bytes.value() == 32 * 32 * 4);
+  CHECK(ctfx::compute_liveness(g).buffers.size() == 7);
+  // The listing shows the fused kernel with the nodes it came from.
+  ctfx::listing_options lo;
+  lo.fused = &f;
+  const std::string text = ctfx::listing(g, L, ctfx::plan_reuse(L), lo);
+  CHECK(text.find("# fused kernel: 7 nodes") != std::string::npos);
+  CHECK(text.find("fused\n") != std::string::npos);
+  check_same<float>(stencil(34), {ramp(34 * 34)}, {ctfx::tensor_desc::contiguous(ctfx::f32, {34, 34})}, {});
+}
+
+TEST_CASE("fusion: a copy_ that reads its destination at another index is split (pytorch#198270 shape: x.copy_(x.t() * 2))") {
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {16, 16});
+    b.update(x, x.transpose(0, 1) * 2.0 + 1.0);
+  });
+  ctfx::runtime_plan p(g);
+  const ctfx::fusion f = ctfx::plan_fusion(p.graph());
+  const std::int32_t cp = find(p.graph(), ctfx::op_kind::copy_);
+  REQUIRE(cp >= 0);
+  CHECK(f.root[static_cast<std::size_t>(cp)] == cp);
+  CHECK(p.life().buffers.size() == 1);  // the value, computed before any element of x is written
+  check_same<float>(g, {ramp(256)}, {ctfx::tensor_desc::contiguous(ctfx::f32, {16, 16})}, {});
+}
+
+TEST_CASE("fusion: an in-place update that reads its own output shifted is split (openxla#49176 shape: x[1:9] = x[0:8] + 1)") {
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {9, 5});
+    b.update(x, ctfx::slice_scatter(x, x.slice(0, 0, 8) * 3.0 + 1.0, 0, 1, 9));
+  });
+  ctfx::runtime_plan p(g);
+  const std::int32_t cp = find(p.graph(), ctfx::op_kind::copy_);
+  REQUIRE(cp >= 0);
+  CHECK(ctfx::plan_fusion(p.graph()).root[static_cast<std::size_t>(cp)] == cp);
+  check_same<float>(g, {ramp(45)}, {ctfx::tensor_desc::contiguous(ctfx::f32, {9, 5})}, {});
+}
+
+TEST_CASE("fusion: a copy_ that reads its destination at the writer's own index fuses; no buffer is left") {
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {8, 33});
+    auto y = b.input("y", ctfx::f32, {33});
+    b.update(x, ctfx::relu(x * 2.0 - y) + x);
+  });
+  ctfx::runtime_plan p(g);
+  const ctfx::fusion f = ctfx::plan_fusion(p.graph());
+  const std::int32_t cp = find(p.graph(), ctfx::op_kind::copy_);
+  CHECK(f.groups_with_members() == 1);
+  CHECK((cp < 0 || f.is_member(cp) || f.root[static_cast<std::size_t>(cp)] == cp));
+  CHECK(p.life().buffers.empty());
+  std::vector<float> x = ramp(8 * 33), y = ramp(33, 0.11f);
+  check_same<float>(g, {x, y}, {ctfx::tensor_desc::contiguous(ctfx::f32, {8, 33}), ctfx::tensor_desc::contiguous(ctfx::f32, {33})}, {});
+}
+
+TEST_CASE("fusion: no-write-between — a value read before an in-place write is not moved after it") {
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {6, 4});
+    auto i = b.input("i", ctfx::i64, {2});
+    auto v = b.input("v", ctfx::f32, {2, 4});
+    auto t = x * 2.0;                     // reads x before the update
+    auto x2 = ctfx::index_put(x, {i}, v);  // reinplaced: x is written here
+    b.update(x, x2);
+    b.output((t + 1.0) * 3.0);
+  });
+  ctfx::runtime_plan p(g);
+  REQUIRE(p.error().ok());
+  const ctfx::ir& og = p.graph();
+  const ctfx::fusion f = ctfx::plan_fusion(og);
+  const std::int32_t put = find(og, ctfx::op_kind::index_put_);
+  REQUIRE(put >= 0);  // the update runs in place
+  const std::int32_t t = find(og, ctfx::op_kind::mul);
+  REQUIRE(t >= 0);
+  CHECK(t < put);
+  CHECK(f.root[static_cast<std::size_t>(t)] < put);  // t's kernel runs before the write
+  std::vector<float> x = ramp(24), v = {100, 101, 102, 103, 104, 105, 106, 107};
+  std::vector<std::int64_t> idx = {4, 1};
+  auto xr = x;
+  std::vector<float> out(24), ref_out(24);
+  const std::vector<ctfx::tensor_desc> d = {ctfx::tensor_desc::contiguous(ctfx::f32, {6, 4}), ctfx::tensor_desc::contiguous(ctfx::i64, {2}),
+                                            ctfx::tensor_desc::contiguous(ctfx::f32, {2, 4})};
+  const auto od = ctfx::tensor_desc::contiguous(ctfx::f32, {6, 4});
+  REQUIRE(p.run(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(x.data(), d[0]), ctfx::tensor_ref(idx.data(), d[1]), ctfx::tensor_ref(v.data(), d[2])},
+                std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(out.data(), od)}).ok);
+  REQUIRE(ctfx::reference_run(g, std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(xr.data(), d[0]), ctfx::tensor_ref(idx.data(), d[1]), ctfx::tensor_ref(v.data(), d[2])},
+                              std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(ref_out.data(), od)}).ok);
+  CHECK(x == xr);
+  CHECK(out == ref_out);
+}
+
+TEST_CASE("fusion: f16, bf16 and i32 intermediates are rounded as the unfused graph stores them") {
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto a = b.input("a", ctfx::f16, {3, 37});
+    auto c = b.input("c", ctfx::f16, {37});
+    auto k = b.input("k", ctfx::i32, {3, 37});
+    auto h = (a * c + a) * 1.001;                       // f16 intermediates
+    auto bf = (h.to(ctfx::bf16) * 3.3).to(ctfx::f32);    // bf16 ones, converted
+    auto i = (k * 65599 + 7) * 40503;                   // i32 wrap-around
+    b.output(bf + i.to(ctfx::f32), (h - 0.5).to(ctfx::f16));
+  });
+  std::vector<ctfx::half_t> a(111), c(37);
+  std::vector<std::int32_t> k(111);
+  for (std::size_t j = 0; j < a.size(); ++j) a[j] = ctfx::half_t(static_cast<float>(j % 23) * 0.173f - 2.0f);
+  for (std::size_t j = 0; j < c.size(); ++j) c[j] = ctfx::half_t(1.0f + static_cast<float>(j) * 0.031f);
+  for (std::size_t j = 0; j < k.size(); ++j) k[j] = static_cast<std::int32_t>(j * 104729u);
+  const std::vector<ctfx::tensor_desc> d = {ctfx::tensor_desc::contiguous(ctfx::f16, {3, 37}), ctfx::tensor_desc::contiguous(ctfx::f16, {37}),
+                                            ctfx::tensor_desc::contiguous(ctfx::i32, {3, 37})};
+  std::vector<float> o1(111), r1(111);
+  std::vector<ctfx::half_t> o2(111), r2(111);
+  auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(a.data(), d[0]), ctfx::tensor_ref(c.data(), d[1]), ctfx::tensor_ref(k.data(), d[2])};
+  ctfx::runtime_plan p(g);
+  CHECK(ctfx::plan_fusion(p.graph()).groups_with_members() >= 2);
+  REQUIRE(p.run(in, std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(o1.data(), ctfx::f32, {3, 37}),
+                                                 ctfx::tensor_ref::contiguous(o2.data(), ctfx::f16, {3, 37})}).ok);
+  REQUIRE(ctfx::reference_run(g, in, std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(r1.data(), ctfx::f32, {3, 37}),
+                                                                   ctfx::tensor_ref::contiguous(r2.data(), ctfx::f16, {3, 37})}).ok);
+  CHECK(std::memcmp(o1.data(), r1.data(), o1.size() * 4) == 0);
+  CHECK(std::memcmp(o2.data(), r2.data(), o2.size() * 2) == 0);
+}
+
+TEST_CASE("fused kernels: the per-element kernel (CUDA's) equals the host's chunked loop on strided, broadcast operands") {
+  // out[5, 300] = ((a * b^T-view) + 2) with a broadcast row and an f16 result.
+  std::vector<float> a(300), bt(300 * 5);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i) * 0.01f - 1.0f;
+  for (std::size_t i = 0; i < bt.size(); ++i) bt[i] = static_cast<float>(i % 17) * 0.3f;
+  std::vector<ctfx::half_t> o1(1500), o2(1500);
+  ctfx::kernels::fused_kernel k;
+  k.n_leaves = 2;
+  k.leaf_dt[0] = k.leaf_dt[1] = ctfx::dtype::f32;
+  k.leaf[0] = ctfx::strided{reinterpret_cast<std::byte*>(a.data()), ctfx::dtype::f32, 2, {5, 300}, {0, 1}};
+  k.leaf[1] = ctfx::strided{reinterpret_cast<std::byte*>(bt.data()), ctfx::dtype::f32, 2, {5, 300}, {1, 5}};
+  k.ops[0] = {ctfx::op_kind::mul, ctfx::dtype::f32, ctfx::kernels::leaf_ref(0), ctfx::kernels::leaf_ref(1)};
+  k.ops[1] = {ctfx::op_kind::add, ctfx::dtype::f16, 0, -1, true, 2.0};
+  k.n_ops = 2;
+  ctfx::kernels::resolve(k.ops[0], ctfx::dtype::f32, ctfx::dtype::f32);
+  ctfx::kernels::resolve(k.ops[1], ctfx::dtype::f32, ctfx::dtype::f16);
+  k.out = ctfx::strided{reinterpret_cast<std::byte*>(o1.data()), ctfx::dtype::f16, 2, {5, 300}, {300, 1}};
+  ctfx::kernels::run_fused(ctfx::device_ctx{}, k);
+  k.out.p = reinterpret_cast<std::byte*>(o2.data());
+  ctfx::parallel_for(ctfx::device_ctx{}, 1500, ctfx::kernels::fused_elem_fn{k});
+  CHECK(std::memcmp(o1.data(), o2.data(), o1.size() * 2) == 0);
+  const float want = static_cast<float>(ctfx::half_t(a[7] * bt[7 * 5 + 3] + 2.0f));
+  CHECK(static_cast<float>(o1[3 * 300 + 7]) == want);
+}
+
+namespace {
+constexpr long CG = 18;
+constexpr auto cstencil = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("grid", ctfx::f32, {CG, CG});
+  auto c = x.slice(0, 1, CG - 1).slice(1, 1, CG - 1);
+  auto n = x.slice(0, 0, CG - 2).slice(1, 1, CG - 1), s = x.slice(0, 2, CG).slice(1, 1, CG - 1);
+  auto w = x.slice(0, 1, CG - 1).slice(1, 0, CG - 2), e = x.slice(0, 1, CG - 1).slice(1, 2, CG);
+  b.update(x, ctfx::slice_scatter(x, ctfx::slice_scatter(x.slice(0, 1, CG - 1), c + ((n + s) + (w + e) - c * 4.0f) * 0.2f, 1, 1, CG - 1), 0, 1, CG - 1));
+});
+using cstencil_plan = ctfx::compiled<decltype(cstencil)>;
+// Grouped in the compiler: one temporary (the split copy-back's), the six fused values none.
+static_assert(cstencil_plan::static_buffer_bytes() == 16 * 16 * 4);
+
+constexpr auto axpy = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4, 100});
+  auto y = b.input("y", ctfx::f32, {100});
+  b.update(x, ctfx::relu((x * 0.5 + y) * (x - 1.0)));
+});
+using axpy_plan = ctfx::compiled<decltype(axpy)>;
+// Nothing but inputs, outputs and in-place updates: no buffer at all.
+static_assert(axpy_plan::static_buffer_bytes() == 0);
+}  // namespace
+
+TEST_CASE("compiled: fused groups run as specialized kernels, bit-identical to the reference") {
+  std::vector<float> g1 = ramp(CG * CG), g2 = g1;
+  const auto d = ctfx::tensor_desc::contiguous(ctfx::f32, {CG, CG});
+  REQUIRE(cstencil_plan::run(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(g1.data(), d)}, {}).ok);
+  REQUIRE(ctfx::reference_run(cstencil.get(), std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(g2.data(), d)}, {}).ok);
+  CHECK(g1 == g2);
+
+  std::vector<float> x1 = ramp(400), x2 = x1, y = ramp(100, 0.7f);
+  const auto dx = ctfx::tensor_desc::contiguous(ctfx::f32, {4, 100}), dy = ctfx::tensor_desc::contiguous(ctfx::f32, {100});
+  REQUIRE(axpy_plan::run(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(x1.data(), dx), ctfx::tensor_ref(y.data(), dy)}, {}).ok);
+  REQUIRE(ctfx::reference_run(axpy.get(), std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(x2.data(), dx), ctfx::tensor_ref(y.data(), dy)}, {}).ok);
+  CHECK(x1 == x2);
+}
