@@ -14,6 +14,8 @@
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/exec/tensor.hpp>
 #include <ctfx/kernels/element.hpp>
+#include <ctfx/kernels/fused.hpp>
+#include <ctfx/kernels/fused_static.hpp>
 #include <ctfx/kernels/index_put.hpp>
 #include <ctfx/kernels/launch.hpp>
 #include <ctfx/kernels/pointwise.hpp>

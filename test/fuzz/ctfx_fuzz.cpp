@@ -6,7 +6,8 @@
 // graph as written (a fresh buffer per functional op); the plan runs the reinplaced, memory-planned
 // graph with lifetime checking on. They must agree bit for bit on every output and on every input
 // after the run, and the plan's outputs may alias an input only where the functional graph's do.
-// Each failure prints its seed, the reason and the graph; the last line is "N passed, M failed".
+// Each failure prints its seed, the reason and the graph; the last line is "N passed, M failed"
+// with the number of fused kernels the plans ran (so a run shows that fusion was exercised).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -56,7 +57,8 @@ ctfx::run_status run_on_device(const ctfx::runtime_plan& plan, std::size_t ws_by
 }
 #endif
 
-std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool reuse, bool arena) {
+// `fused` counts the plan's kernels that fuse several nodes (plan/fusion.hpp).
+std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool reuse, bool arena, long* fused = nullptr) {
   if (!c.graph.error.ok()) return "generator built an invalid graph: " + std::string(c.graph.error.message());
   if (auto d = ctfx::verify(c.graph); !d.ok()) return "generator graph fails verify: " + std::string(d.message());
   const ctfx::kernel_table kernels = ctfx_fuzz::fuzz_kernels();
@@ -66,6 +68,7 @@ std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool 
   opt.check_lifetimes = true;
   ctfx::runtime_plan plan(c.graph, opt);
   if (!plan.error().ok()) return "pipeline/plan error: " + std::string(plan.error().message());
+  if (fused) *fused += plan.fused().groups_with_members();
   std::vector<ctfx::tensor_desc> descs;
   for (const auto& i : c.inputs) descs.push_back(i.desc);
   auto bnd = plan.bind(descs);
@@ -165,20 +168,22 @@ int main(int argc, char** argv) {
   }
 #endif
   if (emit) return emit_cpp(emit, seed, cases);
-  long passed = 0, failed = 0;
+  long passed = 0, failed = 0, fused = 0, fused_plans = 0;
   for (long k = 0; k < cases; ++k) {
     const std::uint64_t s = seed * 1000003u + static_cast<std::uint64_t>(k);
     ctfx_fuzz::generator gen(s);
     auto c = gen.make();
     if (k < print_graphs) std::printf("case %ld (seed %llu): %s\n%s\n", k, static_cast<unsigned long long>(s), c.what.c_str(),
                                       ctfx::to_text(c.graph).c_str());
-    std::string why = check_case(c, where, reuse, arena);
+    const long before = fused;
+    std::string why = check_case(c, where, reuse, arena, &fused);
+    fused_plans += fused > before;
     if (why.empty()) { ++passed; continue; }
     ++failed;
     if (!quiet || failed <= 5)
       std::printf("FAIL case %ld (case seed %llu): %s\n  ops: %s\n%s\n", k, static_cast<unsigned long long>(s), why.c_str(),
                   c.what.c_str(), ctfx::to_text(c.graph).c_str());
   }
-  std::printf("%ld passed, %ld failed\n", passed, failed);
+  std::printf("%ld passed, %ld failed (fused kernels: %ld, in %ld plans)\n", passed, failed, fused, fused_plans);
   return failed == 0 ? 0 : 1;
 }

@@ -50,6 +50,8 @@ class runtime_plan {
   const liveness& life() const { return prog_.life(); }
   const reuse_plan& memory_plan() const { return prog_.memory_plan(); }
   const arena_plan& arena() const { return prog_.arena(); }
+  // The kernel grouping (plan/fusion.hpp): per node of graph(), the node whose kernel computes it.
+  const fusion& fused() const { return prog_.fused(); }
   const std::vector<std::int32_t>& input_nodes() const { return prog_.input_nodes(); }
   const std::vector<std::int32_t>& mutated_inputs() const { return prog_.mutated_inputs(); }
 

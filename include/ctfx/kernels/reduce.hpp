@@ -28,6 +28,65 @@ struct reduce_fn {
   }
 };
 
+// The host loop: dtypes fixed once per kernel; outputs walked with an odometer, each folding its
+// reduced elements in row-major order (the same order as reduce_fn) with an odometer too, and a
+// plain pointer loop when the reduced elements are one unit-stride run. No division per element.
+template <dtype S, dtype O>
+void reduce_host(bool is_max, const strided& out, const strided& kept, const strided& red) {
+  using C = compute_t<O>;
+  using E = element_t<S>;
+  // Collapse the reduced dimensions that are contiguous with each other (row-major order kept).
+  index_t rs[max_rank], rst[max_rank];
+  int rr = 0;
+  for (int d = 0; d < red.rank; ++d) {
+    if (red.size[d] == 1) continue;
+    if (rr > 0 && rst[rr - 1] == red.stride[d] * red.size[d]) {
+      rs[rr - 1] *= red.size[d];
+      rst[rr - 1] = red.stride[d];
+    } else {
+      rs[rr] = red.size[d];
+      rst[rr++] = red.stride[d];
+    }
+  }
+  index_t n = 1;
+  for (int d = 0; d < rr; ++d) n *= rs[d];
+  const index_t m = out.numel();
+  index_t oidx[max_rank]{}, ooff = 0, koff = 0;
+  for (index_t o = 0; o < m; ++o) {
+    const E* base = reinterpret_cast<const E*>(kept.p) + koff;
+    C acc;
+    if (n == 0) {
+      acc = C(0);
+    } else if (rr <= 1 && (rr == 0 || rst[0] == 1)) {
+      acc = is_max ? load_as<S, C>(base) : C(0);
+      if (is_max) for (index_t r = 1; r < n; ++r) acc = binary_value<C>(op_kind::maximum, acc, load_as<S, C>(base + r));
+      else for (index_t r = 0; r < n; ++r) acc = wrap_add(acc, load_as<S, C>(base + r));
+    } else {
+      index_t ridx[max_rank]{}, roff = 0;
+      acc = C(0);
+      for (index_t r = 0; r < n; ++r) {
+        const C v = load_as<S, C>(base + roff);
+        acc = r == 0 && is_max ? v : is_max ? binary_value<C>(op_kind::maximum, acc, v) : wrap_add(acc, v);
+        for (int d = rr - 1; d >= 0; --d) {
+          roff += rst[d];
+          if (++ridx[d] < rs[d]) break;
+          roff -= rst[d] * rs[d];
+          ridx[d] = 0;
+        }
+      }
+    }
+    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + ooff, acc);
+    for (int d = out.rank - 1; d >= 0; --d) {
+      ooff += out.stride[d];
+      koff += kept.stride[d];
+      if (++oidx[d] < out.size[d]) break;
+      ooff -= out.stride[d] * out.size[d];
+      koff -= kept.stride[d] * out.size[d];
+      oidx[d] = 0;
+    }
+  }
+}
+
 // out = sum/amax of `in` over the dimensions flagged in `dims` (bit d), keepdim or not.
 inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims) {
   strided kept{}, red{};
@@ -45,6 +104,12 @@ inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const
     } else {
       kept.stride[k++] = in.stride[d];
     }
+  }
+  if (ctx.where == backend::host) {
+    visit_dtype(in.dt, [&](auto sd) {
+      visit_dtype(out.dt, [&](auto od) { reduce_host<decltype(sd)::value, decltype(od)::value>(is_max, out, kept, red); });
+    });
+    return;
   }
   visit_dtype(out.dt, [&](auto od) {
     parallel_for(ctx, out.numel(), reduce_fn<decltype(od)::value>{out, kept, red, is_max});

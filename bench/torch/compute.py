@@ -1,0 +1,71 @@
+"""PyTorch eager and torch.compile on bench/runtime/compute_bench's programs (same shapes, same
+ops), on the CPU, with one thread and with all threads. Prints a markdown table (medians, us).
+
+    python3 bench/torch/compute.py [--reps N]
+"""
+import argparse
+import time
+
+import torch
+
+G = 1026
+E = 16 << 20
+
+
+def stencil(x):
+    x[0, :] = x[G - 2, :]
+    x[G - 1, :] = x[1, :]
+    x[:, 0] = x[:, G - 2]
+    x[:, G - 1] = x[:, 1]
+    c = x[1:-1, 1:-1]
+    nw = c + ((x[:-2, 1:-1] + x[2:, 1:-1]) + (x[1:-1, :-2] + x[1:-1, 2:]) - c * 4.0) * 0.2
+    x[1:-1, 1:-1] = nw
+    return x
+
+
+def chain8(x, out):
+    t = x * 1.001
+    t = t + 0.5
+    t = t * x
+    t = t - 0.25
+    t = torch.relu(t)
+    t = t * 0.75
+    t = t + x
+    torch.div(t, 1.5, out=out)
+    return out
+
+
+def median_us(f, reps):
+    f()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        f()
+        ts.append((time.perf_counter() - t0) * 1e6)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=21)
+    a = ap.parse_args()
+    print("| workload | threads | eager | torch.compile |")
+    print("|---|---:|---:|---:|")
+    for threads in (1, torch.get_num_threads()):
+        torch.set_num_threads(threads)
+        x = (torch.arange(G * G, dtype=torch.float32) * 37 % 101 * 0.01).reshape(G, G)
+        cs = torch.compile(stencil)
+        e = median_us(lambda: stencil(x), a.reps)
+        c = median_us(lambda: cs(x), a.reps)
+        print(f"| (a) 5-point stencil 1026^2 f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        x = torch.arange(E, dtype=torch.float32) * 37 % 101 * 0.01 - 0.3
+        out = torch.empty_like(x)
+        cc = torch.compile(chain8)
+        e = median_us(lambda: chain8(x, out), a.reps)
+        c = median_us(lambda: cc(x, out), a.reps)
+        print(f"| (e) 8 elementwise ops, 16 M f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
