@@ -8,6 +8,7 @@
 //   compute_bench [--reps N]
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -89,6 +90,69 @@ __attribute__((noinline)) void chain8_hand(const float* x, float* y) {
   }
 }
 
+// (b) A ring buffer [R, W] f32: a row written at a run-time position, the window's sum returned.
+constexpr long R = 64, W = 4096;
+constexpr auto ring = ctfx::graph([](ctfx::builder& b) {
+  auto buf = b.input("buf", ctfx::f32, {R, W});
+  auto row = b.input("row", ctfx::f32, {1, W});
+  auto pos = b.input("pos", ctfx::i64, {1});
+  auto nb = ctfx::index_put(buf, {pos}, row);
+  b.update(buf, nb);
+  b.output(nb.sum({0}));
+});
+
+__attribute__((noinline)) void ring_hand(float* buf, const float* row, std::int64_t pos, float* out) {
+  std::memcpy(buf + pos * W, row, W * 4);
+  for (long j = 0; j < W; ++j) out[j] = 0.0f + buf[j];
+  for (long r = 1; r < R; ++r)
+    for (long j = 0; j < W; ++j) out[j] += buf[r * W + j];
+}
+
+// (c) RoPE: k [B, H, 1, D] rotated on its two halves, written into a KV cache [B, H, S, D] at a
+// run-time position.
+constexpr long RB = 8, RH = 32, RS = 1024, RD = 128;
+constexpr auto rope = ctfx::graph([](ctfx::builder& b) {
+  auto cache = b.input("cache", ctfx::f32, {RB, RH, RS, RD});
+  auto k = b.input("k", ctfx::f32, {RB, RH, 1, RD});
+  auto cs = b.input("cos", ctfx::f32, {RD / 2});
+  auto sn = b.input("sin", ctfx::f32, {RD / 2});
+  auto pos = b.input("pos", ctfx::i64, {1});
+  auto k1 = k.slice(3, 0, RD / 2), k2 = k.slice(3, RD / 2, RD);
+  auto rot = ctfx::cat({k1 * cs - k2 * sn, k2 * cs + k1 * sn}, 3);
+  b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, rot));
+});
+
+__attribute__((noinline)) void rope_hand(float* cache, const float* k, const float* cs, const float* sn, std::int64_t pos) {
+  for (long bh = 0; bh < RB * RH; ++bh) {
+    const float* kk = k + bh * RD;
+    float* o = cache + (bh * RS + pos) * RD;
+    for (long j = 0; j < RD / 2; ++j) {
+      o[j] = kk[j] * cs[j] - kk[j + RD / 2] * sn[j];
+      o[j + RD / 2] = kk[j + RD / 2] * cs[j] + kk[j] * sn[j];
+    }
+  }
+}
+
+// (d) Softmax over the last dimension of [N, D] f32 into a preallocated output.
+constexpr long SN = 2048, SD = 1024;
+constexpr auto softmax = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {SN, SD});
+  auto e = ctfx::exp(x - x.amax({1}, true));
+  b.output(e / e.sum({1}, true));
+});
+
+__attribute__((noinline)) void softmax_hand(const float* x, float* y) {
+  for (long i = 0; i < SN; ++i) {
+    const float* r = x + i * SD;
+    float* o = y + i * SD;
+    float m = r[0];
+    for (long j = 1; j < SD; ++j) m = r[j] > m ? r[j] : m;
+    float s = 0.0f;
+    for (long j = 0; j < SD; ++j) { o[j] = std::exp(r[j] - m); s += o[j]; }
+    for (long j = 0; j < SD; ++j) o[j] /= s;
+  }
+}
+
 template <class Plan>
 double time_compiled(int reps, std::vector<ctfx::tensor_ref> in, std::vector<ctfx::tensor_ref> out) {
   std::vector<ctfx::tensor_desc> d(in.begin(), in.end());
@@ -125,7 +189,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   };
   {
-    std::fprintf(stderr, "[1/2] stencil %ld x %ld f32...\n", G, G);
+    std::fprintf(stderr, "[1/5] stencil %ld x %ld f32...\n", G, G);
     std::vector<float> x(G * G), tmp(G * G);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {G, G})};
@@ -136,7 +200,49 @@ int main(int argc, char** argv) {
     line("(a) 5-point stencil 1026^2 f32, periodic ghosts, copy_ back", c, r, h, time_memcpy(reps, G * G * 4) * 2);
   }
   {
-    std::fprintf(stderr, "[2/2] 8-op chain over %ld f32...\n", E);
+    std::fprintf(stderr, "[2/5] ring buffer [%ld, %ld] f32...\n", R, W);
+    std::vector<float> buf(R * W), row(W), out(W);
+    for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<float>((i * 37) % 101) * 0.01f;
+    for (std::size_t i = 0; i < row.size(); ++i) row[i] = static_cast<float>(i % 7);
+    std::int64_t pos = 17;
+    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(buf.data(), ctfx::f32, {R, W}),
+                                            ctfx::tensor_ref::contiguous(row.data(), ctfx::f32, {1, W}),
+                                            ctfx::tensor_ref::contiguous(&pos, ctfx::i64, {1})};
+    auto o = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(out.data(), ctfx::f32, {W})};
+    const double c = time_compiled<ctfx::compiled<decltype(ring)>>(reps, in, o);
+    const double r = time_runtime(reps, ring.get(), in, o);
+    const double h = median_us(reps, [&] { ring_hand(buf.data(), row.data(), pos, out.data()); });
+    line("(b) ring buffer [64, 4096] f32: row at a run-time position, window sum", c, r, h, time_memcpy(reps, R * W * 4));
+  }
+  {
+    std::fprintf(stderr, "[3/5] RoPE into a KV cache...\n");
+    std::vector<float> cache(RB * RH * RS * RD), k(RB * RH * RD), cs(RD / 2), sn(RD / 2);
+    for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>((i * 37) % 101) * 0.01f;
+    for (long j = 0; j < RD / 2; ++j) { cs[j] = std::cos(0.01f * j); sn[j] = std::sin(0.01f * j); }
+    std::int64_t pos = RS / 2;
+    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(cache.data(), ctfx::f32, {RB, RH, RS, RD}),
+                                            ctfx::tensor_ref::contiguous(k.data(), ctfx::f32, {RB, RH, 1, RD}),
+                                            ctfx::tensor_ref::contiguous(cs.data(), ctfx::f32, {RD / 2}),
+                                            ctfx::tensor_ref::contiguous(sn.data(), ctfx::f32, {RD / 2}),
+                                            ctfx::tensor_ref::contiguous(&pos, ctfx::i64, {1})};
+    const double c = time_compiled<ctfx::compiled<decltype(rope)>>(reps, in, {});
+    const double r = time_runtime(reps, rope.get(), in, {});
+    const double h = median_us(reps, [&] { rope_hand(cache.data(), k.data(), cs.data(), sn.data(), pos); });
+    line("(c) RoPE of k [8, 32, 1, 128] f32 into a KV cache at a run-time position", c, r, h, time_memcpy(reps, RB * RH * RD * 4));
+  }
+  {
+    std::fprintf(stderr, "[4/5] softmax [%ld, %ld] f32...\n", SN, SD);
+    std::vector<float> x(SN * SD), y(SN * SD);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.05f;
+    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {SN, SD})};
+    auto o = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {SN, SD})};
+    const double c = time_compiled<ctfx::compiled<decltype(softmax)>>(reps, in, o);
+    const double r = time_runtime(reps, softmax.get(), in, o);
+    const double h = median_us(reps, [&] { softmax_hand(x.data(), y.data()); });
+    line("(d) softmax over the last dim of [2048, 1024] f32 (amax, sub, exp, sum, div)", c, r, h, time_memcpy(reps, SN * SD * 4));
+  }
+  {
+    std::fprintf(stderr, "[5/5] 8-op chain over %ld f32...\n", E);
     std::vector<float> x(E), y(E);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f - 0.3f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {E})};

@@ -35,6 +35,32 @@ def chain8(x, out):
     return out
 
 
+R, W = 64, 4096
+
+
+def ring(buf, row, pos):
+    buf[pos] = row
+    return buf.sum(0)
+
+
+RB, RH, RS, RD = 8, 32, 1024, 128
+
+
+def rope(cache, k, cs, sn, pos):
+    k1, k2 = k[..., : RD // 2], k[..., RD // 2 :]
+    cache[:, :, pos] = torch.cat([k1 * cs - k2 * sn, k2 * cs + k1 * sn], -1)
+    return cache
+
+
+SN, SD = 2048, 1024
+
+
+def softmax(x, out):
+    e = torch.exp(x - x.amax(1, keepdim=True))
+    torch.div(e, e.sum(1, keepdim=True), out=out)
+    return out
+
+
 def median_us(f, reps):
     f()
     ts = []
@@ -65,6 +91,27 @@ def main():
         e = median_us(lambda: chain8(x, out), a.reps)
         c = median_us(lambda: cc(x, out), a.reps)
         print(f"| (e) 8 elementwise ops, 16 M f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        buf = torch.arange(R * W, dtype=torch.float32).reshape(R, W) * 37 % 101 * 0.01
+        row = torch.arange(W, dtype=torch.float32) % 7
+        pos = torch.tensor([17])
+        cr = torch.compile(ring)
+        e = median_us(lambda: ring(buf, row, pos), a.reps)
+        c = median_us(lambda: cr(buf, row, pos), a.reps)
+        print(f"| (b) ring buffer [64, 4096] f32, window sum | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        cache = torch.zeros(RB, RH, RS, RD)
+        k = torch.arange(RB * RH * RD, dtype=torch.float32).reshape(RB, RH, 1, RD) * 37 % 101 * 0.01
+        cs, sn = torch.cos(torch.arange(RD // 2) * 0.01), torch.sin(torch.arange(RD // 2) * 0.01)
+        pos = torch.tensor([RS // 2])
+        cp = torch.compile(rope)
+        e = median_us(lambda: rope(cache, k, cs, sn, pos), a.reps)
+        c = median_us(lambda: cp(cache, k, cs, sn, pos), a.reps)
+        print(f"| (c) RoPE into a KV cache | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        x = torch.arange(SN * SD, dtype=torch.float32).reshape(SN, SD) * 37 % 101 * 0.05
+        out = torch.empty_like(x)
+        csm = torch.compile(softmax)
+        e = median_us(lambda: softmax(x, out), a.reps)
+        c = median_us(lambda: csm(x, out), a.reps)
+        print(f"| (d) softmax [2048, 1024] f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
 
 
 if __name__ == "__main__":

@@ -260,3 +260,55 @@ TEST_CASE("compiled: fused groups run as specialized kernels, bit-identical to t
   REQUIRE(ctfx::reference_run(axpy.get(), std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(x2.data(), dx), ctfx::tensor_ref(y.data(), dy)}, {}).ok);
   CHECK(x1 == x2);
 }
+
+namespace {
+// A ring buffer: a row written at a run-time position, the window's sum returned. Its only values
+// are its inputs, its output and the in-place update.
+constexpr auto ring = ctfx::graph([](ctfx::builder& b) {
+  auto buf = b.input("buf", ctfx::f32, {8, 40});
+  auto row = b.input("row", ctfx::f32, {1, 40});
+  auto pos = b.input("pos", ctfx::i64, {1});
+  auto nb = ctfx::index_put(buf, {pos}, row);
+  b.update(buf, nb);
+  b.output(nb.sum({0}), nb.amax({1}));
+});
+using ring_plan = ctfx::compiled<decltype(ring)>;
+static_assert(ring_plan::report.all_inplace());
+static_assert(ring_plan::static_buffer_bytes() == 0);  // both outputs computed in the caller's buffers
+}  // namespace
+
+TEST_CASE("outputs in place: computed straight into the caller's buffers; a strided buffer still gets the values") {
+  std::vector<float> b1 = ramp(320), b2 = b1, row = ramp(40, 0.5f), s1(40), s2(40);
+  std::vector<float> m1(8), m2(8);
+  std::int64_t pos = 5;
+  auto in = [&](std::vector<float>& b) {
+    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(b.data(), ctfx::f32, {8, 40}),
+                                         ctfx::tensor_ref::contiguous(row.data(), ctfx::f32, {1, 40}),
+                                         ctfx::tensor_ref::contiguous(&pos, ctfx::i64, {1})};
+  };
+  auto d = ring_plan::bind(std::vector<ctfx::tensor_desc>{ctfx::tensor_desc::contiguous(ctfx::f32, {8, 40}),
+                                                         ctfx::tensor_desc::contiguous(ctfx::f32, {1, 40}),
+                                                         ctfx::tensor_desc::contiguous(ctfx::i64, {1})});
+  REQUIRE(d.status.ok);
+  CHECK(d.workspace_bytes <= 256);  // the run's small scratch only: no buffer for either output
+  REQUIRE(ring_plan::run(in(b1), std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(s1.data(), ctfx::f32, {40}),
+                                                              ctfx::tensor_ref::contiguous(m1.data(), ctfx::f32, {8})}).ok);
+  REQUIRE(ctfx::reference_run(ring.get(), in(b2), std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(s2.data(), ctfx::f32, {40}),
+                                                                               ctfx::tensor_ref::contiguous(m2.data(), ctfx::f32, {8})}).ok);
+  CHECK(b1 == b2);
+  CHECK(s1 == s2);
+  CHECK(m1 == m2);
+  // A strided caller buffer (every other element of a larger one): the values land where it says.
+  std::vector<float> b3 = ramp(320), wide(80, -1.0f);
+  ctfx::tensor_desc sd = ctfx::tensor_desc::contiguous(ctfx::f32, {40});
+  sd.stride[0] = 2;
+  std::vector<float> m3(8);
+  auto st = ctfx::runtime_plan(ring.get()).run(in(b3), std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(wide.data(), sd),
+                                                                                     ctfx::tensor_ref::contiguous(m3.data(), ctfx::f32, {8})});
+  REQUIRE_MESSAGE(st.ok, st.message);
+  for (std::size_t j = 0; j < 40; ++j) {
+    CHECK(wide[2 * j] == s2[j]);
+    CHECK(wide[2 * j + 1] == -1.0f);
+  }
+  CHECK(m3 == m2);
+}

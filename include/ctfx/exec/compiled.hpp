@@ -46,14 +46,19 @@ struct compiled {
     return m;
   }();
 
-  // Bytes of the planned buffers when every extent is static, computed by the compiler with the
+  // Bytes of the planned buffers when every extent is static (outputs computed straight into the
+  // caller's buffers excluded: plan/outputs.hpp), computed by the compiler with the
   // memory plan the program uses (bind() adds the run's small scratch to get the workspace).
   static constexpr std::size_t static_buffer_bytes() {
     const ir g = pipeline_type::get();
     const liveness L = compute_liveness(g, fused_roots.data());
     const reuse_plan R = plan_reuse(L);
+    const std::vector<std::int32_t> direct = direct_outputs(g, L);  // computed in the caller's buffers
     std::size_t total = 0;
     for (std::size_t b = 0; b < L.buffers.size(); ++b) {
+      bool in_caller = false;
+      for (auto st : direct) in_caller = in_caller || st == L.buffers[b].storage;
+      if (in_caller) continue;
       bool reused = false;
       for (const auto& ln : R.lines) reused = reused || (ln.kind == line_kind::reuse && ln.buffer == static_cast<std::int32_t>(b));
       if (reused) continue;

@@ -31,6 +31,7 @@
 #include "../ops/meta.hpp"
 #include "../plan/arena.hpp"
 #include "../plan/fusion.hpp"
+#include "../plan/outputs.hpp"
 #include "../plan/reuse.hpp"
 #include "kernel_table.hpp"
 #include "layouts.hpp"
@@ -229,6 +230,7 @@ class program {
       for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
         const auto s = static_cast<std::size_t>(life_.buffers[bi].storage);
         const std::int32_t k = slot_of_buffer_[bi];
+        if (k < 0) continue;  // an output in the caller's buffer
         const auto& sl = arena_.slots[static_cast<std::size_t>(k)];
         base[s] = ws + pool_base[static_cast<std::size_t>(sl.pool)] + static_cast<std::size_t>(arena_.offset_of(k, b.symbols));
         storage_bytes_v[s] = static_cast<std::size_t>(std::max<index_t>(slots_[static_cast<std::size_t>(k)].bytes.eval(b.symbols), 0));
@@ -242,15 +244,28 @@ class program {
         off += align_ws(bytes);
       }
     }
+    // Outputs computed in the caller's buffer: a dense one is the buffer itself; a strided one gets
+    // a temporary (on the host; this run's only other allocation), copied into it at the end.
     std::vector<std::uint8_t> direct(outputs.size(), 0);
+    std::vector<std::unique_ptr<std::byte[]>> strided_out;
     for (std::size_t j = 0; j < outputs.size(); ++j) {
       const std::int32_t st = direct_storage_[j];
       if (st < 0) continue;
+      const auto bi = static_cast<std::size_t>(life_.buffer_of[static_cast<std::size_t>(st)]);
+      const auto bytes = static_cast<std::size_t>(std::max<index_t>(life_.buffers[bi].bytes.eval(b.symbols), 0));
+      storage_bytes_v[static_cast<std::size_t>(st)] = bytes;
       tensor_desc dense = outputs[j];
       dense.set_contiguous();
-      if (!(dense == static_cast<const tensor_desc&>(outputs[j]))) continue;
-      base[static_cast<std::size_t>(st)] = static_cast<std::byte*>(outputs[j].data);
-      direct[j] = 1;
+      if (dense == static_cast<const tensor_desc&>(outputs[j])) {
+        base[static_cast<std::size_t>(st)] = static_cast<std::byte*>(outputs[j].data);
+        direct[j] = 1;
+      } else if (ctx.where == backend::cuda) {
+        return run_status::failure(out_args_[j], "rule output-layout: output " + std::to_string(j) +
+                                                     " is computed in the caller's buffer, which on CUDA must be dense (row-major); pass a dense buffer");
+      } else {
+        strided_out.emplace_back(new std::byte[bytes + 1]);
+        base[static_cast<std::size_t>(st)] = strided_out.back().get();
+      }
     }
     // Every view inside its storage.
     for (std::int32_t i = 0; i < g_.size(); ++i) {
@@ -396,7 +411,13 @@ class program {
       for (const auto& ln : reuse_.lines)
         if (ln.kind == line_kind::reuse && ln.buffer >= 0 && static_cast<std::size_t>(ln.buffer) < reuses.size())
           reuses[static_cast<std::size_t>(ln.buffer)] = ln.from;
+    // Outputs computed in the caller's buffer get no slot (plan/outputs.hpp).
+    direct_storage_ = direct_outputs(g_, life_);
+    std::vector<std::uint8_t> direct_buffer(life_.buffers.size(), 0);
+    for (auto st : direct_storage_)
+      if (st >= 0) direct_buffer[static_cast<std::size_t>(life_.buffer_of[static_cast<std::size_t>(st)])] = 1;
     for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
+      if (direct_buffer[bi]) continue;
       const std::int32_t from = reuses[bi];
       if (from >= 0 && slot_of_buffer_[static_cast<std::size_t>(from)] >= 0) {
         const auto s = static_cast<std::size_t>(slot_of_buffer_[static_cast<std::size_t>(from)]);
@@ -496,7 +517,6 @@ class program {
         return;
       }
     }
-    plan_direct_outputs();
     plan_fused_checks();
   }
 
@@ -528,27 +548,6 @@ class program {
     return ctx.where != backend::cuda && fused_check_[static_cast<std::size_t>(i)] && kernels::index_put_fusable_host(a);
   }
 
-  // An output whose node holds a whole fresh buffer, dense from offset 0 and returned once, is
-  // computed in the caller's output buffer itself: no copy at the end (a clone runs at memcpy
-  // speed). Not when an index check would run after the buffer is first written (computed indices).
-  void plan_direct_outputs() {
-    direct_storage_.assign(out_args_.size(), -1);
-    for (auto i : index_nodes_)
-      if (!index_checkable_early(i)) return;
-    for (std::size_t j = 0; j < out_args_.size(); ++j) {
-      const std::int32_t a = out_args_[j];
-      const tensor_meta& m = g_.meta(a);
-      const auto s = static_cast<std::size_t>(m.storage);
-      if (slot_of_storage_[s] < 0 || !m.is_contiguous() || !(m.offset == sym_expr(0))) continue;
-      const auto bi = life_.buffer_of[s];
-      if (bi < 0 || !(life_.buffers[static_cast<std::size_t>(bi)].bytes == storage_bytes(m))) continue;
-      bool once = true;
-      for (std::size_t k = 0; k < out_args_.size(); ++k)
-        if (k != j && g_.meta(out_args_[k]).storage == m.storage) once = false;
-      if (once) direct_storage_[j] = m.storage;
-    }
-  }
-
   // The arena plan for this graph, verified: within each pool, no two static blocks that are live
   // at the same time share a byte (symbolic lanes are disjoint by construction).
   bool plan_arena_checked() {
@@ -563,6 +562,7 @@ class program {
     for (std::size_t k = 0; k < slots_.size(); ++k) SL.buffers.push_back(buffer_life{});
     std::vector<std::uint8_t> seen(slots_.size(), 0);
     for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
+      if (slot_of_buffer_[bi] < 0) continue;  // an output in the caller's buffer
       const auto& b = life_.buffers[bi];
       const auto k = static_cast<std::size_t>(slot_of_buffer_[bi]);
       auto& t = SL.buffers[k];
@@ -890,6 +890,7 @@ class program {
       if (bi < 0) return {};
       const auto& b = life_.buffers[static_cast<std::size_t>(bi)];
       const std::int64_t t0 = 2 * static_cast<std::int64_t>(step), t1 = t0 + 1;
+      if (slot_of_buffer_[static_cast<std::size_t>(bi)] < 0) return {};  // an output in the caller's buffer
       const auto sl = static_cast<std::size_t>(slot_of_buffer_[static_cast<std::size_t>(bi)]);
       if (t1 < b.begin || t0 >= b.end || owner[sl] != bi)
         return run_status::failure(i, "rule lifetime: " + detail::node_label(g_, i) + " (step " + std::to_string(step) +
@@ -903,7 +904,8 @@ class program {
     for (auto a : g_.args_of(i))
       if (auto st = touch(a); !st) return st;
     for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)
-      if (life_.buffers[bi].def_step == step) owner[static_cast<std::size_t>(slot_of_buffer_[bi])] = static_cast<std::int32_t>(bi);
+      if (life_.buffers[bi].def_step == step && slot_of_buffer_[bi] >= 0)
+        owner[static_cast<std::size_t>(slot_of_buffer_[bi])] = static_cast<std::int32_t>(bi);
     if (g_[i].meta.is_tensor())
       if (auto st = touch(i); !st) return st;
     for (auto r : results_[static_cast<std::size_t>(i)])

@@ -51,6 +51,51 @@ void reduce_host(bool is_max, const strided& out, const strided& kept, const str
   index_t n = 1;
   for (int d = 0; d < rr; ++d) n *= rs[d];
   const index_t m = out.numel();
+  // Outputs contiguous in the input and in out along their last dimension (a sum over rows, say):
+  // each output still folds its elements in row-major order, but a chunk of outputs advances
+  // together, so the inner loop runs over neighbouring outputs and vectorizes.
+  const int lr = out.rank - 1;
+  if (lr >= 0 && n > 0 && out.size[lr] >= 8 && out.stride[lr] == 1 && kept.stride[lr] == 1) {
+    constexpr index_t B = 256;
+    C acc[B];
+    const index_t inner = out.size[lr], rows = m / inner;
+    index_t oidx[max_rank]{}, ooff = 0, koff = 0;
+    for (index_t row = 0; row < rows; ++row) {
+      for (index_t j0 = 0; j0 < inner; j0 += B) {
+        const index_t nb = inner - j0 < B ? inner - j0 : B;
+        const E* base = reinterpret_cast<const E*>(kept.p) + koff + j0;
+        index_t ridx[max_rank]{}, roff = 0;
+        for (index_t r = 0; r < n; ++r) {
+          const E* q = base + roff;
+          if (r == 0) {
+            if (is_max) for (index_t j = 0; j < nb; ++j) acc[j] = load_as<S, C>(q + j);
+            else for (index_t j = 0; j < nb; ++j) acc[j] = wrap_add(C(0), load_as<S, C>(q + j));
+          } else if (is_max) {
+            for (index_t j = 0; j < nb; ++j) acc[j] = binary_value<C>(op_kind::maximum, acc[j], load_as<S, C>(q + j));
+          } else {
+            for (index_t j = 0; j < nb; ++j) acc[j] = wrap_add(acc[j], load_as<S, C>(q + j));
+          }
+          for (int d = rr - 1; d >= 0; --d) {
+            roff += rst[d];
+            if (++ridx[d] < rs[d]) break;
+            roff -= rst[d] * rs[d];
+            ridx[d] = 0;
+          }
+        }
+        auto* o = reinterpret_cast<element_t<O>*>(out.p) + ooff + j0;
+        for (index_t j = 0; j < nb; ++j) store_as<O, C>(o + j, acc[j]);
+      }
+      for (int d = lr - 1; d >= 0; --d) {  // next row of outputs
+        ooff += out.stride[d];
+        koff += kept.stride[d];
+        if (++oidx[d] < out.size[d]) break;
+        ooff -= out.stride[d] * out.size[d];
+        koff -= kept.stride[d] * out.size[d];
+        oidx[d] = 0;
+      }
+    }
+    return;
+  }
   index_t oidx[max_rank]{}, ooff = 0, koff = 0;
   for (index_t o = 0; o < m; ++o) {
     const E* base = reinterpret_cast<const E*>(kept.p) + koff;

@@ -1,0 +1,72 @@
+// ctfx/plan/outputs.hpp — which graph outputs are computed straight into the caller's output
+// buffer, so that they need no planned memory and no copy at the end.
+//
+// An output qualifies when its node holds a whole fresh buffer, dense from offset 0, and is returned
+// once — then the buffer *is* the caller's (a dense caller buffer; a strided one gets a temporary,
+// see exec/program.hpp). Not when the graph checks indices it computes itself: those checks run when
+// the indices are computed, and an output written before a failing check would break
+// validate-before-mutate. The same function serves compiled<G>::static_buffer_bytes (in the
+// compiler) and the executors, so both agree on the planned bytes.
+#pragma once
+#include <cstdint>
+#include <vector>
+#include "../analysis/liveness.hpp"
+
+namespace ctfx {
+
+namespace detail {
+// True when every index tensor of every index_put is a graph input that no earlier node writes
+// (so every index is checked before the first write of a run).
+constexpr bool indices_are_inputs(const ir& g) {
+  std::vector<std::uint8_t> input(static_cast<std::size_t>(g.next_storage), 0), written(static_cast<std::size_t>(g.next_storage), 0);
+  for (std::int32_t i = 0; i < g.size(); ++i)
+    if (g[i].op == op_kind::placeholder && g[i].meta.is_tensor()) input[static_cast<std::size_t>(g[i].meta.storage)] = 1;
+  for (std::int32_t i = 0; i < g.size(); ++i) {
+    const node& n = g[i];
+    if (n.op == op_kind::index_put || n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put ||
+        n.op == op_kind::unsafe_index_put_)
+      for (std::int32_t k = 2; k < n.nargs; ++k) {
+        const std::int32_t x = g.arg(i, k);
+        if (x < 0) continue;
+        const auto s = static_cast<std::size_t>(g.meta(x).storage);
+        if (!input[s] || written[s]) return false;
+      }
+    if (is_mutating(n.op)) {
+      if (is_list_op(n.op))
+        for (std::int32_t k = 0; k < n.aux; ++k) written[static_cast<std::size_t>(g.meta(g.arg(i, k)).storage)] = 1;
+      else
+        written[static_cast<std::size_t>(g.meta(g.arg(i, 0)).storage)] = 1;
+    } else if (n.op == op_kind::custom || n.op == op_kind::auto_functionalized) {
+      for (std::int32_t k = 0; k < n.nargs; ++k)
+        if (g.arg(i, k) >= 0 && g.meta(g.arg(i, k)).is_tensor()) written[static_cast<std::size_t>(g.meta(g.arg(i, k)).storage)] = 1;
+    }
+  }
+  return true;
+}
+}  // namespace detail
+
+// Per output position (the output node's tensor arguments, in order): the storage computed in the
+// caller's buffer, or -1.
+constexpr std::vector<std::int32_t> direct_outputs(const ir& g, const liveness& L) {
+  std::vector<std::int32_t> outs;
+  const std::int32_t o = g.output_node();
+  if (o < 0) return outs;
+  for (auto a : g.args_of(o))
+    if (a >= 0 && g.meta(a).is_tensor()) outs.push_back(a);
+  std::vector<std::int32_t> direct(outs.size(), -1);
+  if (!detail::indices_are_inputs(g)) return direct;
+  for (std::size_t j = 0; j < outs.size(); ++j) {
+    const tensor_meta& m = g.meta(outs[j]);
+    const auto s = static_cast<std::size_t>(m.storage);
+    const std::int32_t bi = L.buffer_of[s];
+    if (bi < 0 || !m.is_contiguous() || !(m.offset == sym_expr(0))) continue;
+    if (!(L.buffers[static_cast<std::size_t>(bi)].bytes == storage_bytes(m))) continue;
+    bool once = true;
+    for (std::size_t k = 0; k < outs.size(); ++k)
+      if (k != j && g.meta(outs[k]).storage == m.storage) once = false;
+    if (once) direct[j] = m.storage;
+  }
+  return direct;
+}
+
+}  // namespace ctfx
