@@ -150,7 +150,7 @@ inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const
       kept.stride[k++] = in.stride[d];
     }
   }
-  if (ctx.where == backend::host) {
+  if (ctx.where != backend::cuda) {  // host and OMP (the reduction itself runs on one thread)
     visit_dtype(in.dt, [&](auto sd) {
       visit_dtype(out.dt, [&](auto od) { reduce_host<decltype(sd)::value, decltype(od)::value>(is_max, out, kept, red); });
     });
