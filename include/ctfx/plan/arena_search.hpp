@@ -54,6 +54,10 @@ struct arena_bnb {
   std::vector<std::int32_t> by_start, start_at;  // blocks by first section; start_at[s]: first with sa ≥ s
   std::vector<frame> stack;
   std::int64_t nodes = 0;  // nodes expanded by the last search
+  // Work done, in the planner's units (arena_options::work): one per block, section or candidate
+  // visited. Not reset by search(): the caller's budget spans all the searches, and build() counts
+  // the pairs it lists.
+  std::int64_t work = 0;
   std::vector<std::int64_t> best_off;  // the plan of the last successful search, per caller index
 
   // Reads the live blocks; false when they overlap in more than max_pairs pairs (or there are
@@ -91,9 +95,10 @@ struct arena_bnb {
       for (std::int32_t v = u + 1; v < m && sa[static_cast<std::size_t>(by_start[static_cast<std::size_t>(v)])] < sb[static_cast<std::size_t>(i)]; ++v) {
         ++deg[static_cast<std::size_t>(i)];
         ++deg[static_cast<std::size_t>(by_start[static_cast<std::size_t>(v)])];
-        if (++pairs > max_pairs) return false;
+        if (++pairs > max_pairs) { work += pairs; return false; }
       }
     }
+    work += 2 * pairs + 4 * static_cast<std::int64_t>(m);
     ov_begin.push_back(0);
     for (std::int32_t k = 0; k < m; ++k) ov_begin.push_back(ov_begin.back() + deg[static_cast<std::size_t>(k)]);
     ov = filled<std::int32_t>(static_cast<std::size_t>(ov_begin.back()), 0);
@@ -111,6 +116,7 @@ struct arena_bnb {
     std::int64_t spans = 0;
     for (std::int32_t k = 0; k < m; ++k) spans += sb[static_cast<std::size_t>(k)] - sa[static_cast<std::size_t>(k)];
     if (spans > 2 * max_pairs + 4 * static_cast<std::int64_t>(m)) return false;
+    work += 2 * spans;
     auto cnt = filled<std::int32_t>(static_cast<std::size_t>(S) + 1, 0);
     total0 = filled<std::int64_t>(static_cast<std::size_t>(S), 0);
     for (std::int32_t k = 0; k < m; ++k)
@@ -187,6 +193,7 @@ struct arena_bnb {
   // The lowest floor of the unplaced blocks of section s, and one block that has it.
   constexpr void rescan(std::int32_t s) {
     const auto ss = static_cast<std::size_t>(s);
+    work += sec_begin[ss + 1] - sec_begin[ss];
     std::int64_t lo = -1;
     std::int32_t w = -1;
     for (std::int32_t e = sec_begin[ss]; e < sec_begin[ss + 1]; ++e) {
@@ -208,6 +215,7 @@ struct arena_bnb {
     log.push_back({2, k, 0});
     affected.clear();  // the blocks whose floor rises
     bool hat = false;
+    work += 1 + (ov_begin[ks + 1] - ov_begin[ks]) + 2 * (sb[ks] - sa[ks]);
     for (std::int32_t e = ov_begin[ks]; e < ov_begin[ks + 1]; ++e) {
       const auto j = static_cast<std::size_t>(ov[static_cast<std::size_t>(e)]);
       if (off[j] >= 0) continue;
@@ -252,7 +260,8 @@ struct arena_bnb {
     }
   }
 
-  constexpr bool fits(std::int64_t x, std::int64_t cap, std::int32_t lo, std::int32_t hi) const {
+  constexpr bool fits(std::int64_t x, std::int64_t cap, std::int32_t lo, std::int32_t hi) {
+    work += hi - lo;
     for (std::int32_t s = lo; s < hi; ++s)
       if (std::max(x, sfl[static_cast<std::size_t>(s)]) + stot[static_cast<std::size_t>(s)] > cap) return false;
     return true;
@@ -264,6 +273,7 @@ struct arena_bnb {
   constexpr bool expand(std::int32_t lo, std::int32_t hi, std::int64_t x, std::int32_t p) {
     std::int64_t min_top = -1;
     const std::int32_t u0 = start_at[static_cast<std::size_t>(lo)], u1 = start_at[static_cast<std::size_t>(hi)];
+    work += 2 * (u1 - u0);
     for (std::int32_t u = u0; u < u1; ++u) {
       const auto ks = static_cast<std::size_t>(by_start[static_cast<std::size_t>(u)]);
       if (off[ks] < 0) {
@@ -296,7 +306,8 @@ struct arena_bnb {
     return true;
   }
 
-  constexpr bool has_unplaced(std::int32_t lo, std::int32_t hi) const {
+  constexpr bool has_unplaced(std::int32_t lo, std::int32_t hi) {
+    work += 1 + start_at[static_cast<std::size_t>(hi)] - start_at[static_cast<std::size_t>(lo)];
     for (std::int32_t u = start_at[static_cast<std::size_t>(lo)]; u < start_at[static_cast<std::size_t>(hi)]; ++u)
       if (off[static_cast<std::size_t>(by_start[static_cast<std::size_t>(u)])] < 0) return true;
     return false;
@@ -336,10 +347,11 @@ struct arena_bnb {
     }
   }
 
-  // Is there a canonical plan within cap bytes? At most node_limit nodes; `out_of_time` is asked
-  // every 256 nodes. On `found`, best_off holds the plan (caller indices; dead blocks at 0).
-  template <class OutOfTime>
-  constexpr outcome search(std::int64_t cap, std::int64_t node_limit, std::int32_t heuristic, std::uint64_t noise, OutOfTime out_of_time) {
+  // Is there a canonical plan within cap bytes? At most node_limit nodes, and aborted as soon as
+  // `work` passes work_limit (< 0: no limit). On `found`, best_off holds the plan (caller indices;
+  // dead blocks at 0). Deterministic: the same call on the same state gives the same answer.
+  constexpr outcome search(std::int64_t cap, std::int64_t node_limit, std::int32_t heuristic, std::uint64_t noise, std::int64_t work_limit = -1) {
+    work += 4 * static_cast<std::int64_t>(m) + S;  // set_heuristic and the resets
     set_heuristic(heuristic, noise);
     for (auto& o : off) o = -1;
     for (auto& f : flo) f = 0;
@@ -389,7 +401,7 @@ struct arena_bnb {
       }
       const std::int32_t k = cands[static_cast<std::size_t>(f.pos++)];
       if (++nodes > node_limit) return outcome::aborted;
-      if ((nodes & 255) == 0 && out_of_time()) return outcome::aborted;
+      if (work_limit >= 0 && work > work_limit) return outcome::aborted;
       f.placed = k;
       const std::int32_t lo = f.lo, hi = f.hi;
       const std::int64_t x = flo[static_cast<std::size_t>(k)];
