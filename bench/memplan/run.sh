@@ -7,12 +7,12 @@
 # target on its own instances (it is run at a capacity of 1 MiB: scripts/run-challenging.sh). Every
 # plan is checked by ctfx_plan (overlap-free, and never larger than greedy by size).
 # CTFX_PLAN=path/to/ctfx_plan uses that binary; otherwise it is built with g++ -O2 into a temp dir.
-# WORK sets the budget (--work); SEEDS the generated instances (default: 1-6, the ones looked at
-# while developing the search, then 1001-1010, fresh).
+# WORK sets the budget (--work); SEEDS the generated instances (default: 1-6 and 1001-1010, looked
+# at while developing the search, then 3001-3010, which were not).
 set -euo pipefail
 root="$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
 dir="${1:-$root/../shared/data/memplan}"
-seeds="${SEEDS:-1 2 3 4 5 6 1001 1002 1003 1004 1005 1006 1007 1008 1009 1010}"
+seeds="${SEEDS:-1 2 3 4 5 6 $(seq -s ' ' 1001 1010) $(seq -s ' ' 3001 3010)}"
 bin="${CTFX_PLAN:-}"
 tmp="$(mktemp -d)"
 if [[ -z "$bin" ]]; then

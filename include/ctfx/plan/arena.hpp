@@ -493,8 +493,11 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
   if (!opt.improve) return finish();
   // 3. The exact search (arena_search.hpp), on instances with few enough overlapping pairs (and
   // budget left to list them); it gets the rest of the budget. Each round tries the smallest size
-  // not proven impossible (the lower bound at first), then tightens: target = best - (best -
-  // proven) / 4, again after each success, until a target fails; each of the four preorders is
+  // not proven impossible (the lower bound at first), then tightens: target = best - min(best -
+  // proven, best / 32) / 4 (steps of at most 0.8 % of the plan: with steps of a quarter of the
+  // gap, targets of a plan 20 % above the bound failed where smaller ones succeed — on exact
+  // packings 1.16-1.21 × instead of 1.16-1.23, minimalloc D, E, I, J 1.045-1.10 × instead of
+  // 1.047-1.13), again after each success, until a target fails; each of the four preorders is
   // tried per target (with pseudo-random noise on the first key after round 0). A search that runs
   // out of nodes fails for this round; the next round doubles the node limit (2 · blocks at
   // first). (Bisection between the lower bound and the best plan did worse on the minimalloc set:
@@ -537,7 +540,7 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
     while (!stop && r.pool_bytes > proven) {
       if (attempt(proven)) continue;  // optimal
       while (!stop && r.pool_bytes > proven) {
-        const std::int64_t step = std::max(g, (r.pool_bytes - proven) / 4 / g * g);
+        const std::int64_t step = std::max(g, std::min(r.pool_bytes - proven, r.pool_bytes / 32) / 4 / g * g);
         if (!attempt(std::max(proven, r.pool_bytes - step))) break;
       }
       limit *= 2;
