@@ -2,7 +2,8 @@
 // branch and bound in the style of MiniMalloc (Moffitt, ASPLOS 2023), which decides whether the
 // blocks fit in a pool of `cap` bytes. plan_arena_blocks runs it after the greedy portfolio on
 // instances small enough for it: first with the lower bound as the target, then with targets that
-// close a quarter of the gap between the best plan so far and the largest size proven infeasible.
+// close a quarter of the gap between the best plan so far and the largest size proven infeasible
+// (at most 0.8 % of the plan per step). Its cost is counted in `work`, the planner's budget.
 //
 // The search builds "canonical" plans only: blocks are placed in non-decreasing order of offset,
 // each at its floor (the lowest aligned offset above every placed block that overlaps it in time);
