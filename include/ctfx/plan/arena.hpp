@@ -59,8 +59,9 @@ struct arena_block {
 // about one span of a union read or updated by the greedy placer, or one block, section or
 // candidate visited by the exact search; see arena_placer::work and arena_bnb::work).
 // arena_work_per_second is about how many units this planner does in one second of one core of the
-// reference machine (2-core x86-64 VM, g++ 12 -O2): 720 M to 950 M units/s over the traces of
-// bench/memplan. The default budget is the low end, so that it stays within about 1 s on each.
+// reference machine (2-core x86-64 VM, g++ 12): 755 M to 920 M units per CPU second over the
+// traces and exact packings of bench/memplan. The default budget is the low end, so that it stays
+// within about 1 s of CPU on each.
 inline constexpr std::int64_t arena_work_per_second = 750'000'000;
 
 struct arena_options {
