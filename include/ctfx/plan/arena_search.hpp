@@ -63,7 +63,7 @@ struct arena_bnb {
   // visited. Not reset by search(): the caller's budget spans all the searches, and build() counts
   // the pairs it lists.
   std::int64_t work = 0;
-  bool use_covers = true;
+  bool use_covers = true, any_tight = false;
   std::vector<std::int64_t> ptop;   // per section: the top of its placed blocks
   std::vector<std::uint8_t> reach;  // covers()'s DP over section boundaries
   std::vector<std::int64_t> best_off;  // the plan of the last successful search, per caller index
@@ -273,10 +273,15 @@ struct arena_bnb {
     }
   }
 
+  // Also notes whether some section is left without slack (any_tight), for covers().
   constexpr bool fits(std::int64_t x, std::int64_t cap, std::int32_t lo, std::int32_t hi) {
     work += hi - lo;
-    for (std::int32_t s = lo; s < hi; ++s)
-      if (std::max(x, sfl[static_cast<std::size_t>(s)]) + stot[static_cast<std::size_t>(s)] > cap) return false;
+    any_tight = false;
+    for (std::int32_t s = lo; s < hi; ++s) {
+      const std::int64_t need = std::max(x, sfl[static_cast<std::size_t>(s)]) + stot[static_cast<std::size_t>(s)];
+      if (need > cap) return false;
+      if (need == cap && stot[static_cast<std::size_t>(s)] > 0) any_tight = true;
+    }
     return true;
   }
 
@@ -287,13 +292,19 @@ struct arena_bnb {
   // disjoint unplaced blocks that fit at h: each lying within the sections around them whose placed
   // top is at most h, and with h + size <= cap. A DP over the section boundaries of that region
   // decides it; false when some run of tight sections cannot be covered (the node has no plan).
-  constexpr bool covers(std::int64_t cap, std::int32_t lo, std::int32_t hi) {
+  // Only the runs that meet [s0 - 1, s1 + 1) are checked (the sections of the block just placed and
+  // their neighbours, where runs change): checking fewer is sound, and it keeps the cost per node
+  // near the placed block's span instead of the whole part.
+  constexpr bool covers(std::int64_t cap, std::int32_t lo, std::int32_t hi, std::int32_t s0, std::int32_t s1) {
     auto tight = [&](std::int32_t t) {
       const auto ts = static_cast<std::size_t>(t);
       return stot[ts] > 0 && sfl[ts] + stot[ts] == cap && ptop[ts] == sfl[ts];
     };
-    work += 3 * (hi - lo);
-    for (std::int32_t a = lo; a < hi;) {
+    std::int32_t a = std::max(lo, s0 - 1);
+    while (a > lo && tight(a) && tight(a - 1) && sfl[static_cast<std::size_t>(a - 1)] == sfl[static_cast<std::size_t>(a)]) --a;
+    const std::int32_t end = std::min(hi, s1 + 1);
+    work += 3 * (end - a + 1);
+    while (a < end) {
       if (!tight(a)) { ++a; continue; }
       const std::int64_t h = sfl[static_cast<std::size_t>(a)];
       std::int32_t b = a;
@@ -459,7 +470,7 @@ struct arena_bnb {
       const std::int64_t x = flo[static_cast<std::size_t>(k)];
       f.hatless = !place(k);
       if (!fits(x, cap, lo, hi)) continue;
-      if (use_covers && !covers(cap, lo, hi)) continue;
+      if (use_covers && any_tight && !covers(cap, lo, hi, sa[static_cast<std::size_t>(k)], sb[static_cast<std::size_t>(k)])) continue;
       // f may be invalidated from here on.
       if (split(lo, hi, sa[static_cast<std::size_t>(k)], sb[static_cast<std::size_t>(k)] - 1)) continue;
       if (!expand(lo, hi, x, rank[static_cast<std::size_t>(k)])) part_done();
