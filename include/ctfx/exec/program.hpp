@@ -552,7 +552,7 @@ class program {
   // at the same time share a byte (symbolic lanes are disjoint by construction).
   bool plan_arena_checked() {
     arena_options ao;
-    ao.budget_ns = 20'000'000;  // 20 ms of search when the program is made
+    ao.work = arena_work_per_second / 50;  // ~20 ms of search when the program is made (counted in work)
     // The arena packs the reuse slots, not the buffers: a slot keeps Inductor's reuse (an
     // elementwise result taking the memory of an input that dies at its step, at the same offset),
     // and the arena then overlaps slots whose lives do not meet. Packing buffers directly could

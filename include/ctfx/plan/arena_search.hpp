@@ -2,7 +2,8 @@
 // branch and bound in the style of MiniMalloc (Moffitt, ASPLOS 2023), which decides whether the
 // blocks fit in a pool of `cap` bytes. plan_arena_blocks runs it after the greedy portfolio on
 // instances small enough for it: first with the lower bound as the target, then with targets that
-// close a quarter of the gap between the best plan so far and the largest size proven infeasible.
+// close a quarter of the gap between the best plan so far and the largest size proven infeasible
+// (at most 0.8 % of the plan per step). Its cost is counted in `work`, the planner's budget.
 //
 // The search builds "canonical" plans only: blocks are placed in non-decreasing order of offset,
 // each at its floor (the lowest aligned offset above every placed block that overlaps it in time);
@@ -14,7 +15,11 @@
 // placed blocks (raised to the lowest floor of its unplaced ones) and the bytes still unplaced in
 // it. Every unplaced block of a section lies above max(last offset, section top), and they all
 // overlap there, so a node is pruned when max(last offset, top) + unplaced bytes > cap for some
-// section.
+// section. A section left with no slack (its unplaced bytes fill the room up to cap exactly, and
+// nothing placed reaches above its top) needs a block at exactly its top; the tight sections at one
+// height must then be covered by blocks that are disjoint in time and fit at that height, which a
+// DP over section boundaries decides (covers(): an exact-cover inference of this planner's own, not
+// MiniMalloc's; on exact packings it cuts the nodes of a search at the bound ~100-1000 fold).
 //
 // Iterative depth-first search with an undo log (no recursion: it also runs in constant
 // evaluation). Cost per node: O(N + S + the overlaps of the placed block), N blocks, S sections.
@@ -43,7 +48,7 @@ struct arena_bnb {
   // Dynamic state.
   std::vector<std::int64_t> off, flo, sfl, stot;
   std::vector<std::int32_t> rank;  // preorder position of each block (the current heuristic)
-  struct undo { std::int32_t kind, idx; std::int64_t old; };  // kind 0: flo[idx], 1: sfl[idx], 2: placement, 3: witness[idx]
+  struct undo { std::int32_t kind, idx; std::int64_t old; };  // kind 0: flo[idx], 1: sfl[idx], 2: placement, 3: witness[idx], 4: ptop[idx]
   std::vector<undo> log;
   std::vector<std::int32_t> affected, cands, witness;
   // A search frame: a part [lo, hi) of time, its candidate blocks cands[begin, end), the next
@@ -54,6 +59,13 @@ struct arena_bnb {
   std::vector<std::int32_t> by_start, start_at;  // blocks by first section; start_at[s]: first with sa ≥ s
   std::vector<frame> stack;
   std::int64_t nodes = 0;  // nodes expanded by the last search
+  // Work done, in the planner's units (arena_options::work): one per block, section or candidate
+  // visited. Not reset by search(): the caller's budget spans all the searches, and build() counts
+  // the pairs it lists.
+  std::int64_t work = 0;
+  bool use_covers = true, any_tight = false;
+  std::vector<std::int64_t> ptop;   // per section: the top of its placed blocks
+  std::vector<std::uint8_t> reach;  // covers()'s DP over section boundaries
   std::vector<std::int64_t> best_off;  // the plan of the last successful search, per caller index
 
   // Reads the live blocks; false when they overlap in more than max_pairs pairs (or there are
@@ -91,9 +103,10 @@ struct arena_bnb {
       for (std::int32_t v = u + 1; v < m && sa[static_cast<std::size_t>(by_start[static_cast<std::size_t>(v)])] < sb[static_cast<std::size_t>(i)]; ++v) {
         ++deg[static_cast<std::size_t>(i)];
         ++deg[static_cast<std::size_t>(by_start[static_cast<std::size_t>(v)])];
-        if (++pairs > max_pairs) return false;
+        if (++pairs > max_pairs) { work += pairs; return false; }
       }
     }
+    work += 2 * pairs + 4 * static_cast<std::int64_t>(m);
     ov_begin.push_back(0);
     for (std::int32_t k = 0; k < m; ++k) ov_begin.push_back(ov_begin.back() + deg[static_cast<std::size_t>(k)]);
     ov = filled<std::int32_t>(static_cast<std::size_t>(ov_begin.back()), 0);
@@ -111,6 +124,7 @@ struct arena_bnb {
     std::int64_t spans = 0;
     for (std::int32_t k = 0; k < m; ++k) spans += sb[static_cast<std::size_t>(k)] - sa[static_cast<std::size_t>(k)];
     if (spans > 2 * max_pairs + 4 * static_cast<std::int64_t>(m)) return false;
+    work += 2 * spans;
     auto cnt = filled<std::int32_t>(static_cast<std::size_t>(S) + 1, 0);
     total0 = filled<std::int64_t>(static_cast<std::size_t>(S), 0);
     for (std::int32_t k = 0; k < m; ++k)
@@ -143,6 +157,8 @@ struct arena_bnb {
     off = filled<std::int64_t>(static_cast<std::size_t>(m), -1);
     flo = filled<std::int64_t>(static_cast<std::size_t>(m), 0);
     sfl = filled<std::int64_t>(static_cast<std::size_t>(S), 0);
+    ptop = sfl;
+    reach = filled<std::uint8_t>(static_cast<std::size_t>(S) + 1, 0);
     stot = total0;
     witness = filled<std::int32_t>(static_cast<std::size_t>(S), -1);
     rank = filled<std::int32_t>(static_cast<std::size_t>(m), 0);
@@ -187,6 +203,7 @@ struct arena_bnb {
   // The lowest floor of the unplaced blocks of section s, and one block that has it.
   constexpr void rescan(std::int32_t s) {
     const auto ss = static_cast<std::size_t>(s);
+    work += sec_begin[ss + 1] - sec_begin[ss];
     std::int64_t lo = -1;
     std::int32_t w = -1;
     for (std::int32_t e = sec_begin[ss]; e < sec_begin[ss + 1]; ++e) {
@@ -208,6 +225,7 @@ struct arena_bnb {
     log.push_back({2, k, 0});
     affected.clear();  // the blocks whose floor rises
     bool hat = false;
+    work += 1 + (ov_begin[ks + 1] - ov_begin[ks]) + 2 * (sb[ks] - sa[ks]);
     for (std::int32_t e = ov_begin[ks]; e < ov_begin[ks + 1]; ++e) {
       const auto j = static_cast<std::size_t>(ov[static_cast<std::size_t>(e)]);
       if (off[j] >= 0) continue;
@@ -221,6 +239,8 @@ struct arena_bnb {
       const auto ss = static_cast<std::size_t>(s);
       log.push_back({1, s, sfl[ss]});
       sfl[ss] = std::max(sfl[ss], h);
+      log.push_back({4, s, ptop[ss]});
+      ptop[ss] = h;  // the placed blocks of s overlap k in time, so they lie below x: h is their top
       stot[ss] -= size[ks];
     }
     for (std::int32_t c = sa[ks]; c + 1 < sb[ks]; ++c) --cuts[static_cast<std::size_t>(c)];
@@ -244,6 +264,7 @@ struct arena_bnb {
       if (u.kind == 0) flo[i] = u.old;
       else if (u.kind == 1) sfl[i] = u.old;
       else if (u.kind == 3) witness[i] = static_cast<std::int32_t>(u.old);
+      else if (u.kind == 4) ptop[i] = u.old;
       else {
         for (std::int32_t s = sa[i]; s < sb[i]; ++s) stot[static_cast<std::size_t>(s)] += size[i];
         for (std::int32_t c = sa[i]; c + 1 < sb[i]; ++c) ++cuts[static_cast<std::size_t>(c)];
@@ -252,9 +273,59 @@ struct arena_bnb {
     }
   }
 
-  constexpr bool fits(std::int64_t x, std::int64_t cap, std::int32_t lo, std::int32_t hi) const {
-    for (std::int32_t s = lo; s < hi; ++s)
-      if (std::max(x, sfl[static_cast<std::size_t>(s)]) + stot[static_cast<std::size_t>(s)] > cap) return false;
+  // Also notes whether some section is left without slack (any_tight), for covers().
+  constexpr bool fits(std::int64_t x, std::int64_t cap, std::int32_t lo, std::int32_t hi) {
+    work += hi - lo;
+    any_tight = false;
+    for (std::int32_t s = lo; s < hi; ++s) {
+      const std::int64_t need = std::max(x, sfl[static_cast<std::size_t>(s)]) + stot[static_cast<std::size_t>(s)];
+      if (need > cap) return false;
+      if (need == cap && stot[static_cast<std::size_t>(s)] > 0) any_tight = true;
+    }
+    return true;
+  }
+
+  // Exact-cover inference. A section s is tight when its unplaced bytes fill exactly the room from
+  // its floor to cap and nothing placed reaches above that floor (ptop = sfl): then a block must
+  // start exactly at the floor h in s (the last offset x is at most h, see fits), and the blocks at
+  // offset h are disjoint in time. So the tight sections at one height h must be covered by
+  // disjoint unplaced blocks that fit at h: each lying within the sections around them whose placed
+  // top is at most h, and with h + size <= cap. A DP over the section boundaries of that region
+  // decides it; false when some run of tight sections cannot be covered (the node has no plan).
+  // Only the runs that meet [s0 - 1, s1 + 1) are checked (the sections of the block just placed and
+  // their neighbours, where runs change): checking fewer is sound, and it keeps the cost per node
+  // near the placed block's span instead of the whole part.
+  constexpr bool covers(std::int64_t cap, std::int32_t lo, std::int32_t hi, std::int32_t s0, std::int32_t s1) {
+    auto tight = [&](std::int32_t t) {
+      const auto ts = static_cast<std::size_t>(t);
+      return stot[ts] > 0 && sfl[ts] + stot[ts] == cap && ptop[ts] == sfl[ts];
+    };
+    std::int32_t a = std::max(lo, s0 - 1);
+    while (a > lo && tight(a) && tight(a - 1) && sfl[static_cast<std::size_t>(a - 1)] == sfl[static_cast<std::size_t>(a)]) --a;
+    const std::int32_t end = std::min(hi, s1 + 1);
+    work += 3 * (end - a + 1);
+    while (a < end) {
+      if (!tight(a)) { ++a; continue; }
+      const std::int64_t h = sfl[static_cast<std::size_t>(a)];
+      std::int32_t b = a;
+      while (b < hi && tight(b) && sfl[static_cast<std::size_t>(b)] == h) ++b;
+      std::int32_t A = a, Bd = b;
+      while (A > lo && ptop[static_cast<std::size_t>(A - 1)] <= h) --A;
+      while (Bd < hi && ptop[static_cast<std::size_t>(Bd)] <= h) ++Bd;
+      work += 6 * (Bd - A) + 3 * (start_at[static_cast<std::size_t>(Bd)] - start_at[static_cast<std::size_t>(A)]);
+      for (std::int32_t c = A; c <= Bd; ++c) reach[static_cast<std::size_t>(c)] = 0;
+      reach[static_cast<std::size_t>(A)] = 1;
+      for (std::int32_t c = A; c < Bd; ++c) {
+        if (!reach[static_cast<std::size_t>(c)]) continue;
+        if (!(tight(c) && sfl[static_cast<std::size_t>(c)] == h)) reach[static_cast<std::size_t>(c) + 1] = 1;
+        for (std::int32_t u = start_at[static_cast<std::size_t>(c)]; u < start_at[static_cast<std::size_t>(c) + 1]; ++u) {
+          const auto js = static_cast<std::size_t>(by_start[static_cast<std::size_t>(u)]);
+          if (off[js] < 0 && sb[js] <= Bd && flo[js] <= h && h % align[js] == 0 && h + size[js] <= cap) reach[static_cast<std::size_t>(sb[js])] = 1;
+        }
+      }
+      if (!reach[static_cast<std::size_t>(Bd)]) return false;
+      a = b;
+    }
     return true;
   }
 
@@ -264,6 +335,7 @@ struct arena_bnb {
   constexpr bool expand(std::int32_t lo, std::int32_t hi, std::int64_t x, std::int32_t p) {
     std::int64_t min_top = -1;
     const std::int32_t u0 = start_at[static_cast<std::size_t>(lo)], u1 = start_at[static_cast<std::size_t>(hi)];
+    work += 2 * (u1 - u0);
     for (std::int32_t u = u0; u < u1; ++u) {
       const auto ks = static_cast<std::size_t>(by_start[static_cast<std::size_t>(u)]);
       if (off[ks] < 0) {
@@ -296,7 +368,8 @@ struct arena_bnb {
     return true;
   }
 
-  constexpr bool has_unplaced(std::int32_t lo, std::int32_t hi) const {
+  constexpr bool has_unplaced(std::int32_t lo, std::int32_t hi) {
+    work += 1 + start_at[static_cast<std::size_t>(hi)] - start_at[static_cast<std::size_t>(lo)];
     for (std::int32_t u = start_at[static_cast<std::size_t>(lo)]; u < start_at[static_cast<std::size_t>(hi)]; ++u)
       if (off[static_cast<std::size_t>(by_start[static_cast<std::size_t>(u)])] < 0) return true;
     return false;
@@ -336,15 +409,17 @@ struct arena_bnb {
     }
   }
 
-  // Is there a canonical plan within cap bytes? At most node_limit nodes; `out_of_time` is asked
-  // every 256 nodes. On `found`, best_off holds the plan (caller indices; dead blocks at 0).
-  template <class OutOfTime>
-  constexpr outcome search(std::int64_t cap, std::int64_t node_limit, std::int32_t heuristic, std::uint64_t noise, OutOfTime out_of_time) {
+  // Is there a canonical plan within cap bytes? At most node_limit nodes, and aborted as soon as
+  // `work` passes work_limit (< 0: no limit). On `found`, best_off holds the plan (caller indices;
+  // dead blocks at 0). Deterministic: the same call on the same state gives the same answer.
+  constexpr outcome search(std::int64_t cap, std::int64_t node_limit, std::int32_t heuristic, std::uint64_t noise, std::int64_t work_limit = -1) {
+    work += 4 * static_cast<std::int64_t>(m) + S;  // set_heuristic and the resets
     set_heuristic(heuristic, noise);
     for (auto& o : off) o = -1;
     for (auto& f : flo) f = 0;
     for (auto& f : sfl) f = 0;
     stot = total0;
+    for (auto& t : ptop) t = 0;
     cuts = cuts0;
     for (std::int32_t t = 0; t < S; ++t)  // every floor is 0: any member is a lowest one
       witness[static_cast<std::size_t>(t)] = sec_begin[static_cast<std::size_t>(t)] < sec_begin[static_cast<std::size_t>(t) + 1] ? sec[static_cast<std::size_t>(sec_begin[static_cast<std::size_t>(t)])] : -1;
@@ -389,12 +464,13 @@ struct arena_bnb {
       }
       const std::int32_t k = cands[static_cast<std::size_t>(f.pos++)];
       if (++nodes > node_limit) return outcome::aborted;
-      if ((nodes & 255) == 0 && out_of_time()) return outcome::aborted;
+      if (work_limit >= 0 && work > work_limit) return outcome::aborted;
       f.placed = k;
       const std::int32_t lo = f.lo, hi = f.hi;
       const std::int64_t x = flo[static_cast<std::size_t>(k)];
       f.hatless = !place(k);
       if (!fits(x, cap, lo, hi)) continue;
+      if (use_covers && any_tight && !covers(cap, lo, hi, sa[static_cast<std::size_t>(k)], sb[static_cast<std::size_t>(k)])) continue;
       // f may be invalidated from here on.
       if (split(lo, hi, sa[static_cast<std::size_t>(k)], sb[static_cast<std::size_t>(k)] - 1)) continue;
       if (!expand(lo, hi, x, rank[static_cast<std::size_t>(k)])) part_done();
