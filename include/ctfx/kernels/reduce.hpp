@@ -151,10 +151,18 @@ inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const
     }
   }
   if (ctx.where != backend::cuda) {  // host and OMP (the reduction itself runs on one thread)
-    visit_dtype(in.dt, [&](auto sd) {
-      visit_dtype(out.dt, [&](auto od) { reduce_host<decltype(sd)::value, decltype(od)::value>(is_max, out, kept, red); });
-    });
-    return;
+    // The pairs ops/reductions.hpp makes: the input's dtype, or an integer sum in int64 (each pair
+    // instantiated is a loop nest the compiler optimizes in every program that runs plans).
+    if (out.dt == in.dt) {
+      visit_dtype(in.dt, [&](auto sd) { reduce_host<decltype(sd)::value, decltype(sd)::value>(is_max, out, kept, red); });
+      return;
+    }
+    if (out.dt == dtype::i64 && (in.dt == dtype::b8 || in.dt == dtype::i8 || in.dt == dtype::i32)) {
+      if (in.dt == dtype::b8) reduce_host<dtype::b8, dtype::i64>(is_max, out, kept, red);
+      else if (in.dt == dtype::i8) reduce_host<dtype::i8, dtype::i64>(is_max, out, kept, red);
+      else reduce_host<dtype::i32, dtype::i64>(is_max, out, kept, red);
+      return;
+    }
   }
   visit_dtype(out.dt, [&](auto od) {
     parallel_for(ctx, out.numel(), reduce_fn<decltype(od)::value>{out, kept, red, is_max});
