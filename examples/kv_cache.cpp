@@ -31,9 +31,12 @@ int main() {
   std::puts("== what reinplacing decided\n");
   std::puts(ctfx::to_text(plan::report).c_str());
   const ctfx::ir g = plan::graph();
-  const auto life = ctfx::compute_liveness(g);
+  const auto life = plan::life();  // with the kernel grouping the plan runs
+  const ctfx::fusion fused = plan::fused();
   std::puts("== the plan\n");
-  std::puts(ctfx::listing(g, life, ctfx::plan_reuse(life)).c_str());
+  ctfx::listing_options lo;
+  lo.fused = &fused;
+  std::puts(ctfx::listing(g, life, ctfx::plan_reuse(life), lo).c_str());
 
   std::vector<ctfx::half_t> cache(B * H * S * D), ref_cache, k(B * H * D);
   for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = ctfx::half_t(static_cast<float>(i % 1000) * 0.01f);

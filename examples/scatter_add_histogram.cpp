@@ -25,9 +25,12 @@ int main() {
   std::puts("== what reinplacing decided\n");
   std::puts(ctfx::to_text(plan::report).c_str());
   const ctfx::ir g = plan::graph();
-  const auto life = ctfx::compute_liveness(g);
+  const auto life = plan::life();  // with the kernel grouping the plan runs
+  const ctfx::fusion fused = plan::fused();
   std::puts("== the plan\n");
-  std::puts(ctfx::listing(g, life, ctfx::plan_reuse(life)).c_str());
+  ctfx::listing_options lo;
+  lo.fused = &fused;
+  std::puts(ctfx::listing(g, life, ctfx::plan_reuse(life), lo).c_str());
 
   std::vector<float> counts(bins, 0.0f), w(samples), total(1), ref_total(1);
   std::vector<std::int64_t> bin(samples);

@@ -333,6 +333,7 @@ int main_checked(int argc, char** argv) {
     if (!p.error().ok()) throw failure{"cannot plan the graph: " + ctfx::to_string(p.error())};
     ctfx::listing_options lo;
     lo.original = &functional;
+    lo.fused = &p.fused();
     if (o.plan) std::fputs(ctfx::listing(p.graph(), p.life(), p.memory_plan(), lo).c_str(), stdout);
     if (o.plan_arena)
       std::fputs(ctfx::arena_listing(p.graph(), p.life(), ctfx::plan_arena(p.graph(), p.life()), lo).c_str(), stdout);

@@ -46,6 +46,11 @@ struct compiled {
     return m;
   }();
 
+  // The grouping and the lifetimes the plan runs with (for listings: ctfx::listing(graph(), life(),
+  // plan_reuse(life()), {.fused = &f}) with f = fused()).
+  static fusion fused() { return fusion{std::vector<std::int32_t>(fused_roots.begin(), fused_roots.end())}; }
+  static liveness life() { return compute_liveness(graph(), fused_roots.data()); }
+
   // Bytes of the planned buffers when every extent is static (outputs computed straight into the
   // caller's buffers excluded: plan/outputs.hpp), computed by the compiler with the
   // memory plan the program uses (bind() adds the run's small scratch to get the workspace).
