@@ -291,6 +291,15 @@ TEST_CASE("outputs in place: computed straight into the caller's buffers; a stri
                                                          ctfx::tensor_desc::contiguous(ctfx::i64, {1})});
   REQUIRE(d.status.ok);
   CHECK(d.workspace_bytes <= 256);  // the run's small scratch only: no buffer for either output
+  {
+    const ctfx::fusion f = ring_plan::fused();
+    const ctfx::liveness L = ring_plan::life();
+    ctfx::listing_options lo;
+    lo.fused = &f;
+    const std::string text = ctfx::listing(ring_plan::graph(), L, ctfx::plan_reuse(L), lo);
+    CHECK(text.find("= output0  # %sum, computed in the caller's buffer") != std::string::npos);
+    CHECK(text.find("= output1  # %amax, computed in the caller's buffer") != std::string::npos);
+  }
   REQUIRE(ring_plan::run(in(b1), std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(s1.data(), ctfx::f32, {40}),
                                                               ctfx::tensor_ref::contiguous(m1.data(), ctfx::f32, {8})}).ok);
   REQUIRE(ctfx::reference_run(ring.get(), in(b2), std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(s2.data(), ctfx::f32, {40}),

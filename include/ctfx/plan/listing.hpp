@@ -7,6 +7,7 @@
 #include "../graph/print.hpp"
 #include "arena.hpp"
 #include "fusion.hpp"
+#include "outputs.hpp"
 #include "reuse.hpp"
 
 namespace ctfx {
@@ -65,11 +66,17 @@ inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, 
   const std::int32_t n_parts = L.step_partition.empty() ? 1 : L.step_partition.back() + 1;
   // Lines run at half-step times: allocations (and reuses) at 2s or 2s+1 print before step s's
   // kernel, frees at 2s+1 print after it (the step has read the buffer by then).
+  // With the executors' view (opt.fused set): outputs computed in the caller's buffer say so.
+  const std::vector<std::int32_t> direct = opt.fused ? direct_outputs(g, L) : std::vector<std::int32_t>{};
   auto line_text = [&](const plan_line& l) {
     const buffer_life& b = L.buffers[static_cast<std::size_t>(l.buffer)];
     const tensor_meta& m = g[b.node].meta;
     switch (l.kind) {
       case line_kind::allocate:
+        for (std::size_t j = 0; j < direct.size(); ++j)
+          if (direct[j] == b.storage)
+            return "    " + detail::buf_name(l.buffer) + " = output" + std::to_string(j) + "  # %" + std::string(g[b.node].name.view()) +
+                   ", computed in the caller's buffer\n";
         return "    " + detail::buf_name(l.buffer) + " = empty_strided(" + detail::tuple_text(g, m, false) + ", " +
                detail::tuple_text(g, m, true) + ", " + std::string(name_of(m.dt)) + ")  # %" + std::string(g[b.node].name.view()) + "\n";
       case line_kind::reuse:
