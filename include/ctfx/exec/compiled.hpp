@@ -48,7 +48,7 @@ struct compiled {
 
   // The grouping and the lifetimes the plan runs with (for listings: ctfx::listing(graph(), life(),
   // plan_reuse(life()), {.fused = &f}) with f = fused()).
-  static fusion fused() { return fusion{std::vector<std::int32_t>(fused_roots.begin(), fused_roots.end())}; }
+  static fusion fused() { return fusion{detail::cvec<std::int32_t>(fused_roots.data(), fused_roots.data() + node_count)}; }
   static liveness life() { return compute_liveness(graph(), fused_roots.data()); }
 
   // Bytes of the planned buffers when every extent is static (outputs computed straight into the
@@ -58,7 +58,7 @@ struct compiled {
     const ir g = pipeline_type::get();
     const liveness L = compute_liveness(g, fused_roots.data());
     const reuse_plan R = plan_reuse(L);
-    const std::vector<std::int32_t> direct = direct_outputs(g, L);  // computed in the caller's buffers
+    const auto direct = direct_outputs(g, L);  // computed in the caller's buffers
     std::size_t total = 0;
     for (std::size_t b = 0; b < L.buffers.size(); ++b) {
       bool in_caller = false;

@@ -389,7 +389,7 @@ class program {
       return;
     }
     if (opt_.fuse) {
-      if (opt_.fused_roots) fusion_.root.assign(opt_.fused_roots, opt_.fused_roots + g_.size());
+      if (opt_.fused_roots) fusion_.root = detail::cvec<std::int32_t>(opt_.fused_roots, opt_.fused_roots + g_.size());
       else fusion_ = plan_fusion(g_);
     }
     life_ = compute_liveness(g_, opt_.fuse ? fusion_.root.data() : nullptr);
@@ -412,7 +412,7 @@ class program {
         if (ln.kind == line_kind::reuse && ln.buffer >= 0 && static_cast<std::size_t>(ln.buffer) < reuses.size())
           reuses[static_cast<std::size_t>(ln.buffer)] = ln.from;
     // Outputs computed in the caller's buffer get no slot (plan/outputs.hpp).
-    direct_storage_ = direct_outputs(g_, life_);
+    { const auto d = direct_outputs(g_, life_); direct_storage_.assign(d.begin(), d.end()); }
     std::vector<std::uint8_t> direct_buffer(life_.buffers.size(), 0);
     for (auto st : direct_storage_)
       if (st >= 0) direct_buffer[static_cast<std::size_t>(life_.buffer_of[static_cast<std::size_t>(st)])] = 1;

@@ -25,7 +25,7 @@
 //     kernel carries them in its parameters).
 #pragma once
 #include <cstdint>
-#include <vector>
+#include "../detail/cvec.hpp"
 #include "../graph/ir.hpp"
 
 namespace ctfx {
@@ -34,12 +34,14 @@ inline constexpr int max_fused_ops = 16;
 inline constexpr int max_fused_leaves = 12;
 
 struct fusion {
-  std::vector<std::int32_t> root;  // per node: the node whose kernel computes it (itself if none)
+  // Per node: the node whose kernel computes it (itself if none). (detail::cvec, not std::vector:
+  // clang 14 cannot constant-evaluate libstdc++'s sized vector constructors.)
+  detail::cvec<std::int32_t> root;
   constexpr bool is_member(std::int32_t i) const { return root[static_cast<std::size_t>(i)] != i; }
   // Kernels that fuse more than one node.
   constexpr std::int32_t groups_with_members() const {
     std::int32_t n = 0;
-    std::vector<std::uint8_t> seen(root.size(), 0);
+    detail::cvec<std::uint8_t> seen(root.size(), 0);
     for (std::size_t i = 0; i < root.size(); ++i)
       if (root[i] != static_cast<std::int32_t>(i) && !seen[static_cast<std::size_t>(root[i])]) {
         seen[static_cast<std::size_t>(root[i])] = 1;
@@ -78,8 +80,8 @@ constexpr fusion plan_fusion(const ir& g) {
   const std::int32_t n = g.size();
   fusion f;
   f.root.assign(static_cast<std::size_t>(n), 0);
-  std::vector<std::int32_t> parent(static_cast<std::size_t>(n)), uses(static_cast<std::size_t>(n), 0),
-      earliest(static_cast<std::size_t>(n)), ops(static_cast<std::size_t>(n), 1), writes_before(static_cast<std::size_t>(n) + 1, 0);
+  const auto N = static_cast<std::size_t>(n);
+  detail::cvec<std::int32_t> parent(N, 0), uses(N, 0), earliest(N, 0), ops(N, 1), writes_before(N + 1, 0);
   for (std::int32_t i = 0; i < n; ++i) {
     parent[static_cast<std::size_t>(i)] = i;
     earliest[static_cast<std::size_t>(i)] = i;
@@ -92,7 +94,7 @@ constexpr fusion plan_fusion(const ir& g) {
     const bool writes = is_mutating(nd.op) || nd.op == op_kind::custom || nd.op == op_kind::auto_functionalized;
     writes_before[static_cast<std::size_t>(i) + 1] = writes_before[static_cast<std::size_t>(i)] + (writes ? 1 : 0);
   }
-  std::vector<std::int32_t> leaves;
+  detail::cvec<std::int32_t> leaves;
   for (std::int32_t c = 0; c < n; ++c) {
     const node& cn = g.nodes[static_cast<std::size_t>(c)];
     if (!is_fusion_consumer(cn.op) || !cn.meta.is_tensor()) continue;

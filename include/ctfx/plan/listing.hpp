@@ -67,7 +67,7 @@ inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, 
   // Lines run at half-step times: allocations (and reuses) at 2s or 2s+1 print before step s's
   // kernel, frees at 2s+1 print after it (the step has read the buffer by then).
   // With the executors' view (opt.fused set): outputs computed in the caller's buffer say so.
-  const std::vector<std::int32_t> direct = opt.fused ? direct_outputs(g, L) : std::vector<std::int32_t>{};
+  const detail::cvec<std::int32_t> direct = opt.fused ? direct_outputs(g, L) : detail::cvec<std::int32_t>{};
   auto line_text = [&](const plan_line& l) {
     const buffer_life& b = L.buffers[static_cast<std::size_t>(l.buffer)];
     const tensor_meta& m = g[b.node].meta;

@@ -9,8 +9,8 @@
 // compiler) and the executors, so both agree on the planned bytes.
 #pragma once
 #include <cstdint>
-#include <vector>
 #include "../analysis/liveness.hpp"
+#include "../detail/cvec.hpp"
 
 namespace ctfx {
 
@@ -18,7 +18,7 @@ namespace detail {
 // True when every index tensor of every index_put is a graph input that no earlier node writes
 // (so every index is checked before the first write of a run).
 constexpr bool indices_are_inputs(const ir& g) {
-  std::vector<std::uint8_t> input(static_cast<std::size_t>(g.next_storage), 0), written(static_cast<std::size_t>(g.next_storage), 0);
+  detail::cvec<std::uint8_t> input(static_cast<std::size_t>(g.next_storage), 0), written(static_cast<std::size_t>(g.next_storage), 0);
   for (std::int32_t i = 0; i < g.size(); ++i)
     if (g[i].op == op_kind::placeholder && g[i].meta.is_tensor()) input[static_cast<std::size_t>(g[i].meta.storage)] = 1;
   for (std::int32_t i = 0; i < g.size(); ++i) {
@@ -47,13 +47,13 @@ constexpr bool indices_are_inputs(const ir& g) {
 
 // Per output position (the output node's tensor arguments, in order): the storage computed in the
 // caller's buffer, or -1.
-constexpr std::vector<std::int32_t> direct_outputs(const ir& g, const liveness& L) {
-  std::vector<std::int32_t> outs;
+constexpr detail::cvec<std::int32_t> direct_outputs(const ir& g, const liveness& L) {
+  detail::cvec<std::int32_t> outs;
   const std::int32_t o = g.output_node();
   if (o < 0) return outs;
   for (auto a : g.args_of(o))
     if (a >= 0 && g.meta(a).is_tensor()) outs.push_back(a);
-  std::vector<std::int32_t> direct(outs.size(), -1);
+  detail::cvec<std::int32_t> direct(outs.size(), -1);
   if (!detail::indices_are_inputs(g)) return direct;
   for (std::size_t j = 0; j < outs.size(); ++j) {
     const tensor_meta& m = g.meta(outs[j]);
