@@ -61,16 +61,14 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
       sym_expr len;
       if (n.is_static()) {
         index_t sz = n.value();
+        // Bounds as Python and PyTorch take them: negative ones count from the end, and both are
+        // clamped to [0, size] (x[2:100] on 6 rows is x[2:6]; x[-100:2] is x[0:2]).
         if (start < 0) start += sz;
         if (end != end_of_dim && end < 0) end += sz;
-        if (end == end_of_dim) end = sz;
-        if (start < 0 || start > sz || end > sz || end < 0) {
-          auto m = about(g, id);
-          m << "slice [" << static_cast<long long>(P[1].value()) << ':'
-            << static_cast<long long>(P[2].value() == end_of_dim ? sz : P[2].value()) << "] is out of range for dimension "
-            << d << " of size " << static_cast<long long>(sz);
-          fail(g, id, rule::index_out_of_range, m); return false;
-        }
+        if (end == end_of_dim || end > sz) end = sz;
+        if (start < 0) start = 0;
+        if (start > sz) start = sz;
+        if (end < 0) end = 0;
         index_t cnt = end > start ? (end - start + step - 1) / step : 0;
         len = sym_expr(cnt);
       } else {
