@@ -371,7 +371,7 @@ constexpr tensor pow(tensor a, double e) { return detail::binary(op_kind::pow, a
   constexpr tensor NAME(tensor a) { return a.b ? a.b->make(op_kind::NAME, {a}) : a; }
 CTFX_UNARY_FN(neg) CTFX_UNARY_FN(abs) CTFX_UNARY_FN(exp) CTFX_UNARY_FN(log) CTFX_UNARY_FN(sin)
 CTFX_UNARY_FN(cos) CTFX_UNARY_FN(sqrt) CTFX_UNARY_FN(relu) CTFX_UNARY_FN(ceil) CTFX_UNARY_FN(floor)
-CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc)
+CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc) CTFX_UNARY_FN(tanh) CTFX_UNARY_FN(sigmoid) CTFX_UNARY_FN(rsqrt)
 #undef CTFX_UNARY_FN
 
 constexpr tensor clone(tensor a) { return a.clone(); }

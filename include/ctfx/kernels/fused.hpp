@@ -99,6 +99,7 @@ inline op_chunk_fn op_chunk_for(op_kind k, bool scalar) {
   switch (k) {
     CTFX_UNARY(neg) CTFX_UNARY(abs) CTFX_UNARY(exp) CTFX_UNARY(log) CTFX_UNARY(sin) CTFX_UNARY(cos)
     CTFX_UNARY(sqrt) CTFX_UNARY(relu) CTFX_UNARY(ceil) CTFX_UNARY(floor) CTFX_UNARY(round) CTFX_UNARY(trunc)
+    CTFX_UNARY(tanh) CTFX_UNARY(sigmoid) CTFX_UNARY(rsqrt)
     CTFX_BINARY(add, add_) CTFX_BINARY(sub, sub_) CTFX_BINARY(mul, mul_) CTFX_BINARY(div, div_)
     case op_kind::maximum: return scalar ? &binary_scalar_chunk<op_kind::maximum, C> : &binary_chunk<op_kind::maximum, C>;
     case op_kind::minimum: return scalar ? &binary_scalar_chunk<op_kind::minimum, C> : &binary_chunk<op_kind::minimum, C>;

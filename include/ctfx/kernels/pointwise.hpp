@@ -72,6 +72,9 @@ CTFX_HD inline C unary_value(op_kind k, C x) {
       case op_kind::floor: return std::floor(x);
       case op_kind::round: return std::nearbyint(x);  // half to even
       case op_kind::trunc: return std::trunc(x);
+      case op_kind::tanh: return std::tanh(x);
+      case op_kind::sigmoid: return C(1) / (C(1) + std::exp(-x));
+      case op_kind::rsqrt: return C(1) / std::sqrt(x);
       default: return x;
     }
   }

@@ -23,6 +23,9 @@ CTFX_UNARY(ceil, "ceil(Tensor self) -> Tensor", static_cast<T>(std::ceil(x)))
 CTFX_UNARY(floor, "floor(Tensor self) -> Tensor", static_cast<T>(std::floor(x)))
 CTFX_UNARY(round, "round(Tensor self) -> Tensor", static_cast<T>(std::nearbyint(x)))
 CTFX_UNARY(trunc, "trunc(Tensor self) -> Tensor", static_cast<T>(std::trunc(x)))
+CTFX_UNARY(tanh, "tanh(Tensor self) -> Tensor", static_cast<T>(std::tanh(x)))
+CTFX_UNARY(sigmoid, "sigmoid(Tensor self) -> Tensor", static_cast<T>(T(1) / (T(1) + std::exp(-x))))
+CTFX_UNARY(rsqrt, "rsqrt(Tensor self) -> Tensor", static_cast<T>(T(1) / std::sqrt(x)))
 #undef CTFX_UNARY
 struct convert_t : op_tag<op_kind::convert, "convert_element_type(Tensor a, ScalarType dtype) -> Tensor"> {};
 

@@ -15,7 +15,7 @@ enum class op_kind : std::uint8_t {
   // factories
   empty, empty_like, zeros, ones, full, fill_,
   // elementwise unary
-  neg, abs, exp, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, convert,
+  neg, abs, exp, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, sigmoid, rsqrt, convert,
   // elementwise binary (a tensor or a scalar right operand) and their in-place twins
   add, sub, mul, div, maximum, minimum, pow,
   add_, sub_, mul_, div_,
@@ -80,6 +80,9 @@ inline constexpr op_facts op_table[] = {
     {"floor", op_family::unary},
     {"round", op_family::unary},
     {"trunc", op_family::unary},
+    {"tanh", op_family::unary},
+    {"sigmoid", op_family::unary},
+    {"rsqrt", op_family::unary},
     {"convert_element_type", op_family::unary},
     {"add", op_family::binary, false, false, -1, op_kind::add_},
     {"sub", op_family::binary, false, false, -1, op_kind::sub_},

@@ -1,0 +1,55 @@
+// tanh, sigmoid and rsqrt: in the DSL and from PyTorch's text (aten.tanh / sigmoid / rsqrt), fused
+// with their neighbours, bit-identical to the reference, and equal to the math (float: the result
+// of the same float expression; half: that rounded).
+#include <doctest/doctest.h>
+#include <cmath>
+#include <cstring>
+#include <vector>
+#include <ctfx.hpp>
+#include <ctfx/exec/runtime.hpp>
+#include <ctfx/graph/fx_parse.hpp>
+
+namespace {
+constexpr auto text = R"(def forward(self, x: "f32[3, 5][5, 1]cpu"):
+    tanh = torch.ops.aten.tanh.default(x)
+    sigmoid = torch.ops.aten.sigmoid.default(tanh)
+    rsqrt = torch.ops.aten.rsqrt.default(sigmoid)
+    return (rsqrt,)
+)";
+static_assert(ctfx::parse_fx(text).error.ok());
+static_assert(ctfx::parse_fx(text).graph[1].op == ctfx::op_kind::tanh);
+static_assert(ctfx::parse_fx(text).graph[2].op == ctfx::op_kind::sigmoid);
+static_assert(ctfx::parse_fx(text).graph[3].op == ctfx::op_kind::rsqrt);
+}  // namespace
+
+TEST_CASE("unary ops: tanh, sigmoid, rsqrt parse, fuse, and compute as the reference") {
+  const ctfx::ir g = ctfx::parse_fx(text).graph;
+  REQUIRE(g.error.ok());
+  ctfx::runtime_plan p(g);
+  CHECK(p.fused().groups_with_members() == 1);
+  std::vector<float> x(15), y(15), r(15);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.37f - 2.5f;
+  const auto d = ctfx::tensor_desc::contiguous(ctfx::f32, {3, 5});
+  REQUIRE(p.run(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(x.data(), d)}, std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(y.data(), d)}).ok);
+  REQUIRE(ctfx::reference_run(g, std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(x.data(), d)}, std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(r.data(), d)}).ok);
+  CHECK(std::memcmp(y.data(), r.data(), 60) == 0);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const float t = std::tanh(x[i]);
+    const float s = 1.0f / (1.0f + std::exp(-t));
+    CHECK(y[i] == 1.0f / std::sqrt(s));
+  }
+
+  auto h = ctfx::build_checked([](ctfx::builder& b) {
+    auto a = b.input("a", ctfx::f16, {7});
+    b.output(ctfx::sigmoid(ctfx::tanh(a) * 2.0));
+  });
+  std::vector<ctfx::half_t> a(7), o(7), ro(7);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = ctfx::half_t(static_cast<float>(i) - 3.0f);
+  const auto dh = ctfx::tensor_desc::contiguous(ctfx::f16, {7});
+  REQUIRE(ctfx::runtime_plan(h).run(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(a.data(), dh)}, std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(o.data(), dh)}).ok);
+  REQUIRE(ctfx::reference_run(h, std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(a.data(), dh)}, std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(ro.data(), dh)}).ok);
+  CHECK(std::memcmp(o.data(), ro.data(), 14) == 0);
+  const float t = static_cast<float>(ctfx::half_t(std::tanh(-3.0f)));
+  const float m = static_cast<float>(ctfx::half_t(t * 2.0f));
+  CHECK(o[0].bits == ctfx::half_t(1.0f / (1.0f + std::exp(-m))).bits);
+}
