@@ -53,3 +53,21 @@ TEST_CASE("unary ops: tanh, sigmoid, rsqrt parse, fuse, and compute as the refer
   const float m = static_cast<float>(ctfx::half_t(t * 2.0f));
   CHECK(o[0].bits == ctfx::half_t(1.0f / (1.0f + std::exp(-m))).bits);
 }
+
+TEST_CASE("scalar_tensor: x[i] = 0.5 as PyTorch prints it (index_put of a 0-d full)") {
+  constexpr auto t = R"(def forward(self, x: "f32[6][1]cpu", i: "i64[2][1]cpu"):
+    scalar_tensor = torch.ops.aten.scalar_tensor.default(0.5, dtype = torch.float32, layout = torch.strided, device = device(type='cpu'))
+    index_put = torch.ops.aten.index_put.default(x, [i], scalar_tensor)
+    copy_ = torch.ops.aten.copy_.default(x, index_put)
+    return ()
+)";
+  const auto r = ctfx::parse_fx(t);
+  REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+  CHECK(r.graph[2].op == ctfx::op_kind::full);
+  CHECK(r.graph[2].meta.rank == 0);
+  std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  std::vector<std::int64_t> i = {4, 1};
+  REQUIRE(ctfx::runtime_plan(r.graph).run(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {6}),
+                                                                        ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {2})}, {}).ok);
+  CHECK(x == std::vector<float>{1, 0.5f, 3, 4, 0.5f, 6});
+}

@@ -24,6 +24,7 @@ enum class lower : std::uint8_t {
   all_reduce,          // (x, 'sum', group)
   factory,             // (sizes, dtype=...)
   full,                // (sizes, value, dtype=...)
+  scalar_tensor,       // (value, dtype=...): a 0-d full
   convert,             // (x, dtype) or (x, dtype=...)
   sym_size,            // (x, dim): a symbolic size, also a node
   fill,                // (x, value)
@@ -97,6 +98,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.reshape.default", lower::view, op_kind::view},
     {"aten.round.default", lower::unary, op_kind::round},
     {"aten.rsqrt.default", lower::unary, op_kind::rsqrt},
+    {"aten.scalar_tensor.default", lower::scalar_tensor, op_kind::full},
     {"aten.select.int", lower::select, op_kind::select},
     {"aten.select_scatter.default", lower::select_scatter, op_kind::select_scatter},
     {"aten.sigmoid.default", lower::unary, op_kind::sigmoid},

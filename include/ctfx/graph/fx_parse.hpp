@@ -841,6 +841,16 @@ class parser {
         emit_bufs(name, t, k, static_cast<std::int32_t>(d), s, at);
         return;
       }
+      case lower::scalar_tensor: {  // x[i] = 0.5 traces as index_put(x, [i], scalar_tensor(0.5))
+        double s = 0.0;
+        bool integral = false;
+        dtype d = dtype::f32;  // PyTorch's default dtype, whatever the value
+        if (!scalar_of(arg(call, 0, "s"), s, integral, "the value")) return;
+        const value* dt = arg(call, 99, "dtype");
+        if (dt && dt->k != vkind::none && !dtype_arg(dt, d)) return;
+        emit_bufs(name, t, k, static_cast<std::int32_t>(d), s, at);
+        return;
+      }
       case lower::convert: {
         if (!tensor_arg(call, 0, "self", at)) return;
         const value* dt = arg(call, 1, "dtype");
