@@ -1,4 +1,4 @@
-// expect-error: node .'neg.' \(neg\): follows the copy_ epilogue; only copy_ into inputs may come after it \[rule functional-except-epilogue\]
+// expect-error: node .'neg.' \(neg\): follows the copy_ epilogue; only copy_ into inputs, and views, may come after it \[rule functional-except-epilogue\]
 // A hand-written copy_ in the middle of the graph: everything after the first copy_ is epilogue.
 // (g.update(x, v) places the copy_ at the end by itself.)
 #include <ctfx.hpp>
