@@ -180,8 +180,6 @@ TEST_CASE("npy: malformed files and unsupported types are refused with a message
         "x.npy: data is 4 bytes, the header says 8 (2 x <f4)");
   CHECK(msg(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 12)) ==
         "x.npy: data is 12 bytes, the header says 8 (2 x <f4)");
-  CHECK(msg(npy_file("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", 16)).find("fortran_order arrays are not supported") !=
-        std::string::npos);
   CHECK(msg(npy_file("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", 8)) ==
         "x.npy: big-endian dtype '>f4' is not supported");
   CHECK(msg(npy_file("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", 16)).find("unsupported dtype '<c8'") !=
@@ -234,4 +232,18 @@ TEST_CASE("npy: a batch writes nothing until commit, and nothing at all if dropp
   CHECK(r.array.desc.size[0] == 3);
   // A directory that does not exist: an error, not a crash.
   CHECK_FALSE(ctfx::write_npy(d.path / "no" / "such" / "dir.npy", ctfx::tensor_ref::contiguous(y, ctfx::f32, {3})).ok);
+}
+
+TEST_CASE("npy: a Fortran-order array is read into C order") {
+  // np.asfortranarray(np.arange(6, dtype=np.int32).reshape(2, 3)): column-major bytes 0 3 1 4 2 5.
+  std::vector<std::byte> b = npy_file("{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }", 0);
+  const std::int32_t col_major[6] = {0, 3, 1, 4, 2, 5};
+  const auto* p = reinterpret_cast<const std::byte*>(col_major);
+  b.insert(b.end(), p, p + sizeof col_major);
+  ctfx::npy_read r = ctfx::decode_npy(b, "f.npy");
+  REQUIRE_MESSAGE(r.ok, r.message);
+  CHECK(r.array.desc.rank == 2);
+  std::vector<std::int32_t> v(6);
+  std::memcpy(v.data(), r.array.bytes.data(), 24);
+  CHECK(v == std::vector<std::int32_t>{0, 1, 2, 3, 4, 5});
 }

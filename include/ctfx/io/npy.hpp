@@ -5,8 +5,8 @@
 //   ctfx::tensor_ref x = r.array.ref();                   // contiguous, owned by r.array
 //   ctfx::npy_status s = ctfx::write_npy("y.npy", y);     // any strides; written in C order
 //
-// Format: versions 1.0, 2.0 and 3.0 of the header, little-endian data, C order (fortran_order True
-// is refused), rank <= ctfx::max_rank. dtypes: '<f8' '<f4' '<f2' '<i8' '<i4' '|i1' '|b1' (ctfx's
+// Format: versions 1.0, 2.0 and 3.0 of the header, little-endian data, C order or Fortran order (read
+// into C order: a Fortran array's elements are reordered as it is read), rank <= ctfx::max_rank. dtypes: '<f8' '<f4' '<f2' '<i8' '<i4' '|i1' '|b1' (ctfx's
 // f64 f32 f16 i64 i32 i8 b8). bfloat16 has no NumPy dtype ('<V2' would lose the type), so a bf16
 // tensor is refused on write with a message saying so; convert it to f32 first.
 //
@@ -262,7 +262,6 @@ inline npy_read decode_npy(std::span<const std::byte> b, std::string_view what =
     if (!descr.empty() && descr[0] == '>') return fail("big-endian dtype '" + descr + "' is not supported");
     return fail("unsupported dtype '" + descr + "' (supported: <f8 <f4 <f2 <i8 <i4 |i1 |b1; bfloat16 has no NumPy dtype)");
   }
-  if (fortran) return fail("fortran_order arrays are not supported: save a C-order array (np.ascontiguousarray)");
   if (static_cast<int>(shape.size()) > max_rank)
     return fail("rank " + std::to_string(shape.size()) + " exceeds ctfx's maximum rank " + std::to_string(max_rank));
   tensor_desc d;
@@ -282,6 +281,26 @@ inline npy_read decode_npy(std::span<const std::byte> b, std::string_view what =
                 std::to_string(numel) + " x " + descr + ")");
   r.array.desc = d;
   r.array.bytes.assign(b.begin() + static_cast<std::ptrdiff_t>(prefix + hl), b.end());
+  if (fortran && d.rank > 1) {  // column-major data: element (i0, ..., ik) at sum(i_d * prod(size[<d]))
+    const std::vector<std::byte> f = r.array.bytes;
+    const auto es = static_cast<std::size_t>(size_of(dt));
+    index_t idx[max_rank]{};
+    std::size_t fo = 0;  // the element's offset in the Fortran data
+    std::size_t fstride[max_rank];
+    for (int k = 0, acc = 1; k < d.rank; ++k) {
+      fstride[k] = static_cast<std::size_t>(acc);
+      acc *= static_cast<int>(d.size[k]);
+    }
+    for (std::size_t e = 0; e < numel; ++e) {  // C order: the last index fastest
+      std::memcpy(r.array.bytes.data() + e * es, f.data() + fo * es, es);
+      for (int k = d.rank - 1; k >= 0; --k) {
+        fo += fstride[k];
+        if (++idx[k] < d.size[k]) break;
+        fo -= fstride[k] * static_cast<std::size_t>(d.size[k]);
+        idx[k] = 0;
+      }
+    }
+  }
   r.ok = true;
   return r;
 }
