@@ -471,6 +471,12 @@ class parser {
       emit(name, t, op_kind::getitem, std::span<const std::int32_t>(&tup, 1), {}, k, 0.0, op_at);
       return;
     }
+    // A module attribute: a tensor constant (`_tensor_constant0 = self._tensor_constant0`) or a
+    // parameter. Its values are not in the text, so the graph cannot be built from it alone.
+    if (callee.size() > 5 && callee.substr(0, 5) == "self.") {
+      fail(op_at, "'", callee, "' is a tensor constant whose values are not in the printed graph: pass it as an input");
+      return;
+    }
     // Arithmetic on symbolic sizes: `add_1: "Sym(s0 + 1)" = sym_size_int + 1`.
     c_.i = rhs;  // same line: no newline was crossed
     value v = values().parse();

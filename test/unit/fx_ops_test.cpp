@@ -1,6 +1,6 @@
-// tanh, sigmoid and rsqrt: in the DSL and from PyTorch's text (aten.tanh / sigmoid / rsqrt), fused
-// with their neighbours, bit-identical to the reference, and equal to the math (float: the result
-// of the same float expression; half: that rounded).
+// Ops PyTorch prints that ctfx takes: tanh, sigmoid and rsqrt (in the DSL and from the text; fused,
+// bit-identical to the reference, equal to the math in f32 and f16), scalar_tensor (x[i] = 0.5), and
+// the message for a tensor constant whose values the text does not hold.
 #include <doctest/doctest.h>
 #include <cmath>
 #include <cstring>
@@ -70,4 +70,15 @@ TEST_CASE("scalar_tensor: x[i] = 0.5 as PyTorch prints it (index_put of a 0-d fu
   REQUIRE(ctfx::runtime_plan(r.graph).run(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {6}),
                                                                         ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {2})}, {}).ok);
   CHECK(x == std::vector<float>{1, 0.5f, 3, 4, 0.5f, 6});
+}
+
+TEST_CASE("fx: a tensor constant (self._tensor_constant0) is refused naming the constant and why") {
+  const auto r = ctfx::parse_fx(R"(def forward(self, x: "f32[4][1]cpu"):
+    _tensor_constant0 = self._tensor_constant0
+    add = torch.ops.aten.add.Tensor(x, _tensor_constant0)
+    return (add,)
+)");
+  REQUIRE_FALSE(r.ok());
+  CHECK(ctfx::to_string(r.error).find("'self._tensor_constant0' is a tensor constant whose values are not in the printed graph") !=
+        std::string::npos);
 }
