@@ -18,22 +18,12 @@
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include "timing.hpp"
 
 namespace {
 
-using clk = std::chrono::steady_clock;
 
-double median_us(int reps, const std::function<void()>& f) {
-  std::vector<double> t;
-  f();
-  for (int r = 0; r < reps; ++r) {
-    auto a = clk::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::micro>(clk::now() - a).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using ctfx_bench::median_us;
 
 // (a) A 5-point stencil on a G x G f32 grid with periodic ghost rows and columns; the interior is
 // written back in place (copy_).

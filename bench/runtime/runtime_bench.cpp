@@ -14,22 +14,12 @@
 #include <vector>
 #include <ctfx.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include "timing.hpp"
 
 namespace {
 
-using clk = std::chrono::steady_clock;
 
-double median_us(int reps, const std::function<void()>& f) {
-  std::vector<double> t;
-  f();  // warm up (page faults, caches)
-  for (int r = 0; r < reps; ++r) {
-    auto a = clk::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::micro>(clk::now() - a).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using ctfx_bench::median_us;
 
 // Bytes per microsecond of memcpy between two buffers of `bytes`.
 double memcpy_bw(std::size_t bytes, int reps) {

@@ -28,6 +28,18 @@ struct reduce_fn {
   }
 };
 
+// Advances the odometer over out's first `dims` dimensions: the output's and the input's offsets.
+inline void next_output(const strided& out, const strided& kept, int dims, index_t* idx, index_t& ooff, index_t& koff) {
+  for (int d = dims - 1; d >= 0; --d) {
+    ooff += out.stride[d];
+    koff += kept.stride[d];
+    if (++idx[d] < out.size[d]) break;
+    ooff -= out.stride[d] * out.size[d];
+    koff -= kept.stride[d] * out.size[d];
+    idx[d] = 0;
+  }
+}
+
 // The host loop: dtypes fixed once per kernel; outputs walked with an odometer, each folding its
 // reduced elements in row-major order (the same order as reduce_fn) with an odometer too, and a
 // plain pointer loop when the reduced elements are one unit-stride run. No division per element.
@@ -85,14 +97,7 @@ void reduce_host(bool is_max, const strided& out, const strided& kept, const str
         auto* o = reinterpret_cast<element_t<O>*>(out.p) + ooff + j0;
         for (index_t j = 0; j < nb; ++j) store_as<O, C>(o + j, acc[j]);
       }
-      for (int d = lr - 1; d >= 0; --d) {  // next row of outputs
-        ooff += out.stride[d];
-        koff += kept.stride[d];
-        if (++oidx[d] < out.size[d]) break;
-        ooff -= out.stride[d] * out.size[d];
-        koff -= kept.stride[d] * out.size[d];
-        oidx[d] = 0;
-      }
+      next_output(out, kept, lr, oidx, ooff, koff);  // the next row of outputs
     }
     return;
   }
@@ -121,14 +126,7 @@ void reduce_host(bool is_max, const strided& out, const strided& kept, const str
       }
     }
     store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + ooff, acc);
-    for (int d = out.rank - 1; d >= 0; --d) {
-      ooff += out.stride[d];
-      koff += kept.stride[d];
-      if (++oidx[d] < out.size[d]) break;
-      ooff -= out.stride[d] * out.size[d];
-      koff -= kept.stride[d] * out.size[d];
-      oidx[d] = 0;
-    }
+    next_output(out, kept, out.rank, oidx, ooff, koff);
   }
 }
 
