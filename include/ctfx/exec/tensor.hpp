@@ -5,7 +5,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <concepts>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include "../core/config.hpp"
 #include "../core/dtype.hpp"
@@ -60,6 +62,37 @@ struct tensor_ref : tensor_desc {
   static constexpr tensor_ref contiguous(void* p, dtype d, std::initializer_list<index_t> sizes) {
     return {p, tensor_desc::contiguous(d, sizes)};
   }
+};
+
+/// The tensors a run takes: a read-only list of tensor_ref, built from a braced list
+/// (`{ctfx::tensor_ref::contiguous(p, ctfx::f32, {4}), ...}` or `{}`), a `std::vector`, a
+/// `std::array`, a C array or a `std::span`. It does not own the tensors: a braced list lives until
+/// the end of the full expression that calls `run`, which is as long as a run needs it.
+class tensor_refs {
+ public:
+  /// No tensors.
+  constexpr tensor_refs() = default;
+  /// A braced list of tensors.
+  constexpr tensor_refs(std::initializer_list<tensor_ref> l) : s_(l.begin(), l.size()) {}
+  /// Any contiguous range of tensor_ref: `std::vector`, `std::array`, a C array, a span.
+  template <class R>
+    requires(!std::same_as<std::remove_cvref_t<R>, tensor_refs> && std::convertible_to<R&&, std::span<const tensor_ref>>)
+  constexpr tensor_refs(R&& r) : s_(static_cast<R&&>(r)) {}
+  /// The tensors as a span.
+  constexpr std::span<const tensor_ref> span() const { return s_; }
+  /// The tensors as a span (what the executors take).
+  constexpr operator std::span<const tensor_ref>() const { return s_; }
+  /// The number of tensors.
+  constexpr std::size_t size() const { return s_.size(); }
+  /// Tensor i.
+  constexpr const tensor_ref& operator[](std::size_t i) const { return s_[i]; }
+  /// The first tensor.
+  constexpr const tensor_ref* begin() const { return s_.data(); }
+  /// One past the last tensor.
+  constexpr const tensor_ref* end() const { return s_.data() + s_.size(); }
+
+ private:
+  std::span<const tensor_ref> s_;
 };
 
 // The outcome of binding or running a plan. On failure `node` names the graph node whose check
