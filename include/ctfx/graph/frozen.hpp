@@ -109,7 +109,7 @@ constexpr ir_sizes source_sizes() {
 // the examples and the compile benchmarks all do — pays anyway; building the graph again here was a
 // third build (g++ at 250 nodes: halo 0.37 G of 5.1 G instructions above an empty program,
 // scatter_chain 0.20 G of 4.7 G). A program that never asks pays a freeze and a thaw instead
-// (+0.19 G and +0.31 G there): bench/RESULTS.md §1, the session-16 changes.
+// (+0.19 G and +0.31 G there; cc1plus instructions counted by callgrind).
 template <class Source>
 constexpr ir source_graph() {
   return Source::get();
