@@ -200,6 +200,7 @@ ctfx::ir run_passes(const ctfx::ir& input, bool inductor_table, bool print, ctfx
     if (!g.error.ok()) throw failure{std::string("pass ") + s.name + ": " + ctfx::to_string(g.error)};
     if (print) std::printf("// -----// IR Dump After %s //----- //\n%s\n", s.name, ctfx::to_text(g).c_str());
   }
+  ctfx::find_unused_values(input, log.unused);  // on the graph as written (the passes leave dead nodes for dce)
   return g;
 }
 
@@ -221,7 +222,7 @@ std::string report_text(const ctfx::reinplace_log& log, bool inductor_table) {
     if (!c.reinplaced) s += "  -- " + std::string(ctfx::explain(c.why));
     s += "\n";
   }
-  return s;
+  return s + ctfx::warnings_text(log);
 }
 
 std::string desc_text(const ctfx::tensor_desc& d) {
