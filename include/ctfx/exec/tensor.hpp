@@ -14,19 +14,20 @@
 
 namespace ctfx {
 
-// Extents and element strides of a tensor, without its data.
+/// Extents and element strides of a tensor, without its data.
 struct tensor_desc {
-  dtype dt = dtype::f32;
-  int rank = 0;
-  index_t size[max_rank]{};
-  index_t stride[max_rank]{};
+  dtype dt = dtype::f32;  ///< the element type
+  int rank = 0;  ///< the number of dimensions
+  index_t size[max_rank]{};  ///< the extents
+  index_t stride[max_rank]{};  ///< the strides, in elements
 
+  /// The number of elements.
   constexpr index_t numel() const {
     index_t n = 1;
     for (int i = 0; i < rank; ++i) n *= size[i];
     return n;
   }
-  // Bytes from the first element to one past the last reachable one (0 for an empty tensor).
+  /// Bytes from the first element to one past the last reachable one (0 for an empty tensor).
   constexpr std::size_t span_bytes() const {
     index_t hi = 0;
     for (int i = 0; i < rank; ++i) {
@@ -35,6 +36,7 @@ struct tensor_desc {
     }
     return static_cast<std::size_t>(hi + 1) * static_cast<std::size_t>(size_of(dt));
   }
+  /// A contiguous (row-major) description.
   static constexpr tensor_desc contiguous(dtype d, std::initializer_list<index_t> sizes) {
     tensor_desc t;
     t.dt = d;
@@ -42,10 +44,12 @@ struct tensor_desc {
     t.set_contiguous();
     return t;
   }
+  /// Sets the row-major strides of the current extents.
   constexpr void set_contiguous() {
     index_t s = 1;
     for (int i = rank - 1; i >= 0; --i) { stride[i] = s; s *= size[i]; }
   }
+  /// Same dtype, extents and strides (strides of extent-1 dimensions are not compared).
   constexpr bool operator==(const tensor_desc& o) const {
     if (dt != o.dt || rank != o.rank) return false;
     for (int i = 0; i < rank; ++i)
@@ -54,11 +58,13 @@ struct tensor_desc {
   }
 };
 
-// A caller's tensor: its description and the address of its element [0, ..., 0].
+/// A caller's tensor: its description and the address of its element [0, ..., 0].
 struct tensor_ref : tensor_desc {
-  void* data = nullptr;
+  void* data = nullptr;  ///< the address of element [0, ..., 0] (host or device memory)
   constexpr tensor_ref() = default;
+  /// A tensor at `p` with description `d`.
   constexpr tensor_ref(void* p, const tensor_desc& d) : tensor_desc(d), data(p) {}
+  /// A contiguous (row-major) tensor at `p`.
   static constexpr tensor_ref contiguous(void* p, dtype d, std::initializer_list<index_t> sizes) {
     return {p, tensor_desc::contiguous(d, sizes)};
   }
@@ -95,14 +101,16 @@ class tensor_refs {
   std::span<const tensor_ref> s_;
 };
 
-// The outcome of binding or running a plan. On failure `node` names the graph node whose check
-// failed (or -1) and `message` says which rule and what was found; every caller buffer is then
-// exactly as it was before the call.
+/// The outcome of binding or running a plan. On failure `node` names the graph node whose check
+/// failed (or -1) and `message` says which rule and what was found; every caller buffer is then
+/// exactly as it was before the call.
 struct run_status {
-  bool ok = true;
-  std::int32_t node = -1;
-  std::string message;
+  bool ok = true;  ///< whether the call succeeded
+  std::int32_t node = -1;  ///< the node whose check failed, or -1
+  std::string message;  ///< the rule and what was found (empty on success)
+  /// True on success.
   explicit operator bool() const { return ok; }
+  /// A failure at node `n` with message `m`.
   static run_status failure(std::int32_t n, std::string m) { return {false, n, static_cast<std::string&&>(m)}; }
 };
 

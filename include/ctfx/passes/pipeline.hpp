@@ -216,17 +216,23 @@ struct staged_pipeline {
 };
 }  // namespace detail
 
-// The pipeline over a graph source (a graph_def, a stage, anything with a static constexpr get()).
-// `noop` ... `final_stage` name the graph after each pass (each its own verified evaluation,
-// instantiated only when named); `get()` and `report` come from one fused evaluation under g++ and
-// clang, and from the per-pass stages under nvcc.
+/// The pipeline over a graph source (a graph_def, a stage, anything with a static constexpr get()).
+/// `noop` ... `final_stage` name the graph after each pass (each its own verified evaluation,
+/// instantiated only when named); `get()` and `report` come from one fused evaluation under g++ and
+/// clang, and from the per-pass stages under nvcc.
 template <class Source, class Table = builtin_inplace_table>
 struct pipeline {
+  /// The per-pass stages (each a verified compile-time graph, instantiated when named).
   using stages = detail::staged_pipeline<Source, Table>;
+  /// The graph after remove_noop_ops.
   using noop = typename stages::noop;
+  /// The graph after canonicalize_view_scatter_ops.
   using canonical = typename stages::canonical;
+  /// The graph after reinplacing.
   using reinplaced = typename stages::reinplaced;
+  /// The graph after decompose_generalized_scatter.
   using decomposed = typename stages::decomposed;
+  /// The final graph (after dce).
   using final_stage = std::conditional_t<detail::verify_separately, typename stages::final_stage,
                                          detail::checked_stage<detail::fused_pipeline<Source, Table>>>;
   static_assert(final_stage::diag.ok());
@@ -238,9 +244,10 @@ struct pipeline {
   }
 
  public:
-  // What reinplacing decided, on the graph it was given (node names of `canonical`), and the
-  // program's unused values (node names of Source).
+  /// What reinplacing decided, on the graph it was given (node names of `canonical`), and the
+  /// program's unused values (node names of Source).
   static constexpr auto report = make_report();
+  /// The optimized graph.
   static constexpr ir get() { return final_stage::get(); }
 };
 

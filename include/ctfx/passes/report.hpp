@@ -105,25 +105,26 @@ constexpr bool is_inductor_trigger(reinplace_trigger t) {
   return t == reinplace_trigger::auto_func || t == reinplace_trigger::user_kernel;
 }
 
+/// One reinplacing candidate: the node, the mutated tensor, the verdict with its reason and blocker, the bytes at stake.
 struct reinplace_candidate {
-  std::int32_t node = -1;         // id in the graph the pass was given
-  name_t name{};                  // that node's name
-  op_kind op = op_kind::count_;
-  std::int32_t arg = -1;          // argument position (first element of a list), -1: all mutated args
-  name_t arg_name{};              // the mutated tensor
-  std::int32_t tensors = 1;       // tensors covered (list elements, or every mutated argument)
-  bool reinplaced = false;
-  reinplace_reason why = reinplace_reason::reinplaced;
-  std::int32_t blocker = -1;      // the node that blocks it, when one does
-  name_t blocker_name{};
-  sym_expr bytes{};               // bytes of the mutated tensors: what a clone costs
-  index_t static_bytes = 0;       // the same where static (Inductor counts static shapes only)
-  reinplace_trigger trigger = reinplace_trigger::aten;
-  bool missed = false;            // a missed opportunity (Inductor's accounting)
-  std::int32_t clones = 0;        // tensors this candidate still clones (full copies)
-  bool required = false;          // the user marked it require_inplace
-  bool reads_old_input = false;   // blocking_use by a read of the old value of a graph input the program updates
-  name_t input_name{};            // that input
+  std::int32_t node = -1;         ///< id in the graph the pass was given
+  name_t name{};                  ///< that node's name
+  op_kind op = op_kind::count_;  ///< the node's op
+  std::int32_t arg = -1;          ///< argument position (first element of a list), -1: all mutated args
+  name_t arg_name{};              ///< the mutated tensor
+  std::int32_t tensors = 1;       ///< tensors covered (list elements, or every mutated argument)
+  bool reinplaced = false;  ///< whether it runs in place
+  reinplace_reason why = reinplace_reason::reinplaced;  ///< why not (reinplaced when it does)
+  std::int32_t blocker = -1;      ///< the node that blocks it, when one does
+  name_t blocker_name{};  ///< the blocking node's name
+  sym_expr bytes{};               ///< bytes of the mutated tensors: what a clone costs
+  index_t static_bytes = 0;       ///< the same where static (Inductor counts static shapes only)
+  reinplace_trigger trigger = reinplace_trigger::aten;  ///< the counter it belongs to (Inductor's ReinplaceCounters)
+  bool missed = false;            ///< a missed opportunity (Inductor's accounting)
+  std::int32_t clones = 0;        ///< tensors this candidate still clones (full copies)
+  bool required = false;          ///< the user marked it require_inplace
+  bool reads_old_input = false;   ///< blocking_use by a read of the old value of a graph input the program updates
+  name_t input_name{};            ///< that input
 };
 
 /// A value of the program's graph (before any pass) that nothing uses: the result of an op computed
@@ -139,18 +140,18 @@ struct unused_value {
 /// How many unused values a frozen report lists by name (unused_values() counts them all).
 inline constexpr std::size_t max_listed_unused = 8;
 
-// The pass's log while it runs (inside one constant evaluation).
+/// The pass's log while it runs (inside one constant evaluation).
 struct reinplace_log {
-  std::vector<reinplace_candidate> items;
-  std::vector<unused_value> unused;  // the program's values nothing uses (see unused_value)
+  std::vector<reinplace_candidate> items;  ///< the candidates, in program order
+  std::vector<unused_value> unused;  ///< the program's values nothing uses (see unused_value)
 };
 
-// The frozen report: usable in static_assert.
+/// The frozen report: usable in static_assert.
 template <std::size_t N>
 struct reinplace_report {
-  std::array<reinplace_candidate, N> items{};
-  std::int32_t unused_count = 0;                                  // see unused_values()
-  std::array<unused_value, max_listed_unused> unused_listed{};     // the first max_listed_unused of them
+  std::array<reinplace_candidate, N> items{};  ///< the candidates, in program order
+  std::int32_t unused_count = 0;                                  ///< see unused_values()
+  std::array<unused_value, max_listed_unused> unused_listed{};     ///< the first max_listed_unused of them
 
   /// Values of the program that nothing uses, dropped by dead-code elimination (a forgotten
   /// `update` or output): `static_assert(report.unused_values() == 0)` makes them compile errors.
@@ -166,68 +167,79 @@ struct reinplace_report {
   /// Warnings: unused values plus reads of an input's old value.
   constexpr std::int32_t warnings() const { return unused_values() + old_input_reads(); }
 
+  /// The number of candidates.
   static constexpr std::size_t size() { return N; }
+  /// Whether every candidate runs in place.
   constexpr bool all_inplace() const {
     for (const auto& c : items) if (!c.reinplaced && c.why != reinplace_reason::same_storage_reinplaced) return false;
     return true;
   }
+  /// The number of candidates reinplaced.
   constexpr std::int32_t reinplaced() const {
     std::int32_t n = 0;
     for (const auto& c : items) n += c.reinplaced;
     return n;
   }
-  // Full-buffer clones left in the program by candidates that stay functional.
+  /// Full-buffer clones left in the program by candidates that stay functional.
   constexpr std::int32_t clones() const {
     std::int32_t n = 0;
     for (const auto& c : items) n += c.clones;
     return n;
   }
-  // ctfx's counters: every trigger.
+  /// ctfx's counters: every trigger.
   constexpr std::int32_t missed() const {
     std::int32_t n = 0;
     for (const auto& c : items) if (c.missed) n += 1;
     return n;
   }
+  /// Bytes of the missed candidates (static shapes).
   constexpr index_t missed_bytes() const {
     index_t n = 0;
     for (const auto& c : items) if (c.missed) n += c.static_bytes;
     return n;
   }
+  /// Missed candidates of one trigger.
   constexpr std::int32_t missed(reinplace_trigger t) const {
     std::int32_t n = 0;
     for (const auto& c : items) if (c.missed && c.trigger == t) n += 1;
     return n;
   }
+  /// Bytes of the missed candidates of one trigger.
   constexpr index_t missed_bytes(reinplace_trigger t) const {
     index_t n = 0;
     for (const auto& c : items) if (c.missed && c.trigger == t) n += c.static_bytes;
     return n;
   }
-  // Inductor's ReinplaceCounters.get_total_missed() / get_total_missed_bytes().
+  /// Inductor's ReinplaceCounters.get_total_missed() / get_total_missed_bytes().
   constexpr std::int32_t inductor_missed() const {
     return missed(reinplace_trigger::auto_func) + missed(reinplace_trigger::user_kernel);
   }
+  /// Inductor's get_total_missed_bytes().
   constexpr index_t inductor_missed_bytes() const {
     return missed_bytes(reinplace_trigger::auto_func) + missed_bytes(reinplace_trigger::user_kernel);
   }
-  // The index of node `name`'s candidate (argument `arg` for user ops; -1: the first one), or -1.
+  /// The index of node `name`'s candidate (argument `arg` for user ops; -1: the first one), or -1.
   constexpr std::int32_t index_of(std::string_view name, std::int32_t arg = -1) const {
     for (std::size_t i = 0; i < N; ++i)
       if (items[i].name.view() == name && (arg < 0 || items[i].arg == arg)) return static_cast<std::int32_t>(i);
     return -1;
   }
+  /// Node `name`'s candidate, or nullptr.
   constexpr const reinplace_candidate* find(std::string_view name, std::int32_t arg = -1) const {
     std::int32_t i = index_of(name, arg);
     return i < 0 ? nullptr : &items[static_cast<std::size_t>(i)];
   }
+  /// Whether node `name`'s candidate was reinplaced.
   constexpr bool is_reinplaced(std::string_view name, std::int32_t arg = -1) const {
     std::int32_t i = index_of(name, arg);
     return i >= 0 && items[static_cast<std::size_t>(i)].reinplaced;
   }
+  /// Why node `name`'s candidate was not reinplaced.
   constexpr reinplace_reason reason(std::string_view name, std::int32_t arg = -1) const {
     std::int32_t i = index_of(name, arg);
     return i < 0 ? reinplace_reason::not_inplaceable : items[static_cast<std::size_t>(i)].why;
   }
+  /// The name of the node that blocks `name`'s candidate.
   constexpr std::string_view blocker(std::string_view name, std::int32_t arg = -1) const {
     std::int32_t i = index_of(name, arg);
     return i < 0 ? std::string_view{} : items[static_cast<std::size_t>(i)].blocker_name.view();
