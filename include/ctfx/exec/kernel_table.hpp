@@ -2,7 +2,8 @@
 // schema (ops/custom.hpp); whoever runs it says which function implements it:
 //
 //   ctfx::kernel_table k;
-//   k.add("my_sin", [](ctfx::custom_call c) { ... c.args[1] ... });   // or k.add<my_sin>()
+//   k.add("my_sin", [](const ctfx::custom_call& c) { ... c.args[1] ... });
+//   k.add<my_sin>();   // the same, for a user op type with `static void run(const ctfx::custom_call&)`
 //
 // A kernel receives its tensor arguments (a mutated argument points at the memory it must write:
 // the caller's tensor, or a clone when the op runs functionally) and its fresh results.

@@ -1,8 +1,10 @@
 // ctfx/ops/custom.hpp — user ops declared from user code with a PyTorch-style signature.
 //
 //   struct my_sin : ctfx::custom_op<"my_sin", "my_sin(Tensor x, Tensor(a!) result) -> ()"> {
-//     // reference semantics, used by the executors: called with one view per tensor argument
-//     static void run(auto x, auto result);
+//     // the kernel, registered with `kernel_table::add<my_sin>()` (exec/kernel_table.hpp): c.args
+//     // are the tensor arguments in schema order (a mutated one points at the memory to write),
+//     // c.results the fresh results, c.ctx the backend and stream
+//     static void run(const ctfx::custom_call& c);
 //   };
 //
 // In a functional graph a mutating user op is called through its functional form
