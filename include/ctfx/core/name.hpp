@@ -72,7 +72,7 @@ constexpr name_t with_suffix(const name_t& base, std::size_t len, int c) {
 template <std::size_t N>
 struct fixed_string {
   char s[N]{};  ///< the characters, with the terminating zero
-  constexpr fixed_string(const char (&c)[N]) {  ///< NOLINT
+  constexpr fixed_string(const char (&c)[N]) {  ///< from a string literal (implicit by design) NOLINT
     for (std::size_t i = 0; i < N; ++i) s[i] = c[i];
   }
   /// The string without its terminating zero.

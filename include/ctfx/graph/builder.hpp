@@ -38,7 +38,8 @@ struct tensor {
   /// Marks the node: reinplacing must run it in place, or compilation fails naming what blocks it.
   constexpr tensor require_inplace() const;
 
-  /// views
+  // views
+  /// `aten.slice`: elements start, start + step, ... below end of dimension `dim` (a view).
   constexpr tensor slice(index_t dim, index_t start, index_t end = end_of_dim, index_t step = 1) const;
   /// `aten.select`: dimension `dim` at `index` (a view).
   constexpr tensor select(index_t dim, index_t index) const;
@@ -63,7 +64,8 @@ struct tensor {
   constexpr tensor expand(std::initializer_list<sym_expr> sizes) const;
   /// `aten.alias` (a view of the whole tensor).
   constexpr tensor alias() const;
-  /// copies, reductions, conversion
+  // copies, reductions, conversion
+  /// `aten.clone`: a copy in a fresh buffer.
   constexpr tensor clone() const;
   /// `aten.sum` over `dims` (all when empty).
   constexpr tensor sum(std::initializer_list<index_t> dims = {}, bool keepdim = false) const;
@@ -73,7 +75,8 @@ struct tensor {
   constexpr tensor to(dtype d) const;
   /// `aten.sym_size` of dimension `dim`.
   constexpr tensor sym_size(index_t dim) const;
-  /// in-place ops: legal only as the result of reinplacing; in a user graph they are reported
+  // in-place ops: legal only as the result of reinplacing; in a user graph they are reported
+  /// `aten.add_` (in place: only in graphs that are already reinplaced).
   constexpr tensor add_(tensor o) const;
   /// `aten.mul_` (in place: only in graphs that are already reinplaced).
   constexpr tensor mul_(tensor o) const;
@@ -89,8 +92,8 @@ inline constexpr none_t none{};
 /// An element of an index list: a tensor, or ctfx::none (the whole dimension).
 struct index_arg {
   std::int32_t id = -1;  ///< the index tensor's node, or -1 for none
-  constexpr index_arg(none_t) {}  ///< NOLINT
-  constexpr index_arg(tensor t) : id(t.id) {}  ///< NOLINT
+  constexpr index_arg(none_t) {}  ///< ctfx::none: the whole dimension (implicit by design) NOLINT
+  constexpr index_arg(tensor t) : id(t.id) {}  ///< an index tensor (implicit by design) NOLINT
 };
 
 /// The tuple a list op or user op returns; element i is getitem(t, i).
