@@ -152,7 +152,8 @@ inline std::string call_text(const ir& g, std::int32_t i) {
 // One line for node i (without the leading indentation).
 inline std::string node_text(const ir& g, std::int32_t i) {
   const node& n = g[i];
-  std::string lhs = "%" + std::string(n.name.view());
+  std::string lhs(1, '%');  // appended, not prepended: see detail::ref
+  lhs += n.name.view();
   if (n.meta.is_tensor()) lhs += " : " + to_string(g, n.meta);
   if (n.op == op_kind::output) {
     std::string s = "return (";
