@@ -20,23 +20,18 @@
 
 namespace ctfx {
 
-/// A graph compiled by the compiler: the pipeline (with the executors' table by default) and the memory plan are constants, each node's kernel is instantiated for its op and dtypes. `run` validates every input, then runs; see the header comment.
 template <class Source, class Table = executor_inplace_table>
 struct compiled {
-  /// The compile-time pipeline of the graph.
   using pipeline_type = pipeline<Source, Table>;
-  /// The optimized graph, frozen (a compile-time constant).
   static constexpr auto& frozen = pipeline_type::final_stage::frozen;
-  /// The number of nodes of the optimized graph.
   static constexpr std::size_t node_count = pipeline_type::final_stage::sizes.nodes;
-  /// What reinplacing decided, and the warnings (passes/report.hpp): usable in static_assert.
   static constexpr auto report = pipeline_type::report;
 
-  /// The optimized graph (thawed from the compile-time constant).
+  // The optimized graph (thawed from the compile-time constant).
   static constexpr ir graph() { return pipeline_type::get(); }
 
-  /// Bytes of the planned buffers when every extent is static, computed by the compiler with the
-  /// memory plan the program uses (bind() adds the run's small scratch to get the workspace).
+  // Bytes of the planned buffers when every extent is static, computed by the compiler with the
+  // memory plan the program uses (bind() adds the run's small scratch to get the workspace).
   static constexpr std::size_t static_buffer_bytes() {
     const ir g = pipeline_type::get();
     const liveness L = compute_liveness(g);
@@ -52,18 +47,15 @@ struct compiled {
     return total;
   }
 
-  /// The run-time program (made once, on first use; thread-safe).
   static const program& prog() {
     static const program p(pipeline_type::get(), program_options{true, false, false, nullptr, true});
     return p;
   }
 
-  /// Binds input shapes: output shapes, symbol values and the workspace bytes a run needs, or a failed status.
   static binding bind(std::span<const tensor_desc> inputs) { return prog().bind(inputs); }
-  /// Binds input shapes given as a braced list.
   static binding bind(std::initializer_list<tensor_desc> inputs) { return prog().bind({inputs.begin(), inputs.size()}); }
 
-  /// inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
+  // inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
   static run_status run(tensor_refs inputs, tensor_refs outputs,
                         const device_ctx& ctx = {}, std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) {
     return prog().run(inputs, outputs, ctx, workspace, kernels, table.data());

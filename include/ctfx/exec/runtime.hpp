@@ -18,20 +18,17 @@
 
 namespace ctfx {
 
-/// How a runtime_plan plans a graph.
 struct plan_options {
-  bool reinplace = true;         ///< run the reinplacing pipeline (false: the functional graph as is)
-  bool inductor_table = false;   ///< plan with Inductor's table (its scatter profitability check) instead of executor_inplace_table
-  bool reuse = true;             ///< share buffers along Inductor's reuse lines
-  bool check_lifetimes = false;  ///< debug mode: fail on any access outside a buffer's planned life
-  bool atomic_index_put = false; ///< CUDA: accumulate index_put with atomics
-  bool arena = true;             ///< lay buffers out in pooled arenas (false: one slot per reuse line)
+  bool reinplace = true;         // run the reinplacing pipeline (false: the functional graph as is)
+  bool inductor_table = false;   // plan with Inductor's table (its scatter profitability check) instead of executor_inplace_table
+  bool reuse = true;             // share buffers along Inductor's reuse lines
+  bool check_lifetimes = false;  // debug mode: fail on any access outside a buffer's planned life
+  bool atomic_index_put = false; // CUDA: accumulate index_put with atomics
+  bool arena = true;             // lay buffers out in pooled arenas (false: one slot per reuse line)
 };
 
-/// A plan for a graph built at run time: the pipeline runs as a library call, kernels dispatch by op and dtype. See the header comment.
 class runtime_plan {
  public:
-  /// Runs the pipeline on `functional` and plans memory; failures are reported by error() and by every run.
   explicit runtime_plan(const ir& functional, plan_options o = {})
       : prog_(!o.reinplace ? functional
               : o.inductor_table ? run_pipeline<builtin_inplace_table>(functional, &log_)
@@ -47,34 +44,23 @@ class runtime_plan {
     }
   }
 
-  /// Why the graph could not be planned (ok() when it could).
   const diagnostic& error() const { return error_; }
-  /// The optimized graph.
   const ir& graph() const { return prog_.graph(); }
-  /// What reinplacing decided, and the warnings (unused values, reads of an input's old value).
   const reinplace_log& decisions() const { return log_; }
-  /// Buffer lifetimes.
   const liveness& life() const { return prog_.life(); }
-  /// Inductor-style reuse lines.
   const reuse_plan& memory_plan() const { return prog_.memory_plan(); }
-  /// The pooled arena: buffers at byte offsets.
   const arena_plan& arena() const { return prog_.arena(); }
-  /// The graph's tensor inputs, in order (node ids).
   const std::vector<std::int32_t>& input_nodes() const { return prog_.input_nodes(); }
-  /// The inputs the program writes (by its `update` epilogue).
   const std::vector<std::int32_t>& mutated_inputs() const { return prog_.mutated_inputs(); }
 
-  /// Binds input shapes: output shapes, symbol values and the workspace bytes a run needs.
   binding bind(std::span<const tensor_desc> inputs) const { return prog_.bind(inputs); }
-  /// Binds input shapes given as a braced list.
   binding bind(std::initializer_list<tensor_desc> inputs) const { return prog_.bind({inputs.begin(), inputs.size()}); }
 
-  /// inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
+  // inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
   run_status run(tensor_refs inputs, tensor_refs outputs, backend where = backend::host,
                  std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) const {
     return prog_.run(inputs, outputs, device_ctx{where, nullptr}, workspace, kernels);
   }
-  /// Runs with a device context (CUDA: `device_ctx{backend::cuda, stream}`, device pointers) and the caller's workspace (at least bind()'s bytes; empty: the plan allocates).
   run_status run(tensor_refs inputs, tensor_refs outputs, const device_ctx& ctx,
                  std::span<std::byte> workspace, const kernel_table* kernels = nullptr) const {
     return prog_.run(inputs, outputs, ctx, workspace, kernels);
