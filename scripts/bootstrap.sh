@@ -4,7 +4,7 @@
 # clang-14 (the cross-compiler checks), libomp-dev (CTFX_HOST_SYSTEM=OMP with clang), gnuplot-nox
 # (benchmark plots). The CUDA toolkit (nvcc, CCCL) comes with the machine, not from here.
 set -euo pipefail
-pkgs=(cmake ninja-build g++ libboost-dev doctest-dev python3)
+pkgs=(cmake ninja-build g++ libboost-dev doctest-dev python3 doxygen)
 if [ "${CTFX_BOOTSTRAP_OPTIONAL:-0}" = 1 ]; then
   pkgs+=(clang-14 libomp-dev gnuplot-nox)
 fi

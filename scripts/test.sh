@@ -2,11 +2,25 @@
 # THE test command (the README quotes it; .ci/run execs it): install what is missing, configure,
 # build everything, run every test. CTFX_BUILD_DIR overrides ./build; extra arguments go to cmake,
 # e.g. scripts/test.sh -DCMAKE_CXX_COMPILER=clang++-14 -DCTFX_CUDA=OFF.
+# The tests build in Release (CTFX_BUILD_TYPE overrides) with warnings as errors (CTFX_WERROR=ON).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${CTFX_BUILD_DIR:-$root/build}
 jobs=$(nproc)
+export CTFX_BUILD_TYPE=${CTFX_BUILD_TYPE:-Release}
+start=$SECONDS
+step() { printf '\n== test.sh [%d/4, %dm%02ds] %s\n' "$1" $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)) "$2"; }
+# The whole suite compiles ~190 targets (~1,750 CPU-seconds, up to 6 GB of memory): about 15
+# minutes on an idle 2-core machine, more on a loaded one.
+est=$((30 / jobs)); [ "$est" -lt 5 ] && est=5
+echo "test.sh: building and running every test takes about $est minutes with $jobs cores" \
+     "(about 15 on 2 idle cores; more when the machine is loaded). Build tree: $build"
+step 1 "dependencies (scripts/bootstrap.sh)"
 bash "$root/scripts/bootstrap.sh"
-bash "$root/scripts/configure.sh" "$@"
+step 2 "configure ($CTFX_BUILD_TYPE, CTFX_WERROR=ON)"
+bash "$root/scripts/configure.sh" -DCTFX_WERROR=ON "$@"
+step 3 "build: every test, example, tool and benchmark (-j $jobs; the longest step)"
 cmake --build "$build" -j "$jobs"
+step 4 "run the tests (CTest, -j $jobs)"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout "${CTFX_TEST_TIMEOUT:-900}"
+step 4 "done: every test passed"

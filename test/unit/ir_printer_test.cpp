@@ -4,6 +4,8 @@
 // the order of the printed nodes, is not fixed by C++.)
 #include <doctest/doctest.h>
 #include <ctfx.hpp>
+#include <ctfx/exec/inplace_table.hpp>
+#include <ctfx/passes/pipeline.hpp>
 #include <string>
 
 namespace {
@@ -185,4 +187,32 @@ TEST_CASE("ir printer: layout_string, types and diagnostics") {
   CHECK(ctfx::to_string(bad) == "node 'select' (select): index 8 is out of range for dimension 1 of size 8 [rule static-index-in-range]");
   CHECK(ctfx::name_of(bad.r) == "static-index-in-range");
   CHECK(bad.node == 1);
+}
+
+TEST_CASE("ir printer: to_dot shows view bounds and the order after an in-place write") {
+  // After reinplacing with the executors' table the scatter writes the caller's x in place
+  // (a slice of x, then copy_ into it), and the product reads x: it must wait for that write.
+  constexpr auto halo_row = ctfx::graph([](ctfx::builder& g) {
+    auto x = g.input("x", ctfx::f32, {4, 8});
+    auto v = g.input("v", ctfx::f32, {2, 8});
+    auto y = ctfx::slice_scatter(x, v, 0, 1, 3);
+    g.update(x, y);
+    g.output(y * 2.0);
+  });
+  const ctfx::ir g = ctfx::pipeline<decltype(halo_row), ctfx::executor_inplace_table>::get();
+  const std::string d = ctfx::to_dot(g);
+  INFO(d);
+  CHECK(d.find("\\nslice\\nf32[2, 8]\\ndim=0, start=1, end=3") != std::string::npos);
+  CHECK(d.find("copy_\\nf32[2, 8]\", color=red") != std::string::npos);
+  std::int32_t write = -1, mul = -1;
+  for (std::int32_t i = 0; i < g.size(); ++i) {
+    if (g[i].op == ctfx::op_kind::copy_ && write < 0) write = i;
+    if (g[i].op == ctfx::op_kind::mul) mul = i;
+  }
+  REQUIRE(write >= 0);
+  REQUIRE(mul > write);
+  CHECK(d.find("n" + std::to_string(write) + " -> n" + std::to_string(mul) + " [style=dashed, color=red, label=\"after write\"]") !=
+        std::string::npos);
+  // A functional graph writes nothing in place before its epilogue: no order edge.
+  CHECK(ctfx::to_dot(halo_row.get()).find("after write") == std::string::npos);
 }

@@ -10,10 +10,12 @@
 //   ctfx_opt FILE --run --inputs a.npy,b.npy --outputs DIR [--backend host|cuda]
 //                                         runs the graph; writes DIR/output<j>.npy for each output
 //                                         and DIR/mutated<i>.npy for each input i the program writes
-//   --table inductor|executor             the inplaceable-op table (default inductor: Inductor's
-//                                         decisions, its scatter profitability check included;
-//                                         executor: every legal scatter reinplaced, as ctfx's
-//                                         executors plan by default)
+//   --table executor|inductor             the inplaceable-op table. Default executor: the table
+//                                         ctfx's executors plan with (exec/inplace_table.hpp):
+//                                         every legal scatter reinplaced, since they do not fuse.
+//                                         inductor: Inductor's table and decisions, its scatter
+//                                         profitability check included (it assumes Inductor's
+//                                         fusion), for parity with Inductor
 //
 // FILE is the text that print_readable() / TORCH_LOGS="post_grad_graphs" prints (see
 // graph/fx_parse.hpp). The user ops of tools/fx_capture (ctfx_test::sin_, sin_cos_, add_one_) are
@@ -82,15 +84,34 @@ ctfx::kernel_table host_user_kernels() {
 struct options {
   std::string file;
   bool print_after_all = false, report = false, plan = false, plan_arena = false, run = false;
-  bool inductor_table = true;
+  bool inductor_table = false;  // the executors' table (exec/inplace_table.hpp)
   std::vector<std::string> inputs;
   std::string outputs;
   ctfx::backend where = ctfx::backend::host;
 };
 
 constexpr const char* usage =
-    "usage: ctfx_opt FILE [--print-after-all] [--report] [--plan] [--plan-arena] [--table inductor|executor]\n"
+    "usage: ctfx_opt FILE [--print-after-all] [--report] [--plan] [--plan-arena] [--table executor|inductor]\n"
     "                [--run --inputs A.npy,B.npy,... --outputs DIR [--backend host|cuda]]\n";
+
+constexpr const char* help =
+    "ctfx_opt: a PyTorch FX graph file (print_readable() / TORCH_LOGS=post_grad_graphs text) through\n"
+    "ctfx's passes: remove_noop_ops, canonicalize_view_scatter_ops, reinplace, decompose, dce.\n"
+    "\n"
+    "  (no option)            print the optimized graph\n"
+    "  --print-after-all      the graph after each pass\n"
+    "  --report               what reinplacing did: each candidate, why not, the bytes; and the\n"
+    "                         warnings (a functional result nothing uses, an input read after its update)\n"
+    "  --plan                 the memory plan as a program (reuse lines, each step's source node)\n"
+    "  --plan-arena           the pooled-arena form of the plan: pools and offsets\n"
+    "  --table executor       (default) the table ctfx's executors plan with (exec/inplace_table.hpp):\n"
+    "                         every legal scatter is reinplaced, since the executors do not fuse\n"
+    "  --table inductor       Inductor's table, with its scatter profitability check (which assumes\n"
+    "                         Inductor's fusion): Inductor's own decisions, for parity\n"
+    "  --run --inputs A.npy,B.npy --outputs DIR [--backend host|cuda]\n"
+    "                         run the graph; write DIR/output<j>.npy and DIR/mutated<i>.npy\n"
+    "\n"
+    "Errors print one message on stderr and exit with status 1.\n";
 
 struct failure {
   std::string message;
@@ -135,6 +156,8 @@ options parse_args(int argc, char** argv) {
       else throw failure{"--table must be inductor or executor, not '" + std::string(t) + "'"};
     } else if (a == "-h" || a == "--help") {
       std::fputs(usage, stdout);
+      std::fputs("\n", stdout);
+      std::fputs(help, stdout);
       std::exit(0);
     } else if (a.size() > 1 && a[0] == '-') {
       throw failure{"unknown option '" + std::string(a) + "'\n" + usage};
@@ -177,6 +200,7 @@ ctfx::ir run_passes(const ctfx::ir& input, bool inductor_table, bool print, ctfx
     if (!g.error.ok()) throw failure{std::string("pass ") + s.name + ": " + ctfx::to_string(g.error)};
     if (print) std::printf("// -----// IR Dump After %s //----- //\n%s\n", s.name, ctfx::to_text(g).c_str());
   }
+  ctfx::find_unused_values(input, log.unused);  // on the graph as written (the passes leave dead nodes for dce)
   return g;
 }
 
@@ -198,7 +222,7 @@ std::string report_text(const ctfx::reinplace_log& log, bool inductor_table) {
     if (!c.reinplaced) s += "  -- " + std::string(ctfx::explain(c.why));
     s += "\n";
   }
-  return s;
+  return s + ctfx::warnings_text(log);
 }
 
 std::string desc_text(const ctfx::tensor_desc& d) {

@@ -32,24 +32,39 @@ if(NOT last STREQUAL "${final}\n")
 endif()
 
 # --report: Inductor leaves the halo exchange's scatters functional (profitability), the executors'
-# table reinplaces them all; a KV-cache index_put goes in place.
-run_opt(r ${DATA}/halo_exchange.txt --report)
+# table (the default) reinplaces them all; a KV-cache index_put goes in place.
+run_opt(r ${DATA}/halo_exchange.txt --report --table inductor)
 expect("${r}" "reinplace report \\(table inductor\\): 0 of 4 candidates reinplaced, 4 clones, 672 bytes still copied")
 expect("${r}" "%generalized_scatter \\(_generalized_scatter\\) on %arg0_1: not reinplaced, profitability, 168 bytes, 1 clone")
 run_opt(r ${DATA}/halo_exchange.txt --report --table executor)
 expect("${r}" "reinplace report \\(table executor\\): 4 of 4 candidates reinplaced, 0 clones, 0 bytes still copied")
+run_opt(r ${DATA}/halo_exchange.txt --report)
+expect("${r}" "reinplace report \\(table executor\\): 4 of 4 candidates reinplaced, 0 clones, 0 bytes still copied")
+# --help says which table is the default and why the other exists.
+run_opt(h --help)
+expect("${h}" "--table executor +\\(default\\) the table ctfx's executors plan with")
+expect("${h}" "--table inductor +Inductor's table, with its scatter profitability check")
 run_opt(r ${DATA}/kv_cache_index.txt --report)
 expect("${r}" "%index_put \\(index_put\\) on %arg0_1: reinplaced, 1536 bytes")
 
 # --plan: the listing, with each step's source node (provenance) and the reuse lines.
-run_opt(p ${DATA}/halo_exchange.txt --plan)
+run_opt(p ${DATA}/halo_exchange.txt --plan --table inductor)
 expect("${p}" "def call\\(arg0_1\\):")
 expect("${p}" "select_scatter\\(%arg0_1, %slice_scatter, dim=0, index=0\\)  # step 2, from %select_scatter")
 expect("${p}" "buf5 = buf2; del buf2  # reuse")
 expect("${p}" "# peak [0-9]+ B")
 # --plan-arena: the pooled form, buffers as views of a pool.
-run_opt(a ${DATA}/halo_exchange.txt --plan-arena)
+run_opt(a ${DATA}/halo_exchange.txt --plan-arena --table inductor)
 expect("${a}" "pool0 = empty_strided\\(\\([0-9]+,\\), \\(1,\\), dtype=uint8\\)")
 expect("${a}" "= alloc_from_pool\\(pool0, [0-9]+, f32, \\(6, 7\\), \\(7, 1\\)\\)")
 expect("${a}" "# step 2, from %select_scatter")
+# --report's warnings: a value nothing uses, and a read of an input's old value after its update.
+get_filename_component(_testdata ${CMAKE_CURRENT_LIST_DIR}/testdata ABSOLUTE)
+run_opt(w ${_testdata}/warnings.txt --report)
+expect("${w}" "  warning: unused-value: %add \\(add\\) is used by nothing \\(not an output, not written back by update\\)")
+expect("${w}" "  warning: old-input-read: %mul reads input %arg0_1 after its new value %index_put was computed: it reads the old value, and keeping it clones all 128 bytes of %arg0_1")
+run_opt(w ${DATA}/kv_cache_index.txt --report)
+if(w MATCHES "warning")
+  message(FATAL_ERROR "kv_cache_index: no warning expected:\n${w}")
+endif()
 message(STATUS "ctfx_opt options: ok")

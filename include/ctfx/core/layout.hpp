@@ -8,30 +8,34 @@
 
 namespace ctfx {
 
+/// A node's tensor metadata, as the compiler knows it: dtype, extents, element strides, storage offset (all symbolic), and its storage (alias class).
 struct tensor_meta {
-  dtype dt = dtype::f32;
-  std::int8_t rank = 0;
-  sym_expr size[max_rank]{};
-  sym_expr stride[max_rank]{};
-  sym_expr offset{};
-  // Alias class: nodes with equal storage share memory (views share their base's storage, fresh
-  // results get a fresh one). -1 marks a non-tensor value (a tuple of results, or nothing).
+  dtype dt = dtype::f32;  ///< the element type
+  std::int8_t rank = 0;  ///< the number of dimensions
+  sym_expr size[max_rank]{};  ///< the extents, dimension by dimension
+  sym_expr stride[max_rank]{};  ///< the strides, in elements
+  sym_expr offset{};  ///< the storage offset, in elements
+  /// Alias class: nodes with equal storage share memory (views share their base's storage, fresh
+  /// results get a fresh one). -1 marks a non-tensor value (a tuple of results, or nothing).
   std::int32_t storage = -1;
 
+  /// Whether the value is a tensor (it has a storage), not a tuple or nothing.
   constexpr bool is_tensor() const { return storage >= 0; }
+  /// The number of elements (symbolic).
   constexpr sym_expr numel() const {
     sym_expr r(1);
     for (int i = 0; i < rank; ++i) r = r * size[i];
     return r;
   }
+  /// Whether every extent, stride and the offset are static.
   constexpr bool is_static() const {
     for (int i = 0; i < rank; ++i)
       if (!size[i].is_static() || !stride[i].is_static()) return false;
     return offset.is_static();
   }
-  // The layout helpers below take static extents (the common case) in plain integers, reading the
-  // fields: in constant evaluation each sym_expr operation or comparison is a call, dearer than the
-  // arithmetic. Symbolic extents go through sym_expr as before.
+  /// The layout helpers below take static extents (the common case) in plain integers, reading the
+  /// fields: in constant evaluation each sym_expr operation or comparison is a call, dearer than the
+  /// arithmetic. Symbolic extents go through sym_expr as before.
   constexpr bool same_shape(const tensor_meta& o) const {
     if (rank != o.rank) return false;
     for (int i = 0; i < rank; ++i) {
@@ -40,14 +44,14 @@ struct tensor_meta {
     }
     return true;
   }
-  // Inductor's same_meta plus the storage offset (pytorch#197489): shape, strides, offset, dtype.
+  /// Inductor's same_meta plus the storage offset (pytorch#197489): shape, strides, offset, dtype.
   constexpr bool same_layout(const tensor_meta& o) const {
     if (!same_shape(o) || dt != o.dt || !(offset == o.offset)) return false;
     for (int i = 0; i < rank; ++i)
       if (size[i] != sym_expr(1) && !(stride[i] == o.stride[i])) return false;
     return true;
   }
-  // Row-major strides for the current sizes.
+  /// Row-major strides for the current sizes.
   constexpr void set_contiguous() {
     bool fixed = true;
     for (int i = 0; fixed && i < rank; ++i) fixed = size[i].n == 0 && !size[i].overflow;
@@ -70,6 +74,7 @@ struct tensor_meta {
     }
     offset = sym_expr(0);
   }
+  /// Whether the strides are the contiguous (row-major) ones.
   constexpr bool is_contiguous() const {
     bool fixed = true;
     for (int i = 0; fixed && i < rank; ++i)
@@ -89,6 +94,7 @@ struct tensor_meta {
     }
     return true;
   }
+  /// Whether a symbolic computation of an extent, stride or offset overflowed its fixed room.
   constexpr bool any_overflow() const {
     for (int i = 0; i < rank; ++i)
       if (size[i].overflow || stride[i].overflow) return true;

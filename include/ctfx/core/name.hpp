@@ -8,27 +8,31 @@
 
 namespace ctfx {
 
-// A name stored inline so that nodes stay structural values. Longer names are cut, not rejected.
-//
-// Invariant: every character after the first NUL is NUL too (the constructors stop at a NUL, and
-// code that appends characters writes into a zeroed tail). So two names are equal exactly when
-// their bytes are, and names are compared and hashed four 8-byte words at a time
-// (__builtin_bit_cast): in constant evaluation a loop over characters costs ~10x more (g++ 12:
-// ~2.5 us per character; bench/RESULTS.md §1).
+/// A name stored inline so that nodes stay structural values. Longer names are cut, not rejected.
+///
+/// Invariant: every character after the first NUL is NUL too (the constructors stop at a NUL, and
+/// code that appends characters writes into a zeroed tail). So two names are equal exactly when
+/// their bytes are, and names are compared and hashed four 8-byte words at a time
+/// (__builtin_bit_cast): in constant evaluation a loop over characters costs ~10x more (g++ 12:
+/// ~2.5 us per character; bench/RESULTS.md §1).
 struct name_t {
-  char s[max_name]{};
+  char s[max_name]{};  ///< the characters, zero-terminated (fixed room: a name fits a constant)
   constexpr name_t() = default;
-  constexpr name_t(std::string_view v) {  // NOLINT: implicit from string literals on purpose
+  constexpr name_t(std::string_view v) {  ///< NOLINT: implicit from string literals on purpose
     std::size_t n = v.size() < max_name - 1 ? v.size() : max_name - 1;
     for (std::size_t i = 0; i < n && v[i]; ++i) s[i] = v[i];
   }
+  /// From a C string (truncated to max_name - 1 characters).
   constexpr name_t(const char* c) : name_t(std::string_view(c)) {}
+  /// The name as a string_view.
   constexpr std::string_view view() const {
     std::size_t n = 0;
     while (n < max_name && s[n]) ++n;
     return {s, n};
   }
+  /// Whether the name is empty.
   constexpr bool empty() const { return s[0] == 0; }
+  /// Equal names.
   friend constexpr bool operator==(const name_t& a, const name_t& b);
 };
 
@@ -64,13 +68,14 @@ constexpr name_t with_suffix(const name_t& base, std::size_t len, int c) {
   return t;
 }
 
-// A string literal as a class-type template argument, as in CTRE: ctfx::op<"my_op">.
+/// A string literal as a class-type template argument, as in CTRE: ctfx::op<"my_op">.
 template <std::size_t N>
 struct fixed_string {
-  char s[N]{};
-  constexpr fixed_string(const char (&c)[N]) {  // NOLINT
+  char s[N]{};  ///< the characters, with the terminating zero
+  constexpr fixed_string(const char (&c)[N]) {  ///< from a string literal (implicit by design) NOLINT
     for (std::size_t i = 0; i < N; ++i) s[i] = c[i];
   }
+  /// The string without its terminating zero.
   constexpr std::string_view view() const { return {s, N - 1}; }
 };
 

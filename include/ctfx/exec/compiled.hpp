@@ -12,6 +12,7 @@
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <array>
+#include <initializer_list>
 #include <utility>
 #include "../passes/pipeline.hpp"
 #include "../kernels/fused_static.hpp"
@@ -79,8 +80,10 @@ struct compiled {
   }
 
   static binding bind(std::span<const tensor_desc> inputs) { return prog().bind(inputs); }
+  static binding bind(std::initializer_list<tensor_desc> inputs) { return prog().bind({inputs.begin(), inputs.size()}); }
 
-  static run_status run(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
+  // inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
+  static run_status run(tensor_refs inputs, tensor_refs outputs,
                         const device_ctx& ctx = {}, std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) {
     return prog().run(inputs, outputs, ctx, workspace, kernels, table.data());
   }

@@ -10,6 +10,7 @@
 // it from error() and from every run.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include <initializer_list>
 #include <vector>
 #include "../passes/pipeline.hpp"
 #include "inplace_table.hpp"
@@ -56,12 +57,14 @@ class runtime_plan {
   const std::vector<std::int32_t>& mutated_inputs() const { return prog_.mutated_inputs(); }
 
   binding bind(std::span<const tensor_desc> inputs) const { return prog_.bind(inputs); }
+  binding bind(std::initializer_list<tensor_desc> inputs) const { return prog_.bind({inputs.begin(), inputs.size()}); }
 
-  run_status run(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs, backend where = backend::host,
+  // inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
+  run_status run(tensor_refs inputs, tensor_refs outputs, backend where = backend::host,
                  std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) const {
     return prog_.run(inputs, outputs, device_ctx{where, nullptr}, workspace, kernels);
   }
-  run_status run(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs, const device_ctx& ctx,
+  run_status run(tensor_refs inputs, tensor_refs outputs, const device_ctx& ctx,
                  std::span<std::byte> workspace, const kernel_table* kernels = nullptr) const {
     return prog_.run(inputs, outputs, ctx, workspace, kernels);
   }
@@ -74,7 +77,7 @@ class runtime_plan {
 
 // The ground truth: the functional graph as written, every functional op into a fresh buffer, no
 // reuse, on the host backend.
-inline run_status reference_run(const ir& functional, std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
+inline run_status reference_run(const ir& functional, tensor_refs inputs, tensor_refs outputs,
                                 const kernel_table* kernels = nullptr) {
   program p(functional, program_options{false, false, false});
   return p.run(inputs, outputs, device_ctx{}, {}, kernels);

@@ -20,70 +20,98 @@ namespace ctfx {
 
 class builder;
 
-// A handle to a node. Cheap to copy; valid while its builder lives.
+/// A handle to a node. Cheap to copy; valid while its builder lives.
 struct tensor {
-  builder* b = nullptr;
-  std::int32_t id = -1;
+  builder* b = nullptr;  ///< the graph it belongs to
+  std::int32_t id = -1;  ///< the node's id
 
+  /// The node's metadata.
   constexpr const tensor_meta& meta() const;
+  /// The number of dimensions.
   constexpr int rank() const { return meta().rank; }
+  /// Extent of dimension d (negative: from the end).
   constexpr sym_expr size(int d) const { return meta().size[d < 0 ? d + rank() : d]; }
+  /// The element type.
   constexpr dtype dt() const { return meta().dt; }
-  // Names the node (printed in listings and diagnostics); returns the handle.
+  /// Names the node (printed in listings and diagnostics); returns the handle.
   constexpr tensor named(std::string_view n) const;
-  // Marks the node: reinplacing must run it in place, or compilation fails naming what blocks it.
+  /// Marks the node: reinplacing must run it in place, or compilation fails naming what blocks it.
   constexpr tensor require_inplace() const;
 
   // views
+  /// `aten.slice`: elements start, start + step, ... below end of dimension `dim` (a view).
   constexpr tensor slice(index_t dim, index_t start, index_t end = end_of_dim, index_t step = 1) const;
+  /// `aten.select`: dimension `dim` at `index` (a view).
   constexpr tensor select(index_t dim, index_t index) const;
+  /// `aten.diagonal` (a view).
   constexpr tensor diagonal(index_t offset = 0, index_t dim1 = 0, index_t dim2 = 1) const;
+  /// `aten.as_strided` (a view with explicit sizes, strides and storage offset).
   constexpr tensor as_strided(std::initializer_list<sym_expr> sizes, std::initializer_list<sym_expr> strides,
                               sym_expr offset = 0) const;
+  /// `aten.view` (a view; the layout must allow it).
   constexpr tensor view(std::initializer_list<sym_expr> sizes) const;
+  /// `aten.reshape`: a view where the layout allows, else a copy.
   constexpr tensor reshape(std::initializer_list<sym_expr> sizes) const;
+  /// `aten.permute` (a view).
   constexpr tensor permute(std::initializer_list<index_t> dims) const;
+  /// `aten.transpose` (a view).
   constexpr tensor transpose(index_t d0, index_t d1) const;
+  /// `aten.unsqueeze` (a view).
   constexpr tensor unsqueeze(index_t dim) const;
+  /// `aten.squeeze` of dimension `dim` (a view).
   constexpr tensor squeeze(index_t dim) const;
+  /// `aten.expand` (a broadcast view).
   constexpr tensor expand(std::initializer_list<sym_expr> sizes) const;
+  /// `aten.alias` (a view of the whole tensor).
   constexpr tensor alias() const;
   // copies, reductions, conversion
+  /// `aten.clone`: a copy in a fresh buffer.
   constexpr tensor clone() const;
+  /// `aten.sum` over `dims` (all when empty).
   constexpr tensor sum(std::initializer_list<index_t> dims = {}, bool keepdim = false) const;
+  /// `aten.amax` over `dims` (all when empty).
   constexpr tensor amax(std::initializer_list<index_t> dims = {}, bool keepdim = false) const;
+  /// `aten._to_copy` to dtype `d` (`convert_element_type`).
   constexpr tensor to(dtype d) const;
+  /// `aten.sym_size` of dimension `dim`.
   constexpr tensor sym_size(index_t dim) const;
   // in-place ops: legal only as the result of reinplacing; in a user graph they are reported
+  /// `aten.add_` (in place: only in graphs that are already reinplaced).
   constexpr tensor add_(tensor o) const;
+  /// `aten.mul_` (in place: only in graphs that are already reinplaced).
   constexpr tensor mul_(tensor o) const;
+  /// `aten.fill_` (in place: only in graphs that are already reinplaced).
   constexpr tensor fill_(double v) const;
+  /// `aten.copy_` (in place; in a functional graph use builder::update).
   constexpr tensor copy_(tensor src) const;
 };
 
 // None in an index list: ctfx::index_put(x, {ctfx::none, idx}, v).
 struct none_t {};
 inline constexpr none_t none{};
+/// An element of an index list: a tensor, or ctfx::none (the whole dimension).
 struct index_arg {
-  std::int32_t id = -1;
-  constexpr index_arg(none_t) {}  // NOLINT
-  constexpr index_arg(tensor t) : id(t.id) {}  // NOLINT
+  std::int32_t id = -1;  ///< the index tensor's node, or -1 for none
+  constexpr index_arg(none_t) {}  ///< ctfx::none: the whole dimension (implicit by design) NOLINT
+  constexpr index_arg(tensor t) : id(t.id) {}  ///< an index tensor (implicit by design) NOLINT
 };
 
-// The tuple a list op or user op returns; element i is getitem(t, i).
+/// The tuple a list op or user op returns; element i is getitem(t, i).
 struct tuple_ref {
-  builder* b = nullptr;
-  std::int32_t id = -1;
+  builder* b = nullptr;  ///< the graph it belongs to
+  std::int32_t id = -1;  ///< the tuple-valued node
+  /// Element i (a getitem node).
   constexpr tensor operator[](int i) const;
 };
 
+/// Builds a graph from DSL code: `ctfx::graph([](ctfx::builder& g) { ... })` hands one to the lambda. Inputs, factories, the `update` epilogue, outputs and user ops are its members; ops are free functions and tensor members.
 class builder {
  public:
-  ir g;
+  ir g;  ///< the graph being built
 
   constexpr builder() { g.nodes.reserve(64); }
 
-  // A graph input with static or symbolic extents: g.input("x", f32, {g.sym("s0"), 8}).
+  /// A graph input with static or symbolic extents: g.input("x", f32, {g.sym("s0"), 8}).
   constexpr tensor input(std::string_view name, dtype dt, std::initializer_list<sym_expr> shape) {
     node n{};
     n.op = op_kind::placeholder;
@@ -115,17 +143,21 @@ class builder {
     }
     return {this, id};
   }
-  // A size known at run time from an input's shape (PyTorch's s0).
+  /// A size known at run time from an input's shape (PyTorch's s0).
   constexpr sym_expr sym(std::string_view name) { return new_symbol(name, symbol_kind::backed); }
-  // A data-dependent size (PyTorch's u0), known only once a kernel has run.
+  /// A data-dependent size (PyTorch's u0), known only once a kernel has run.
   constexpr sym_expr unbacked(std::string_view name) { return new_symbol(name, symbol_kind::unbacked); }
 
+  /// `aten.empty` of `shape`.
   constexpr tensor empty(std::initializer_list<sym_expr> shape, dtype dt = dtype::f32) { return factory(op_kind::empty, shape, dt, 0.0); }
+  /// `aten.zeros` of `shape`.
   constexpr tensor zeros(std::initializer_list<sym_expr> shape, dtype dt = dtype::f32) { return factory(op_kind::zeros, shape, dt, 0.0); }
+  /// `aten.ones` of `shape`.
   constexpr tensor ones(std::initializer_list<sym_expr> shape, dtype dt = dtype::f32) { return factory(op_kind::ones, shape, dt, 1.0); }
+  /// `aten.full` of `shape` with value `v`.
   constexpr tensor full(std::initializer_list<sym_expr> shape, double v, dtype dt = dtype::f32) { return factory(op_kind::full, shape, dt, v); }
 
-  // The epilogue: input `x` ends up holding `v` (a copy_ at the end of the graph).
+  /// The epilogue: input `x` ends up holding `v` (a copy_ at the end of the graph).
   constexpr void update(tensor x, tensor v) {
     if (!check(x) || !check(v)) return;
     if (g[x.id].op != op_kind::placeholder) {
@@ -139,15 +171,17 @@ class builder {
     updates_.push_back({x.id, v.id});
   }
 
+  /// The graph's outputs (a call replaces the previous list).
   constexpr void output(std::initializer_list<tensor> outs) {
     outputs_.clear();
     for (auto t : outs) if (check(t)) outputs_.push_back(t.id);
   }
+  /// The graph's outputs, as arguments.
   template <class... T>
   constexpr void output(T... outs) { output({outs...}); }
 
-  // Calls a user op (ops/custom.hpp). A mutating op is called functionally (auto_functionalized);
-  // element i of the result is its i-th return, then the new value of each mutated argument.
+  /// Calls a user op (ops/custom.hpp). A mutating op is called functionally (auto_functionalized);
+  /// element i of the result is its i-th return, then the new value of each mutated argument.
   template <class Op>
   constexpr tuple_ref call(std::initializer_list<tensor> args) {
     custom_schema s = Op::schema();
@@ -164,20 +198,23 @@ class builder {
     if (s.host_sync) ++partition_;  // what follows a host-synchronizing op is a new partition
     return r;
   }
+  /// Calls user op `Op` (ops/custom.hpp) on tensor arguments: its results and updated arguments, as a tuple.
   template <class Op, class... T>
   constexpr tuple_ref call(T... args) { return call<Op>({args...}); }
 
-  // Ends the current partition: later nodes go to the next one (separately planned functions, as
-  // Inductor's graph partitions around CUDA-graph-unsafe ops).
+  /// Ends the current partition: later nodes go to the next one (separately planned functions, as
+  /// Inductor's graph partitions around CUDA-graph-unsafe ops).
   constexpr void partition_boundary() { ++partition_; }
 
   // ----- used by the handles and free functions -----
+  /// Whether `t` is a node of this graph (else the graph fails with rule undefined-node).
   constexpr bool check(tensor t) {
     if (t.b == this && t.id >= 0 && t.id < g.size()) return true;
     g.fail(rule::undefined_node, -1,
            "a tensor handle names no node of this graph (a handle from another graph, or a default-constructed one) [rule undefined-node]");
     return false;
   }
+  /// Appends a node of op `k` with argument ids and parameters, and infers its metadata; returns its id.
   constexpr std::int32_t add(op_kind k, std::span<const std::int32_t> a, std::span<const sym_expr> p = {},
                              std::int32_t aux = 0, double scalar = 0.0) {
     node n{};
@@ -190,10 +227,12 @@ class builder {
     infer_meta(g, id);
     return id;
   }
+  /// Appends a node (braced lists of ids and parameters).
   constexpr std::int32_t add(op_kind k, std::initializer_list<std::int32_t> a, std::initializer_list<sym_expr> p = {},
                              std::int32_t aux = 0, double scalar = 0.0) {
     return add(k, std::span<const std::int32_t>(a.begin(), a.size()), std::span<const sym_expr>(p.begin(), p.size()), aux, scalar);
   }
+  /// Appends a node on tensor handles and returns its handle.
   constexpr tensor make(op_kind k, std::initializer_list<tensor> a, std::initializer_list<sym_expr> p = {},
                         std::int32_t aux = 0, double scalar = 0.0) {
     std::int32_t ids[8]{};
@@ -202,7 +241,7 @@ class builder {
     return {this, add(k, std::span<const std::int32_t>(ids, n), std::span<const sym_expr>(p.begin(), p.size()), aux, scalar)};
   }
 
-  // Ends the graph: the epilogue copy_ nodes, then the output node. Called by ctfx::graph.
+  /// Ends the graph: the epilogue copy_ nodes, then the output node. Called by ctfx::graph.
   constexpr ir finish() && {
     for (auto [x, v] : updates_) add(op_kind::copy_, {x, v});
     node o{};

@@ -60,12 +60,14 @@ constexpr std::string_view name_of(rule r) {
   return "?";
 }
 
-// The first error found: the rule, the node (index, -1 when none) and a sentence that names both.
+/// The first error found: the rule, the node (index, -1 when none) and a sentence that names both.
 struct diagnostic {
-  rule r = rule::ok;
-  std::int32_t node = -1;
-  char text[200]{};
+  rule r = rule::ok;  ///< the broken rule, or rule::ok
+  std::int32_t node = -1;  ///< the node, or -1
+  char text[200]{};  ///< the sentence, zero-terminated
+  /// Whether no rule is broken.
   constexpr bool ok() const { return r == rule::ok; }
+  /// The sentence.
   constexpr std::string_view message() const {
     std::size_t n = 0;
     while (n < sizeof(text) && text[n]) ++n;
@@ -73,15 +75,17 @@ struct diagnostic {
   }
 };
 
-// A constexpr text appender (std::string is not usable in every constant evaluator we target).
+/// A constexpr text appender (std::string is not usable in every constant evaluator we target).
 template <std::size_t N>
 struct text_buf {
-  char s[N]{};
-  std::size_t n = 0;
+  char s[N]{};  ///< the text
+  std::size_t n = 0;  ///< its length
+  /// Appends text (truncated at the capacity).
   constexpr text_buf& operator<<(std::string_view v) {
     for (char c : v) if (n + 1 < N) s[n++] = c;
     return *this;
   }
+  /// Appends a decimal integer.
   constexpr text_buf& operator<<(long long v) {
     char tmp[24]{};
     int k = 0;
@@ -92,9 +96,13 @@ struct text_buf {
     while (k) if (n + 1 < N) s[n++] = tmp[--k]; else --k;
     return *this;
   }
+  /// Appends a decimal integer.
   constexpr text_buf& operator<<(int v) { return *this << static_cast<long long>(v); }
+  /// Appends a decimal integer.
   constexpr text_buf& operator<<(long v) { return *this << static_cast<long long>(v); }
+  /// Appends a character.
   constexpr text_buf& operator<<(char c) { if (n + 1 < N) s[n++] = c; return *this; }
+  /// The text so far.
   constexpr std::string_view view() const { return {s, n}; }
 };
 

@@ -33,8 +33,8 @@ constexpr bool fits_in(const ir_sizes& s, const ir_sizes& cap) {
          s.customs <= cap.customs;
 }
 
-// The arrays have capacity S; the graph is the prefix `used` (S itself unless the graph was frozen
-// into a larger buffer, as a stage does).
+/// The arrays have capacity S; the graph is the prefix `used` (S itself unless the graph was frozen
+/// into a larger buffer, as a stage does).
 template <ir_sizes S>
 struct frozen_ir {
   std::array<node, S.nodes> nodes{};
@@ -109,15 +109,15 @@ constexpr ir_sizes source_sizes() {
 // the examples and the compile benchmarks all do — pays anyway; building the graph again here was a
 // third build (g++ at 250 nodes: halo 0.37 G of 5.1 G instructions above an empty program,
 // scatter_chain 0.20 G of 4.7 G). A program that never asks pays a freeze and a thaw instead
-// (+0.19 G and +0.31 G there): bench/RESULTS.md §1, the session-16 changes.
+// (+0.19 G and +0.31 G there; cc1plus instructions counted by callgrind).
 template <class Source>
 constexpr ir source_graph() {
   return Source::get();
 }
 }  // namespace detail
 
-// What one evaluation of a stage leaves: the result's sizes, the verifier's verdict (ok when the
-// stage does not verify), and the result frozen into a buffer of capacity Cap when it fits.
+/// What one evaluation of a stage leaves: the result's sizes, the verifier's verdict (ok when the
+/// stage does not verify), and the result frozen into a buffer of capacity Cap when it fits.
 template <ir_sizes Cap>
 struct stage_result {
   ir_sizes sizes{};
@@ -135,12 +135,12 @@ constexpr void settle(stage_result<Cap>& r, ir& g) {
   if (r.fits) freeze_into(r.frozen, g);
 }
 
-// A graph computed at compile time: `Make()` gives the ir. The pass runs once, in one constant
-// evaluation that also measures, verifies (Verify = true: verify() after the pass, its verdict in
-// `diag`) and freezes the result; every `get()` thaws it. Source is any type with a static constexpr
-// `get()`; Pass is a constexpr function ir -> ir. Stages chain: stage<stage<G, pass1>, pass2>.
-// Only a pass that more than doubles the graph (beyond headroom()) runs a second time, to freeze
-// into exact sizes.
+/// A graph computed at compile time: `Make()` gives the ir. The pass runs once, in one constant
+/// evaluation that also measures, verifies (Verify = true: verify() after the pass, its verdict in
+/// `diag`) and freezes the result; every `get()` thaws it. Source is any type with a static constexpr
+/// `get()`; Pass is a constexpr function ir -> ir. Stages chain: stage<stage<G, pass1>, pass2>.
+/// Only a pass that more than doubles the graph (beyond headroom()) runs a second time, to freeze
+/// into exact sizes.
 template <class Source, auto Pass, bool Verify = false>
 struct stage {
   static constexpr ir make() { return Pass(detail::source_graph<Source>()); }

@@ -12,7 +12,7 @@
 
 namespace ctfx::fx {
 
-// Where a token starts, 1-based, for error messages.
+/// Where a token starts, 1-based, for error messages.
 struct position {
   std::int32_t line = 1, col = 1;
 };
@@ -33,12 +33,12 @@ struct value {
   vkind k = vkind::none;
   bool is_bool = false;
   position at{};
-  std::string_view text{};  // name, string contents, dotted path, callee
-  std::string_view key{};   // keyword of a keyword argument, empty for a positional one
+  std::string_view text{};  ///< name, string contents, dotted path, callee
+  std::string_view key{};   ///< keyword of a keyword argument, empty for a positional one
   index_t i = 0;
   double d = 0.0;
   sym_expr e{};
-  std::int32_t first = 0, count = 0;  // list / call elements in the pool
+  std::int32_t first = 0, count = 0;  ///< list / call elements in the pool
 };
 
 constexpr bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -53,21 +53,21 @@ constexpr double pow10(int k) {
   return r;
 }
 
-// A cursor over the text. Newlines end a statement except inside brackets (`depth` > 0).
+/// A cursor over the text. Newlines end a statement except inside brackets (`depth` > 0).
 struct cursor {
   std::string_view s;
   std::size_t i = 0;
   std::int32_t line = 1;
   std::size_t line_start = 0;
   int depth = 0;
-  std::int32_t col_offset = 0;  // for a cursor over a string inside a line (type annotations)
-  // Where errors go: the first one wins.
+  std::int32_t col_offset = 0;  ///< for a cursor over a string inside a line (type annotations)
+  /// Where errors go: the first one wins.
   position err_at{};
   char err[160]{};
   bool failed = false;
 
-  // Hot loops read through a raw pointer: g++ charges every string_view call against its
-  // constexpr operation budget (-fconstexpr-ops-limit), which a 1,000-node text must fit.
+  /// Hot loops read through a raw pointer: g++ charges every string_view call against its
+  /// constexpr operation budget (-fconstexpr-ops-limit), which a 1,000-node text must fit.
   const char* p = nullptr;
   std::size_t n = 0;
   constexpr void reset(std::string_view text) { s = text; p = text.data(); n = text.size(); i = 0; }
@@ -123,7 +123,7 @@ struct cursor {
     while (i < n && is_ident_char(p[i])) ++i;
     return {p + b, i - b};
   }
-  // a.b.c (no spaces inside a dotted path)
+  /// a.b.c (no spaces inside a dotted path)
   constexpr std::string_view dotted() {
     skip_space();
     std::size_t b = i;
@@ -131,22 +131,22 @@ struct cursor {
     while (i < n && (is_ident_char(p[i]) || (p[i] == '.' && is_ident_start(peek(1))))) ++i;
     return {p + b, i - b};
   }
-  // Skips to the end of the current line (past the newline).
+  /// Skips to the end of the current line (past the newline).
   constexpr void skip_line() {
     while (i < n && p[i] != '\n') ++i;
     if (i < n) { ++i; newline(); }
   }
 };
 
-// Parses values from a cursor into a pool. `Resolve` maps a name to its symbolic value when it
-// denotes an integer symbol (a Sym placeholder, a sym_size node, a raw symbol such as s77):
-//   bool resolve(std::string_view name, sym_expr& out)
-// It is only asked about names used inside arithmetic; bare names stay names.
+/// Parses values from a cursor into a pool. `Resolve` maps a name to its symbolic value when it
+/// denotes an integer symbol (a Sym placeholder, a sym_size node, a raw symbol such as s77):
+///   bool resolve(std::string_view name, sym_expr& out)
+/// It is only asked about names used inside arithmetic; bare names stay names.
 template <class Resolve>
 struct value_parser {
   cursor& c;
   std::vector<value>& pool;
-  std::vector<value>& stack;  // scratch: elements of the lists being parsed
+  std::vector<value>& stack;  ///< scratch: elements of the lists being parsed
   Resolve resolve;
 
   constexpr value parse() {
@@ -154,7 +154,7 @@ struct value_parser {
     return v;
   }
 
-  // expr := term { ('+' | '-') term }
+  /// expr := term { ('+' | '-') term }
   constexpr value parse_sum() {
     value a = parse_term();
     while (!c.failed) {
@@ -168,7 +168,7 @@ struct value_parser {
     }
     return a;
   }
-  // term := power { '*' power }
+  /// term := power { '*' power }
   constexpr value parse_term() {
     value a = parse_power();
     while (!c.failed) {
@@ -184,7 +184,7 @@ struct value_parser {
     }
     return a;
   }
-  // power := unary [ '**' small integer ]
+  /// power := unary [ '**' small integer ]
   constexpr value parse_power() {
     value a = parse_unary();
     c.skip_space();
@@ -219,7 +219,7 @@ struct value_parser {
     v.at = at;
     return v;
   }
-  // Integer arithmetic on static or symbolic operands.
+  /// Integer arithmetic on static or symbolic operands.
   constexpr value arith(const value& a, const value& b, char op, position at) {
     sym_expr x, y;
     if (!as_sym(a, x) || !as_sym(b, y)) {
@@ -338,8 +338,8 @@ struct value_parser {
     return v;
   }
 
-  // Elements up to `close`, each optionally `key = value`; copied to the pool when the list ends so
-  // that nested lists stay contiguous. Returns a list value.
+  /// Elements up to `close`, each optionally `key = value`; copied to the pool when the list ends so
+  /// that nested lists stay contiguous. Returns a list value.
   constexpr value elements(char close, position at, bool is_call = false) {
     std::size_t mark = stack.size();
     bool trailing_comma = false;

@@ -36,11 +36,11 @@
 
 namespace ctfx {
 
-// A user op the text may call: its schema (ops/custom.hpp) and its signature, whose argument names
-// are the keywords of auto_functionalized.
+/// A user op the text may call: its schema (ops/custom.hpp) and its signature, whose argument names
+/// are the keywords of auto_functionalized.
 struct fx_custom {
-  custom_schema schema{};
-  std::string_view signature{};
+  custom_schema schema{};  ///< its schema (from the signature)
+  std::string_view signature{};  ///< the PyTorch signature
 };
 template <class Op>
 constexpr fx_custom fx_custom_of() {
@@ -49,10 +49,13 @@ constexpr fx_custom fx_custom_of() {
   return {s, Op::signature};
 }
 
+/// What parse_fx returns: the graph, or the first error with its line and column.
 struct fx_parse_result {
-  ir graph;
-  diagnostic error{};
-  std::int32_t line = 0, column = 0;  // where the error is, 1-based; 0 when none or not known
+  ir graph;  ///< the graph (meaningful when ok())
+  diagnostic error{};  ///< the first error
+  std::int32_t line = 0;    ///< the error's line, 1-based; 0 when none or not known
+  std::int32_t column = 0;  ///< the error's column, 1-based; 0 when none or not known
+  /// Whether the text parsed into a valid graph.
   constexpr bool ok() const { return error.ok(); }
 };
 
@@ -119,8 +122,8 @@ constexpr std::int32_t getitem_offset(const ir& g, std::int32_t tup) {
   return g.customs[static_cast<std::size_t>(n.aux)].n_returns == 0 ? 1 : 0;
 }
 
-// A name of the graph: a node, a symbolic integer (Sym placeholder, sym_size node, arithmetic on
-// sizes), or a raw symbol (s77).
+/// A name of the graph: a node, a symbolic integer (Sym placeholder, sym_size node, arithmetic on
+/// sizes), or a raw symbol (s77).
 struct entry {
   std::string_view name{};
   std::int32_t node = -1;
@@ -128,7 +131,7 @@ struct entry {
   sym_expr sym{};
 };
 
-// What a type annotation says: "f32[4, 8][8, 1]cpu" or "Sym(s0)".
+/// What a type annotation says: "f32[4, 8][8, 1]cpu" or "Sym(s0)".
 struct annotation {
   bool present = false, is_sym = false, has_strides = false;
   position at{};
@@ -151,7 +154,7 @@ class parser {
   }
   constexpr ~parser() = default;  // spelled out: nvcc 13 does not treat the implicit one as constexpr
 
-  // Parses the whole text; the graph is not yet verified.
+  /// Parses the whole text; the graph is not yet verified.
   constexpr fx_parse_result run() && {
     bool returned = false;
     while (!c_.done() && !stopped()) {
@@ -965,24 +968,31 @@ constexpr fx_parse_result parse_fx(std::string_view text, std::span<const fx_cus
   return r;
 }
 
-// A graph from FX text in the compiler, used like ctfx::graph(...): `get()` gives the ir. A broken
-// rule or a bad line is a compile error whose text names the line, column and op (or node).
+/// A graph from FX text in the compiler, used like ctfx::graph(...): `get()` gives the ir. A broken
+/// rule or a bad line is a compile error whose text names the line, column and op (or node).
 template <fixed_string Text, class... Customs>
 struct fx_graph_def {
-  static constexpr std::array<fx_custom, sizeof...(Customs)> customs{fx_custom_of<Customs>()...};
+  static constexpr std::array<fx_custom, sizeof...(Customs)> customs{fx_custom_of<Customs>()...};  ///< the user ops the text may call
+  /// Parses the text (in a constant evaluation).
   static constexpr ir build() {
     return fx::parse_unverified(Text.view(), std::span<const fx_custom>(customs.data(), customs.size())).graph;
   }
-  struct checked { ir_sizes sizes; diagnostic diag; };
+  /// The graph's sizes and the verifier's verdict, from one evaluation.
+  struct checked {
+    ir_sizes sizes;   ///< the graph's sizes
+    diagnostic diag;  ///< the verifier's verdict
+  };
+  /// Parses and verifies the text.
   static constexpr checked check() {
     fx_parse_result r = parse_fx(Text.view(), std::span<const fx_custom>(customs.data(), customs.size()));
     return {sizes_of(r.graph), r.error};
   }
-  static constexpr checked info = check();
-  static constexpr ir_sizes sizes = info.sizes;
-  static constexpr diagnostic diag = info.diag;
+  static constexpr checked info = check();  ///< the parse's sizes and verdict
+  static constexpr ir_sizes sizes = info.sizes;  ///< the graph's sizes
+  static constexpr diagnostic diag = info.diag;  ///< the first broken rule (a compile error when not ok)
   static_assert(fx::fx_text_error<diag>::value);
-  static constexpr frozen_ir<sizes> frozen = freeze<sizes>(build());
+  static constexpr frozen_ir<sizes> frozen = freeze<sizes>(build());  ///< the graph, frozen
+  /// The parsed graph.
   static constexpr ir get() { return frozen.thaw(); }
 };
 

@@ -45,30 +45,36 @@ struct graph_error {
 #undef CTFX_RULE_ASSERT
 }  // namespace detail
 
+/// A graph defined by a captureless lambda (what ctfx::graph returns): built, verified and frozen by the compiler; a broken rule is a compile error.
 template <class F>
 struct graph_def {
-  // Builds the ir by running the user's lambda on a fresh builder.
+  /// Builds the ir by running the user's lambda on a fresh builder.
   static constexpr ir build() {
     builder b;
     F{}(b);
     return static_cast<builder&&>(b).finish();
   }
-  // Built once at compile time and frozen (a separate constant evaluation from the checks).
-  struct checked { ir_sizes sizes; diagnostic diag; };
+  /// Built once at compile time and frozen (a separate constant evaluation from the checks).
+  struct checked {
+    ir_sizes sizes;   ///< the graph's sizes
+    diagnostic diag;  ///< the verifier's verdict
+  };
+  /// Builds and verifies the graph.
   static constexpr checked check() {
     ir g = build();
     return {sizes_of(g), verify(static_cast<ir&&>(g), verify_level::structure)};
   }
-  static constexpr checked info = check();
-  static constexpr ir_sizes sizes = info.sizes;
-  static constexpr diagnostic diag = info.diag;
+  static constexpr checked info = check();  ///< the build's sizes and verdict
+  static constexpr ir_sizes sizes = info.sizes;  ///< the graph's sizes
+  static constexpr diagnostic diag = info.diag;  ///< the first broken rule (a compile error when not ok)
   static_assert(detail::graph_error<diag>::value);
-  static constexpr frozen_ir<sizes> frozen = freeze<sizes>(build());
-  // A thaw of the frozen graph, never a build at run time: C++ leaves the order in which function
-  // arguments are evaluated open, and g++ builds `f(g.clone(a), g.clone(b))` in one order in
-  // constant evaluation and in the other at run time, so a run-time build could number and name
-  // the nodes differently from the graph the compiler checked and planned.
+  static constexpr frozen_ir<sizes> frozen = freeze<sizes>(build());  ///< the graph, frozen
+  /// A thaw of the frozen graph, never a build at run time: C++ leaves the order in which function
+  /// arguments are evaluated open, and g++ builds `f(g.clone(a), g.clone(b))` in one order in
+  /// constant evaluation and in the other at run time, so a run-time build could number and name
+  /// the nodes differently from the graph the compiler checked and planned.
   static constexpr ir get() { return frozen.thaw(); }
+  /// The lambda's type.
   using lambda_type = F;
 };
 

@@ -45,95 +45,111 @@
 
 namespace ctfx {
 
+/// A node of the graph: its op, name, arguments and parameters (ranges in the ir's arrays) and its metadata.
 struct node {
-  op_kind op = op_kind::placeholder;
-  name_t name{};
-  std::int32_t arg0 = 0, nargs = 0;   // range in ir::args
-  std::int32_t par0 = 0, npar = 0;    // range in ir::params
-  std::int32_t aux = 0;
-  double scalar = 0.0;
-  tensor_meta meta{};
-  // Reinplacing: the user asks for this node to run in place (a miss becomes a compile error).
+  op_kind op = op_kind::placeholder;  ///< the op
+  name_t name{};  ///< the name (unique in the graph)
+  std::int32_t arg0 = 0;  ///< first argument, in ir::args
+  std::int32_t nargs = 0;  ///< number of arguments
+  std::int32_t par0 = 0;  ///< first parameter, in ir::params
+  std::int32_t npar = 0;  ///< number of parameters
+  std::int32_t aux = 0;  ///< op-specific integer (a dtype, a list length, a user op's schema index, ...)
+  double scalar = 0.0;  ///< a scalar operand or fill value
+  tensor_meta meta{};  ///< dtype, extents, strides, offset, storage
+  /// Reinplacing: the user asks for this node to run in place (a miss becomes a compile error).
   bool require_inplace = false;
-  // For custom / auto_functionalized: bit i set = tensor argument i must still be cloned.
+  /// For custom / auto_functionalized: bit i set = tensor argument i must still be cloned.
   std::uint32_t clone_mask = 0;
-  // Provenance: the id of the node of the user's graph this node came from.
+  /// Provenance: the id of the node of the user's graph this node came from.
   std::int32_t origin = -1;
-  // Graph partition (0, 1, ...): a new one starts at a host-synchronizing op or where the user says
-  // (builder::partition_boundary). Passes give a node they create the partition of the node it
-  // replaces.
+  /// Graph partition (0, 1, ...): a new one starts at a host-synchronizing op or where the user says
+  /// (builder::partition_boundary). Passes give a node they create the partition of the node it
+  /// replaces.
   std::int32_t partition = 0;
 };
 
 enum class symbol_kind : std::uint8_t { backed, unbacked };
 
+/// A symbolic extent of the graph (ctfx::builder::sym / unbacked).
 struct symbol {
-  name_t name{};
-  symbol_kind kind = symbol_kind::backed;
-  std::int32_t input = -1;  // for backed symbols: the placeholder and dimension that bind it
-  std::int32_t dim = -1;
+  name_t name{};  ///< its name
+  symbol_kind kind = symbol_kind::backed;  ///< bound by an input's shape (backed) or by data (unbacked)
+  std::int32_t input = -1;  ///< for backed symbols: the placeholder and dimension that bind it
+  std::int32_t dim = -1;  ///< the dimension of that placeholder
 };
 
-// What a user op declares (see ops/custom.hpp): its name, its tensor arguments and which it
-// mutates, and how many fresh tensors it returns.
+/// What a user op declares (see ops/custom.hpp): its name, its tensor arguments and which it
+/// mutates, and how many fresh tensors it returns.
 struct custom_schema {
-  name_t name{};
-  std::int32_t n_args = 0;
-  std::uint32_t mutates = 0;       // bit i: argument i is written (Tensor(a!))
-  std::int32_t n_returns = 0;      // fresh results, shaped like argument `returns_like`
-  std::int32_t returns_like = 0;
-  bool user_kernel = false;        // a user kernel (tensors_to_clone), not a functionalized op
-  bool host_sync = false;          // the op synchronizes with the host: a partition ends after it
-  std::int32_t inplace_twin = -1;  // index of a registered in-place variant (with_effects pairs)
+  name_t name{};  ///< the op's name
+  std::int32_t n_args = 0;  ///< its tensor arguments
+  std::uint32_t mutates = 0;       ///< bit i: argument i is written (Tensor(a!))
+  std::int32_t n_returns = 0;      ///< fresh results, shaped like argument `returns_like`
+  std::int32_t returns_like = 0;  ///< the argument the results take their shape from
+  bool user_kernel = false;        ///< a user kernel (tensors_to_clone), not a functionalized op
+  bool host_sync = false;          ///< the op synchronizes with the host: a partition ends after it
+  std::int32_t inplace_twin = -1;  ///< index of a registered in-place variant (with_effects pairs)
 };
 
 enum class graph_phase : std::uint8_t { functional, reinplaced };
 
+/// The graph: nodes in program order, their arguments and parameters, symbols, user op schemas, and the first error found (error).
 struct ir {
-  detail::cvec<node> nodes;
-  detail::cvec<std::int32_t> args;
-  detail::cvec<sym_expr> params;
-  detail::cvec<symbol> syms;
-  detail::cvec<custom_schema> customs;
-  std::int32_t next_storage = 0;
-  graph_phase phase = graph_phase::functional;
-  diagnostic error{};
+  detail::cvec<node> nodes;  ///< the nodes, in program order
+  detail::cvec<std::int32_t> args;  ///< every node's arguments (node ids; -1: None)
+  detail::cvec<sym_expr> params;  ///< every node's parameters (dims, bounds, sizes)
+  detail::cvec<symbol> syms;  ///< the symbols
+  detail::cvec<custom_schema> customs;  ///< the user ops' schemas
+  std::int32_t next_storage = 0;  ///< the next fresh storage id
+  graph_phase phase = graph_phase::functional;  ///< functional, or after reinplacing
+  diagnostic error{};  ///< the first broken rule
 
+  /// The number of nodes.
   constexpr std::int32_t size() const { return static_cast<std::int32_t>(nodes.size()); }
+  /// Node i.
   constexpr const node& operator[](std::int32_t i) const { return nodes[static_cast<std::size_t>(i)]; }
+  /// Node i.
   constexpr node& operator[](std::int32_t i) { return nodes[static_cast<std::size_t>(i)]; }
+  /// A node's arguments.
   constexpr std::span<const std::int32_t> args_of(const node& n) const {
     return {args.data() + n.arg0, static_cast<std::size_t>(n.nargs)};
   }
+  /// Node i's arguments.
   constexpr std::span<const std::int32_t> args_of(std::int32_t i) const { return args_of((*this)[i]); }
+  /// Argument k of node i.
   constexpr std::int32_t arg(std::int32_t i, std::int32_t k) const {
     return args[static_cast<std::size_t>((*this)[i].arg0 + k)];
   }
+  /// A node's parameters.
   constexpr std::span<const sym_expr> params_of(const node& n) const {
     return {params.data() + n.par0, static_cast<std::size_t>(n.npar)};
   }
+  /// Parameter k of node i.
   constexpr sym_expr param(std::int32_t i, std::int32_t k) const {
     return params[static_cast<std::size_t>((*this)[i].par0 + k)];
   }
+  /// Parameter k of node i, which must be static.
   constexpr index_t iparam(std::int32_t i, std::int32_t k) const { return param(i, k).value(); }
+  /// Node i's metadata.
   constexpr const tensor_meta& meta(std::int32_t i) const { return (*this)[i].meta; }
 
-  // The output node (last node), or -1 before one is added.
+  /// The output node (last node), or -1 before one is added.
   constexpr std::int32_t output_node() const {
     for (std::int32_t i = size() - 1; i >= 0; --i)
       if ((*this)[i].op == op_kind::output) return i;
     return -1;
   }
+  /// The node named `name`, or -1.
   constexpr std::int32_t find(std::string_view name) const {
     for (std::int32_t i = 0; i < size(); ++i)
       if ((*this)[i].name.view() == name) return i;
     return -1;
   }
 
-  // Appends a node whose arguments and parameters are given; returns its id. Metadata is set by
-  // the caller (usually through ops/meta.hpp's infer_meta).
-  // By reference, patched where it lands: in constant evaluation every copy of a node costs (the
-  // builder and every rebuild append each node).
+  /// Appends a node whose arguments and parameters are given; returns its id. Metadata is set by
+  /// the caller (usually through ops/meta.hpp's infer_meta).
+  /// By reference, patched where it lands: in constant evaluation every copy of a node costs (the
+  /// builder and every rebuild append each node).
   constexpr std::int32_t append(const node& proto, std::span<const std::int32_t> a, std::span<const sym_expr> p) {
     const auto id = static_cast<std::int32_t>(nodes.size());
     nodes.push_back(proto);
@@ -148,9 +164,10 @@ struct ir {
     if (n.origin < 0) n.origin = id;
     return id;
   }
+  /// A new storage id.
   constexpr std::int32_t fresh_storage() { return next_storage++; }
 
-  // Records the first error only: later ones are usually consequences of it.
+  /// Records the first error only: later ones are usually consequences of it.
   constexpr void fail(rule r, std::int32_t at, std::string_view text) {
     if (!error.ok()) return;
     error.r = r;

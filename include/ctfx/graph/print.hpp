@@ -38,10 +38,17 @@ inline std::string fmt_num(double v) {
   while (!s.empty() && s.back() == '0') s.pop_back();
   return s;
 }
-inline std::string ref(const ir& g, std::int32_t a) { return a < 0 ? "None" : "%" + std::string(g[a].name.view()); }
+// Separators and references are appended, never prepended (`", " + std::string(...)`): g++ 12 at -O2
+// and above reports a false -Wrestrict overlap inside libstdc++'s insert-at-front for that pattern.
+inline std::string ref(const ir& g, std::int32_t a) {
+  if (a < 0) return "None";
+  std::string s(1, '%');
+  s += g[a].name.view();
+  return s;
+}
 inline std::string int_list(const ir& g, std::span<const sym_expr> p) {
   std::string s = "[";
-  for (std::size_t i = 0; i < p.size(); ++i) s += (i ? ", " : "") + to_string(g, p[i]);
+  for (std::size_t i = 0; i < p.size(); ++i) { if (i) s += ", "; s += to_string(g, p[i]); }
   return s + "]";
 }
 
@@ -75,7 +82,7 @@ inline std::string call_text(const ir& g, std::int32_t i) {
   auto sep = [&] { if (!s.empty()) s += ", "; };
   auto args_list = [&](std::size_t from, std::size_t to) {
     std::string l = "[";
-    for (std::size_t k = from; k < to; ++k) l += (k > from ? ", " : "") + ref(g, a[k]);
+    for (std::size_t k = from; k < to; ++k) { if (k > from) l += ", "; l += ref(g, a[k]); }
     return l + "]";
   };
   switch (n.op) {
@@ -117,7 +124,7 @@ inline std::string call_text(const ir& g, std::int32_t i) {
         s += ", _clone=[";
         bool first = true;
         for (int b = 0; b < 32; ++b)
-          if ((n.clone_mask >> b) & 1u) { s += (first ? "" : ", ") + ref(g, a[static_cast<std::size_t>(b)]); first = false; }
+          if ((n.clone_mask >> b) & 1u) { if (!first) s += ", "; s += ref(g, a[static_cast<std::size_t>(b)]); first = false; }
         s += "]";
       }
       break;
@@ -145,12 +152,13 @@ inline std::string call_text(const ir& g, std::int32_t i) {
 // One line for node i (without the leading indentation).
 inline std::string node_text(const ir& g, std::int32_t i) {
   const node& n = g[i];
-  std::string lhs = "%" + std::string(n.name.view());
+  std::string lhs(1, '%');  // appended, not prepended: see detail::ref
+  lhs += n.name.view();
   if (n.meta.is_tensor()) lhs += " : " + to_string(g, n.meta);
   if (n.op == op_kind::output) {
     std::string s = "return (";
     auto a = g.args_of(i);
-    for (std::size_t k = 0; k < a.size(); ++k) s += (k ? ", " : "") + detail::ref(g, a[k]);
+    for (std::size_t k = 0; k < a.size(); ++k) { if (k) s += ", "; s += detail::ref(g, a[k]); }
     return s + (a.size() == 1 ? ",)" : ")");
   }
   return lhs + " = " + detail::call_text(g, i);

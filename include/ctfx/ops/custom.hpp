@@ -1,8 +1,10 @@
 // ctfx/ops/custom.hpp — user ops declared from user code with a PyTorch-style signature.
 //
 //   struct my_sin : ctfx::custom_op<"my_sin", "my_sin(Tensor x, Tensor(a!) result) -> ()"> {
-//     // reference semantics, used by the executors: called with one view per tensor argument
-//     static void run(auto x, auto result);
+//     // the kernel, registered with `kernel_table::add<my_sin>()` (exec/kernel_table.hpp): c.args
+//     // are the tensor arguments in schema order (a mutated one points at the memory to write),
+//     // c.results the fresh results, c.ctx the backend and stream
+//     static void run(const ctfx::custom_call& c);
 //   };
 //
 // In a functional graph a mutating user op is called through its functional form
@@ -57,10 +59,12 @@ constexpr bool declares_host_sync() {
 }
 }  // namespace detail
 
+/// The base of a user op type: `struct my_op : ctfx::custom_op<"my_op", "my_op(Tensor x, Tensor(a!) out) -> ()"> { static void run(const ctfx::custom_call&); };`. ReturnsLike: the argument whose shape fresh results take.
 template <fixed_string Name, fixed_string Sig, int ReturnsLike = 0>
 struct custom_op {
-  static constexpr std::string_view name = Name.view();
-  static constexpr std::string_view signature = Sig.view();
+  static constexpr std::string_view name = Name.view();  ///< the op's name
+  static constexpr std::string_view signature = Sig.view();  ///< its PyTorch signature
+  /// The schema parsed from the signature.
   static constexpr custom_schema schema() {
     auto s = detail::parse_custom_signature(Name.view(), Sig.view(), false);
     s.returns_like = ReturnsLike;
@@ -68,10 +72,12 @@ struct custom_op {
   }
 };
 
+/// The base of a user kernel type (Inductor's triton_kernel_wrapper_functional): as custom_op, and the mutated arguments it must still clone are decided per argument.
 template <fixed_string Name, fixed_string Sig, int ReturnsLike = 0>
 struct user_kernel {
-  static constexpr std::string_view name = Name.view();
-  static constexpr std::string_view signature = Sig.view();
+  static constexpr std::string_view name = Name.view();  ///< the kernel's name
+  static constexpr std::string_view signature = Sig.view();  ///< its PyTorch signature
+  /// The schema parsed from the signature.
   static constexpr custom_schema schema() {
     auto s = detail::parse_custom_signature(Name.view(), Sig.view(), true);
     s.returns_like = ReturnsLike;

@@ -43,13 +43,14 @@ enum class op_family : std::uint8_t {
   structure, copy, factory, unary, binary, view, scatter, index, reduction, list, collective, user
 };
 
+/// What the passes know of an op kind: its name, family, view-ness, in-place twin, and more.
 struct op_facts {
-  std::string_view name;        // the ATen-style name printed in listings
-  op_family family;
-  bool is_view = false;         // result aliases argument 0 (Tensor(a))
-  bool mutates = false;         // writes an argument in place (Tensor(a!))
-  std::int8_t mutated_arg = -1; // which argument (for list ops: the first list)
-  op_kind twin = op_kind::count_;  // functional <-> in-place twin, or view <-> scatter twin
+  std::string_view name;        ///< the ATen-style name printed in listings
+  op_family family;  ///< elementwise, view, scatter, list, ...
+  bool is_view = false;         ///< result aliases argument 0 (Tensor(a))
+  bool mutates = false;         ///< writes an argument in place (Tensor(a!))
+  std::int8_t mutated_arg = -1; ///< which argument (for list ops: the first list)
+  op_kind twin = op_kind::count_;  ///< functional <-> in-place twin, or view <-> scatter twin
 };
 
 // One row per op_kind, in enum order (checked by a static_assert below).

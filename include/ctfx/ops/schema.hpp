@@ -29,13 +29,15 @@ constexpr bool schema_returns_alias(std::string_view sig) {
          sig.substr(arrow).find('!') == std::string_view::npos;
 }
 
+/// The type of a built-in op (`ctfx::ops::add_t`, `ctfx::ops::slice_scatter_t`, ...): its kind and
+/// its PyTorch schema, from which the mutated argument and the view-ness are read.
 template <op_kind K, fixed_string Sig>
 struct op_tag {
-  static constexpr op_kind kind = K;
-  static constexpr std::string_view name = facts(K).name;
-  static constexpr std::string_view signature = Sig.view();
-  static constexpr int mutated_arg = schema_mutated_arg(Sig.view());
-  static constexpr bool is_view = schema_returns_alias(Sig.view());
+  static constexpr op_kind kind = K;                                      ///< the op
+  static constexpr std::string_view name = facts(K).name;                ///< its ATen name
+  static constexpr std::string_view signature = Sig.view();              ///< its schema, as PyTorch writes it
+  static constexpr int mutated_arg = schema_mutated_arg(Sig.view());     ///< the `Tensor(a!)` argument, or -1
+  static constexpr bool is_view = schema_returns_alias(Sig.view());      ///< the result aliases an argument (`-> Tensor(a)`)
 };
 
 }  // namespace ctfx

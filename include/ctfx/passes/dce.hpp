@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 #include "../detail/cvec.hpp"
+#include "report.hpp"
 #include "rewrite.hpp"
 
 namespace ctfx {
@@ -18,6 +19,33 @@ constexpr bool has_side_effect(op_kind k) {
          k == op_kind::auto_functionalized || facts(k).family == op_family::collective;
 }
 constexpr bool has_side_effect(const ir& g, std::int32_t i) { return has_side_effect(g[i].op); }
+
+// The program's values that nothing uses (report.hpp's unused_value): results computed from tensor
+// arguments, without an effect, that no node reads — not the output, not an `update`'s copy_. Views
+// (which compute nothing), getitems of a tuple that is used, and factories (zeros, full, ...) are
+// not reported: PyTorch's graphs leave such nodes unused routinely, and dropping them loses nothing.
+// Run on the graph as the program wrote it, before any pass (the passes leave dead nodes for dce).
+constexpr void find_unused_values(const ir& g, std::vector<unused_value>& out) {
+  if (!g.error.ok()) return;
+  const std::int32_t n = g.size();
+  detail::cvec<std::uint8_t> used(static_cast<std::size_t>(n));
+  std::uint8_t* us = used.data();
+  const node* nd = g.nodes.data();
+  const std::int32_t* args = g.args.data();
+  for (std::int32_t i = 0; i < n; ++i)
+    for (const std::int32_t *a = args + nd[i].arg0, *e = a + nd[i].nargs; a != e; ++a)
+      if (*a >= 0 && *a < n) us[*a] = 1;
+  for (std::int32_t i = 0; i < n; ++i) {
+    const op_kind k = nd[i].op;
+    if (us[i] || has_side_effect(k) || !nd[i].meta.is_tensor() || nd[i].nargs == 0 || is_view_op(k) || k == op_kind::getitem)
+      continue;
+    unused_value u;
+    u.node = i;
+    u.name = nd[i].name;
+    u.op = nd[i].op;
+    out.push_back(u);
+  }
+}
 
 // By value, so that a graph without dead nodes is moved through, not copied.
 //

@@ -65,14 +65,18 @@ constexpr ir verified(ir g, std::string_view after, verify_level level = verify_
 // that broke a rule; `structure` and `links` cost less (a fifth of the compile time of a large
 // graph, and 4% more), and `links` is what the compile-time pipeline runs first (it reruns with
 // `full` when anything failed, to name the pass).
+// The log also lists the program's unused values (found on `g` before the first pass).
 template <class Table = builtin_inplace_table>
 constexpr ir run_pipeline(ir g, reinplace_log* log = nullptr, verify_level between = verify_level::full) {
+  std::vector<unused_value> unused;
+  if (log) find_unused_values(g, unused);
   g = detail::verified(remove_noop_ops(static_cast<ir&&>(g)), "remove_noop_ops", between);
   if (!g.error.ok()) return g;
   g = detail::verified(canonicalize_view_scatter_ops(static_cast<ir&&>(g)), "canonicalize_view_scatter_ops", between);
   if (!g.error.ok()) return g;
   reinplace_log tmp;
   g = detail::verified(reinplace_with_log<Table>(g, log ? *log : tmp), "reinplace_inplaceable_ops_core", between);
+  if (log) log->unused = static_cast<std::vector<unused_value>&&>(unused);
   if (!g.error.ok()) return g;
   g = detail::verified(decompose_generalized_scatter(static_cast<ir&&>(g)), "decompose_generalized_scatter", between);
   if (!g.error.ok()) return g;
@@ -102,6 +106,8 @@ struct reporting_stage {
     stage_result<capacity> stage{};
     std::size_t n_items = 0;
     std::array<reinplace_candidate, report_capacity> items{};
+    std::int32_t n_unused = 0;
+    std::array<unused_value, max_listed_unused> unused{};
   };
   static constexpr result evaluate() {
     result r{};
@@ -116,6 +122,8 @@ struct reporting_stage {
     r.n_items = log.items.size();
     if (r.n_items <= report_capacity)
       for (std::size_t k = 0; k < r.n_items; ++k) r.items[k] = log.items[k];
+    r.n_unused = static_cast<std::int32_t>(log.unused.size());
+    for (std::size_t k = 0; k < log.unused.size() && k < max_listed_unused; ++k) r.unused[k] = log.unused[k];
     return r;
   }
   static constexpr result once = evaluate();
@@ -134,9 +142,14 @@ struct reporting_stage {
     if constexpr (once.n_items <= report_capacity) {
       reinplace_report<once.n_items> r{};
       for (std::size_t k = 0; k < once.n_items; ++k) r.items[k] = once.items[k];
+      r.unused_count = once.n_unused;
+      r.unused_listed = once.unused;
       return r;
     } else {
-      return reinplace_report_of<ReportSource, Table>();
+      auto r = reinplace_report_of<ReportSource, Table>();
+      r.unused_count = once.n_unused;  // found on the source graph, before the passes
+      r.unused_listed = once.unused;
+      return r;
     }
   }
   static constexpr diagnostic check() {
@@ -183,6 +196,16 @@ using fused_pipeline =
     reporting_stage<Source, Table, &pipeline_logged<Table, Source>, false,
                     stage<stage<Source, &remove_noop_ops>, &canonicalize_view_scatter_ops>>;
 
+// The staged pipeline's report takes the unused values from the program's own graph: the passes
+// before reinplacing leave dead nodes of their own for dce.
+template <class Source, std::size_t N>
+constexpr reinplace_report<N> with_unused_of(reinplace_report<N> r) {
+  std::vector<unused_value> u;
+  find_unused_values(source_graph<Source>(), u);
+  set_unused(r, u);
+  return r;
+}
+
 template <class Source, class Table>
 struct staged_pipeline {
   using noop = checked_stage<stage<Source, &remove_noop_ops, true>>;
@@ -193,23 +216,38 @@ struct staged_pipeline {
 };
 }  // namespace detail
 
-// The pipeline over a graph source (a graph_def, a stage, anything with a static constexpr get()).
-// `noop` ... `final_stage` name the graph after each pass (each its own verified evaluation,
-// instantiated only when named); `get()` and `report` come from one fused evaluation under g++ and
-// clang, and from the per-pass stages under nvcc.
+/// The pipeline over a graph source (a graph_def, a stage, anything with a static constexpr get()).
+/// `noop` ... `final_stage` name the graph after each pass (each its own verified evaluation,
+/// instantiated only when named); `get()` and `report` come from one fused evaluation under g++ and
+/// clang, and from the per-pass stages under nvcc.
 template <class Source, class Table = builtin_inplace_table>
 struct pipeline {
+  /// The per-pass stages (each a verified compile-time graph, instantiated when named).
   using stages = detail::staged_pipeline<Source, Table>;
+  /// The graph after remove_noop_ops.
   using noop = typename stages::noop;
+  /// The graph after canonicalize_view_scatter_ops.
   using canonical = typename stages::canonical;
+  /// The graph after reinplacing.
   using reinplaced = typename stages::reinplaced;
+  /// The graph after decompose_generalized_scatter.
   using decomposed = typename stages::decomposed;
+  /// The final graph (after dce).
   using final_stage = std::conditional_t<detail::verify_separately, typename stages::final_stage,
                                          detail::checked_stage<detail::fused_pipeline<Source, Table>>>;
   static_assert(final_stage::diag.ok());
 
-  // What reinplacing decided, on the graph it was given (node names of `canonical`).
-  static constexpr auto report = std::conditional_t<detail::verify_separately, reinplaced, final_stage>::report;
+ private:
+  static constexpr auto make_report() {
+    if constexpr (detail::verify_separately) return detail::with_unused_of<Source>(reinplaced::report);
+    else return final_stage::report;
+  }
+
+ public:
+  /// What reinplacing decided, on the graph it was given (node names of `canonical`), and the
+  /// program's unused values (node names of Source).
+  static constexpr auto report = make_report();
+  /// The optimized graph.
   static constexpr ir get() { return final_stage::get(); }
 };
 

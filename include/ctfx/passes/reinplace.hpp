@@ -31,6 +31,7 @@
 #include "../analysis/overlap.hpp"
 #include "../analysis/users.hpp"
 #include "../ops/meta.hpp"
+#include "dce.hpp"
 #include "inplace_tables.hpp"
 #include "report.hpp"
 #include "rewrite.hpp"
@@ -145,6 +146,7 @@ struct reinplace_verdict {
   reinplace_reason why = reinplace_reason::reinplaced;
   std::int32_t blocker = -1;
   bool layout_changed = false;
+  std::int32_t old_input = -1;   // blocking_use: the graph input whose old value the blocker reads
   constexpr bool ok() const { return why == reinplace_reason::reinplaced; }
 };
 
@@ -273,6 +275,27 @@ struct reinplacer {
     }
   };
 
+  // Whether node u is node v or one of its transitive arguments (a walk back from v; only asked
+  // when a candidate is blocked by a read of a graph input).
+  constexpr bool feeds(std::int32_t u, std::int32_t v) const {
+    if (u == v) return true;
+    if (v < u) return false;
+    std::vector<std::uint8_t> seen(static_cast<std::size_t>(v) + 1, 0);
+    std::vector<std::int32_t> todo{v};
+    while (!todo.empty()) {
+      const std::int32_t x = todo.back();
+      todo.pop_back();
+      for (auto a : g.args_of(x)) {
+        if (a == u) return true;
+        if (a > u && !seen[static_cast<std::size_t>(a)]) {
+          seen[static_cast<std::size_t>(a)] = 1;
+          todo.push_back(a);
+        }
+      }
+    }
+    return false;
+  }
+
   // The first read of storage `s` by a node in (after, before) of an alias that may overlap `w`.
   constexpr std::int32_t first_read(std::int32_t s, std::int32_t after, std::int32_t before, region* w) const {
     for (std::int32_t k = reads_from(s, after + 1); k < read_off[static_cast<std::size_t>(s) + 1]; ++k) {
@@ -329,7 +352,12 @@ struct reinplacer {
         continue;
       }
       std::int32_t u = first_read(t, i, cut, (t == s || same_coords) ? &w : nullptr);
-      if (u >= 0) return fail(reinplace_reason::blocking_use, u);
+      if (u >= 0) {
+        // A read of the input itself that does not feed the value written back: the program reads
+        // the input's old value after computing its new one (the report warns).
+        if (inp >= 0 && t == g.meta(inp).storage && !feeds(u, g.arg(cut, 1))) v.old_input = inp;
+        return fail(reinplace_reason::blocking_use, u);
+      }
       prev = t;
       t = next;
     }
@@ -400,6 +428,10 @@ struct reinplacer {
     c.missed = missed;
     c.clones = clones;
     c.required = required;
+    if (v.old_input >= 0) {
+      c.reads_old_input = true;
+      c.input_name = g[v.old_input].name;
+    }
   }
 
   static constexpr sym_expr bytes_of(const tensor_meta& m) { return m.numel() * sym_expr(static_cast<index_t>(size_of(m.dt))); }
@@ -756,7 +788,11 @@ inline constexpr std::size_t report_size_v = report_size<Source, Table>();
 template <class Source, class Table>
 constexpr auto make_report() {
   reinplace_log log;
-  (void)reinplace_with_log<Table>(Source::get(), log);
+  const ir g = Source::get();
+  std::vector<unused_value> unused;
+  find_unused_values(g, unused);
+  (void)reinplace_with_log<Table>(g, log);
+  log.unused = static_cast<std::vector<unused_value>&&>(unused);
   return freeze_report<report_size_v<Source, Table>>(log);
 }
 }  // namespace detail

@@ -217,7 +217,7 @@ class rebuilder {
   // a bitmap of the suffixes taken — by an old node's name (found by a prefix scan when the base is
   // first used) or by a name made here — so a fresh name is a bitmap probe and a with_suffix: no
   // hashing, no set of names (with the raw-pointer prefix scan, 1.5% of g++'s instructions for the
-  // halo pipeline at 250 nodes; bench/RESULTS.md §1, session 16). Bitmaps are exact when no two
+  // halo pipeline at 250 nodes, counted by callgrind). Bitmaps are exact when no two
   // bases can make the same name, which needs one base to be the other plus "_<digits>", and when
   // no base is cut to fit its suffix (with_suffix); a rebuild that meets either (or an old suffix too large for a
   // bitmap) switches to the set of all taken names (`names_`) for the rest of it.
