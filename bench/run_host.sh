@@ -7,11 +7,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${CTFX_BUILD_DIR:-$root/build}
 [ -f "$build/CMakeCache.txt" ] || bash "$root/scripts/configure.sh"
-targets=(ctfx_runtime_bench ctfx_peak_bench)
+targets=(ctfx_runtime_bench ctfx_compute_bench ctfx_peak_bench)
 [ -f "$root/tools/ctfx_plan/CMakeLists.txt" ] && targets+=(ctfx_plan)
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 echo "== run time on the host (bench/runtime)"
 "$build/bench/runtime/ctfx_runtime_bench" "$@"
+echo "== run time of programs that compute (bench/runtime/compute_bench.cpp; PyTorch: bench/torch/compute.py)"
+"$build/bench/runtime/ctfx_compute_bench"
 echo "== planned peak memory of the example graphs (bench/memory)"
 "$build/bench/memory/ctfx_peak_bench"
 if [ -x "$root/bench/memplan/run.sh" ] || [ -f "$root/bench/memplan/run.sh" ]; then

@@ -5,7 +5,8 @@
 // the program must read and write) measured in the same run. Medians of repeated runs.
 // PyTorch eager and torch.compile on the same programs: bench/torch/compute.py.
 //
-//   compute_bench [--reps N]
+//   compute_bench [--reps N] [--omp]   (--omp: ctfx on the OMP backend, all threads; the hand loops
+//                                       stay sequential)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -143,12 +144,14 @@ __attribute__((noinline)) void softmax_hand(const float* x, float* y) {
   }
 }
 
+ctfx::backend where = ctfx::backend::host;
+
 template <class Plan>
 double time_compiled(int reps, std::vector<ctfx::tensor_ref> in, std::vector<ctfx::tensor_ref> out) {
   std::vector<ctfx::tensor_desc> d(in.begin(), in.end());
   std::vector<std::byte> ws(Plan::bind(d).workspace_bytes);
   return median_us(reps, [&] {
-    if (auto st = Plan::run(in, out, {}, ws); !st) { std::fprintf(stderr, "%s\n", st.message.c_str()); std::exit(1); }
+    if (auto st = Plan::run(in, out, ctfx::device_ctx{where, nullptr}, ws); !st) { std::fprintf(stderr, "%s\n", st.message.c_str()); std::exit(1); }
   });
 }
 
@@ -157,7 +160,7 @@ double time_runtime(int reps, const ctfx::ir& g, std::vector<ctfx::tensor_ref> i
   std::vector<ctfx::tensor_desc> d(in.begin(), in.end());
   std::vector<std::byte> ws(p.bind(d).workspace_bytes);
   return median_us(reps, [&] {
-    if (auto st = p.run(in, out, ctfx::backend::host, ws); !st) { std::fprintf(stderr, "%s\n", st.message.c_str()); std::exit(1); }
+    if (auto st = p.run(in, out, where, ws); !st) { std::fprintf(stderr, "%s\n", st.message.c_str()); std::exit(1); }
   });
 }
 
@@ -170,8 +173,10 @@ double time_memcpy(int reps, std::size_t bytes) {
 
 int main(int argc, char** argv) {
   int reps = 21;
-  for (int i = 1; i < argc; ++i)
+  for (int i = 1; i < argc; ++i) {
     if (std::string_view(argv[i]) == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+    if (std::string_view(argv[i]) == "--omp") where = ctfx::backend::omp;
+  }
   std::printf("| workload | compiled<G> | runtime_plan | hand loop -O3 | copy bound | compiled / hand | runtime / hand |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
   auto line = [](const char* name, double c, double r, double h, double bound) {

@@ -68,7 +68,7 @@ void reduce_host(bool is_max, const strided& out, const strided& kept, const str
   // together, so the inner loop runs over neighbouring outputs and vectorizes.
   const int lr = out.rank - 1;
   if (lr >= 0 && n > 0 && out.size[lr] >= 8 && out.stride[lr] == 1 && kept.stride[lr] == 1) {
-    constexpr index_t B = 256;
+    constexpr index_t B = 4096;  // whole rows of outputs (32 KiB of accumulators at most): long unit-stride runs
     C acc[B];
     const index_t inner = out.size[lr], rows = m / inner;
     index_t oidx[max_rank]{}, ooff = 0, koff = 0;
