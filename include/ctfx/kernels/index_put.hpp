@@ -139,18 +139,37 @@ struct index_put_seq_fn {  // the whole put, in order, by one thread
       }
       return;
     }
+    // Row by row in row-major order, the outer offsets kept by an odometer (no division per row).
     const index_t inner = a.free.size[r - 1];
-    for (index_t j0 = 0; j0 < a.count; j0 += inner) {
-      const index_t dst = a.dest(j0);
+    const index_t n_rows = inner == 0 ? 0 : a.count / inner;
+    index_t idx[max_rank]{};
+    index_t fo = 0, vo = 0, io[max_indices]{};
+    for (index_t row = 0; row < n_rows; ++row) {
+      index_t dst = fo;
+      for (int k = 0; k < a.n_index; ++k) {
+        index_t v = load_dyn<index_t>(a.index[k].dt, a.index[k].p + io[k] * size_of(a.index[k].dt));
+        if (v < 0) v += a.index_extent[k];
+        dst += v * a.x.stride[a.index_dim[k]];
+      }
       std::byte* p = a.x.p + dst * size_of(D);
-      const std::byte* v = a.values.at(j0);
+      const std::byte* v = a.values.p + vo * size_of(D);
       if (!a.accumulate) {
         std::memcpy(p, v, static_cast<std::size_t>(inner) * sizeof(element_t<D>));
-        continue;
+      } else {
+        using C = compute_t<D>;
+        for (index_t e = 0; e < inner; ++e)
+          store_as<D, C>(p + e * size_of(D), wrap_add(load_as<D, C>(p + e * size_of(D)), load_as<D, C>(v + e * size_of(D))));
       }
-      using C = compute_t<D>;
-      for (index_t e = 0; e < inner; ++e)
-        store_as<D, C>(p + e * size_of(D), wrap_add(load_as<D, C>(p + e * size_of(D)), load_as<D, C>(v + e * size_of(D))));
+      for (int d = r - 2; d >= 0; --d) {
+        fo += a.free.stride[d];
+        vo += a.values.stride[d];
+        for (int k = 0; k < a.n_index; ++k) io[k] += a.index[k].stride[d];
+        if (++idx[d] < a.free.size[d]) break;
+        fo -= a.free.stride[d] * a.free.size[d];
+        vo -= a.values.stride[d] * a.values.size[d];
+        for (int k = 0; k < a.n_index; ++k) io[k] -= a.index[k].stride[d] * a.index[k].size[d];
+        idx[d] = 0;
+      }
     }
   }
 };
