@@ -237,6 +237,30 @@ inline fused_nest make_nest(const fused_kernel& k) {
   return nest;
 }
 
+// The operands' offsets of consecutive rows of a nest: the first by one division per outer
+// dimension, each next one by an odometer step (no division per row, which counts for short rows).
+struct row_walker {
+  const fused_nest& nest;
+  int nop;
+  index_t idx[max_rank]{};
+  index_t off[max_fused_leaves + 1]{};
+  row_walker(const fused_nest& n, int operands, index_t row) : nest(n), nop(operands) {
+    for (int d = nest.rank - 1; d >= 0; --d) {
+      idx[d] = row % nest.size[d];
+      row /= nest.size[d];
+      for (int o = 0; o < nop; ++o) off[o] += idx[d] * nest.stride[o][d];
+    }
+  }
+  void next() {
+    for (int d = nest.rank - 1; d >= 0; --d) {
+      for (int o = 0; o < nop; ++o) off[o] += nest.stride[o][d];
+      if (++idx[d] < nest.size[d]) return;
+      for (int o = 0; o < nop; ++o) off[o] -= nest.stride[o][d] * nest.size[d];
+      idx[d] = 0;
+    }
+  }
+};
+
 // The host loop over rows [r0, r1).
 inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1) {
   constexpr index_t B = fused_chunk;
@@ -246,16 +270,9 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
   alignas(64) std::byte conv[2][B * 8];
   alignas(64) std::byte outbuf[B * 8];
   const int nop = k.n_leaves + 1;
-  index_t off[max_fused_leaves + 1];
-  for (index_t row = r0; row < r1; ++row) {
-    // The row's offsets: one division per outer dimension per row (none per element).
-    index_t rem = row;
-    for (int o = 0; o < nop; ++o) off[o] = 0;
-    for (int d = nest.rank - 1; d >= 0; --d) {
-      const index_t c = rem % nest.size[d];
-      rem /= nest.size[d];
-      for (int o = 0; o < nop; ++o) off[o] += c * nest.stride[o][d];
-    }
+  row_walker w(nest, nop, r0);
+  const index_t* off = w.off;
+  for (index_t row = r0; row < r1; ++row, w.next()) {
     for (index_t c0 = 0; c0 < nest.inner; c0 += B) {
       const index_t n = nest.inner - c0 < B ? nest.inner - c0 : B;
       const void* leafp[max_fused_leaves];

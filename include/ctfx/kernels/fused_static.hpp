@@ -131,15 +131,9 @@ struct static_group {
     for (int l = 0; l < leaves.n; ++l) unit = unit && nest.istride[l + 1] == 1;
     leaf_ptrs p;
     for (int l = 0; l < leaves.n; ++l) p.st[l] = nest.istride[l + 1];
-    index_t off[max_fused_leaves + 1];
-    for (index_t row = r0; row < r1; ++row) {
-      index_t rem = row;
-      for (int o = 0; o <= leaves.n; ++o) off[o] = 0;
-      for (int d = nest.rank - 1; d >= 0; --d) {
-        const index_t c = rem % nest.size[d];
-        rem /= nest.size[d];
-        for (int o = 0; o <= leaves.n; ++o) off[o] += c * nest.stride[o][d];
-      }
+    row_walker w(nest, leaves.n + 1, r0);
+    const index_t* off = w.off;
+    for (index_t row = r0; row < r1; ++row, w.next()) {
       for (int l = 0; l < leaves.n; ++l) p.p[l] = k.leaf[l].p + off[l + 1] * size_of(k.leaf[l].dt);
       auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + off[0];
       if (unit) inner<true>(d, 1, p, nest.inner);
