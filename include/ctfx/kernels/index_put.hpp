@@ -82,6 +82,36 @@ CTFX_HD inline void put_element(element_t<D>& dst, const element_t<D>* v, bool a
   else store_as<D, compute_t<D>>(&dst, wrap_add(load_as<D, compute_t<D>>(&dst), load_as<D, compute_t<D>>(v)));
 }
 
+// The operands' offsets at a position of S, advanced in row-major order by an odometer over its
+// first `dims` dimensions (no division per element or row).
+struct put_walk {
+  const index_put_args& a;
+  index_t idx[max_rank]{};
+  index_t fo = 0, vo = 0, io[max_indices]{};
+  // Element offset in x of the current position: the free offset plus each index's value.
+  CTFX_HD index_t dest() const {
+    index_t dst = fo;
+    for (int k = 0; k < a.n_index; ++k) {
+      index_t v = load_dyn<index_t>(a.index[k].dt, a.index[k].p + io[k] * size_of(a.index[k].dt));
+      if (v < 0) v += a.index_extent[k];
+      dst += v * a.x.stride[a.index_dim[k]];
+    }
+    return dst;
+  }
+  CTFX_HD void next(int dims) {
+    for (int d = dims - 1; d >= 0; --d) {
+      fo += a.free.stride[d];
+      vo += a.values.stride[d];
+      for (int k = 0; k < a.n_index; ++k) io[k] += a.index[k].stride[d];
+      if (++idx[d] < a.free.size[d]) return;
+      fo -= a.free.stride[d] * a.free.size[d];
+      vo -= a.values.stride[d] * a.values.size[d];
+      for (int k = 0; k < a.n_index; ++k) io[k] -= a.index[k].stride[d] * a.index[k].size[d];
+      idx[d] = 0;
+    }
+  }
+};
+
 template <dtype D>
 struct index_put_seq_fn {  // the whole put, in order, by one thread
   index_put_args a;
@@ -105,70 +135,32 @@ struct index_put_seq_fn {  // the whole put, in order, by one thread
       }
       return;
     }
-    if (!rows) {
-      // Element by element in row-major order of S, every operand's offset kept by an odometer
-      // (no division per element).
-      index_t idx[max_rank]{};
-      index_t fo = 0, vo = 0, io[max_indices]{};
-      const int isz = size_of(D);
-      for (index_t j = 0; j < a.count; ++j) {
-        index_t dst = fo;
-        for (int k = 0; k < a.n_index; ++k) {
-          index_t v = load_dyn<index_t>(a.index[k].dt, a.index[k].p + io[k] * size_of(a.index[k].dt));
-          if (v < 0) v += a.index_extent[k];
-          dst += v * a.x.stride[a.index_dim[k]];
-        }
-        std::byte* p = a.x.p + dst * isz;
-        const std::byte* v = a.values.p + vo * isz;
+    put_walk w{a};
+    if (!rows) {  // element by element in row-major order of S
+      for (index_t j = 0; j < a.count; ++j, w.next(r)) {
+        std::byte* p = a.x.p + w.dest() * size_of(D);
+        const std::byte* v = a.values.p + w.vo * size_of(D);
         if (a.accumulate) {
           using C = compute_t<D>;
           store_as<D, C>(p, wrap_add(load_as<D, C>(p), load_as<D, C>(v)));
         } else {
           std::memcpy(p, v, sizeof(element_t<D>));
         }
-        for (int d = r - 1; d >= 0; --d) {
-          fo += a.free.stride[d];
-          vo += a.values.stride[d];
-          for (int k = 0; k < a.n_index; ++k) io[k] += a.index[k].stride[d];
-          if (++idx[d] < a.free.size[d]) break;
-          fo -= a.free.stride[d] * a.free.size[d];
-          vo -= a.values.stride[d] * a.values.size[d];
-          for (int k = 0; k < a.n_index; ++k) io[k] -= a.index[k].stride[d] * a.index[k].size[d];
-          idx[d] = 0;
-        }
       }
       return;
     }
-    // Row by row in row-major order, the outer offsets kept by an odometer (no division per row).
+    // Row by row in row-major order (the outer dimensions walked, the innermost one a run).
     const index_t inner = a.free.size[r - 1];
     const index_t n_rows = inner == 0 ? 0 : a.count / inner;
-    index_t idx[max_rank]{};
-    index_t fo = 0, vo = 0, io[max_indices]{};
-    for (index_t row = 0; row < n_rows; ++row) {
-      index_t dst = fo;
-      for (int k = 0; k < a.n_index; ++k) {
-        index_t v = load_dyn<index_t>(a.index[k].dt, a.index[k].p + io[k] * size_of(a.index[k].dt));
-        if (v < 0) v += a.index_extent[k];
-        dst += v * a.x.stride[a.index_dim[k]];
-      }
-      std::byte* p = a.x.p + dst * size_of(D);
-      const std::byte* v = a.values.p + vo * size_of(D);
+    for (index_t row = 0; row < n_rows; ++row, w.next(r - 1)) {
+      std::byte* p = a.x.p + w.dest() * size_of(D);
+      const std::byte* v = a.values.p + w.vo * size_of(D);
       if (!a.accumulate) {
         std::memcpy(p, v, static_cast<std::size_t>(inner) * sizeof(element_t<D>));
       } else {
         using C = compute_t<D>;
         for (index_t e = 0; e < inner; ++e)
           store_as<D, C>(p + e * size_of(D), wrap_add(load_as<D, C>(p + e * size_of(D)), load_as<D, C>(v + e * size_of(D))));
-      }
-      for (int d = r - 2; d >= 0; --d) {
-        fo += a.free.stride[d];
-        vo += a.values.stride[d];
-        for (int k = 0; k < a.n_index; ++k) io[k] += a.index[k].stride[d];
-        if (++idx[d] < a.free.size[d]) break;
-        fo -= a.free.stride[d] * a.free.size[d];
-        vo -= a.values.stride[d] * a.values.size[d];
-        for (int k = 0; k < a.n_index; ++k) io[k] -= a.index[k].stride[d] * a.index[k].size[d];
-        idx[d] = 0;
       }
     }
   }
