@@ -147,7 +147,7 @@ inline std::string call_text(const ir& g, std::int32_t i) {
         sep(); s += std::string("'") + name_of(static_cast<reduce_op>(n.aux)) + "'";
       }
       if (n.op == op_kind::broadcast || n.op == op_kind::broadcast_) { sep(); s += "src=" + std::to_string(n.aux); }
-      if (n.op == op_kind::all_gather || n.op == op_kind::all_gather_ || n.op == op_kind::reduce_scatter) {
+      if (n.op == op_kind::all_gather || n.op == op_kind::reduce_scatter) {
         sep(); s += "group_size=" + std::to_string(p[0].value());
       }
       if (n.op == op_kind::halo_exchange || n.op == op_kind::halo_exchange_) {

@@ -64,7 +64,7 @@ inline std::string check_collective(const device_ctx& ctx, const collective_node
       break;
     default: break;
   }
-  if (c.op == op_kind::all_gather || c.op == op_kind::all_gather_ || c.op == op_kind::reduce_scatter)
+  if (c.op == op_kind::all_gather || c.op == op_kind::reduce_scatter)
     if (c.param[0] != world)
       return "rule comm-world: the graph's group size is " + std::to_string(c.param[0]) + ", the run's world has " +
              std::to_string(world) + " ranks" + where + "; build the graph for the world it runs in";
@@ -78,8 +78,7 @@ inline std::string check_collective(const device_ctx& ctx, const collective_node
         return "rule halo-size: dimension " + std::to_string(d) + " of the grid (" + std::to_string(x.size[d]) +
                ") must hold two ghost layers and an interior layer of width " + std::to_string(c.param[0]);
   }
-  const bool needs_dense = c.op == op_kind::all_reduce_ || c.op == op_kind::broadcast_ || c.op == op_kind::all_gather_ ||
-                           c.op == op_kind::reduce_scatter;
+  const bool needs_dense = c.op == op_kind::all_reduce_ || c.op == op_kind::broadcast_ || c.op == op_kind::reduce_scatter;
   if (needs_dense && world > 1 && !dense(x))
     return "rule collective-dense: the buffer this collective communicates is not contiguous (row-major); "
            "pass a contiguous tensor, or clone it first";
@@ -184,10 +183,6 @@ inline std::string run_collective(const device_ctx& ctx, const collective_node& 
       kernels::copy(ctx, mine, x);
       detail::before_engine(ctx);
       return w->all_gather(mine.p, out.p, n, x.dt);
-    }
-    case op_kind::all_gather_: {
-      const std::size_t per = n / static_cast<std::size_t>(w->size());
-      return w->all_gather(x.p + static_cast<index_t>(w->rank()) * static_cast<index_t>(per) * size_of(x.dt), x.p, per, x.dt);
     }
     case op_kind::reduce_scatter: return w->reduce_scatter(x.p, out.p, n / static_cast<std::size_t>(w->size()), x.dt, op);
     default: return "not a collective";

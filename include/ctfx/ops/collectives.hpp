@@ -5,7 +5,6 @@
 //   all_reduce(x)        aux: reduce op (0 sum, 1 max, 2 min)           every rank gets op over ranks of x
 //   broadcast(x)         aux: the source rank                           every rank gets the source's x
 //   all_gather(x)        params: group size G; result [G * x0, ...]     block r = rank r's x
-//   all_gather_(out)     params: G; out [G * n, ...], this rank's block already in place
 //   reduce_scatter(x)    aux: reduce op; params: G; x [G * n, ...]      result [n, ...] = block rank of op over ranks
 //   halo_exchange(x)     params: h, px, py; aux: periodic x (bit 0), periodic y (bit 1)
 //        x is this rank's [ny + 2h, nx + 2h] block of a grid split over px * py ranks (ctfx::halo_grid);
@@ -22,7 +21,6 @@ struct all_reduce__t : op_tag<op_kind::all_reduce_, "_c10d_functional.all_reduce
 struct broadcast_t : op_tag<op_kind::broadcast, "_c10d_functional.broadcast(Tensor input, int src, str group_name) -> Tensor"> {};
 struct broadcast__t : op_tag<op_kind::broadcast_, "_c10d_functional.broadcast_(Tensor(a!) input, int src, str group_name) -> Tensor(a!)"> {};
 struct all_gather_t : op_tag<op_kind::all_gather, "_c10d_functional.all_gather_into_tensor(Tensor input, int group_size, str group_name) -> Tensor"> {};
-struct all_gather__t : op_tag<op_kind::all_gather_, "ctfx.all_gather_into_tensor_(Tensor(a!) out, int group_size) -> Tensor(a!)"> {};
 struct reduce_scatter_t : op_tag<op_kind::reduce_scatter, "_c10d_functional.reduce_scatter_tensor(Tensor input, str reduce_op, int group_size, str group_name) -> Tensor"> {};
 struct halo_exchange_t : op_tag<op_kind::halo_exchange, "ctfx.halo_exchange(Tensor grid, int halo, int px, int py, bool periodic_x, bool periodic_y) -> Tensor"> {};
 struct halo_exchange__t : op_tag<op_kind::halo_exchange_, "ctfx.halo_exchange_(Tensor(a!) grid, int halo, int px, int py, bool periodic_x, bool periodic_y) -> Tensor(a!)"> {};
@@ -48,7 +46,7 @@ constexpr bool collective_ok(ir& g, std::int32_t id, const tensor_meta& x, std::
       break;
     default: break;
   }
-  if (n.op == op_kind::all_gather || n.op == op_kind::all_gather_ || n.op == op_kind::reduce_scatter) {
+  if (n.op == op_kind::all_gather || n.op == op_kind::reduce_scatter) {
     if (p.size() != 1 || !p[0].is_static() || p[0].value() < 1)
       return bad([&](auto& m) { m << "takes one static group size >= 1"; });
     if (x.rank < 1) return bad([&](auto& m) { m << "needs a tensor of rank >= 1 (ranks meet along dimension 0)"; });
