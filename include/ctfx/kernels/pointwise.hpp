@@ -195,10 +195,21 @@ inline bool copy_rows_host(const strided& out, const strided& s) {
 
 // out = src (src broadcast to out's shape, converted to out's dtype). Dense same-dtype copies are
 // one memcpy (clone at copy bandwidth); on the host, rows with unit stride are memmoves.
-inline void copy(const device_ctx& ctx, const strided& out, const strided& src) {
-  const strided s = src.broadcast_to(out.rank, out.size);
-  const index_t n = out.numel();
+inline void copy(const device_ctx& ctx, const strided& out_view, const strided& src) {
+  strided s = src.broadcast_to(out_view.rank, out_view.size);
+  const index_t n = out_view.numel();
   if (n == 0) return;
+  // Extent-1 dimensions carry no element: without them a column of a grid is a 1-D strided copy
+  // (one loop) rather than rows of one element (a memmove each).
+  strided out = out_view;
+  int r = 0;
+  for (int d = 0; d < out_view.rank; ++d)
+    if (out_view.size[d] != 1) {
+      out.size[r] = out_view.size[d]; out.stride[r] = out_view.stride[d];
+      s.size[r] = s.size[d]; s.stride[r] = s.stride[d];
+      ++r;
+    }
+  out.rank = s.rank = r;
   if (same_dense(out, s)) {
     const std::size_t bytes = static_cast<std::size_t>(n) * static_cast<std::size_t>(size_of(out.dt));
     if (out.p == s.p) return;
