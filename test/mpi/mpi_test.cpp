@@ -8,6 +8,7 @@
 #include <ctfx/comm/mpi.hpp>
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <ctfx/graph/fx_parse.hpp>
 #include <cstdint>
 #include <vector>
 
@@ -242,6 +243,31 @@ TEST_CASE("a graph built for another world size fails on every rank before any w
   REQUIRE_FALSE(st.ok);
   CHECK(st.message.find("rank 0 of 4: rule comm-world") == 0);
   CHECK(x == std::vector<float>{1.0f, 2.0f});
+}
+
+TEST_CASE("PyTorch's functional collectives, parsed at run time, on 4 ranks") {
+  ctfx::mpi_communicator w(MPI_COMM_WORLD);
+  const int r = rank();
+  const auto parsed = ctfx::parse_fx(R"(def forward(self, x: "f32[8, 4][4, 1]cpu"):
+    all_reduce = torch.ops._c10d_functional.all_reduce.default(x, 'max', '0')
+    wait_tensor = torch.ops._c10d_functional.wait_tensor.default(all_reduce)
+    all_gather_into_tensor = torch.ops._c10d_functional.all_gather_into_tensor.default(x, 4, '0')
+    reduce_scatter_tensor = torch.ops._c10d_functional.reduce_scatter_tensor.default(x, 'sum', 4, '0')
+    broadcast = torch.ops._c10d_functional.broadcast.default(x, 1, '0')
+    copy_ = torch.ops.aten.copy_.default(x, wait_tensor)
+    return (all_gather_into_tensor, reduce_scatter_tensor, broadcast)
+)");
+  REQUIRE(parsed.error.ok());
+  std::vector<float> x(32), a(128), b(8), c(32);
+  for (int i = 0; i < 32; ++i) x[static_cast<std::size_t>(i)] = static_cast<float>(r * 100 + i);
+  auto st = ctfx::runtime_plan(parsed.graph).run({ref(x, ctfx::f32, {8, 4})}, {ref(a, ctfx::f32, {32, 4}), ref(b, ctfx::f32, {2, 4}), ref(c, ctfx::f32, {8, 4})}, on(w));
+  REQUIRE_MESSAGE(st.ok, st.message);
+  for (int i = 0; i < 32; ++i) {
+    CHECK(x[static_cast<std::size_t>(i)] == static_cast<float>(300 + i));  // max, in place
+    CHECK(c[static_cast<std::size_t>(i)] == static_cast<float>(100 + i));  // rank 1's x
+    for (int q = 0; q < 4; ++q) CHECK(a[static_cast<std::size_t>(q * 32 + i)] == static_cast<float>(q * 100 + i));
+  }
+  for (int k = 0; k < 8; ++k) CHECK(b[static_cast<std::size_t>(k)] == static_cast<float>(600 + 4 * (r * 8 + k)));
 }
 
 int main(int argc, char** argv) {

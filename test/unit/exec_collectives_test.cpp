@@ -5,6 +5,8 @@
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <ctfx/graph/fx_parse.hpp>
+#include <ctfx/graph/fx_print.hpp>
 #include <vector>
 
 namespace {
@@ -173,4 +175,57 @@ TEST_CASE("the printer names the collectives' parameters") {
   const std::string text = ctfx::to_text(g.get());
   CHECK(text.find("halo=1, ranks=1x1, periodic_x") != std::string::npos);
   CHECK(text.find("'min'") != std::string::npos);
+}
+
+namespace {
+// What PyTorch prints for functional collectives (wait_tensor is an alias: ctfx's calls complete
+// within their step).
+constexpr auto fx_text = R"(def forward(self, x: "f32[8, 4][4, 1]cpu"):
+    all_reduce = torch.ops._c10d_functional.all_reduce.default(x, 'max', '0')
+    wait_tensor = torch.ops._c10d_functional.wait_tensor.default(all_reduce)
+    all_gather_into_tensor = torch.ops._c10d_functional.all_gather_into_tensor.default(x, 4, '0')
+    reduce_scatter_tensor = torch.ops._c10d_functional.reduce_scatter_tensor.default(x, 'sum', 4, '0')
+    broadcast = torch.ops._c10d_functional.broadcast.default(x, 1, '0')
+    copy_ = torch.ops.aten.copy_.default(x, wait_tensor)
+    return (all_gather_into_tensor, reduce_scatter_tensor, broadcast)
+)";
+static_assert(ctfx::parse_fx(fx_text).error.ok());
+}  // namespace
+
+TEST_CASE("the FX parser reads PyTorch's functional collectives, and prints them back") {
+  const ctfx::ir g = ctfx::parse_fx(fx_text).graph;
+  REQUIRE(g.error.ok());
+  auto find = [&](ctfx::op_kind k) {
+    for (std::int32_t i = 0; i < g.size(); ++i)
+      if (g[i].op == k) return i;
+    return -1;
+  };
+  const auto ar = find(ctfx::op_kind::all_reduce), ag = find(ctfx::op_kind::all_gather), rs = find(ctfx::op_kind::reduce_scatter),
+             bc = find(ctfx::op_kind::broadcast);
+  REQUIRE((ar >= 0 && ag >= 0 && rs >= 0 && bc >= 0));
+  CHECK(g[ar].aux == static_cast<int>(ctfx::reduce_op::max));
+  CHECK(g.meta(ag).size[0] == ctfx::sym_expr(32));
+  CHECK(g.meta(rs).size[0] == ctfx::sym_expr(2));
+  CHECK(g[bc].aux == 1);
+  // The printed FX parses back to the same graph.
+  const ctfx::ir again = ctfx::parse_fx(ctfx::to_fx(g)).graph;
+  REQUIRE(again.error.ok());
+  CHECK(ctfx::to_text(again) == ctfx::to_text(g));
+  // The reinplaced plan runs all_reduce in place in x; in a world of one rank it refuses the group size 4.
+  ctfx::runtime_plan p(g);
+  std::vector<float> x(32, 1.0f), a(128), b(8), c(32);
+  auto st = p.run({ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {8, 4})},
+                  {ctfx::tensor_ref::contiguous(a.data(), ctfx::f32, {32, 4}), ctfx::tensor_ref::contiguous(b.data(), ctfx::f32, {2, 4}),
+                   ctfx::tensor_ref::contiguous(c.data(), ctfx::f32, {8, 4})});
+  REQUIRE_FALSE(st.ok);
+  CHECK(st.message.find("rule comm-world") != std::string::npos);
+}
+
+TEST_CASE("the FX parser refuses reductions the engines do not have, naming them") {
+  const auto r = ctfx::parse_fx(R"(def forward(self, x: "f32[8][1]cpu"):
+    all_reduce = torch.ops._c10d_functional.all_reduce.default(x, 'avg', '0')
+    return (all_reduce,)
+)");
+  REQUIRE_FALSE(r.error.ok());
+  CHECK(std::string(r.error.message()).find("'sum', 'max' or 'min'") != std::string::npos);
 }
