@@ -125,10 +125,23 @@ struct exec_frame {
 // (exec/compiled.hpp); it returns false when that node runs through the run-time dispatch instead.
 using static_node_fn = bool (*)(const exec_frame&);
 
-class program {
+// The run-time half of ctfx: making a program (its plan) and running it. Header-only by default;
+// a build that defines CTFX_SEPARATE_RUNTIME compiles it once, in the translation unit that
+// includes ctfx/exec/instantiate.hpp (CMake: link ctfx::runtime), and every other file only calls
+// it: the optimizer then spends its time on the graph's own kernels, not on the generic executor.
+// (A class template with one instance, so that `extern template` can say so; its entry points are
+// noinline, so that no file instantiates them to inline them.)
+#if defined(__GNUC__) || defined(__clang__)
+#define CTFX_RUNTIME_ENTRY __attribute__((noinline))
+#else
+#define CTFX_RUNTIME_ENTRY
+#endif
+
+template <int Instance = 0>
+class basic_program {
  public:
-  program() = default;
-  program(ir g, program_options o = {}) : g_(static_cast<ir&&>(g)), opt_(o) { prepare(); }
+  basic_program() = default;
+  basic_program(ir g, program_options o = {}) : g_(static_cast<ir&&>(g)), opt_(o) { prepare(); }
 
   const ir& graph() const { return g_; }
   const liveness& life() const { return life_; }
@@ -143,7 +156,7 @@ class program {
   // The kernel grouping (empty unless program_options::fuse): per node, the node whose kernel computes it.
   const fusion& fused() const { return fusion_; }
 
-  binding bind(std::span<const tensor_desc> inputs) const {
+  CTFX_RUNTIME_ENTRY binding bind(std::span<const tensor_desc> inputs) const {
     binding b;
     if (!prepare_error_.ok) { b.status = prepare_error_; return b; }
     b.status = bind_symbols(g_, inputs_, inputs, b.symbols);
@@ -159,9 +172,10 @@ class program {
   }
 
   // `static_kernels`, when given, holds one entry per node (nullptr = run-time dispatch).
-  run_status run(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs, const device_ctx& ctx,
-                 std::span<std::byte> workspace, const kernel_table* kernels = nullptr,
-                 const static_node_fn* static_kernels = nullptr) const {
+  CTFX_RUNTIME_ENTRY run_status run(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
+                                    const device_ctx& ctx, std::span<std::byte> workspace,
+                                    const kernel_table* kernels = nullptr,
+                                    const static_node_fn* static_kernels = nullptr) const {
     bool agreed = false;
     run_status st = run_checked(inputs, outputs, ctx, workspace, kernels, static_kernels, agreed);
     if (ctx.comm && !agreed) return agree(*ctx.comm, static_cast<run_status&&>(st));  // failed before the agreement
@@ -423,7 +437,7 @@ class program {
     return scratch_bytes_without_hidden(sym) + hidden;
   }
 
-  void prepare() {
+  CTFX_RUNTIME_ENTRY void prepare() {
     if (!g_.error.ok()) {
       prepare_error_ = run_status::failure(g_.error.node, std::string(g_.error.message()));
       return;
@@ -1197,5 +1211,11 @@ class program {
     return count;
   }
 };
+
+/// A graph made runnable (see basic_program).
+using program = basic_program<>;
+#if defined(CTFX_SEPARATE_RUNTIME)
+extern template class basic_program<0>;
+#endif
 
 }  // namespace ctfx
