@@ -14,8 +14,10 @@ constexpr const char* name_of(reduce_op r) { return r == reduce_op::sum ? "sum" 
 /// The rank layout of a 2-D domain decomposition: `px * py` ranks, rank = ry * px + rx, each
 /// holding a [ny + 2h, nx + 2h] block of the global grid with `h` ghost rows and columns.
 struct halo_grid {
-  int px = 1, py = 1;  ///< ranks along x (columns, dimension 1) and y (rows, dimension 0)
-  bool periodic_x = false, periodic_y = false;  ///< whether the domain wraps along x / y
+  int px = 1;  ///< ranks along x (columns, dimension 1)
+  int py = 1;  ///< ranks along y (rows, dimension 0)
+  bool periodic_x = false;  ///< whether the domain wraps along x
+  bool periodic_y = false;  ///< whether the domain wraps along y
   /// The rank at offset (dx, dy) from `rank`, or -1 past a non-periodic edge.
   constexpr int neighbour(int rank, int dx, int dy) const {
     int rx = rank % px + dx, ry = rank / px + dy;
