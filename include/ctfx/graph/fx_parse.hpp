@@ -951,13 +951,6 @@ constexpr fx_parse_result parse_unverified(std::string_view text, std::span<cons
   return parser(text, customs).run();
 }
 
-template <diagnostic D>
-struct fx_text_error {
-  static_assert(D.r != rule::fx_text,
-                "ctfx::fx_graph: the FX text is malformed or calls an unsupported op; the line, column and op are named "
-                "in 'fx_text_error<ctfx::diagnostic{...}>' above");
-  static constexpr bool value = detail::graph_error<D>::value;
-};
 
 }  // namespace fx
 
@@ -990,7 +983,7 @@ struct fx_graph_def {
   static constexpr checked info = check();  ///< the parse's sizes and verdict
   static constexpr ir_sizes sizes = info.sizes;  ///< the graph's sizes
   static constexpr diagnostic diag = info.diag;  ///< the first broken rule (a compile error when not ok)
-  static_assert(fx::fx_text_error<diag>::value);
+  static_assert(detail::report<diag>::value);
   static constexpr frozen_ir<sizes> frozen = freeze<sizes>(build());  ///< the graph, frozen
   /// The parsed graph.
   static constexpr ir get() { return frozen.thaw(); }
