@@ -214,7 +214,10 @@ class builder {
   }
   /// The graph's outputs, as arguments.
   template <class... T>
-  constexpr void output(T... outs) { output({outs...}); }
+  constexpr void output(T... outs) {
+    const call_site site(this, {});  // a parameter pack leaves no room for the caller's position
+    output({outs...});
+  }
 
   /// Calls a user op (ops/custom.hpp). A mutating op is called functionally (auto_functionalized);
   /// element i of the result is its i-th return, then the new value of each mutated argument.
@@ -237,7 +240,10 @@ class builder {
   }
   /// Calls user op `Op` (ops/custom.hpp) on tensor arguments: its results and updated arguments, as a tuple.
   template <class Op, class... T>
-  constexpr tuple_ref call(T... args) { return call<Op>({args...}); }
+  constexpr tuple_ref call(T... args) {
+    const call_site site(this, {});  // a parameter pack leaves no room for the caller's position
+    return call<Op>({args...});
+  }
 
   /// Ends the current partition: later nodes go to the next one (separately planned functions, as
   /// Inductor's graph partitions around CUDA-graph-unsafe ops).
