@@ -1,0 +1,66 @@
+# cmake -DCOMPILER=<compiler> -DKIND=<gxx|clang|nvcc> -DSOURCE=<file.cpp> "-DFLAGS=<list>" -P check_diagnostic_text.cmake
+#
+# Passes when SOURCE does NOT compile and what the compiler prints is what a user should read.
+# SOURCE's comment lines say it, per compiler (KIND) or for all:
+#   // head-lines: <n>              the expectations must be met within the first n lines
+#   // expect-<KIND|all>: <regex>   a line (extended regular expression) among the first n
+#   // max-bytes-<KIND>: <bytes>    the whole output must be smaller
+# Fails when it compiles, when an expectation is not met (the head of the output is printed), or
+# when the output is too long.
+foreach(v COMPILER KIND SOURCE)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "check_diagnostic_text: -D${v}=... is required")
+  endif()
+endforeach()
+file(STRINGS "${SOURCE}" spec REGEX "^// (head-lines|expect-[a-z]+|max-bytes-[a-z]+):")
+set(head_lines 10)
+set(max_bytes "")
+set(expects "")
+foreach(line IN LISTS spec)
+  if(line MATCHES "^// head-lines: *([0-9]+)")
+    set(head_lines ${CMAKE_MATCH_1})
+  elseif(line MATCHES "^// max-bytes-${KIND}: *([0-9]+)")
+    set(max_bytes ${CMAKE_MATCH_1})
+  elseif(line MATCHES "^// expect-(${KIND}|all): *(.+)$")
+    string(STRIP "${CMAKE_MATCH_2}" e)
+    list(APPEND expects "${e}")
+  endif()
+endforeach()
+if(KIND STREQUAL "nvcc")
+  execute_process(COMMAND ${COMPILER} -std=c++20 -x cu ${FLAGS} -c ${SOURCE} -o ${CMAKE_CURRENT_BINARY_DIR}/diag_unused.o
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+else()
+  execute_process(COMMAND ${COMPILER} -std=c++20 ${FLAGS} -fsyntax-only -x c++ ${SOURCE}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+endif()
+set(diag "${out}${err}")
+if(rc EQUAL 0)
+  message(FATAL_ERROR "${SOURCE} compiled, but must not")
+endif()
+# The first head_lines lines.
+string(REPLACE ";" "\\;" escaped "${diag}")
+string(REPLACE "\n" ";" lines "${escaped}")
+set(head "")
+set(n 0)
+foreach(line IN LISTS lines)
+  if(n LESS head_lines)
+    string(APPEND head "${line}\n")
+    math(EXPR n "${n} + 1")
+  endif()
+endforeach()
+set(failed "")
+foreach(e IN LISTS expects)
+  string(REGEX MATCH "${e}" hit "${head}")
+  if(hit STREQUAL "")
+    string(APPEND failed "  not in the first ${head_lines} lines: /${e}/\n")
+  endif()
+endforeach()
+string(LENGTH "${diag}" bytes)
+if(max_bytes AND NOT bytes LESS max_bytes)
+  string(APPEND failed "  ${bytes} bytes of output, the bound is ${max_bytes}\n")
+endif()
+if(failed)
+  message(NOTICE "The first ${head_lines} lines:\n${head}")
+  message(FATAL_ERROR "${SOURCE} (${KIND}):\n${failed}")
+endif()
+message(STATUS "${KIND}: ${bytes} bytes, the expected text in the first ${head_lines} lines")
