@@ -349,13 +349,13 @@ class parser {
     const sym_expr* s = t.size;
     tensor x{};
     switch (t.rank) {
-      case 0: x = b_.input(name, t.dt, {}); break;
-      case 1: x = b_.input(name, t.dt, {s[0]}); break;
-      case 2: x = b_.input(name, t.dt, {s[0], s[1]}); break;
-      case 3: x = b_.input(name, t.dt, {s[0], s[1], s[2]}); break;
-      case 4: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3]}); break;
-      case 5: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3], s[4]}); break;
-      default: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3], s[4], s[5]}); break;
+      case 0: x = b_.input(name, t.dt, {}, {}); break;
+      case 1: x = b_.input(name, t.dt, {s[0]}, {}); break;
+      case 2: x = b_.input(name, t.dt, {s[0], s[1]}, {}); break;
+      case 3: x = b_.input(name, t.dt, {s[0], s[1], s[2]}, {}); break;
+      case 4: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3]}, {}); break;
+      case 5: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3], s[4]}, {}); break;
+      default: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3], s[4], s[5]}, {}); break;
     }
     // An input's layout is what the caller passes: keep PyTorch's strides when they differ.
     if (t.has_strides)
