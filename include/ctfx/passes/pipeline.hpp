@@ -90,7 +90,10 @@ namespace detail {
 // fewer lines (one report per failure either way).
 template <class Stage>
 struct checked_stage : Stage {
-  static_assert(report<Stage::diag, Stage::diag.ok() || !verify_separately>::value);
+  /// The stage's verdict (a member of this class: g++ 12 cannot take a dependent base's member as a
+  /// reference template argument).
+  static constexpr diagnostic diag = Stage::diag;
+  static_assert(report<diag, diag.ok() || !verify_separately>::value);
 };
 
 // A stage whose one evaluation also keeps the reinplacing report (the report used to cost two more
