@@ -5,8 +5,10 @@
 // expect-all: rule 'require-inplace' is broken; fix: remove the later use that blocks it
 // expect-gxx: node .'write.' \(index_put\): require_inplace, but it stays functional: a later use reads the storage it would overwrite; blocked by .'sum.'
 // expect-clang: node_at_line<3, 0>
+// expect-nvcc: node_at_line<3, 0>
 // max-bytes-gxx: 5500
 // max-bytes-clang: 5500
+// max-bytes-nvcc: 9500
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
 
