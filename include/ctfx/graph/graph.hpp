@@ -8,6 +8,8 @@
 // the node, its shapes and the user's line (detail::report: in full under g++, as characters under
 // nvcc; clang 14 shows the node's index and the line; ctfx::check_graph(g) prints the text).
 #pragma once
+#include <string_view>
+#include <utility>
 #include "builder.hpp"
 #include "frozen.hpp"
 #include "verify.hpp"
@@ -15,15 +17,15 @@
 namespace ctfx {
 
 namespace detail {
-// A broken rule is ONE static_assert, in broken_rule<rule, node_at_line<N, L>, D>: its message is the
-// rule's name and fix (a string literal, so every compiler prints it as text), and the type's
-// arguments carry the rest. g++ prints D's text ("node 'add' (add) at f.cpp:7: operand shapes ...")
-// in the line that introduces the error; nvcc prints it as a list of characters; clang 14 prints
-// a class's character array as numbers, so there the node's index and the user's line are what it
-// shows beside the rule.
-// The node's index and the user's line (0 when not known: an operator cannot take the caller's
-// position), in a form every compiler prints.
-template <std::int32_t Node, std::int32_t Line>
+// A broken rule is ONE static_assert, in broken_rule<rule, node_at_line<L, name...>, D>: its
+// message is the rule's name and fix (a string literal, so every compiler prints it as text), and
+// the type's arguments carry the rest. g++ prints D's text ("node 'add' (add) at f.cpp:7: operand
+// shapes ...") in the line that introduces the error; nvcc prints it as a list of characters;
+// clang 14 prints a class's character array as numbers, so there the user's line and the node's
+// name (as characters: node_at_line<7, 'a', 'd', 'd'>) are what it shows beside the rule.
+// The user's line (0 when not known: an operator cannot take the caller's position) and the node's
+// name, in a form every compiler prints.
+template <std::int32_t Line, char... Name>
 struct node_at_line {
   static constexpr bool ok = false;
 };
@@ -121,8 +123,18 @@ template <const diagnostic& D, bool Ok = D.ok()>
 struct report {
   static constexpr bool value = true;
 };
+// The length of the node's name in "node 'name' (op)...", 0 for a text that names no node.
+constexpr std::size_t node_name_length(const diagnostic& d) {
+  const std::string_view t = d.message();
+  if (t.substr(0, 6) != "node '") return 0;
+  const std::size_t end = t.find('\'', 6);
+  return end == std::string_view::npos ? 0 : end - 6;
+}
+template <const diagnostic& D, std::size_t... I>
+constexpr auto where(std::index_sequence<I...>) -> node_at_line<D.line, D.text[6 + I]...>;
 template <const diagnostic& D>
-struct report<D, false> : broken_rule<D.r, node_at_line<D.node, D.line>, D> {
+struct report<D, false>
+    : broken_rule<D.r, decltype(where<D>(std::make_index_sequence<node_name_length(D)>{})), D> {
   static constexpr bool value = true;
 };
 }  // namespace detail
