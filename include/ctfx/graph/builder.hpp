@@ -342,7 +342,10 @@ constexpr tensor tensor::named(std::string_view n, source_loc at) const {
 }
 constexpr tensor tensor::require_inplace(source_loc at) const {
   const builder::call_site site(b, at);
-  if (b->check(*this)) b->g[id].require_inplace = true;
+  if (b->check(*this)) {
+    b->g[id].require_inplace = true;
+    b->g[id].required_line = at.line > 0 && at.line <= 0xffff ? static_cast<std::uint16_t>(at.line) : std::uint16_t{0};
+  }
   return *this;
 }
 constexpr tensor tensor::slice(index_t dim, index_t start, index_t end, index_t step, source_loc at) const {

@@ -119,7 +119,8 @@ struct diagnostic {
     while (n < sizeof(text) && text[n]) ++n;
     return {text, n};
   }
-  /// Records where the rule was broken: "node 'x' (op): ..." becomes "node 'x' (op) at file:line: ...".
+  /// Records where the rule was broken: "node 'x' (op): ..." becomes "node 'x' (op) at file:line: ..."
+  /// ("at line N" when the file is not known).
   /// The file is named without its directories; the text keeps its end ("[rule ...]") when it must
   /// be cut.
   constexpr void locate(source_loc at) {
@@ -138,7 +139,12 @@ struct diagnostic {
       do { d[k++] = static_cast<char>('0' + v % 10); v /= 10; } while (v > 0);
       while (k) if (w + 1 < sizeof(where)) where[w++] = d[--k]; else --k;
     };
-    put(" at "); put(f.substr(base)); put(":"); put_int(line);
+    if (f.empty()) {  // a line kept without its file (require_inplace(): ir nodes hold no file name)
+      put(" at line ");
+    } else {
+      put(" at "); put(f.substr(base)); put(":");
+    }
+    put_int(line);
     const std::string_view old = message();
     // After "node 'name' (op)" when the text starts so, else before the text.
     std::size_t cut = 0;
