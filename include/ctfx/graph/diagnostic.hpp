@@ -119,6 +119,13 @@ struct diagnostic {
     while (n < sizeof(text) && text[n]) ++n;
     return {text, n};
   }
+  /// Replaces the sentence. (A fresh value written up to the text's end: g++ prints a template
+  /// argument's characters up to the last one written, so the zeros after it stay unwritten.)
+  constexpr void set_message(std::string_view m) {
+    diagnostic d{r, node, line, column};
+    for (std::size_t k = 0; k < m.size() && k + 1 < sizeof(text); ++k) d.text[k] = m[k];
+    *this = d;
+  }
   /// Records where the rule was broken: "node 'x' (op): ..." becomes "node 'x' (op) at file:line: ..."
   /// ("at line N" when the file is not known).
   /// The file is named without its directories; the text keeps its end ("[rule ...]") when it must
@@ -167,11 +174,7 @@ struct diagnostic {
       emit("...");
       emit(old.substr(old.size() - tail));
     }
-    // A fresh value written up to n: g++ prints the text of a template argument up to its last
-    // written character, so the zeros after it stay unwritten.
-    diagnostic d{r, node, line, column};
-    for (std::size_t k = 0; k < n; ++k) d.text[k] = out[k];
-    *this = d;
+    set_message({out, n});
   }
 };
 

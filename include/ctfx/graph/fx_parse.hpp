@@ -235,10 +235,7 @@ class parser {
       msg.remove_prefix(end);
     }
     m << msg;
-    diagnostic d = b_.g.error;
-    for (auto& ch : d.text) ch = 0;
-    for (std::size_t k = 0; k < m.n; ++k) d.text[k] = m.s[k];
-    b_.g.error = d;
+    b_.g.error.set_message(m.view());
     err_line_ = at.line;
     err_col_ = at.col;
   }
@@ -908,9 +905,7 @@ class parser {
     std::string_view msg = d.message();
     std::size_t tag = msg.find(" [rule");
     m << msg.substr(0, tag) << callee << "'" << msg.substr(tag);
-    for (auto& ch : d.text) ch = 0;
-    for (std::size_t k = 0; k < m.n; ++k) d.text[k] = m.s[k];
-    b_.g.error = d;
+    b_.g.error.set_message(m.view());
   }
 
   // higher_order.auto_functionalized(torch.ops.ns.op.default, x = a, out = b): the keywords are the
