@@ -1,4 +1,5 @@
-# cmake -DCOMPILER=<compiler> -DKIND=<gxx|clang|nvcc> -DSOURCE=<file.cpp> "-DFLAGS=<list>" -P check_diagnostic_text.cmake
+# cmake -DCOMPILER=<compiler> -DKIND=<gxx|clang|nvcc|cxx26> -DSOURCE=<file.cpp> "-DFLAGS=<list>" -P check_diagnostic_text.cmake
+# (cxx26: a compiler with C++26's computed static_assert messages, run with -std=c++2c)
 #
 # Passes when SOURCE does NOT compile and what the compiler prints is what a user should read.
 # SOURCE's comment lines say it, per compiler (KIND) or for all:
@@ -30,7 +31,11 @@ if(KIND STREQUAL "nvcc")
   execute_process(COMMAND ${COMPILER} -std=c++20 -x cu ${FLAGS} -c ${SOURCE} -o ${CMAKE_CURRENT_BINARY_DIR}/diag_unused.o
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 else()
-  execute_process(COMMAND ${COMPILER} -std=c++20 ${FLAGS} -fsyntax-only -x c++ ${SOURCE}
+  set(std -std=c++20)
+  if(KIND STREQUAL "cxx26")
+    set(std -std=c++2c)
+  endif()
+  execute_process(COMMAND ${COMPILER} ${std} ${FLAGS} -fsyntax-only -x c++ ${SOURCE}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 endif()
 set(diag "${out}${err}")

@@ -132,6 +132,32 @@ constexpr std::size_t node_name_length(const diagnostic& d) {
   const std::size_t end = t.find('\'', 6);
   return end == std::string_view::npos ? 0 : end - 6;
 }
+#if defined(__cpp_static_assert) && __cpp_static_assert >= 202306L
+// C++26 (g++ 14, clang 17): a static_assert's message may be computed, so the error's first line is
+// the whole sentence: the rule, the node, its shapes, the user's line and the fix.
+struct assert_message {
+  char s[400]{};
+  std::size_t n = 0;
+  constexpr std::size_t size() const { return n; }
+  constexpr const char* data() const { return s; }
+};
+constexpr assert_message message_of(const diagnostic& d) {
+  text_buf<sizeof(assert_message::s)> t;
+  std::string_view m = d.message();
+  const std::size_t tag = m.rfind(" [rule ");  // the rule is named first
+  if (tag != std::string_view::npos) m = m.substr(0, tag);
+  t << "ctfx: rule '" << name_of(d.r) << "' is broken: " << m << "; fix: " << fix_of(d.r);
+  assert_message a{};
+  for (std::size_t k = 0; k < t.n; ++k) a.s[k] = t.s[k];
+  a.n = t.n;
+  return a;
+}
+template <const diagnostic& D>
+struct report<D, false> {
+  static_assert(D.ok(), message_of(D));
+  static constexpr bool value = true;
+};
+#else
 template <const diagnostic& D, std::size_t... I>
 constexpr auto where(std::index_sequence<I...>) -> node_at_line<D.line, D.text[6 + I]...>;
 template <const diagnostic& D>
@@ -139,6 +165,7 @@ struct report<D, false>
     : broken_rule<D.r, decltype(where<D>(std::make_index_sequence<node_name_length(D)>{})), D> {
   static constexpr bool value = true;
 };
+#endif
 }  // namespace detail
 
 /// A graph defined by a captureless lambda (what ctfx::graph returns): built, verified and frozen by the compiler; a broken rule is a compile error.
