@@ -24,6 +24,11 @@ namespace ctfx {
 template <class Source, class Table = executor_inplace_table>
 struct compiled {
   using pipeline_type = pipeline<Source, Table>;
+  /// The first broken rule of the optimized graph: reported here, before pipeline<> is instantiated,
+  /// so that the compiler's instantiation context is this class (not the pipeline's, whose printed
+  /// type spells out the Boost.Hana in-place table).
+  static constexpr diagnostic diag = detail::final_stage_t<Source, Table>::diag;
+  static_assert(detail::report<diag>::value);
   static constexpr auto& frozen = pipeline_type::final_stage::frozen;
   static constexpr std::size_t node_count = pipeline_type::final_stage::sizes.nodes;
   static constexpr auto report = pipeline_type::report;

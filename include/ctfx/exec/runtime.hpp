@@ -28,13 +28,18 @@ struct plan_options {
   bool fuse = true;              // fuse elementwise chains into one kernel each (plan/fusion.hpp)
 };
 
-class runtime_plan {
+// A class template with one instance, as basic_program (CTFX_SEPARATE_RUNTIME).
+template <int Instance = 0>
+class basic_runtime_plan {
  public:
-  explicit runtime_plan(const ir& functional, plan_options o = {})
-      : prog_(!o.reinplace ? functional
-              : o.inductor_table ? run_pipeline<builtin_inplace_table>(functional, &log_)
-                                 : run_pipeline<executor_inplace_table>(functional, &log_),
-              program_options{o.reuse, o.check_lifetimes, o.atomic_index_put, nullptr, o.arena && o.reuse, o.fuse}) {
+  explicit basic_runtime_plan(const ir& functional, plan_options o = {}) { make(functional, o); }
+
+ private:
+  CTFX_RUNTIME_ENTRY void make(const ir& functional, plan_options o) {
+    prog_ = program(!o.reinplace ? functional
+                    : o.inductor_table ? run_pipeline<builtin_inplace_table>(functional, &log_)
+                                       : run_pipeline<executor_inplace_table>(functional, &log_),
+                    program_options{o.reuse, o.check_lifetimes, o.atomic_index_put, nullptr, o.arena && o.reuse, o.fuse});
     const ir& g = prog_.graph();
     if (!g.error.ok()) error_ = g.error;
     else if (!prog_.error().ok) {
@@ -45,6 +50,7 @@ class runtime_plan {
     }
   }
 
+ public:
   const diagnostic& error() const { return error_; }
   const ir& graph() const { return prog_.graph(); }
   const reinplace_log& decisions() const { return log_; }
@@ -65,7 +71,7 @@ class runtime_plan {
     return prog_.run(inputs, outputs, device_ctx{where, nullptr}, workspace, kernels);
   }
   run_status run(tensor_refs inputs, tensor_refs outputs, const device_ctx& ctx,
-                 std::span<std::byte> workspace, const kernel_table* kernels = nullptr) const {
+                 std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) const {
     return prog_.run(inputs, outputs, ctx, workspace, kernels);
   }
 
@@ -75,12 +81,18 @@ class runtime_plan {
   diagnostic error_{};
 };
 
+/// A graph built at run time, planned and runnable (see basic_runtime_plan).
+using runtime_plan = basic_runtime_plan<>;
+#if defined(CTFX_SEPARATE_RUNTIME)
+extern template class basic_runtime_plan<0>;
+#endif
+
 // The ground truth: the functional graph as written, every functional op into a fresh buffer, no
-// reuse, on the host backend.
+// reuse, on the host backend (over `comm` when the graph communicates across ranks).
 inline run_status reference_run(const ir& functional, tensor_refs inputs, tensor_refs outputs,
-                                const kernel_table* kernels = nullptr) {
+                                const kernel_table* kernels = nullptr, communicator* comm = nullptr) {
   program p(functional, program_options{false, false, false});
-  return p.run(inputs, outputs, device_ctx{}, {}, kernels);
+  return p.run(inputs, outputs, device_ctx{backend::host, nullptr, comm}, {}, kernels);
 }
 
 }  // namespace ctfx

@@ -152,9 +152,15 @@ constexpr assert_message message_of(const diagnostic& d) {
   a.n = t.n;
   return a;
 }
+// By value: one instantiation, so one error, per broken rule, however many checks name it. (Only
+// instantiated for a broken rule; `false`, not a condition on D, so that the compiler prints the
+// message alone: every compiler with computed messages takes static_assert(false) in a template.)
+template <diagnostic D>
+struct broken_rule_text {
+  static_assert(false, message_of(D));
+};
 template <const diagnostic& D>
-struct report<D, false> {
-  static_assert(D.ok(), message_of(D));
+struct report<D, false> : broken_rule_text<D> {
   static constexpr bool value = true;
 };
 #else

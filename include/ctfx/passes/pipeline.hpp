@@ -219,6 +219,12 @@ struct staged_pipeline {
   using decomposed = checked_stage<stage<reinplaced, &decompose_generalized_scatter, true>>;
   using final_stage = checked_stage<stage<decomposed, &dce, true>>;
 };
+
+// The final graph's stage (pipeline<>::final_stage), nameable without instantiating pipeline<>: a
+// user such as compiled<G> reports a broken rule from its own, shorter instantiation context.
+template <class Source, class Table>
+using final_stage_t = std::conditional_t<verify_separately, typename staged_pipeline<Source, Table>::final_stage,
+                                         checked_stage<fused_pipeline<Source, Table>>>;
 }  // namespace detail
 
 /// The pipeline over a graph source (a graph_def, a stage, anything with a static constexpr get()).
@@ -238,8 +244,7 @@ struct pipeline {
   /// The graph after decompose_generalized_scatter.
   using decomposed = typename stages::decomposed;
   /// The final graph (after dce).
-  using final_stage = std::conditional_t<detail::verify_separately, typename stages::final_stage,
-                                         detail::checked_stage<detail::fused_pipeline<Source, Table>>>;
+  using final_stage = detail::final_stage_t<Source, Table>;
   /// The first broken rule of the final graph (a compile error when not ok).
   static constexpr diagnostic diag = final_stage::diag;
   static_assert(detail::report<diag>::value);
