@@ -172,7 +172,9 @@ struct compiled {
   static constexpr std::array<static_node_fn, sizeof...(I)> make_table(std::index_sequence<I...>) {
     return {&step<I>...};
   }
-  static constexpr auto table = make_table(std::make_index_sequence<node_count>{});
+  // (No kernels for a graph that broke a rule: the error above is the one the user reads, and the
+  // kernels of a broken graph would only add errors and compile time after it.)
+  static constexpr auto table = make_table(std::make_index_sequence<diag.ok() ? node_count : 0>{});
 };
 
 }  // namespace ctfx
