@@ -1,4 +1,4 @@
-// expect-error: node .'transpose.' \(transpose\): dimension 2 is out of range for a tensor of rank 2 \[rule dimension-in-range\]
+// expect-error: node .'transpose.' \(transpose\) at bad_dimension\.cpp:7: dimension 2 is out of range for a tensor of rank 2 \[rule dimension-in-range\]
 // A dimension argument outside [-rank, rank).
 #include <ctfx.hpp>
 

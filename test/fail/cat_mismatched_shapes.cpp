@@ -1,4 +1,4 @@
-// expect-error: node .'cat.' \(cat\): tensor 1 f32\[4, 7\] does not match f32\[4, 8\] outside dimension 0 \[rule broadcast-shapes\]
+// expect-error: node .'cat.' \(cat\) at cat_mismatched_shapes\.cpp:8: tensor 1 f32\[4, 7\] does not match f32\[4, 8\] outside dimension 0 \[rule broadcast-shapes\]
 // cat of tensors that differ outside the concatenated dimension.
 #include <ctfx.hpp>
 

@@ -1,4 +1,4 @@
-// expect-error: node .'diagonal_scatter.' \(diagonal_scatter\): diagonal dimensions must differ, both are 1 \[rule dimension-in-range\]
+// expect-error: node .'diagonal_scatter.' \(diagonal_scatter\) at diagonal_same_dims\.cpp:8: diagonal dimensions must differ, both are 1 \[rule dimension-in-range\]
 // diagonal (here through its scatter) of one dimension with itself; -1 and 1 both name dimension 1.
 #include <ctfx.hpp>
 

@@ -1,4 +1,4 @@
-// expect-error: node .'copy_.' \(copy_\): the epilogue writes .'add.', which is not a graph input \[rule epilogue-writes-an-input\]
+// expect-error: node .'copy_.' \(copy_\) at epilogue_non_input\.cpp:8: the epilogue writes .'add.', which is not a graph input \[rule epilogue-writes-an-input\]
 // The epilogue may only write graph inputs: `add` is an intermediate.
 #include <ctfx.hpp>
 

@@ -1,4 +1,4 @@
-// expect-error: node .'expand.' \(expand\): cannot expand f32\[4, 2\] to size 3 in dimension 2 \[rule view-shape\]
+// expect-error: node .'expand.' \(expand\) at expand_incompatible\.cpp:7: cannot expand f32\[4, 2\] to size 3 in dimension 2 \[rule view-shape\]
 // expand may only grow dimensions of size 1 (or add leading ones).
 #include <ctfx.hpp>
 

@@ -1,4 +1,4 @@
-// expect-error: node .'foreach_add.' \(_foreach_add\): list arguments of unequal length \[rule list-arguments\]
+// expect-error: node .'foreach_add.' \(_foreach_add\) at foreach_unequal_lists\.cpp:9: list arguments of unequal length \[rule list-arguments\]
 // _foreach_add of a list of two tensors with a list of one.
 #include <ctfx.hpp>
 

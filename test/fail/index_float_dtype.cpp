@@ -1,4 +1,4 @@
-// expect-error: node .'index_put.' \(index_put\): index 0 \(.'idx.'\) has dtype f32; indices must be i32, i64 or b8 \[rule index-dtype\]
+// expect-error: node .'index_put.' \(index_put\) at index_float_dtype\.cpp:9: index 0 \(.'idx.'\) has dtype f32; indices must be i32, i64 or b8 \[rule index-dtype\]
 // An index tensor of a floating dtype.
 #include <ctfx.hpp>
 

@@ -1,4 +1,4 @@
-// expect-error: node .'index_put.' \(index_put\): values dtype bf16 differs from the destination.'s f16 \[rule dtype-mismatch\]
+// expect-error: node .'index_put.' \(index_put\) at index_put_values_dtype\.cpp:9: values dtype bf16 differs from the destination.'s f16 \[rule dtype-mismatch\]
 // index_put values of another dtype than the destination (a KV-cache update with bf16 keys).
 #include <ctfx.hpp>
 

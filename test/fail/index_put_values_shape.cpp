@@ -1,4 +1,4 @@
-// expect-error: node .'index_put.' \(index_put\): values f32\[5, 3\] do not broadcast to the indexed shape f32\[3, 5\] \[rule broadcast-shapes\]
+// expect-error: node .'index_put.' \(index_put\) at index_put_values_shape\.cpp:10: values f32\[5, 3\] do not broadcast to the indexed shape f32\[3, 5\] \[rule broadcast-shapes\]
 // Non-adjacent advanced indices put the broadcast index shape first: x[i, :, j] has shape [3, 5].
 #include <ctfx.hpp>
 

@@ -1,4 +1,4 @@
-// expect-error: node .'x.' \(placeholder\): an input of rank 7 exceeds ctfx::max_rank \[rule rank-limit\]
+// expect-error: node .'x.' \(placeholder\) at rank_limit_input\.cpp:6: an input of rank 7 exceeds ctfx::max_rank \[rule rank-limit\]
 // Tensors have at most ctfx::max_rank = 6 dimensions.
 #include <ctfx.hpp>
 

@@ -1,4 +1,4 @@
-// expect-error: node .'slice_scatter.' \(slice_scatter\): source dtype f16 differs from the input.'s f32 \[rule dtype-mismatch\]
+// expect-error: node .'slice_scatter.' \(slice_scatter\) at scatter_source_dtype\.cpp:8: source dtype f16 differs from the input.'s f32 \[rule dtype-mismatch\]
 // A scatter source whose dtype is not the buffer's: PyTorch's slice_scatter does not convert.
 #include <ctfx.hpp>
 

@@ -1,4 +1,4 @@
-// expect-error: node .'slice_scatter.' \(slice_scatter\): source f32\[3, 8\] does not fit the view f32\[2, 8\] of .'x.' \[rule scatter-source-fits-view\]
+// expect-error: node .'slice_scatter.' \(slice_scatter\) at scatter_source_not_fit\.cpp:8: source f32\[3, 8\] does not fit the view f32\[2, 8\] of .'x.' \[rule scatter-source-fits-view\]
 // A scatter source whose shape is not the shape of the view it is written into.
 #include <ctfx.hpp>
 

@@ -1,4 +1,4 @@
-// expect-error: node .'select.' \(select\): index -5 is out of range for dimension 0 of size 4 \[rule static-index-in-range\]
+// expect-error: node .'select.' \(select\) at select_out_of_range\.cpp:7: index -5 is out of range for dimension 0 of size 4 \[rule static-index-in-range\]
 // A static select outside [-size, size).
 #include <ctfx.hpp>
 

@@ -1,4 +1,4 @@
-// expect-error: node .'view.' \(view\): a view with 24 elements of f32\[4, 8\] \(32 elements\) \[rule view-shape\]
+// expect-error: node .'view.' \(view\) at view_wrong_numel\.cpp:7: a view with 24 elements of f32\[4, 8\] \(32 elements\) \[rule view-shape\]
 // A view whose sizes do not multiply to the input's number of elements.
 #include <ctfx.hpp>
 

@@ -155,7 +155,7 @@ TEST_CASE("ir dsl: the first error is kept; build_checked reports it at run time
         b.output(bad, worse, x.sum({0}));
       },
       &d);
-  CHECK(ctfx::to_string(d) == "node 'select' (select): index 9 is out of range for dimension 0 of size 4 [rule static-index-in-range]");
+  CHECK(ctfx::to_string(d) == "node 'select' (select) at ir_dsl_test.cpp:153: index 9 is out of range for dimension 0 of size 4 [rule static-index-in-range]");
   CHECK(d.node == 1);
   CHECK(g.size() == 5);  // building went on: the later nodes exist
   CHECK(ctfx::to_string(ctfx::verify(g)) == ctfx::to_string(d));

@@ -184,7 +184,7 @@ TEST_CASE("ir printer: layout_string, types and diagnostics") {
         b.output(x.select(1, 8));
       },
       &bad);
-  CHECK(ctfx::to_string(bad) == "node 'select' (select): index 8 is out of range for dimension 1 of size 8 [rule static-index-in-range]");
+  CHECK(ctfx::to_string(bad) == "node 'select' (select) at ir_printer_test.cpp:184: index 8 is out of range for dimension 1 of size 8 [rule static-index-in-range]");
   CHECK(ctfx::name_of(bad.r) == "static-index-in-range");
   CHECK(bad.node == 1);
 }

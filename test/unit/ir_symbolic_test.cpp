@@ -108,7 +108,7 @@ TEST_CASE("ir symbolic: the builder reports an extent too large, naming the node
   static_assert(d2.r == ctfx::rule::symbolic_limit && d2.node == 0);
   static_assert(message(input3).ok());  // strides s1*s2, s2, 1 fit
   CHECK(std::string(d1.message()) ==
-        "node 'cat' (cat): a symbolic extent needs more than 2 terms of 2 symbols [rule symbolic-expression-limit]");
+        "node 'cat' (cat) at ir_symbolic_test.cpp:92: a symbolic extent needs more than 2 terms of 2 symbols [rule symbolic-expression-limit]");
   CHECK(std::string(d2.message()) ==
-        "node 'x' (placeholder): its contiguous strides need more than 2 terms of 2 symbols [rule symbolic-expression-limit]");
+        "node 'x' (placeholder) at ir_symbolic_test.cpp:95: its contiguous strides need more than 2 terms of 2 symbols [rule symbolic-expression-limit]");
 }

@@ -130,12 +130,12 @@ TEST_CASE("report: a miss names its reason and blocker, and is counted") {
 
 TEST_CASE("report: require_inplace misses name the node and what blocks it") {
   CHECK(std::string(required_diag.message()) ==
-        "node 'p' (index_put): require_inplace, but it stays functional: a later use reads the storage it "
+        "node 'p' (index_put) at line 44: require_inplace, but it stays functional: a later use reads the storage it "
         "would overwrite; blocked by 'reader' [rule require-inplace]");
   auto g = ctfx::run_pipeline(required_but_live.get());
   CHECK(g.error.r == ctfx::rule::require_inplace);
   CHECK(std::string(ctfx::reinplace_inplaceable_ops_core(required_not_inplaceable.get()).error.message()) ==
-        "node 'c' (cos): require_inplace, but the op has no in-place form (add a pair to the inplace table for "
+        "node 'c' (cos) at line 52: require_inplace, but the op has no in-place form (add a pair to the inplace table for "
         "user ops) [rule require-inplace]");
 }
 

@@ -24,6 +24,11 @@ namespace ctfx {
 template <class Source, class Table = executor_inplace_table>
 struct compiled {
   using pipeline_type = pipeline<Source, Table>;
+  /// The first broken rule of the optimized graph: reported here, before pipeline<> is instantiated,
+  /// so that the compiler's instantiation context is this class (not the pipeline's, whose printed
+  /// type spells out the Boost.Hana in-place table).
+  static constexpr diagnostic diag = detail::final_stage_t<Source, Table>::diag;
+  static_assert(detail::report<diag>::value);
   static constexpr auto& frozen = pipeline_type::final_stage::frozen;
   static constexpr std::size_t node_count = pipeline_type::final_stage::sizes.nodes;
   static constexpr auto report = pipeline_type::report;
@@ -167,7 +172,9 @@ struct compiled {
   static constexpr std::array<static_node_fn, sizeof...(I)> make_table(std::index_sequence<I...>) {
     return {&step<I>...};
   }
-  static constexpr auto table = make_table(std::make_index_sequence<node_count>{});
+  // (No kernels for a graph that broke a rule: the error above is the one the user reads, and the
+  // kernels of a broken graph would only add errors and compile time after it.)
+  static constexpr auto table = make_table(std::make_index_sequence<diag.ok() ? node_count : 0>{});
 };
 
 }  // namespace ctfx

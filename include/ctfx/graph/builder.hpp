@@ -35,56 +35,56 @@ struct tensor {
   /// The element type.
   constexpr dtype dt() const { return meta().dt; }
   /// Names the node (printed in listings and diagnostics); returns the handle.
-  constexpr tensor named(std::string_view n) const;
+  constexpr tensor named(std::string_view n, source_loc at = source_loc::current()) const;
   /// Marks the node: reinplacing must run it in place, or compilation fails naming what blocks it.
-  constexpr tensor require_inplace() const;
+  constexpr tensor require_inplace(source_loc at = source_loc::current()) const;
 
   // views
   /// `aten.slice`: elements start, start + step, ... below end of dimension `dim` (a view).
-  constexpr tensor slice(index_t dim, index_t start, index_t end = end_of_dim, index_t step = 1) const;
+  constexpr tensor slice(index_t dim, index_t start, index_t end = end_of_dim, index_t step = 1, source_loc at = source_loc::current()) const;
   /// `aten.select`: dimension `dim` at `index` (a view).
-  constexpr tensor select(index_t dim, index_t index) const;
+  constexpr tensor select(index_t dim, index_t index, source_loc at = source_loc::current()) const;
   /// `aten.diagonal` (a view).
-  constexpr tensor diagonal(index_t offset = 0, index_t dim1 = 0, index_t dim2 = 1) const;
+  constexpr tensor diagonal(index_t offset = 0, index_t dim1 = 0, index_t dim2 = 1, source_loc at = source_loc::current()) const;
   /// `aten.as_strided` (a view with explicit sizes, strides and storage offset).
   constexpr tensor as_strided(std::initializer_list<sym_expr> sizes, std::initializer_list<sym_expr> strides,
-                              sym_expr offset = 0) const;
+                              sym_expr offset = 0, source_loc at = source_loc::current()) const;
   /// `aten.view` (a view; the layout must allow it).
-  constexpr tensor view(std::initializer_list<sym_expr> sizes) const;
+  constexpr tensor view(std::initializer_list<sym_expr> sizes, source_loc at = source_loc::current()) const;
   /// `aten.reshape`: a view where the layout allows, else a copy.
-  constexpr tensor reshape(std::initializer_list<sym_expr> sizes) const;
+  constexpr tensor reshape(std::initializer_list<sym_expr> sizes, source_loc at = source_loc::current()) const;
   /// `aten.permute` (a view).
-  constexpr tensor permute(std::initializer_list<index_t> dims) const;
+  constexpr tensor permute(std::initializer_list<index_t> dims, source_loc at = source_loc::current()) const;
   /// `aten.transpose` (a view).
-  constexpr tensor transpose(index_t d0, index_t d1) const;
+  constexpr tensor transpose(index_t d0, index_t d1, source_loc at = source_loc::current()) const;
   /// `aten.unsqueeze` (a view).
-  constexpr tensor unsqueeze(index_t dim) const;
+  constexpr tensor unsqueeze(index_t dim, source_loc at = source_loc::current()) const;
   /// `aten.squeeze` of dimension `dim` (a view).
-  constexpr tensor squeeze(index_t dim) const;
+  constexpr tensor squeeze(index_t dim, source_loc at = source_loc::current()) const;
   /// `aten.expand` (a broadcast view).
-  constexpr tensor expand(std::initializer_list<sym_expr> sizes) const;
+  constexpr tensor expand(std::initializer_list<sym_expr> sizes, source_loc at = source_loc::current()) const;
   /// `aten.alias` (a view of the whole tensor).
-  constexpr tensor alias() const;
+  constexpr tensor alias(source_loc at = source_loc::current()) const;
   // copies, reductions, conversion
   /// `aten.clone`: a copy in a fresh buffer.
-  constexpr tensor clone() const;
+  constexpr tensor clone(source_loc at = source_loc::current()) const;
   /// `aten.sum` over `dims` (all when empty).
-  constexpr tensor sum(std::initializer_list<index_t> dims = {}, bool keepdim = false) const;
+  constexpr tensor sum(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
   /// `aten.amax` over `dims` (all when empty).
-  constexpr tensor amax(std::initializer_list<index_t> dims = {}, bool keepdim = false) const;
+  constexpr tensor amax(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
   /// `aten._to_copy` to dtype `d` (`convert_element_type`).
-  constexpr tensor to(dtype d) const;
+  constexpr tensor to(dtype d, source_loc at = source_loc::current()) const;
   /// `aten.sym_size` of dimension `dim`.
-  constexpr tensor sym_size(index_t dim) const;
+  constexpr tensor sym_size(index_t dim, source_loc at = source_loc::current()) const;
   // in-place ops: legal only as the result of reinplacing; in a user graph they are reported
   /// `aten.add_` (in place: only in graphs that are already reinplaced).
-  constexpr tensor add_(tensor o) const;
+  constexpr tensor add_(tensor o, source_loc at = source_loc::current()) const;
   /// `aten.mul_` (in place: only in graphs that are already reinplaced).
-  constexpr tensor mul_(tensor o) const;
+  constexpr tensor mul_(tensor o, source_loc at = source_loc::current()) const;
   /// `aten.fill_` (in place: only in graphs that are already reinplaced).
-  constexpr tensor fill_(double v) const;
+  constexpr tensor fill_(double v, source_loc at = source_loc::current()) const;
   /// `aten.copy_` (in place; in a functional graph use builder::update).
-  constexpr tensor copy_(tensor src) const;
+  constexpr tensor copy_(tensor src, source_loc at = source_loc::current()) const;
 };
 
 // None in an index list: ctfx::index_put(x, {ctfx::none, idx}, v).
@@ -112,8 +112,30 @@ class builder {
 
   constexpr builder() { g.nodes.reserve(64); }
 
+  /// A builder call in progress: the outermost one records its position (source_loc) on the error
+  /// it caused, so that the compile error names the user's line.
+  struct call_site {
+    builder* b;  ///< the builder, or null
+    source_loc at;  ///< where the user wrote the call
+    bool outer;  ///< not a call made by another builder call
+    bool was_ok;  ///< no rule was broken before the call
+    /// Enters a call.
+    constexpr call_site(builder* bb, source_loc a)
+        : b(bb), at(a), outer(bb != nullptr && bb->depth_++ == 0), was_ok(bb != nullptr && bb->g.error.ok()) {}
+    call_site(const call_site&) = delete;
+    call_site& operator=(const call_site&) = delete;
+    /// Leaves it, naming its position in the error it caused.
+    constexpr ~call_site() {
+      if (b == nullptr) return;
+      --b->depth_;
+      if (outer && was_ok) b->g.error.locate(at);
+    }
+  };
+
   /// A graph input with static or symbolic extents: g.input("x", f32, {g.sym("s0"), 8}).
-  constexpr tensor input(std::string_view name, dtype dt, std::initializer_list<sym_expr> shape) {
+  constexpr tensor input(std::string_view name, dtype dt, std::initializer_list<sym_expr> shape,
+                         source_loc at = source_loc::current()) {
+    const call_site site(this, at);
     node n{};
     n.op = op_kind::placeholder;
     n.name = name_t(name);
@@ -150,16 +172,29 @@ class builder {
   constexpr sym_expr unbacked(std::string_view name) { return new_symbol(name, symbol_kind::unbacked); }
 
   /// `aten.empty` of `shape`.
-  constexpr tensor empty(std::initializer_list<sym_expr> shape, dtype dt = dtype::f32) { return factory(op_kind::empty, shape, dt, 0.0); }
+  constexpr tensor empty(std::initializer_list<sym_expr> shape, dtype dt = dtype::f32, source_loc at = source_loc::current()) {
+    const call_site site(this, at);
+    return factory(op_kind::empty, shape, dt, 0.0);
+  }
   /// `aten.zeros` of `shape`.
-  constexpr tensor zeros(std::initializer_list<sym_expr> shape, dtype dt = dtype::f32) { return factory(op_kind::zeros, shape, dt, 0.0); }
+  constexpr tensor zeros(std::initializer_list<sym_expr> shape, dtype dt = dtype::f32, source_loc at = source_loc::current()) {
+    const call_site site(this, at);
+    return factory(op_kind::zeros, shape, dt, 0.0);
+  }
   /// `aten.ones` of `shape`.
-  constexpr tensor ones(std::initializer_list<sym_expr> shape, dtype dt = dtype::f32) { return factory(op_kind::ones, shape, dt, 1.0); }
+  constexpr tensor ones(std::initializer_list<sym_expr> shape, dtype dt = dtype::f32, source_loc at = source_loc::current()) {
+    const call_site site(this, at);
+    return factory(op_kind::ones, shape, dt, 1.0);
+  }
   /// `aten.full` of `shape` with value `v`.
-  constexpr tensor full(std::initializer_list<sym_expr> shape, double v, dtype dt = dtype::f32) { return factory(op_kind::full, shape, dt, v); }
+  constexpr tensor full(std::initializer_list<sym_expr> shape, double v, dtype dt = dtype::f32, source_loc at = source_loc::current()) {
+    const call_site site(this, at);
+    return factory(op_kind::full, shape, dt, v);
+  }
 
   /// The epilogue: input `x` ends up holding `v` (a copy_ at the end of the graph).
-  constexpr void update(tensor x, tensor v) {
+  constexpr void update(tensor x, tensor v, source_loc at = source_loc::current()) {
+    const call_site site(this, at);
     if (!check(x) || !check(v)) return;
     if (g[x.id].op != op_kind::placeholder) {
       std::int32_t id = add(op_kind::copy_, {x.id, v.id});
@@ -173,18 +208,23 @@ class builder {
   }
 
   /// The graph's outputs (a call replaces the previous list).
-  constexpr void output(std::initializer_list<tensor> outs) {
+  constexpr void output(std::initializer_list<tensor> outs, source_loc at = source_loc::current()) {
+    const call_site site(this, at);
     outputs_.clear();
     for (auto t : outs) if (check(t)) outputs_.push_back(t.id);
   }
   /// The graph's outputs, as arguments.
   template <class... T>
-  constexpr void output(T... outs) { output({outs...}); }
+  constexpr void output(T... outs) {
+    const call_site site(this, {});  // a parameter pack leaves no room for the caller's position
+    output({outs...});
+  }
 
   /// Calls a user op (ops/custom.hpp). A mutating op is called functionally (auto_functionalized);
   /// element i of the result is its i-th return, then the new value of each mutated argument.
   template <class Op>
-  constexpr tuple_ref call(std::initializer_list<tensor> args) {
+  constexpr tuple_ref call(std::initializer_list<tensor> args, source_loc at = source_loc::current()) {
+    const call_site site(this, at);
     custom_schema s = Op::schema();
     s.host_sync = detail::declares_host_sync<Op>();
     std::int32_t idx = -1;
@@ -201,7 +241,10 @@ class builder {
   }
   /// Calls user op `Op` (ops/custom.hpp) on tensor arguments: its results and updated arguments, as a tuple.
   template <class Op, class... T>
-  constexpr tuple_ref call(T... args) { return call<Op>({args...}); }
+  constexpr tuple_ref call(T... args) {
+    const call_site site(this, {});  // a parameter pack leaves no room for the caller's position
+    return call<Op>({args...});
+  }
 
   /// Ends the current partition: later nodes go to the next one (separately planned functions, as
   /// Inductor's graph partitions around CUDA-graph-unsafe ops).
@@ -256,6 +299,7 @@ class builder {
 
  private:
   std::int32_t inputs_ = 0;
+  std::int32_t depth_ = 0;  // builder calls in progress (call_site)
   std::int32_t partition_ = 0;
   std::int32_t name_count_[static_cast<int>(op_kind::count_)]{};
   name_t name_base_[static_cast<int>(op_kind::count_)]{};
@@ -292,23 +336,34 @@ class builder {
 
 // ----- handle members -----
 constexpr const tensor_meta& tensor::meta() const { return b->g.meta(id); }
-constexpr tensor tensor::named(std::string_view n) const {
+constexpr tensor tensor::named(std::string_view n, source_loc at) const {
+  const builder::call_site site(b, at);
   if (b && b->check(*this)) b->g[id].name = name_t(n);
   return *this;
 }
-constexpr tensor tensor::require_inplace() const {
-  if (b->check(*this)) b->g[id].require_inplace = true;
+constexpr tensor tensor::require_inplace(source_loc at) const {
+  const builder::call_site site(b, at);
+  if (b->check(*this)) {
+    b->g[id].require_inplace = true;
+    b->g[id].required_line = at.line > 0 && at.line <= 0xffff ? static_cast<std::uint16_t>(at.line) : std::uint16_t{0};
+  }
   return *this;
 }
-constexpr tensor tensor::slice(index_t dim, index_t start, index_t end, index_t step) const {
+constexpr tensor tensor::slice(index_t dim, index_t start, index_t end, index_t step, source_loc at) const {
+  const builder::call_site site(b, at);
   return b->make(op_kind::slice, {*this}, {dim, start, end, step});
 }
-constexpr tensor tensor::select(index_t dim, index_t index) const { return b ? b->make(op_kind::select, {*this}, {dim, index}) : *this; }
-constexpr tensor tensor::diagonal(index_t offset, index_t dim1, index_t dim2) const {
+constexpr tensor tensor::select(index_t dim, index_t index, source_loc at) const {
+  const builder::call_site site(b, at);
+  return b ? b->make(op_kind::select, {*this}, {dim, index}) : *this;
+}
+constexpr tensor tensor::diagonal(index_t offset, index_t dim1, index_t dim2, source_loc at) const {
+  const builder::call_site site(b, at);
   return b->make(op_kind::diagonal, {*this}, {offset, dim1, dim2});
 }
 constexpr tensor tensor::as_strided(std::initializer_list<sym_expr> sizes, std::initializer_list<sym_expr> strides,
-                                    sym_expr offset) const {
+                                    sym_expr offset, source_loc at) const {
+  const builder::call_site site(b, at);
   sym_expr p[2 * max_rank + 2]{};
   std::size_t k = 0;
   p[k++] = sym_expr(static_cast<index_t>(sizes.size()));
@@ -320,20 +375,23 @@ constexpr tensor tensor::as_strided(std::initializer_list<sym_expr> sizes, std::
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::as_strided, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k))};
 }
-constexpr tensor tensor::view(std::initializer_list<sym_expr> sizes) const {
+constexpr tensor tensor::view(std::initializer_list<sym_expr> sizes, source_loc at) const {
+  const builder::call_site site(b, at);
   if (!b || !b->check(*this)) return *this;
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::view, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(sizes.begin(), sizes.size()))};
 }
 // reshape = view when the layout allows it, else a contiguous copy then view (PyTorch's
 // decomposition: clone(memory_format=contiguous_format); a plain clone keeps the strides).
-constexpr tensor tensor::reshape(std::initializer_list<sym_expr> sizes) const {
+constexpr tensor tensor::reshape(std::initializer_list<sym_expr> sizes, source_loc at) const {
+  const builder::call_site site(b, at);
   if (!b || !b->check(*this)) return *this;
   if (meta().is_contiguous()) return view(sizes);
   if (detail::clone_meta(meta()).is_contiguous()) return clone().view(sizes);  // a clone packs it
   return b->make(op_kind::copy, {b->make(op_kind::empty_like, {*this}), *this}).view(sizes);  // permuted
 }
-constexpr tensor tensor::permute(std::initializer_list<index_t> dims) const {
+constexpr tensor tensor::permute(std::initializer_list<index_t> dims, source_loc at) const {
+  const builder::call_site site(b, at);
   sym_expr p[max_rank]{};
   std::size_t k = 0;
   for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
@@ -341,17 +399,34 @@ constexpr tensor tensor::permute(std::initializer_list<index_t> dims) const {
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::permute, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k))};
 }
-constexpr tensor tensor::transpose(index_t d0, index_t d1) const { return b ? b->make(op_kind::transpose, {*this}, {d0, d1}) : *this; }
-constexpr tensor tensor::unsqueeze(index_t dim) const { return b ? b->make(op_kind::unsqueeze, {*this}, {dim}) : *this; }
-constexpr tensor tensor::squeeze(index_t dim) const { return b ? b->make(op_kind::squeeze, {*this}, {dim}) : *this; }
-constexpr tensor tensor::expand(std::initializer_list<sym_expr> sizes) const {
+constexpr tensor tensor::transpose(index_t d0, index_t d1, source_loc at) const {
+  const builder::call_site site(b, at);
+  return b ? b->make(op_kind::transpose, {*this}, {d0, d1}) : *this;
+}
+constexpr tensor tensor::unsqueeze(index_t dim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return b ? b->make(op_kind::unsqueeze, {*this}, {dim}) : *this;
+}
+constexpr tensor tensor::squeeze(index_t dim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return b ? b->make(op_kind::squeeze, {*this}, {dim}) : *this;
+}
+constexpr tensor tensor::expand(std::initializer_list<sym_expr> sizes, source_loc at) const {
+  const builder::call_site site(b, at);
   if (!b || !b->check(*this)) return *this;
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::expand, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(sizes.begin(), sizes.size()))};
 }
-constexpr tensor tensor::alias() const { return b ? b->make(op_kind::alias, {*this}) : *this; }
-constexpr tensor tensor::clone() const { return b ? b->make(op_kind::clone, {*this}) : *this; }
-constexpr tensor tensor::sum(std::initializer_list<index_t> dims, bool keepdim) const {
+constexpr tensor tensor::alias(source_loc at) const {
+  const builder::call_site site(b, at);
+  return b ? b->make(op_kind::alias, {*this}) : *this;
+}
+constexpr tensor tensor::clone(source_loc at) const {
+  const builder::call_site site(b, at);
+  return b ? b->make(op_kind::clone, {*this}) : *this;
+}
+constexpr tensor tensor::sum(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
   sym_expr p[max_rank]{};
   std::size_t k = 0;
   for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
@@ -359,7 +434,8 @@ constexpr tensor tensor::sum(std::initializer_list<index_t> dims, bool keepdim) 
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::sum, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k), keepdim)};
 }
-constexpr tensor tensor::amax(std::initializer_list<index_t> dims, bool keepdim) const {
+constexpr tensor tensor::amax(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
   sym_expr p[max_rank]{};
   std::size_t k = 0;
   for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
@@ -367,12 +443,30 @@ constexpr tensor tensor::amax(std::initializer_list<index_t> dims, bool keepdim)
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::amax, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k), keepdim)};
 }
-constexpr tensor tensor::to(dtype d) const { return b ? b->make(op_kind::convert, {*this}, {}, static_cast<std::int32_t>(d)) : *this; }
-constexpr tensor tensor::sym_size(index_t dim) const { return b ? b->make(op_kind::sym_size, {*this}, {dim}) : *this; }
-constexpr tensor tensor::add_(tensor o) const { return b ? b->make(op_kind::add_, {*this, o}) : *this; }
-constexpr tensor tensor::mul_(tensor o) const { return b ? b->make(op_kind::mul_, {*this, o}) : *this; }
-constexpr tensor tensor::fill_(double v) const { return b ? b->make(op_kind::fill_, {*this}, {}, 0, v) : *this; }
-constexpr tensor tensor::copy_(tensor src) const { return b ? b->make(op_kind::copy_, {*this, src}) : *this; }
+constexpr tensor tensor::to(dtype d, source_loc at) const {
+  const builder::call_site site(b, at);
+  return b ? b->make(op_kind::convert, {*this}, {}, static_cast<std::int32_t>(d)) : *this;
+}
+constexpr tensor tensor::sym_size(index_t dim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return b ? b->make(op_kind::sym_size, {*this}, {dim}) : *this;
+}
+constexpr tensor tensor::add_(tensor o, source_loc at) const {
+  const builder::call_site site(b, at);
+  return b ? b->make(op_kind::add_, {*this, o}) : *this;
+}
+constexpr tensor tensor::mul_(tensor o, source_loc at) const {
+  const builder::call_site site(b, at);
+  return b ? b->make(op_kind::mul_, {*this, o}) : *this;
+}
+constexpr tensor tensor::fill_(double v, source_loc at) const {
+  const builder::call_site site(b, at);
+  return b ? b->make(op_kind::fill_, {*this}, {}, 0, v) : *this;
+}
+constexpr tensor tensor::copy_(tensor src, source_loc at) const {
+  const builder::call_site site(b, at);
+  return b ? b->make(op_kind::copy_, {*this, src}) : *this;
+}
 
 constexpr tensor tuple_ref::operator[](int i) const {
   if (id < 0) return {b, -1};
@@ -387,7 +481,8 @@ constexpr tensor binary(op_kind k, tensor a, tensor b) {
   return bb ? bb->make(k, {a, b}) : a;
 }
 constexpr tensor binary(op_kind k, tensor a, double s, bool integral) { if (!a.b) return a;
-  return a.b->make(k, {a}, {}, integral ? 2 : 1, s); }
+  return a.b->make(k, {a}, {}, integral ? 2 : 1, s);
+}
 constexpr bool is_int(double v) { return v == static_cast<double>(static_cast<long long>(v)); }
 }  // namespace detail
 
@@ -401,42 +496,66 @@ CTFX_BINARY_OP(*, mul)
 CTFX_BINARY_OP(/, div)
 #undef CTFX_BINARY_OP
 constexpr tensor operator-(tensor a) { if (!a.b) return a;
-  return a.b->make(op_kind::neg, {a}); }
-constexpr tensor maximum(tensor a, tensor b) { return detail::binary(op_kind::maximum, a, b); }
-constexpr tensor minimum(tensor a, tensor b) { return detail::binary(op_kind::minimum, a, b); }
-constexpr tensor pow(tensor a, tensor b) { return detail::binary(op_kind::pow, a, b); }
-constexpr tensor pow(tensor a, double e) { return detail::binary(op_kind::pow, a, e, detail::is_int(e)); }
+  return a.b->make(op_kind::neg, {a});
+}
+constexpr tensor maximum(tensor a, tensor b, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b ? a.b : b.b, at);
+  return detail::binary(op_kind::maximum, a, b);
+}
+constexpr tensor minimum(tensor a, tensor b, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b ? a.b : b.b, at);
+  return detail::binary(op_kind::minimum, a, b);
+}
+constexpr tensor pow(tensor a, tensor b, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b ? a.b : b.b, at);
+  return detail::binary(op_kind::pow, a, b);
+}
+constexpr tensor pow(tensor a, double e, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b, at);
+  return detail::binary(op_kind::pow, a, e, detail::is_int(e));
+}
 
-#define CTFX_UNARY_FN(NAME) \
-  constexpr tensor NAME(tensor a) { return a.b ? a.b->make(op_kind::NAME, {a}) : a; }
+#define CTFX_UNARY_FN(NAME)                                                     \
+  constexpr tensor NAME(tensor a, source_loc at = source_loc::current()) {      \
+    const builder::call_site site(a.b, at);                                     \
+    return a.b ? a.b->make(op_kind::NAME, {a}) : a;                             \
+  }
 CTFX_UNARY_FN(neg) CTFX_UNARY_FN(abs) CTFX_UNARY_FN(exp) CTFX_UNARY_FN(log) CTFX_UNARY_FN(sin)
 CTFX_UNARY_FN(cos) CTFX_UNARY_FN(sqrt) CTFX_UNARY_FN(relu) CTFX_UNARY_FN(ceil) CTFX_UNARY_FN(floor)
 CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc) CTFX_UNARY_FN(tanh) CTFX_UNARY_FN(sigmoid) CTFX_UNARY_FN(rsqrt)
 #undef CTFX_UNARY_FN
 
-constexpr tensor clone(tensor a) { return a.clone(); }
-constexpr tensor alias(tensor a) { return a.alias(); }
-constexpr tensor empty_like(tensor a) { if (!a.b) return a;
-  return a.b->make(op_kind::empty_like, {a}); }
-constexpr tensor copy(tensor dst, tensor src) {
+constexpr tensor clone(tensor a, source_loc at = source_loc::current()) { return a.clone(at); }
+constexpr tensor alias(tensor a, source_loc at = source_loc::current()) { return a.alias(at); }
+constexpr tensor empty_like(tensor a, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b, at);
+  if (!a.b) return a;
+  return a.b->make(op_kind::empty_like, {a});
+}
+constexpr tensor copy(tensor dst, tensor src, source_loc at = source_loc::current()) {
   builder* bb = dst.b ? dst.b : src.b;  // a default-constructed operand is reported by the other's builder
+  const builder::call_site site(bb, at);
   return bb ? bb->make(op_kind::copy, {dst, src}) : dst;
 }
 
-constexpr tensor slice_scatter(tensor x, tensor src, index_t dim = 0, index_t start = 0, index_t end = end_of_dim, index_t step = 1) {
+constexpr tensor slice_scatter(tensor x, tensor src, index_t dim = 0, index_t start = 0, index_t end = end_of_dim, index_t step = 1, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
   if (!x.b) return x;
   return x.b->make(op_kind::slice_scatter, {x, src}, {dim, start, end, step});
 }
-constexpr tensor select_scatter(tensor x, tensor src, index_t dim, index_t index) {
+constexpr tensor select_scatter(tensor x, tensor src, index_t dim, index_t index, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
   if (!x.b) return x;
   return x.b->make(op_kind::select_scatter, {x, src}, {dim, index});
 }
-constexpr tensor diagonal_scatter(tensor x, tensor src, index_t offset = 0, index_t dim1 = 0, index_t dim2 = 1) {
+constexpr tensor diagonal_scatter(tensor x, tensor src, index_t offset = 0, index_t dim1 = 0, index_t dim2 = 1, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
   if (!x.b) return x;
   return x.b->make(op_kind::diagonal_scatter, {x, src}, {offset, dim1, dim2});
 }
 constexpr tensor as_strided_scatter(tensor x, tensor src, std::initializer_list<sym_expr> sizes,
-                                    std::initializer_list<sym_expr> strides, sym_expr offset = 0) {
+                                    std::initializer_list<sym_expr> strides, sym_expr offset = 0, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
   sym_expr p[2 * max_rank + 2]{};
   std::size_t k = 0;
   p[k++] = sym_expr(static_cast<index_t>(sizes.size()));
@@ -460,18 +579,22 @@ constexpr tensor index_put_impl(op_kind k, tensor x, std::initializer_list<index
   return {x.b, x.b->add(k, std::span<const std::int32_t>(a, n), {}, acc ? 1 : 0)};
 }
 }  // namespace detail
-constexpr tensor index_put(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false) {
+constexpr tensor index_put(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
   return detail::index_put_impl(op_kind::index_put, x, idx, v, accumulate);
 }
-constexpr tensor unsafe_index_put(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false) {
+constexpr tensor unsafe_index_put(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
   return detail::index_put_impl(op_kind::unsafe_index_put, x, idx, v, accumulate);
 }
-constexpr tensor index_put_(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false) {
+constexpr tensor index_put_(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
   return detail::index_put_impl(op_kind::index_put_, x, idx, v, accumulate);
 }
 
-constexpr tensor cat(std::initializer_list<tensor> ts, index_t dim = 0) {
+constexpr tensor cat(std::initializer_list<tensor> ts, index_t dim = 0, source_loc at = source_loc::current()) {
   builder* b = ts.begin()->b;
+  const builder::call_site site(b, at);
   std::int32_t a[32]{};
   std::size_t n = 0;
   for (auto t : ts) { if (!b->check(t)) return t; if (n < 32) a[n++] = t.id; }
@@ -489,33 +612,59 @@ constexpr tuple_ref foreach_impl(op_kind k, std::initializer_list<tensor> xs, st
   return {b, b->add(k, std::span<const std::int32_t>(a, n), {}, static_cast<std::int32_t>(xs.size()), s)};
 }
 }  // namespace detail
-constexpr tuple_ref foreach_add(std::initializer_list<tensor> xs, std::initializer_list<tensor> ys) {
+constexpr tuple_ref foreach_add(std::initializer_list<tensor> xs, std::initializer_list<tensor> ys,
+                            source_loc at = source_loc::current()) {
+  const builder::call_site site(xs.begin()->b, at);
   return detail::foreach_impl(op_kind::foreach_add, xs, ys, 0.0);
 }
-constexpr tuple_ref foreach_add(std::initializer_list<tensor> xs, double s) { return detail::foreach_impl(op_kind::foreach_add, xs, {}, s); }
-constexpr tuple_ref foreach_mul(std::initializer_list<tensor> xs, std::initializer_list<tensor> ys) {
+constexpr tuple_ref foreach_add(std::initializer_list<tensor> xs, double s, source_loc at = source_loc::current()) {
+  const builder::call_site site(xs.begin()->b, at);
+  return detail::foreach_impl(op_kind::foreach_add, xs, {}, s);
+}
+constexpr tuple_ref foreach_mul(std::initializer_list<tensor> xs, std::initializer_list<tensor> ys,
+                            source_loc at = source_loc::current()) {
+  const builder::call_site site(xs.begin()->b, at);
   return detail::foreach_impl(op_kind::foreach_mul, xs, ys, 0.0);
 }
-constexpr tuple_ref foreach_mul(std::initializer_list<tensor> xs, double s) { return detail::foreach_impl(op_kind::foreach_mul, xs, {}, s); }
+constexpr tuple_ref foreach_mul(std::initializer_list<tensor> xs, double s, source_loc at = source_loc::current()) {
+  const builder::call_site site(xs.begin()->b, at);
+  return detail::foreach_impl(op_kind::foreach_mul, xs, {}, s);
+}
 
 /// `_c10d_functional.all_reduce`: `op` over the ranks of the run's communicator of x.
-constexpr tensor all_reduce(tensor x, reduce_op op = reduce_op::sum) { if (!x.b) return x;
-  return x.b->make(op_kind::all_reduce, {x}, {}, static_cast<std::int32_t>(op)); }
+constexpr tensor all_reduce(tensor x, reduce_op op = reduce_op::sum, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  if (!x.b) return x;
+  return x.b->make(op_kind::all_reduce, {x}, {}, static_cast<std::int32_t>(op));
+}
 /// `_c10d_functional.broadcast`: rank `src`'s x, on every rank.
-constexpr tensor broadcast(tensor x, int src) { if (!x.b) return x;
-  return x.b->make(op_kind::broadcast, {x}, {}, src); }
+constexpr tensor broadcast(tensor x, int src, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  if (!x.b) return x;
+  return x.b->make(op_kind::broadcast, {x}, {}, src);
+}
 /// `_c10d_functional.all_gather_into_tensor`: the x of the `group_size` ranks, stacked along dimension 0.
-constexpr tensor all_gather(tensor x, index_t group_size) { if (!x.b) return x;
-  return x.b->make(op_kind::all_gather, {x}, {sym_expr(group_size)}); }
+constexpr tensor all_gather(tensor x, index_t group_size, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  if (!x.b) return x;
+  return x.b->make(op_kind::all_gather, {x}, {sym_expr(group_size)});
+}
 /// `_c10d_functional.reduce_scatter_tensor`: block `rank` (along dimension 0) of `op` over the ranks of x.
-constexpr tensor reduce_scatter(tensor x, index_t group_size, reduce_op op = reduce_op::sum) { if (!x.b) return x;
-  return x.b->make(op_kind::reduce_scatter, {x}, {sym_expr(group_size)}, static_cast<std::int32_t>(op)); }
+constexpr tensor reduce_scatter(tensor x, index_t group_size, reduce_op op = reduce_op::sum,
+                                source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  if (!x.b) return x;
+  return x.b->make(op_kind::reduce_scatter, {x}, {sym_expr(group_size)}, static_cast<std::int32_t>(op));
+}
 /// The halo exchange of a 2-D grid split over `grid.px * grid.py` ranks: x is this rank's block with
 /// `halo` ghost rows and columns; the result has the neighbours' edge cells in its ghosts (corners
 /// included; ghosts past a non-periodic edge keep their values). Written back with `update`, it
 /// runs in place in the caller's grid.
-constexpr tensor halo_exchange(tensor x, index_t halo, halo_grid grid) { if (!x.b) return x;
+constexpr tensor halo_exchange(tensor x, index_t halo, halo_grid grid, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  if (!x.b) return x;
   return x.b->make(op_kind::halo_exchange, {x}, {sym_expr(halo), sym_expr(grid.px), sym_expr(grid.py)},
-                   (grid.periodic_x ? 1 : 0) | (grid.periodic_y ? 2 : 0)); }
+                   (grid.periodic_x ? 1 : 0) | (grid.periodic_y ? 2 : 0));
+}
 
 }  // namespace ctfx

@@ -235,10 +235,7 @@ class parser {
       msg.remove_prefix(end);
     }
     m << msg;
-    diagnostic d = b_.g.error;
-    for (auto& ch : d.text) ch = 0;
-    for (std::size_t k = 0; k < m.n; ++k) d.text[k] = m.s[k];
-    b_.g.error = d;
+    b_.g.error.set_message(m.view());
     err_line_ = at.line;
     err_col_ = at.col;
   }
@@ -349,13 +346,13 @@ class parser {
     const sym_expr* s = t.size;
     tensor x{};
     switch (t.rank) {
-      case 0: x = b_.input(name, t.dt, {}); break;
-      case 1: x = b_.input(name, t.dt, {s[0]}); break;
-      case 2: x = b_.input(name, t.dt, {s[0], s[1]}); break;
-      case 3: x = b_.input(name, t.dt, {s[0], s[1], s[2]}); break;
-      case 4: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3]}); break;
-      case 5: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3], s[4]}); break;
-      default: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3], s[4], s[5]}); break;
+      case 0: x = b_.input(name, t.dt, {}, {}); break;
+      case 1: x = b_.input(name, t.dt, {s[0]}, {}); break;
+      case 2: x = b_.input(name, t.dt, {s[0], s[1]}, {}); break;
+      case 3: x = b_.input(name, t.dt, {s[0], s[1], s[2]}, {}); break;
+      case 4: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3]}, {}); break;
+      case 5: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3], s[4]}, {}); break;
+      default: x = b_.input(name, t.dt, {s[0], s[1], s[2], s[3], s[4], s[5]}, {}); break;
     }
     // An input's layout is what the caller passes: keep PyTorch's strides when they differ.
     if (t.has_strides)
@@ -927,9 +924,7 @@ class parser {
     std::string_view msg = d.message();
     std::size_t tag = msg.find(" [rule");
     m << msg.substr(0, tag) << callee << "'" << msg.substr(tag);
-    for (auto& ch : d.text) ch = 0;
-    for (std::size_t k = 0; k < m.n; ++k) d.text[k] = m.s[k];
-    b_.g.error = d;
+    b_.g.error.set_message(m.view());
   }
 
   // higher_order.auto_functionalized(torch.ops.ns.op.default, x = a, out = b): the keywords are the
@@ -970,13 +965,6 @@ constexpr fx_parse_result parse_unverified(std::string_view text, std::span<cons
   return parser(text, customs).run();
 }
 
-template <diagnostic D>
-struct fx_text_error {
-  static_assert(D.r != rule::fx_text,
-                "ctfx::fx_graph: the FX text is malformed or calls an unsupported op; the line, column and op are named "
-                "in 'fx_text_error<ctfx::diagnostic{...}>' above");
-  static constexpr bool value = detail::graph_error<D>::value;
-};
 
 }  // namespace fx
 
@@ -1009,7 +997,7 @@ struct fx_graph_def {
   static constexpr checked info = check();  ///< the parse's sizes and verdict
   static constexpr ir_sizes sizes = info.sizes;  ///< the graph's sizes
   static constexpr diagnostic diag = info.diag;  ///< the first broken rule (a compile error when not ok)
-  static_assert(fx::fx_text_error<diag>::value);
+  static_assert(detail::report<diag>::value);
   static constexpr frozen_ir<sizes> frozen = freeze<sizes>(build());  ///< the graph, frozen
   /// The parsed graph.
   static constexpr ir get() { return frozen.thaw(); }

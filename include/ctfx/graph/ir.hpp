@@ -58,6 +58,8 @@ struct node {
   tensor_meta meta{};  ///< dtype, extents, strides, offset, storage
   /// Reinplacing: the user asks for this node to run in place (a miss becomes a compile error).
   bool require_inplace = false;
+  /// The user's line of the require_inplace() call (0: not known), named when reinplacing misses it.
+  std::uint16_t required_line = 0;
   /// For custom / auto_functionalized: bit i set = tensor argument i must still be cloned.
   std::uint32_t clone_mask = 0;
   /// Provenance: the id of the node of the user's graph this node came from.

@@ -171,6 +171,7 @@ struct canonicalizer {
     std::int32_t inp = rw.resolve(g.arg(s, 0)), src = rw.resolve(g.arg(s, 1));
     node proto = node_like(g, s, op_kind::generalized_scatter);
     proto.require_inplace = g[s].require_inplace;
+    proto.required_line = g[s].required_line;
     // G(inp, ...) is clone_meta(inp), as s is: it takes s's metadata and storage (so s's users keep
     // theirs through the rebuild).
     proto.meta = g.meta(s);
@@ -209,6 +210,7 @@ struct canonicalizer {
     for (const auto& p : sp) chain.push_back(p);
     for (const auto& p : inner) chain.push_back(p);
     proto.require_inplace = proto.require_inplace || rw.at(src).require_inplace;
+    if (proto.required_line == 0) proto.required_line = rw.at(src).required_line;
     std::int32_t G = rw.insert_before(src, proto, {inp, src_src}, chain, true);
     bool g_out = out_storage[static_cast<std::size_t>(s)] != 0 || (src_has_other_users && out_storage[static_cast<std::size_t>(src)]);
     add_value(G, src, s, g_out);

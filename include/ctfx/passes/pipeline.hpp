@@ -7,7 +7,7 @@
 // evaluations); either way each pass is followed by the verifier (in the fused evaluation its
 // structural checks, with every node's metadata re-derived after the last pass and, when anything
 // fails, after each pass again to name the pass), and a broken rule — including a require_inplace
-// node left functional — is a compile error naming the node and the rule (detail::graph_error, as
+// node left functional — is a compile error naming the node and the rule (detail::report, as
 // for graphs):
 //
 //   using P = ctfx::pipeline<decltype(my_graph)>;          // or pipeline<G, decltype(my_table)>
@@ -85,10 +85,15 @@ constexpr ir run_pipeline(ir g, reinplace_log* log = nullptr, verify_level betwe
 
 namespace detail {
 
-// A verified stage (stage<..., true>): a failed verify is a compile error naming the rule.
+// A verified stage (stage<..., true>): a failed verify is a compile error naming the rule. In the
+// fused pipeline (g++, clang) pipeline<> reports it instead, from a context the compiler prints in
+// fewer lines (one report per failure either way).
 template <class Stage>
 struct checked_stage : Stage {
-  static_assert(graph_error<Stage::diag>::value);
+  /// The stage's verdict (a member of this class: g++ 12 cannot take a dependent base's member as a
+  /// reference template argument).
+  static constexpr diagnostic diag = Stage::diag;
+  static_assert(report<diag, diag.ok() || !verify_separately>::value);
 };
 
 // A stage whose one evaluation also keeps the reinplacing report (the report used to cost two more
@@ -214,6 +219,12 @@ struct staged_pipeline {
   using decomposed = checked_stage<stage<reinplaced, &decompose_generalized_scatter, true>>;
   using final_stage = checked_stage<stage<decomposed, &dce, true>>;
 };
+
+// The final graph's stage (pipeline<>::final_stage), nameable without instantiating pipeline<>: a
+// user such as compiled<G> reports a broken rule from its own, shorter instantiation context.
+template <class Source, class Table>
+using final_stage_t = std::conditional_t<verify_separately, typename staged_pipeline<Source, Table>::final_stage,
+                                         checked_stage<fused_pipeline<Source, Table>>>;
 }  // namespace detail
 
 /// The pipeline over a graph source (a graph_def, a stage, anything with a static constexpr get()).
@@ -233,9 +244,10 @@ struct pipeline {
   /// The graph after decompose_generalized_scatter.
   using decomposed = typename stages::decomposed;
   /// The final graph (after dce).
-  using final_stage = std::conditional_t<detail::verify_separately, typename stages::final_stage,
-                                         detail::checked_stage<detail::fused_pipeline<Source, Table>>>;
-  static_assert(final_stage::diag.ok());
+  using final_stage = detail::final_stage_t<Source, Table>;
+  /// The first broken rule of the final graph (a compile error when not ok).
+  static constexpr diagnostic diag = final_stage::diag;
+  static_assert(detail::report<diag>::value);
 
  private:
   static constexpr auto make_report() {

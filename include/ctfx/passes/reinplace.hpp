@@ -733,6 +733,7 @@ constexpr void check_required(ir& out, const ir& g, const reinplacer& R) {
     out.error = diagnostic{};
     fail(out, -1, rule::require_inplace, m);
     out.error.node = c.node;
+    out.error.locate({"", g[c.node].required_line, 0});
     return;
   }
   for (std::int32_t i = 0; i < g.size(); ++i) {
@@ -744,6 +745,7 @@ constexpr void check_required(ir& out, const ir& g, const reinplacer& R) {
       << " (add a pair to the inplace table for user ops)";
     out.error = diagnostic{};
     fail(out, i, rule::require_inplace, m);
+    out.error.locate({"", nd.required_line, 0});
     return;
   }
 }
