@@ -623,7 +623,7 @@ class program {
     for (std::int32_t i = 0; i < g_.size(); ++i) {
       const op_kind k = g_[i].op;
       if (group_of_[static_cast<std::size_t>(i)] >= 0 || fusion_.root[static_cast<std::size_t>(i)] != i || !g_[i].meta.is_tensor()) continue;
-      if ((is_unary(k) && k != op_kind::convert) || is_binary(k)) {
+      if ((is_unary(k) && k != op_kind::convert) || is_binary(k) || is_ternary(k)) {
         group_of_[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(groups_.size());
         groups_.emplace_back();
       }
@@ -663,12 +663,21 @@ class program {
             G.dst = g_.arg(x, 0);
             o.out = g_.meta(G.dst).dt;
           }
-          o.a = ref(g_.arg(x, 0));
+          if (is_ternary(nd.op)) {  // where(c, a, b)
+            o.c = ref(g_.arg(x, 0));
+            o.a = ref(g_.arg(x, 1));
+            o.b = ref(g_.arg(x, 2));
+          } else {
+            o.a = ref(g_.arg(x, 0));
+          }
           if (is_binary(nd.op)) {
             if (nd.nargs > 1) o.b = ref(g_.arg(x, 1));
             else { o.has_scalar = true; o.scalar = nd.scalar; }
           }
         }
+        o.cdt = kernels::compute_dtype(o.k, o.out, operand_dtype_of(x));
+        if (o.has_scalar && yields_bool(o.k))
+          o.scalar = visit_dtype(o.cdt, [&](auto pd) { return kernels::scalar_operand<decltype(pd)::value, double>(o.k, o.scalar); });
         kernels::resolve(o, dtype_of(o.a), o.b >= 0 ? dtype_of(o.b) : o.out);
         op_index[static_cast<std::size_t>(x)] = k.n_ops;
         k.ops[k.n_ops++] = o;
@@ -677,6 +686,14 @@ class program {
       k.n_leaves = static_cast<int>(G.leaves.size());
       for (int l = 0; l < k.n_leaves; ++l) k.leaf_dt[l] = g_.meta(G.leaves[static_cast<std::size_t>(l)]).dt;
     }
+  }
+
+  // The dtype a bool-result node (comparison, logical op) tests its operands in.
+  dtype operand_dtype_of(std::int32_t x) const {
+    const node& nd = g_[x];
+    if (nd.op == op_kind::logical_not) return g_.meta(g_.arg(x, 0)).dt;
+    if (!is_binary(nd.op)) return nd.meta.dt;
+    return detail::operand_dtype(g_.meta(g_.arg(x, 0)), nd.nargs > 1 ? &g_.meta(g_.arg(x, 1)) : nullptr, nd.aux == 2);
   }
 
   void run_group(const group& G, const exec_frame& f) const {
@@ -964,7 +981,7 @@ class program {
         kernels::index_put(ctx, a, scratch + 64, opt_.atomic_index_put);
         return {};
       }
-      case op_kind::sum: case op_kind::amax: {
+      case op_kind::sum: case op_kind::amax: case op_kind::mean: {
         unsigned dims = 0;
         const int r = g_.meta(g_.arg(i, 0)).rank;
         for (std::int32_t k = 0; k < n.npar; ++k) {
@@ -973,7 +990,15 @@ class program {
           dims |= 1u << d;
         }
         if (n.npar == 0) dims = (1u << r) - 1;  // all dimensions
-        kernels::reduce(ctx, n.op == op_kind::amax, view(i), arg(0), dims);
+        double count = 0;  // mean: the number of elements folded into each result
+        if (n.op == op_kind::mean) {
+          const strided x = arg(0);
+          count = 1;
+          for (int d = 0; d < r; ++d)
+            if (dims & (1u << d)) count *= static_cast<double>(x.size[d]);
+        }
+        if (n.op == op_kind::mean && count == 0) { kernels::fill(ctx, view(i), std::numeric_limits<double>::quiet_NaN()); return {}; }  // 0 / 0
+        kernels::reduce(ctx, n.op == op_kind::amax, view(i), arg(0), dims, count);
         return {};
       }
       case op_kind::cat: {
@@ -1019,9 +1044,10 @@ class program {
       const bool inplace = is_mutating(n.op);
       strided out = inplace ? arg(0) : view(i);
       strided b = n.nargs > 1 ? arg(1) : strided{};
-      kernels::binary(ctx, op, out, arg(0), n.nargs > 1 ? &b : nullptr, n.scalar);
+      kernels::binary(ctx, op, out, arg(0), n.nargs > 1 ? &b : nullptr, n.scalar, operand_dtype_of(i));
       return {};
     }
+    if (n.op == op_kind::where) { kernels::where(ctx, view(i), arg(0), arg(1), arg(2)); return {}; }
     return run_status::failure(i, "rule executable-op: " + detail::node_label(g_, i) + " (" + std::string(name_of(n.op)) +
                                       ") has no kernel");
   }
