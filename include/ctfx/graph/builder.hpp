@@ -71,6 +71,8 @@ struct tensor {
   constexpr tensor sum(std::initializer_list<index_t> dims = {}, bool keepdim = false) const;
   /// `aten.amax` over `dims` (all when empty).
   constexpr tensor amax(std::initializer_list<index_t> dims = {}, bool keepdim = false) const;
+  /// `aten.mean.dim` over `dims` (all when empty): the sum divided by the count; floating only.
+  constexpr tensor mean(std::initializer_list<index_t> dims = {}, bool keepdim = false) const;
   /// `aten._to_copy` to dtype `d` (`convert_element_type`).
   constexpr tensor to(dtype d) const;
   /// `aten.sym_size` of dimension `dim`.
@@ -366,6 +368,14 @@ constexpr tensor tensor::amax(std::initializer_list<index_t> dims, bool keepdim)
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::amax, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k), keepdim)};
 }
+constexpr tensor tensor::mean(std::initializer_list<index_t> dims, bool keepdim) const {
+  sym_expr p[max_rank]{};
+  std::size_t k = 0;
+  for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
+  if (!b || !b->check(*this)) return *this;
+  std::int32_t a[1] = {id};
+  return {b, b->add(op_kind::mean, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k), keepdim)};
+}
 constexpr tensor tensor::to(dtype d) const { return b ? b->make(op_kind::convert, {*this}, {}, static_cast<std::int32_t>(d)) : *this; }
 constexpr tensor tensor::sym_size(index_t dim) const { return b ? b->make(op_kind::sym_size, {*this}, {dim}) : *this; }
 constexpr tensor tensor::add_(tensor o) const { return b ? b->make(op_kind::add_, {*this, o}) : *this; }
@@ -405,6 +415,26 @@ constexpr tensor maximum(tensor a, tensor b) { return detail::binary(op_kind::ma
 constexpr tensor minimum(tensor a, tensor b) { return detail::binary(op_kind::minimum, a, b); }
 constexpr tensor pow(tensor a, tensor b) { return detail::binary(op_kind::pow, a, b); }
 constexpr tensor pow(tensor a, double e) { return detail::binary(op_kind::pow, a, e, detail::is_int(e)); }
+
+// Comparisons (bool results, computed in the operands' promoted type) and logical ops. Functions,
+// not operators: `a == b` compares handles.
+#define CTFX_PREDICATE_FN(NAME) \
+  constexpr tensor NAME(tensor a, tensor b) { return detail::binary(op_kind::NAME, a, b); } \
+  constexpr tensor NAME(tensor a, double s) { return detail::binary(op_kind::NAME, a, s, false); } \
+  constexpr tensor NAME(tensor a, int s) { return detail::binary(op_kind::NAME, a, s, true); }
+CTFX_PREDICATE_FN(eq) CTFX_PREDICATE_FN(ne) CTFX_PREDICATE_FN(lt) CTFX_PREDICATE_FN(le) CTFX_PREDICATE_FN(gt)
+CTFX_PREDICATE_FN(ge) CTFX_PREDICATE_FN(clamp_min) CTFX_PREDICATE_FN(clamp_max)
+#undef CTFX_PREDICATE_FN
+constexpr tensor logical_and(tensor a, tensor b) { return detail::binary(op_kind::logical_and, a, b); }
+constexpr tensor logical_or(tensor a, tensor b) { return detail::binary(op_kind::logical_or, a, b); }
+constexpr tensor logical_not(tensor a) { return a.b ? a.b->make(op_kind::logical_not, {a}) : a; }
+/// `aten.clamp`, as PyTorch's post-grad graphs print it: clamp_min then clamp_max.
+constexpr tensor clamp(tensor a, double lo, double hi) { return clamp_max(clamp_min(a, lo), hi); }
+/// `aten.where.self`: c ? a : b elementwise (c bool; the three broadcast).
+constexpr tensor where(tensor c, tensor a, tensor b) {
+  builder* bb = c.b ? c.b : a.b ? a.b : b.b;
+  return bb ? bb->make(op_kind::where, {c, a, b}) : c;
+}
 
 #define CTFX_UNARY_FN(NAME) \
   constexpr tensor NAME(tensor a) { return a.b ? a.b->make(op_kind::NAME, {a}) : a; }

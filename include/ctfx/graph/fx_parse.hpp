@@ -712,6 +712,7 @@ class parser {
         if (!tensor_arg(call, 0, "self", at) || !alpha_is_one(call)) return;
         const value* o = arg(call, 1, "other");
         if (!o) o = arg(call, 1, "exponent");
+        if (!o) o = arg(call, 1, k == op_kind::clamp_max ? "max" : "min");
         if (o && o->k == vkind::name) {
           if (!tensor_arg(call, 1, o->key.empty() ? "other" : o->key, at)) return;
           emit_bufs(name, t, k, 0, 0.0, at);
@@ -721,6 +722,11 @@ class parser {
         bool integral = false;
         if (!scalar_of(o, s, integral, "the scalar operand")) return;
         emit_bufs(name, t, k, integral ? 2 : 1, s, at);
+        return;
+      }
+      case lower::where: {
+        if (!tensor_arg(call, 0, "condition", at) || !tensor_arg(call, 1, "self", at) || !tensor_arg(call, 2, "other", at)) return;
+        emit_bufs(name, t, k, 0, 0.0, at);
         return;
       }
       case lower::slice: case lower::slice_scatter: {
