@@ -1,13 +1,17 @@
 // Ops PyTorch prints that ctfx takes: tanh, sigmoid and rsqrt (in the DSL and from the text; fused,
-// bit-identical to the reference, equal to the math in f32 and f16), scalar_tensor (x[i] = 0.5), and
-// the message for a tensor constant whose values the text does not hold.
+// bit-identical to the reference, equal to the math in f32 and f16), scalar_tensor (x[i] = 0.5), the
+// message for a tensor constant whose values the text does not hold; comparisons, logical ops, where,
+// clamp_min/clamp_max and mean (graphs, values, printing, messages).
 #include <doctest/doctest.h>
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 #include <ctfx.hpp>
+#include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/graph/fx_parse.hpp>
+#include <ctfx/graph/fx_print.hpp>
 
 namespace {
 constexpr auto text = R"(def forward(self, x: "f32[3, 5][5, 1]cpu"):
@@ -81,4 +85,155 @@ TEST_CASE("fx: a tensor constant (self._tensor_constant0) is refused naming the 
   REQUIRE_FALSE(r.ok());
   CHECK(ctfx::to_string(r.error).find("'self._tensor_constant0' is a tensor constant whose values are not in the printed graph") !=
         std::string::npos);
+}
+
+// ----- comparisons, logical ops, where, clamp, mean -----
+namespace {
+// Every new elementwise op in one chain, so that the groups fuse them: a compare feeding a where
+// feeding a clamp, int and f16 operands against float scalars, a NaN in the input.
+constexpr auto cmp_graph = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4, 6});
+  auto y = b.input("y", ctfx::f32, {6});
+  auto i = b.input("i", ctfx::i64, {4, 6});
+  auto h = b.input("h", ctfx::f16, {4, 6});
+  auto m = ctfx::logical_and(ctfx::gt(x, y), ctfx::logical_not(ctfx::eq(i, 2.5)));
+  b.output(ctfx::clamp(ctfx::where(m, x, y) * 2.0, -1.0, 1.5),                      // f32
+           ctfx::logical_or(ctfx::le(i, 1.5), ctfx::ne(x, 0.1)),                      // b8
+           ctfx::ge(h, 0.1),                                                          // b8: 0.1 rounded to f16
+           ctfx::where(ctfx::lt(x, 0), ctfx::clamp_min(i, 0), ctfx::clamp_max(x, y)),  // f32 (i64 and f32)
+           x.mean({1}), x.mean({}, true));
+});
+using cmp_plan = ctfx::compiled<decltype(cmp_graph)>;
+static_assert(cmp_graph.get()[4].meta.dt == ctfx::b8);                   // gt
+static_assert(cmp_graph.get()[6].meta.dt == ctfx::b8);                   // eq(i, 2.5)
+static_assert(cmp_plan::graph().size() > 0);
+
+struct cmp_data {
+  std::vector<float> x = std::vector<float>(24), y = std::vector<float>(6), o0 = std::vector<float>(24), o3 = std::vector<float>(24),
+                     o4 = std::vector<float>(4), o5 = std::vector<float>(1);
+  std::vector<std::int64_t> i = std::vector<std::int64_t>(24);
+  std::vector<ctfx::half_t> h = std::vector<ctfx::half_t>(24);
+  std::vector<std::uint8_t> o1 = std::vector<std::uint8_t>(24), o2 = std::vector<std::uint8_t>(24);
+  cmp_data() {
+    for (std::size_t k = 0; k < 24; ++k) {
+      x[k] = static_cast<float>(k % 7) * 0.35f - 1.0f;
+      i[k] = static_cast<std::int64_t>(k % 5) - 1;
+      h[k] = ctfx::half_t(static_cast<float>(k % 3) * 0.1f);
+    }
+    x[3] = std::nanf("");
+    x[5] = 0.1f;
+    for (std::size_t k = 0; k < 6; ++k) y[k] = static_cast<float>(k) * 0.25f - 0.5f;
+  }
+  std::vector<ctfx::tensor_ref> in() {
+    return {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {4, 6}), ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {6}),
+            ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {4, 6}), ctfx::tensor_ref::contiguous(h.data(), ctfx::f16, {4, 6})};
+  }
+  std::vector<ctfx::tensor_ref> out() {
+    return {ctfx::tensor_ref::contiguous(o0.data(), ctfx::f32, {4, 6}), ctfx::tensor_ref::contiguous(o1.data(), ctfx::b8, {4, 6}),
+            ctfx::tensor_ref::contiguous(o2.data(), ctfx::b8, {4, 6}), ctfx::tensor_ref::contiguous(o3.data(), ctfx::f32, {4, 6}),
+            ctfx::tensor_ref::contiguous(o4.data(), ctfx::f32, {4}), ctfx::tensor_ref::contiguous(o5.data(), ctfx::f32, {1, 1})};
+  }
+  bool operator==(const cmp_data& o) const {  // bitwise: NaN results compare by their bits
+    auto same = [](const auto& a, const auto& b) { return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0; };
+    return same(o0, o.o0) && same(o1, o.o1) && same(o2, o.o2) && same(o3, o.o3) && same(o4, o.o4) && same(o5, o.o5);
+  }
+};
+}  // namespace
+
+TEST_CASE("comparisons, logical ops, where, clamp: fused, compiled, run-time and reference plans agree with the math") {
+  cmp_data a, b, c;
+  REQUIRE(cmp_plan::run(a.in(), a.out()).ok);
+  const ctfx::runtime_plan p(cmp_graph.get());
+  CHECK(p.fused().groups_with_members() >= 2);
+  REQUIRE(p.run(b.in(), b.out()).ok);
+  REQUIRE(ctfx::reference_run(cmp_graph.get(), c.in(), c.out()).ok);
+  CHECK(a == c);
+  CHECK(b == c);
+  for (std::size_t k = 0; k < 24; ++k) {
+    CAPTURE(k);
+    const float x = c.x[k], y = c.y[k % 6];
+    const std::int64_t i = c.i[k];
+    const bool m = x > y && !(static_cast<float>(i) == 2.5f);
+    const float w = (m ? x : y) * 2.0f;
+    const float e0 = w != w ? w : std::min(std::max(w, -1.0f), 1.5f);
+    CHECK(std::memcmp(&c.o0[k], &e0, 4) == 0);
+    CHECK(c.o1[k] == ((i <= 1.5 || x != 0.1f) ? 1 : 0));  // NaN != 0.1f is true
+    CHECK(c.o2[k] == (static_cast<float>(c.h[k]) >= static_cast<float>(ctfx::half_t(0.1f)) ? 1 : 0));
+    const float e3 = x < 0 ? static_cast<float>(std::max<std::int64_t>(i, 0)) : (x != x || y != y) ? std::nanf("") : std::min(x, y);
+    CHECK(std::memcmp(&c.o3[k], &e3, 4) == 0);
+  }
+  // 0.1 as f16 is 0.0999755859375: an f16 0.1 compares >= 0.1 only in half precision.
+  CHECK(c.o2[1] == 1);
+  // Means: row 0 holds the NaN; the others sum in row-major order and divide once.
+  CHECK(std::isnan(c.o4[0]));
+  float s1 = 0;
+  for (std::size_t k = 6; k < 12; ++k) s1 += c.x[k];
+  CHECK(c.o4[1] == s1 / 6.0f);
+  CHECK(std::isnan(c.o5[0]));
+}
+
+TEST_CASE("comparisons and where parse from PyTorch's text and print back with their overloads") {
+  constexpr auto t = R"(def forward(self, x: "f32[4][1]cpu", y: "i32[4][1]cpu"):
+    eq = torch.ops.aten.eq.Scalar(x, 0.5)
+    lt = torch.ops.aten.lt.Tensor(y, x)
+    logical_or = torch.ops.aten.logical_or.default(eq, lt)
+    full_default = torch.ops.aten.full.default([], 0.0, dtype = torch.float32, layout = torch.strided, device = device(type='cpu'), pin_memory = False)
+    where = torch.ops.aten.where.self(logical_or, x, full_default)
+    clamp_min = torch.ops.aten.clamp_min.default(where, -1)
+    clamp_max = torch.ops.aten.clamp_max.Tensor(clamp_min, x)
+    mean = torch.ops.aten.mean.dim(clamp_max, [0], True)
+    return (mean, logical_or)
+)";
+  static_assert(ctfx::parse_fx(t).error.ok());
+  const auto r = ctfx::parse_fx(t);
+  REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+  const ctfx::ir& g = r.graph;
+  CHECK(g[2].op == ctfx::op_kind::eq);
+  CHECK(g[2].meta.dt == ctfx::b8);
+  CHECK(g[4].op == ctfx::op_kind::logical_or);
+  CHECK(g[6].op == ctfx::op_kind::where);
+  CHECK(g[6].meta.dt == ctfx::f32);
+  CHECK(g[9].op == ctfx::op_kind::mean);
+  CHECK(g[9].meta.rank == 1);
+  const std::string fx = ctfx::to_fx(g);
+  CHECK(fx.find("torch.ops.aten.eq.Scalar(x, 0.5)") != std::string::npos);
+  CHECK(fx.find("torch.ops.aten.lt.Tensor(y, x)") != std::string::npos);
+  CHECK(fx.find("torch.ops.aten.where.self(logical_or, x, full_default)") != std::string::npos);
+  CHECK(fx.find("torch.ops.aten.clamp_min.default(where, -1)") != std::string::npos);
+  CHECK(fx.find("torch.ops.aten.clamp_max.Tensor(clamp_min, x)") != std::string::npos);
+  CHECK(fx.find("torch.ops.aten.mean.dim(clamp_max, [0], True)") != std::string::npos);
+  const auto again = ctfx::parse_fx(fx);
+  REQUIRE(again.ok());
+  CHECK(ctfx::to_text(again.graph) == ctfx::to_text(g));
+  CHECK(ctfx::to_text(g).find("= where(%logical_or, %x, %full_default)") != std::string::npos);
+}
+
+TEST_CASE("where with a non-bool condition and mean of integers are refused naming the node, the rule and the fix") {
+  auto w = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {4});
+    auto c = b.input("c", ctfx::f32, {4});
+    b.output(ctfx::where(c, x, x));
+  });
+  REQUIRE_FALSE(w.error.ok());
+  CHECK(w.error.r == ctfx::rule::dtype_mismatch);
+  const std::string m = ctfx::to_string(w.error);
+  CHECK(m.find("'where'") != std::string::npos);
+  CHECK(m.find("where needs a bool (b8) condition: compare it (x != 0) or convert it") != std::string::npos);
+
+  const auto r = ctfx::parse_fx(R"(def forward(self, i: "i64[4][1]cpu"):
+    mean = torch.ops.aten.mean.dim(i, [0])
+    return (mean,)
+)");
+  REQUIRE_FALSE(r.ok());
+  const std::string mm = ctfx::to_string(r.error);
+  CHECK(mm.find("mean needs a floating input (convert it to f32 first)") != std::string::npos);
+  CHECK(mm.find("dtype-mismatch") != std::string::npos);
+
+  auto s = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {4});
+    auto c = b.input("c", ctfx::b8, {3});
+    b.output(ctfx::where(c, x, x));
+  });
+  REQUIRE_FALSE(s.error.ok());
+  CHECK(s.error.r == ctfx::rule::broadcast_shapes);
 }
