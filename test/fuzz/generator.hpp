@@ -2,7 +2,8 @@
 //
 // A case is a graph plus input data. The graph is built with the ordinary DSL at run time from a
 // seeded PRNG: inputs (f32, sometimes f64/i32, sometimes a symbolic first extent), then a mix of
-// unary/binary ops with broadcasting and scalars, views of views, view scatters (also the nested
+// unary/binary ops with broadcasting and scalars (comparisons and logical ops feeding where, clamps,
+// means among them), views of views, view scatters (also the nested
 // view->scatter chains canonicalize_view_scatter_ops fuses), index_put with input indices (with and
 // without accumulate, with duplicates), clones, reductions, cat, foreach lists, a mutating user op
 // (auto_functionalized), copy_ epilogues into inputs (also of values that alias the input through
@@ -216,11 +217,17 @@ class generator {
           ok = a == c || c == ctfx::sym_expr(1);
         }
         if (!ok) { push(t * 0.5); break; }
-        switch (pick(4)) {
+        switch (pick(9)) {
           case 0: push(t + u); break;
           case 1: push(t * u); break;
           case 2: push(t - u); break;
-          default: push(ctfx::maximum(t, u)); break;
+          case 3: push(ctfx::maximum(t, u)); break;
+          // bool intermediates (comparisons, logical ops) that fuse into a where; clamps
+          case 4: push(ctfx::where(ctfx::gt(t, u), t, u * 0.5)); note("where"); break;
+          case 5: push(ctfx::where(ctfx::logical_and(ctfx::lt(t, 0.5), ctfx::ne(u, 0)), t * 2.0, u)); note("where"); break;
+          case 6: push(ctfx::where(ctfx::logical_not(ctfx::le(u, t)), ctfx::minimum(t, u), t)); note("where"); break;
+          case 7: push(ctfx::clamp(t, -0.5, 0.75)); note("clamp"); break;
+          default: push(ctfx::clamp_max(ctfx::clamp_min(t, u), 1.0)); note("clamp"); break;
         }
         note("binary");
         break;
@@ -287,6 +294,7 @@ class generator {
       case 10: {
         if (t.rank() < 1) break;
         const index_t d = pick(static_cast<unsigned>(t.rank()));
+        if (ctfx::is_floating(t.meta().dt) && pick(3) == 0) { push(t.mean({d}, coin())); note("mean"); break; }
         push(coin() ? t.sum({d}, coin()) : t.amax({d}, coin()));
         note("reduce");
         break;
