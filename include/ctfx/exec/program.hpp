@@ -25,6 +25,7 @@
 #include <vector>
 #include "../analysis/liveness.hpp"
 #include "../kernels/fused.hpp"
+#include "../kernels/gather.hpp"
 #include "../kernels/index_put.hpp"
 #include "../kernels/pointwise.hpp"
 #include "../kernels/reduce.hpp"
@@ -450,10 +451,9 @@ class program {
         const tensor_meta& on = n.op == op_kind::generalized_scatter_ ? g_.meta(g_.arg(i, 0)) : n.meta;
         detail::scatter_view_meta(scratch_ir, i, n.op, on, g_.params_of(n), target_[static_cast<std::size_t>(i)]);
       }
-      if (n.op == op_kind::index_put || n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put ||
-          n.op == op_kind::unsafe_index_put_) {
+      if (is_index_op(n.op)) {
         index_nodes_.push_back(i);
-        for (std::int32_t k = 2; k < n.nargs; ++k) {
+        for (std::int32_t k = first_index_arg(n.op); k < n.nargs; ++k) {
           const std::int32_t x = g_.arg(i, k);
           if (x >= 0 && g_.meta(x).dt == dtype::b8) {
             prepare_error_ = run_status::failure(i, "rule bool-mask-index: " + detail::node_label(g_, i) +
@@ -727,7 +727,7 @@ class program {
   // Index tensors that live in caller buffers, unwritten before this node, are checked up front.
   bool index_checkable_early(std::int32_t i) const {
     const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
-    for (std::int32_t k = 2; k < g_[i].nargs; ++k) {
+    for (std::int32_t k = first_index_arg(g_[i].op); k < g_[i].nargs; ++k) {
       const std::int32_t x = g_.arg(i, k);
       if (x < 0) continue;
       const auto s = static_cast<std::size_t>(g_.meta(x).storage);
@@ -789,11 +789,13 @@ class program {
     struct idx { int dim; std::int32_t node; };
     std::vector<idx> ix;
     int dim = 0;
-    for (std::int32_t k = 2; k < g_[i].nargs; ++k, ++dim) {
+    for (std::int32_t k = first_index_arg(g_[i].op); k < g_[i].nargs; ++k, ++dim) {
       const std::int32_t x = g_.arg(i, k);
       if (x >= 0) ix.push_back({dim, x});
     }
-    const bound_layout& v = L[static_cast<std::size_t>(g_.arg(i, 1))];
+    // The values (index_put), or the result (index): over S.
+    const std::int32_t vn = g_[i].op == op_kind::index ? i : g_.arg(i, 1);
+    const bound_layout& v = L[static_cast<std::size_t>(vn)];
     if (ix.empty()) {
       a.free = a.x;
       a.values = v.at(base[static_cast<std::size_t>(v.storage)]).broadcast_to(a.x.rank, a.x.size);
@@ -864,7 +866,7 @@ class program {
       (void)scratch;
       for (int k = 0; k < a.n_index && at < 0; ++k) {
         std::int32_t node = -1;
-        for (std::int32_t q = 2, seen = 0; q < g_[i].nargs; ++q)
+        for (std::int32_t q = first_index_arg(g_[i].op), seen = 0; q < g_[i].nargs; ++q)
           if (g_.arg(i, q) >= 0 && seen++ == k) node = g_.arg(i, q);
         const bound_layout& il = L[static_cast<std::size_t>(node)];
         const strided t = il.at(base[static_cast<std::size_t>(il.storage)]);
@@ -892,7 +894,7 @@ class program {
 
   run_status index_failure(std::int32_t i, const kernels::index_put_args& a, int which, index_t value) const {
     std::int32_t idx_node = -1;
-    for (std::int32_t k = 2, seen = 0; k < g_[i].nargs; ++k)
+    for (std::int32_t k = first_index_arg(g_[i].op), seen = 0; k < g_[i].nargs; ++k)
       if (g_.arg(i, k) >= 0 && seen++ == which) idx_node = g_.arg(i, k);
     return run_status::failure(i, "rule index-in-range: " + detail::node_label(g_, i) + ": index " + std::to_string(value) +
                                       " (from '" + std::string(g_[idx_node].name.view()) + "') is out of range for dimension " +
@@ -979,6 +981,13 @@ class program {
           return {};
         }
         kernels::index_put(ctx, a, scratch + 64, opt_.atomic_index_put);
+        return {};
+      }
+      case op_kind::index: {  // x[indices]: checked (unless the validation pass did) before the read
+        if (!index_checkable_early(i))
+          if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
+        const bound_layout& xl = L[static_cast<std::size_t>(g_.arg(i, 0))];
+        kernels::gather(ctx, index_args(i, L, base, base[static_cast<std::size_t>(xl.storage)], xl));
         return {};
       }
       case op_kind::sum: case op_kind::amax: case op_kind::mean: {
@@ -1131,7 +1140,7 @@ class program {
     int brank = 0;
     index_t count = 1;
     int dim = 0;
-    for (std::int32_t k = 2; k < g_[i].nargs; ++k, ++dim) {
+    for (std::int32_t k = first_index_arg(g_[i].op); k < g_[i].nargs; ++k, ++dim) {
       const std::int32_t t = g_.arg(i, k);
       if (t < 0) { count *= x.size[dim]; continue; }
       broadcast_shape(bshape, brank, evaluate(g_.meta(t), sym));

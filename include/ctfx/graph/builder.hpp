@@ -489,6 +489,15 @@ constexpr tensor index_put_impl(op_kind k, tensor x, std::initializer_list<index
   return {x.b, x.b->add(k, std::span<const std::int32_t>(a, n), {}, acc ? 1 : 0)};
 }
 }  // namespace detail
+/// `aten.index.Tensor`: x[idx...] with integer index tensors (None: the whole dimension).
+constexpr tensor index(tensor x, std::initializer_list<index_arg> idx) {
+  std::int32_t a[1 + max_rank]{};
+  std::size_t n = 0;
+  if (!x.b || !x.b->check(x)) return x;
+  a[n++] = x.id;
+  for (auto i : idx) if (n < 1 + max_rank) a[n++] = i.id;
+  return {x.b, x.b->add(op_kind::index, std::span<const std::int32_t>(a, n), {})};
+}
 constexpr tensor index_put(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false) {
   return detail::index_put_impl(op_kind::index_put, x, idx, v, accumulate);
 }

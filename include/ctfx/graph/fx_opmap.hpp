@@ -19,6 +19,7 @@ enum class lower : std::uint8_t {
   dim,                 // (x, dim): unsqueeze, squeeze.dim
   slice_scatter, select_scatter, diagonal_scatter, as_strided_scatter,
   index_put,           // (x, indices, values, accumulate=False)
+  index,               // (x, indices)
   reduce,              // (x, dims=[], keepdim=False)
   cat,                 // (tensors, dim=0)
   foreach,             // (xs, ys) or (xs, scalar)
@@ -91,6 +92,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.ge.Tensor", lower::binary, op_kind::ge},
     {"aten.gt.Scalar", lower::binary, op_kind::gt},
     {"aten.gt.Tensor", lower::binary, op_kind::gt},
+    {"aten.index.Tensor", lower::index, op_kind::index},
     {"aten.index_put.default", lower::index_put, op_kind::index_put},
     {"aten.index_put_.default", lower::index_put, op_kind::index_put_},
     {"aten.le.Scalar", lower::binary, op_kind::le},

@@ -791,6 +791,12 @@ class parser {
         emit_bufs(name, t, k, 0, 0.0, at);
         return;
       }
+      case lower::index: {
+        if (!tensor_arg(call, 0, "self", at) || !tensor_list(call, 1, "indices", at, true)) return;
+        if (arg(call, 2, "")) { fail(arg(call, 2, "")->at, "unexpected extra argument"); return; }
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
       case lower::index_put: {
         if (!tensor_arg(call, 0, "self", at) || !tensor_arg(call, 2, "values", at) ||
             !tensor_list(call, 1, "indices", at, true)) return;

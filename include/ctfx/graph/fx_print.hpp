@@ -99,6 +99,10 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       add(name_ref(g, a[1]));
       if (n.aux) add("True");
       return op(aten_name(n.op));
+    case op_kind::index:
+      add(name_ref(g, a[0]));
+      add(refs(g, a.subspan(1)));
+      return op(aten_name(n.op));
     case op_kind::sum: case op_kind::amax: case op_kind::mean:
       add(name_ref(g, a[0]));
       add(sizes(g, p));

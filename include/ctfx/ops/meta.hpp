@@ -193,6 +193,9 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::index_put: case op_kind::index_put_: case op_kind::unsafe_index_put: case op_kind::unsafe_index_put_:
       if (!need(2)) return false;
       return index_put_meta(g, id, out);
+    case op_kind::index:
+      if (!need(1)) return false;
+      return index_meta(g, id, out);
     case op_kind::sum: case op_kind::amax: case op_kind::mean:
       if (!need(1)) return false;
       return reduction_meta(g, id, N[A[0]].meta, p, n.aux != 0, out);

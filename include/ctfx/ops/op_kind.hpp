@@ -31,7 +31,7 @@ enum class op_kind : std::uint8_t {
   slice_scatter, select_scatter, diagonal_scatter, as_strided_scatter,
   generalized_scatter, generalized_scatter_,
   // indexing
-  index_put, index_put_, unsafe_index_put, unsafe_index_put_,
+  index_put, index_put_, unsafe_index_put, unsafe_index_put_, index,
   // reductions and concatenation
   sum, amax, mean, cat,
   // list ops (results are tuples read with getitem)
@@ -134,6 +134,7 @@ inline constexpr op_facts op_table[] = {
     {"index_put_", op_family::index, false, true, 0, op_kind::index_put},
     {"_unsafe_index_put", op_family::index, false, false, -1, op_kind::unsafe_index_put_},
     {"_unsafe_index_put_", op_family::index, false, true, 0, op_kind::unsafe_index_put},
+    {"index", op_family::index},
     {"sum", op_family::reduction},
     {"amax", op_family::reduction},
     {"mean", op_family::reduction},
@@ -170,6 +171,10 @@ constexpr bool is_view_scatter(op_kind k) {
   return k == op_kind::slice_scatter || k == op_kind::select_scatter ||
          k == op_kind::diagonal_scatter || k == op_kind::as_strided_scatter;
 }
+// Ops with index tensors (checked against their extents before any write): index_put (args
+// x, values, indices...) and index (x, indices...). The argument of the first index.
+constexpr bool is_index_op(op_kind k) { return facts(k).family == op_family::index; }
+constexpr int first_index_arg(op_kind k) { return k == op_kind::index ? 1 : 2; }
 constexpr bool is_list_op(op_kind k) { return facts(k).family == op_family::list; }
 
 }  // namespace ctfx
