@@ -88,7 +88,8 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
     ++checked;
   }
   CHECK(checked >= 30);
-  // The programs of the comparison, logical, where, clamp and mean ops are among them.
-  for (const char* n : {"compare_ops", "logical_ops", "where_ops", "clamp_ops", "maximum_minimum_full", "mean_dims", "masked_fill_put"})
+  // The programs of the comparison, logical, where, clamp, mean and index ops are among them.
+  for (const char* n : {"compare_ops", "logical_ops", "where_ops", "clamp_ops", "maximum_minimum_full", "mean_dims", "masked_fill_put",
+                        "index_gather"})
     CHECK(std::find(names.begin(), names.end(), n) != names.end());
 }

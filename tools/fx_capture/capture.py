@@ -220,6 +220,11 @@ def masked_fill_put(x, m):
     x[m] = 0.5
 
 
+def index_gather(x, i, j):
+    # rows, a column per row (two adjacent indices, one negative), and a None before the index
+    return x[i] * 2, x[i, j], x[:, j], x[j.view(3, 1)]
+
+
 def with_nan(*shape):
     t = torch.randn(*shape)
     t.view(-1)[1] = float("nan")
@@ -237,6 +242,7 @@ PROGRAMS = [
     # eighths: every partial sum is exact, so the values do not depend on the order PyTorch's
     # vectorized sum folds in (ctfx folds in row-major order); the division is what is compared
     ("mean_dims", mean_dims, lambda: (torch.randint(-64, 64, (3, 37, 5)).float() / 8,), {}),
+    ("index_gather", index_gather, lambda: (torch.randn(5, 4), torch.tensor([0, 3, -1]), torch.tensor([1, -4, 2])), {}),
     ("masked_fill_put", masked_fill_put, lambda: (torch.randn(5, 4), torch.randn(5, 4) > 0), {}),
     ("index_put_copy", index_put_copy, lambda: (torch.randn(8, 4), torch.tensor([1, 5]), torch.randn(2, 4)), {}),
     ("index_put_accumulate", index_put_accumulate, lambda: (torch.randn(8, 4), torch.tensor([1, 1, 6]), torch.randn(3, 4)), {}),
