@@ -453,13 +453,17 @@ class program {
       }
       if (is_index_op(n.op)) {
         index_nodes_.push_back(i);
+        int indices = 0, masks = 0;
         for (std::int32_t k = first_index_arg(n.op); k < n.nargs; ++k) {
           const std::int32_t x = g_.arg(i, k);
-          if (x >= 0 && g_.meta(x).dt == dtype::b8) {
-            prepare_error_ = run_status::failure(i, "rule bool-mask-index: " + detail::node_label(g_, i) +
-                                                       " indexes with a bool mask; the executors support integer indices only (convert the mask with nonzero)");
-            return;
-          }
+          indices += x >= 0;
+          masks += x >= 0 && g_.meta(x).dt == dtype::b8;
+        }
+        if (masks > 0 && indices > 1) {
+          prepare_error_ = run_status::failure(i, "rule bool-mask-index: " + detail::node_label(g_, i) +
+                                                     " indexes with a bool mask and other indices together; the executors take a mask "
+                                                     "only as the one index (convert the mask with nonzero)");
+          return;
         }
       }
       if (n.op == op_kind::custom || n.op == op_kind::auto_functionalized) {
@@ -528,7 +532,7 @@ class program {
     fused_check_.assign(static_cast<std::size_t>(g_.size()), 0);
     for (auto i : index_nodes_) {
       const op_kind k = g_[i].op;
-      if ((k != op_kind::index_put_ && k != op_kind::unsafe_index_put_) || !index_checkable_early(i)) continue;
+      if ((k != op_kind::index_put_ && k != op_kind::unsafe_index_put_) || mask_dim(i) >= 0 || !index_checkable_early(i)) continue;
       const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
       bool ok = first_caller_write_ < 0 || first_caller_write_ >= step;
       for (auto st : direct_storage_) {  // an output in the caller's buffer: defined (or written) before?
@@ -724,12 +728,23 @@ class program {
     }
   }
 
-  // Index tensors that live in caller buffers, unwritten before this node, are checked up front.
+  // The put's bool mask (its one index): the x dimension it starts at, or -1 when it has none.
+  int mask_dim(std::int32_t i) const {
+    if (g_[i].op == op_kind::index) return -1;
+    for (std::int32_t k = 2; k < g_[i].nargs; ++k) {
+      const std::int32_t x = g_.arg(i, k);
+      if (x >= 0 && g_.meta(x).dt == dtype::b8) return k - 2;
+    }
+    return -1;
+  }
+
+  // Index tensors that live in caller buffers, unwritten before this node, are checked up front
+  // (a bool mask has no values to check: its shape is the indexed dimensions', checked when built).
   bool index_checkable_early(std::int32_t i) const {
     const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
     for (std::int32_t k = first_index_arg(g_[i].op); k < g_[i].nargs; ++k) {
       const std::int32_t x = g_.arg(i, k);
-      if (x < 0) continue;
+      if (x < 0 || g_.meta(x).dt == dtype::b8) continue;
       const auto s = static_cast<std::size_t>(g_.meta(x).storage);
       if (input_of_storage_[s] < 0) return false;
       if (first_write_step_[s] >= 0 && first_write_step_[s] < step) return false;
@@ -854,6 +869,16 @@ class program {
   run_status check_indices(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
                            const device_ctx& ctx, std::byte* scratch) const {
     const bound_layout& x = L[static_cast<std::size_t>(g_.arg(i, 0))];
+    if (const int d0 = mask_dim(i); d0 >= 0) {  // the mask's extents must be the indexed ones
+      const bound_layout& m = L[static_cast<std::size_t>(g_.arg(i, 2 + d0))];
+      for (int d = 0; d < m.rank; ++d)
+        if (d0 + d >= x.rank || m.size[d] != x.size[d0 + d])
+          return run_status::failure(i, "rule mask-shape: " + detail::node_label(g_, i) + ": the mask's dimension " +
+                                            std::to_string(d) + " has extent " + std::to_string(m.size[d]) +
+                                            ", the indexed dimension " + std::to_string(d0 + d) + " of x has " +
+                                            std::to_string(d0 + d < x.rank ? x.size[d0 + d] : 0));
+      return {};
+    }
     kernels::index_put_args a = index_args(i, L, base, base[static_cast<std::size_t>(x.storage)], x);
     int which = -1;
     index_t value = 0, at = -1;
@@ -974,6 +999,10 @@ class program {
         if (!index_checkable_early(i))
           if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
         if (!inplace) kernels::copy(ctx, view(i), arg(0));
+        if (const int d0 = mask_dim(i); d0 >= 0) {  // x[mask] = v: elementwise over x
+          kernels::masked_put(ctx, dl.at(base[static_cast<std::size_t>(dl.storage)]), arg(2 + d0), d0, arg(1), n.aux != 0);
+          return {};
+        }
         const kernels::index_put_args a = index_args(i, L, base, base[static_cast<std::size_t>(dl.storage)], dl);
         if (inplace && fused_check(i, a, ctx)) {  // the check inside the put (no early check ran)
           index_t value = 0;

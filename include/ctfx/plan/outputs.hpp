@@ -26,7 +26,7 @@ constexpr bool indices_are_inputs(const ir& g) {
     if (is_index_op(n.op))
       for (std::int32_t k = first_index_arg(n.op); k < n.nargs; ++k) {
         const std::int32_t x = g.arg(i, k);
-        if (x < 0) continue;
+        if (x < 0 || g.meta(x).dt == dtype::b8) continue;  // a mask has no values to check
         const auto s = static_cast<std::size_t>(g.meta(x).storage);
         if (!input[s] || written[s]) return false;
       }
