@@ -312,3 +312,59 @@ TEST_CASE("index: parses from PyTorch's text (None entries) and prints back as a
   REQUIRE(r.ok());
   CHECK(ctfx::to_fx(r.graph).find("torch.ops.aten.index.Tensor(x, [None, j])") != std::string::npos);
 }
+
+// ----- index_put with a bool mask -----
+TEST_CASE("index_put with a bool mask: x[mask] = v and += v, a computed mask after an input write, mixed indices refused") {
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {3, 4});
+    auto y = b.input("y", ctfx::f32, {3, 4});
+    auto v = b.input("v", ctfx::f32, {4});
+    b.update(y, y + 1.0);                                           // a caller write
+    auto m = ctfx::gt(x, 0);                                        // a mask computed in the graph
+    b.update(x, ctfx::index_put(x, {m}, b.full({}, 0.5)));          // x[x > 0] = 0.5
+    b.output(ctfx::index_put(y, {ctfx::lt(y.sum({1}), 8.0)}, v, true));  // y[y.sum(1) < 8] += v: rows
+  });
+  REQUIRE_MESSAGE(g.error.ok(), ctfx::to_string(g.error));
+  const ctfx::runtime_plan plan(g);
+  REQUIRE_MESSAGE(plan.error().ok(), plan.error().message());
+  auto data = [] {
+    std::vector<float> x(12), y(12), v = {10, 20, 30, 40};
+    for (std::size_t k = 0; k < 12; ++k) {
+      x[k] = static_cast<float>(k % 5) - 2.0f;
+      y[k] = static_cast<float>(k) * 0.25f;
+    }
+    return std::vector<std::vector<float>>{x, y, v, std::vector<float>(12)};
+  };
+  auto run = [](auto&& f, std::vector<std::vector<float>>& d) {
+    return f(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(d[0].data(), ctfx::f32, {3, 4}),
+                                           ctfx::tensor_ref::contiguous(d[1].data(), ctfx::f32, {3, 4}),
+                                           ctfx::tensor_ref::contiguous(d[2].data(), ctfx::f32, {4})},
+             std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(d[3].data(), ctfx::f32, {3, 4})});
+  };
+  auto a = data(), r = data();
+  REQUIRE(run([&](auto in, auto out) { return plan.run(in, out); }, a).ok);
+  REQUIRE(run([&](auto in, auto out) { return ctfx::reference_run(g, in, out); }, r).ok);
+  CHECK(a == r);
+  const auto d = data();
+  for (std::size_t k = 0; k < 12; ++k) {
+    CAPTURE(k);
+    CHECK(a[0][k] == (d[0][k] > 0 ? 0.5f : d[0][k]));
+    const float y1 = d[1][k];  // the graph reads y's value before its update (the epilogue writes it)
+    float row = 0;
+    for (std::size_t c = 0; c < 4; ++c) row += d[1][k / 4 * 4 + c];
+    CHECK(a[3][k] == (row < 8.0f ? y1 + d[2][k % 4] : y1));
+    CHECK(a[1][k] == d[1][k] + 1.0f);
+  }
+
+  auto mixed = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {3, 4});
+    auto m = b.input("m", ctfx::b8, {3});
+    auto j = b.input("j", ctfx::i64, {1});
+    b.output(ctfx::index_put(x, {m, j}, b.full({}, 1.0)));
+  });
+  REQUIRE(mixed.error.ok());
+  const ctfx::runtime_plan p2(mixed);
+  REQUIRE_FALSE(p2.error().ok());
+  CHECK(std::string(p2.error().message()).find("rule bool-mask-index") != std::string::npos);
+  CHECK(std::string(p2.error().message()).find("a mask only as the one index") != std::string::npos);
+}

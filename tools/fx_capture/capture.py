@@ -225,6 +225,24 @@ def index_gather(x, i, j):
     return x[i] * 2, x[i, j], x[:, j], x[j.view(3, 1)]
 
 
+def masked_put_value(x, m, v):
+    x[m] = v  # v 0-d: Inductor keeps index_put with the bool mask
+
+
+def masked_put_rows(x, m, v):
+    x[m] = v  # a row mask, one row of values for every selected row
+
+
+def masked_put_accumulate(x, m, v):
+    x.index_put_((m,), v, accumulate=True)
+
+
+def masked_index_put(x, m, v):
+    y = x * 2
+    y[:, m] = v  # a mask over dimension 1 (None before it), values broadcast over the selection
+    return y + 1
+
+
 def with_nan(*shape):
     t = torch.randn(*shape)
     t.view(-1)[1] = float("nan")
@@ -243,6 +261,10 @@ PROGRAMS = [
     # vectorized sum folds in (ctfx folds in row-major order); the division is what is compared
     ("mean_dims", mean_dims, lambda: (torch.randint(-64, 64, (3, 37, 5)).float() / 8,), {}),
     ("index_gather", index_gather, lambda: (torch.randn(5, 4), torch.tensor([0, 3, -1]), torch.tensor([1, -4, 2])), {}),
+    ("masked_put_value", masked_put_value, lambda: (torch.randn(5, 4), torch.randn(5, 4) > 0, torch.tensor(2.5)), {}),
+    ("masked_put_rows", masked_put_rows, lambda: (torch.randn(5, 4), torch.tensor([True, False, True, True, False]), torch.randn(4)), {}),
+    ("masked_put_accumulate", masked_put_accumulate, lambda: (torch.randn(5, 4), torch.randn(5, 4) > 0, torch.tensor(0.1)), {}),
+    ("masked_index_put", masked_index_put, lambda: (torch.randn(3, 5, 4), torch.randn(5) > 0, torch.randn(3, 1, 4)), {}),
     ("masked_fill_put", masked_fill_put, lambda: (torch.randn(5, 4), torch.randn(5, 4) > 0), {}),
     ("index_put_copy", index_put_copy, lambda: (torch.randn(8, 4), torch.tensor([1, 5]), torch.randn(2, 4)), {}),
     ("index_put_accumulate", index_put_accumulate, lambda: (torch.randn(8, 4), torch.tensor([1, 1, 6]), torch.randn(3, 4)), {}),
@@ -278,7 +300,7 @@ PROGRAMS = [
 
 def same_bits(a, b):
     # torch.equal is false for a NaN against itself: an input holding NaN would look mutated
-    return a.shape == b.shape and a.dtype == b.dtype and torch.equal(a.contiguous().view(torch.uint8), b.contiguous().view(torch.uint8))
+    return a.shape == b.shape and a.dtype == b.dtype and torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
 
 
 def capture(name, fn, make_args, opts):
