@@ -368,3 +368,44 @@ TEST_CASE("index_put with a bool mask: x[mask] = v and += v, a computed mask aft
   CHECK(std::string(p2.error().message()).find("rule bool-mask-index") != std::string::npos);
   CHECK(std::string(p2.error().message()).find("a mask only as the one index") != std::string::npos);
 }
+
+TEST_CASE("fused kernels: comparisons and where in the per-element kernel (CUDA's) equal the host's chunked loop") {
+  // out = clamp_min(where(x < 0.1, i, x), -0.5), x strided (a transposed view), i an i32 row.
+  std::vector<float> xt(6 * 300);
+  std::vector<std::int32_t> iv(300);
+  for (std::size_t k = 0; k < xt.size(); ++k) xt[k] = static_cast<float>(k % 23) * 0.05f - 0.6f;
+  xt[7] = std::nanf("");
+  for (std::size_t k = 0; k < iv.size(); ++k) iv[k] = static_cast<std::int32_t>(k % 7) - 3;
+  std::vector<float> o1(1800), o2(1800);
+  ctfx::kernels::fused_kernel k;
+  k.n_leaves = 2;
+  k.leaf_dt[0] = ctfx::dtype::f32;
+  k.leaf_dt[1] = ctfx::dtype::i32;
+  k.leaf[0] = ctfx::strided{reinterpret_cast<std::byte*>(xt.data()), ctfx::dtype::f32, 2, {6, 300}, {1, 6}};
+  k.leaf[1] = ctfx::strided{reinterpret_cast<std::byte*>(iv.data()), ctfx::dtype::i32, 2, {6, 300}, {0, 1}};
+  ctfx::kernels::fused_op lt{ctfx::op_kind::lt, ctfx::dtype::b8, ctfx::kernels::leaf_ref(0), -1, true,
+                             static_cast<double>(0.1f)};  // the scalar as the plan rounds it: to f32
+  lt.cdt = ctfx::dtype::f32;
+  ctfx::kernels::fused_op wh{ctfx::op_kind::where, ctfx::dtype::f32, ctfx::kernels::leaf_ref(1), ctfx::kernels::leaf_ref(0)};
+  wh.c = 0;
+  ctfx::kernels::fused_op cm{ctfx::op_kind::clamp_min, ctfx::dtype::f32, 1, -1, true, -0.5};
+  ctfx::kernels::resolve(lt, ctfx::dtype::f32, ctfx::dtype::b8);
+  ctfx::kernels::resolve(wh, ctfx::dtype::i32, ctfx::dtype::f32);
+  ctfx::kernels::resolve(cm, ctfx::dtype::f32, ctfx::dtype::f32);
+  k.ops[0] = lt;
+  k.ops[1] = wh;
+  k.ops[2] = cm;
+  k.n_ops = 3;
+  k.out = ctfx::strided{reinterpret_cast<std::byte*>(o1.data()), ctfx::dtype::f32, 2, {6, 300}, {300, 1}};
+  ctfx::kernels::run_fused(ctfx::device_ctx{}, k);
+  k.out.p = reinterpret_cast<std::byte*>(o2.data());
+  ctfx::parallel_for(ctfx::device_ctx{}, 1800, ctfx::kernels::fused_elem_fn{k});
+  CHECK(std::memcmp(o1.data(), o2.data(), o1.size() * 4) == 0);
+  for (std::size_t r = 0; r < 6; ++r)
+    for (std::size_t c = 0; c < 300; ++c) {
+      const float x = xt[c * 6 + r];
+      const float w = x < 0.1f ? static_cast<float>(iv[c]) : x;
+      const float e = w != w ? w : std::max(w, -0.5f);
+      REQUIRE(std::memcmp(&o1[r * 300 + c], &e, 4) == 0);
+    }
+}

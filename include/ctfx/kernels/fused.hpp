@@ -129,11 +129,11 @@ inline op_chunk_fn op_chunk_for(op_kind k, bool scalar) {
 struct fused_op {
   op_kind k = op_kind::copy;
   dtype out = dtype::f32;   // the result's dtype
-  dtype cdt = dtype::f32;   // the dtype it computes in (kernels::compute_dtype): out's but for bool results
   fused_ref a = -1, b = -1; // operands; b < 0 with `has_scalar`: the scalar
-  fused_ref c = -1;         // where's condition (then a and b are its branches)
   bool has_scalar = false;
   double scalar = 0;        // for a bool-result op, already rounded to cdt (kernels::scalar_operand)
+  fused_ref c = -1;         // where's condition (then a and b are its branches)
+  dtype cdt = dtype::f32;   // what a bool-result op (yields_bool) computes in: its operands' promoted dtype
   // Resolved when the plan is made (host): the compute type index, the loads of a and b into it,
   // the op over compute values, the store into `out` (null: the compute type is out's element type).
   std::int8_t cidx = 0;
@@ -151,10 +151,12 @@ struct fused_kernel {
   strided out{};
 };
 
-// The compute type of an op: as kernels::copy for conversions, compute_t<cdt> otherwise.
+// The compute type of an op: as kernels::copy for conversions, compute_t<out> otherwise (of cdt for
+// the bool-result ops).
 constexpr int compute_index_of(const fused_op& o, dtype a_dt) {
   if (o.k == op_kind::copy) return is_floating(a_dt) || is_floating(o.out) ? 1 : 2;
-  return o.cdt == dtype::f64 ? 1 : is_floating(o.cdt) ? 0 : 2;
+  const dtype c = yields_bool(o.k) ? o.cdt : o.out;
+  return c == dtype::f64 ? 1 : is_floating(c) ? 0 : 2;
 }
 
 // Resolves every op's chunk functions (host); a_dt/b_dt: the operands' dtypes.
