@@ -409,3 +409,24 @@ TEST_CASE("fused kernels: comparisons and where in the per-element kernel (CUDA'
       REQUIRE(std::memcmp(&o1[r * 300 + c], &e, 4) == 0);
     }
 }
+
+TEST_CASE("fx: bitwise and/or/not of bool masks (m1 & m2) are the logical ops; of integers they are refused") {
+  const auto r = ctfx::parse_fx(R"(def forward(self, x: "f32[4][1]cpu"):
+    gt = torch.ops.aten.gt.Scalar(x, 0)
+    lt = torch.ops.aten.lt.Scalar(x, 1)
+    bitwise_not = torch.ops.aten.bitwise_not.default(lt)
+    bitwise_or = torch.ops.aten.bitwise_or.Tensor(gt, bitwise_not)
+    bitwise_and = torch.ops.aten.bitwise_and.Tensor(bitwise_or, lt)
+    return (bitwise_and,)
+)");
+  REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+  CHECK(r.graph[3].op == ctfx::op_kind::logical_not);
+  CHECK(r.graph[4].op == ctfx::op_kind::logical_or);
+  CHECK(r.graph[5].op == ctfx::op_kind::logical_and);
+  const auto bad = ctfx::parse_fx(R"(def forward(self, i: "i64[4][1]cpu"):
+    bitwise_and = torch.ops.aten.bitwise_and.Tensor(i, i)
+    return (bitwise_and,)
+)");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(ctfx::to_string(bad.error).find("node 'bitwise_and': bitwise ops are supported on bool tensors only") != std::string::npos);
+}

@@ -197,7 +197,7 @@ def compare_ops(x, y, i):
 
 def logical_ops(x, y):
     a, b = x > 0, y < 0
-    return torch.logical_and(a, b), torch.logical_or(a, b), torch.logical_not(a), torch.logical_not(x)
+    return torch.logical_and(a, b), torch.logical_or(a, b), torch.logical_not(a), torch.logical_not(x), a & b, a | ~b
 
 
 def where_ops(x, y):

@@ -13,6 +13,7 @@ enum class lower : std::uint8_t {
   unary,               // (x) or (a, b) tensors only: clone, alias, copy, copy_, empty_like, unary math
   binary,              // (a, b) with b a tensor or a scalar
   where,               // (condition, self, other), all tensors
+  bitwise,             // (a, b) or (a), bool tensors only: `m1 & m2`, `m1 | m2`, `~m` as logical ops
   slice, select, diagonal, as_strided,
   view,                // (x, sizes): view, _unsafe_view, reshape, expand
   permute, transpose, t,
@@ -63,6 +64,9 @@ inline constexpr op_row op_rows[] = {
     {"aten.amax.default", lower::reduce, op_kind::amax},
     {"aten.as_strided.default", lower::as_strided, op_kind::as_strided},
     {"aten.as_strided_scatter.default", lower::as_strided_scatter, op_kind::as_strided_scatter},
+    {"aten.bitwise_and.Tensor", lower::bitwise, op_kind::logical_and},
+    {"aten.bitwise_not.default", lower::bitwise, op_kind::logical_not},
+    {"aten.bitwise_or.Tensor", lower::bitwise, op_kind::logical_or},
     {"aten.cat.default", lower::cat, op_kind::cat},
     {"aten.ceil.default", lower::unary, op_kind::ceil},
     {"aten.clamp_max.Tensor", lower::binary, op_kind::clamp_max},
@@ -191,6 +195,9 @@ constexpr std::string_view aten_name(op_kind k) {
     case op_kind::sub_: return "aten.sub_.Tensor";
     case op_kind::mul_: return "aten.mul_.Tensor";
     case op_kind::div_: return "aten.div_.Tensor";
+    case op_kind::logical_and: return "aten.logical_and.default";
+    case op_kind::logical_or: return "aten.logical_or.default";
+    case op_kind::logical_not: return "aten.logical_not.default";
     case op_kind::clamp_min: return "aten.clamp_min.Tensor";
     case op_kind::clamp_max: return "aten.clamp_max.Tensor";
     case op_kind::eq: return "aten.eq.Tensor";

@@ -724,6 +724,17 @@ class parser {
         emit_bufs(name, t, k, integral ? 2 : 1, s, at);
         return;
       }
+      case lower::bitwise: {  // on bools the logical op; ctfx has no bitwise ops on integers
+        const int n = k == op_kind::logical_not ? 1 : 2;
+        for (int j = 0; j < n; ++j) if (!tensor_arg(call, j, j ? "other" : "self", at)) return;
+        for (int j = 0; j < n; ++j)
+          if (b_.g.meta(abuf_[static_cast<std::size_t>(j)]).dt != dtype::b8) {
+            fail(at, "node '", name, "': bitwise ops are supported on bool tensors only (as logical ops)");
+            return;
+          }
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
       case lower::where: {
         if (!tensor_arg(call, 0, "condition", at) || !tensor_arg(call, 1, "self", at) || !tensor_arg(call, 2, "other", at)) return;
         emit_bufs(name, t, k, 0, 0.0, at);
