@@ -1158,7 +1158,9 @@ class program {
   // The CUDA index checker's flag, then the deterministic index_put's sort scratch (CUDA only).
   std::size_t scratch_bytes_without_hidden(const std::vector<index_t>& sym) const {
     std::size_t n = 64;
-    for (auto i : index_nodes_) n = std::max(n, 64 + kernels::index_put_scratch_bytes(selected_count(i, sym), backend::cuda));
+    for (auto i : index_nodes_)
+      if (g_[i].op != op_kind::index && mask_dim(i) < 0)  // a gather and a masked put sort nothing
+        n = std::max(n, 64 + kernels::index_put_scratch_bytes(selected_count(i, sym), backend::cuda));
     return (n + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
   }
 
