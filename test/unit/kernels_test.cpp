@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <ctfx.hpp>
 #include <ctfx/exec/runtime.hpp>
@@ -196,4 +197,17 @@ TEST_CASE("kernels: a transposed output buffer is written through its strides") 
   std::vector<ctfx::tensor_ref> o = {ctfx::tensor_ref(out.data(), od)};
   REQUIRE(ctfx::runtime_plan(g).run(in, o).ok);
   CHECK(out == std::vector<float>{1, 4, 2, 5, 3, 6});
+}
+
+TEST_CASE("kernels: relu on the bits equals x < 0 ? 0 : x on every special value, f32 and f64") {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (float v : {0.0f, -0.0f, 1.5f, -1.5f, inf, -inf, nan, -nan, 1e-45f, -1e-45f, 3e38f, -3e38f}) {
+    const float a = ctfx::kernels::relu_bits(v), b = v < 0.0f ? 0.0f : v;
+    CHECK(std::memcmp(&a, &b, sizeof a) == 0);
+  }
+  const double dinf = std::numeric_limits<double>::infinity(), dnan = std::numeric_limits<double>::quiet_NaN();
+  for (double v : {0.0, -0.0, 2.0, -2.0, dinf, -dinf, dnan, -dnan, 5e-324, -5e-324}) {
+    const double a = ctfx::kernels::relu_bits(v), b = v < 0.0 ? 0.0 : v;
+    CHECK(std::memcmp(&a, &b, sizeof a) == 0);
+  }
 }

@@ -16,6 +16,11 @@
 //   output-count, output-dtype, output-shape, output-buffer-size                     (outputs)
 //   no-caller-aliasing: caller buffers that the graph writes overlap no other caller buffer
 //   workspace-size, index-in-range, custom-kernel, backend
+//   comm-world, collective-dtype, collective-dense, halo-size        (collectives, kernels/collectives.hpp)
+//
+// Across ranks (a communicator in the context): before the first step that writes a caller buffer
+// or communicates, every rank learns whether any rank's validation failed; then every rank returns
+// the failure of the lowest failing rank, named by rank, and no rank writes a caller buffer.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <algorithm>
@@ -24,6 +29,7 @@
 #include <string>
 #include <vector>
 #include "../analysis/liveness.hpp"
+#include "../kernels/collectives.hpp"
 #include "../kernels/fused.hpp"
 #include "../kernels/gather.hpp"
 #include "../kernels/index_put.hpp"
@@ -157,6 +163,26 @@ class program {
   run_status run(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs, const device_ctx& ctx,
                  std::span<std::byte> workspace, const kernel_table* kernels = nullptr,
                  const static_node_fn* static_kernels = nullptr) const {
+    bool agreed = false;
+    run_status st = run_checked(inputs, outputs, ctx, workspace, kernels, static_kernels, agreed);
+    if (ctx.comm && !agreed) return agree(*ctx.comm, static_cast<run_status&&>(st));  // failed before the agreement
+    return st;
+  }
+
+  // The first step that writes a caller buffer or communicates: where ranks agree on validation.
+  std::int32_t sync_step() const { return sync_step_; }
+
+ private:
+  static run_status agree(communicator& c, run_status st) {
+    std::int32_t node = st.node;
+    auto [ok, text] = detail::agree_world(c, st.ok, st.message, node);
+    if (ok) return {};
+    return run_status::failure(node, static_cast<std::string&&>(text));
+  }
+
+  run_status run_checked(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs, const device_ctx& ctx,
+                         std::span<std::byte> workspace, const kernel_table* kernels, const static_node_fn* static_kernels,
+                         bool& agreed) const {
     if (!backend_compiled(ctx.where))
       return run_status::failure(-1, std::string("rule backend: the ") + name_of(ctx.where) +
                                          " backend is not compiled into this program (build it with nvcc)");
@@ -299,11 +325,21 @@ class program {
         return run_status::failure(i, "rule custom-kernel: no kernel for user op '" + std::string(s.name.view()) +
                                           "' (" + detail::node_label(g_, i) + ") in the kernel_table");
     }
+    for (auto i : collective_nodes_) {
+      const bound_layout& x = L[static_cast<std::size_t>(g_.arg(i, 0))];
+      if (std::string e = kernels::check_collective(ctx, collective_of(i), x.at(base[static_cast<std::size_t>(x.storage)]));
+          !e.empty())
+        return run_status::failure(i, e.substr(0, e.find(':') + 2) + detail::node_label(g_, i) + ": " + e.substr(e.find(':') + 2));
+    }
     // ---- execution
     std::vector<std::int32_t> owner(slots_.size(), -1);
     const exec_frame frame{&L, &base, ctx};
     for (std::size_t step = 0; step < life_.steps.size(); ++step) {
       const std::int32_t i = life_.steps[step];
+      if (ctx.comm && static_cast<std::int32_t>(step) == sync_step_) {
+        agreed = true;
+        if (auto st = agree(*ctx.comm, {}); !st) return st;
+      }
       if (opt_.check_lifetimes)
         if (auto st = check_step(static_cast<std::int32_t>(step), owner); !st) return st;
       if (static_kernels && static_kernels[i] && static_kernels[i](frame)) continue;
@@ -312,6 +348,10 @@ class program {
         continue;
       }
       if (auto st = exec_node(i, L, base, ctx, scratch, kernels, b.symbols); !st) return st;
+    }
+    if (ctx.comm && !agreed) {
+      agreed = true;
+      if (auto st = agree(*ctx.comm, {}); !st) return st;
     }
     for (std::size_t j = 0; j < outputs.size(); ++j) {
       if (direct[j]) continue;
@@ -323,7 +363,6 @@ class program {
     return {};
   }
 
- private:
   struct slot { sym_expr bytes{}; };
 
   ir g_;
@@ -338,7 +377,8 @@ class program {
   std::vector<std::int32_t> slot_of_buffer_;
   std::vector<std::vector<std::int32_t>> results_;  // per tuple node: getitem node per result index
   std::vector<tensor_meta> target_;  // per scatter node: the view of its result that src goes into
-  std::vector<std::int32_t> index_nodes_, custom_nodes_;
+  std::vector<std::int32_t> index_nodes_, custom_nodes_, collective_nodes_;
+  std::int32_t sync_step_ = -1;  // see sync_step()
   std::vector<std::int32_t> input_of_storage_;  // per storage: input position, or -1
   std::vector<std::int32_t> first_write_step_;  // per storage: the first step that writes it, or -1
   std::int32_t first_caller_write_ = -1;        // the first step that writes a caller buffer
@@ -466,6 +506,7 @@ class program {
           return;
         }
       }
+      if (facts(n.op).family == op_family::collective) collective_nodes_.push_back(i);
       if (n.op == op_kind::custom || n.op == op_kind::auto_functionalized) {
         custom_nodes_.push_back(i);
         kernels_needed_ = true;
@@ -522,6 +563,34 @@ class program {
       }
     }
     plan_fused_checks();
+    // Ranks agree before the first step that writes a caller buffer (an input, or an output
+    // computed in the caller's buffer) or communicates; indices computed in the graph are checked
+    // before it (above), so every failure a rank can have comes before the agreement.
+    sync_step_ = first_caller_write_ < 0 ? static_cast<std::int32_t>(life_.steps.size()) : first_caller_write_;
+    std::int32_t first_exchange = static_cast<std::int32_t>(life_.steps.size());
+    for (auto i : collective_nodes_) first_exchange = std::min(first_exchange, life_.step_of[static_cast<std::size_t>(i)]);
+    sync_step_ = std::min(sync_step_, first_exchange);
+    for (auto i : index_nodes_)
+      if (!index_checkable_early(i) && life_.step_of[static_cast<std::size_t>(i)] > first_exchange) {
+        prepare_error_ = run_status::failure(
+            i, "rule validate-before-mutate: " + detail::node_label(g_, i) + " uses indices computed in the graph after " +
+                   detail::node_label(g_, life_.steps[static_cast<std::size_t>(first_exchange)]) +
+                   " communicates; ranks agree that every check passed before their first exchange, so compute these "
+                   "indices before it (or pass them as an input)");
+        return;
+      }
+    for (auto st : direct_storage_) {
+      if (st < 0) continue;
+      const auto bi = life_.buffer_of[static_cast<std::size_t>(st)];
+      if (bi >= 0) sync_step_ = std::min(sync_step_, life_.buffers[static_cast<std::size_t>(bi)].def_step);
+      if (first_write_step_[static_cast<std::size_t>(st)] >= 0) sync_step_ = std::min(sync_step_, first_write_step_[static_cast<std::size_t>(st)]);
+    }
+  }
+
+  kernels::collective_node collective_of(std::int32_t i) const {
+    kernels::collective_node c{g_[i].op, g_[i].aux, {}};
+    for (std::int32_t k = 0; k < g_[i].npar && k < 3; ++k) c.param[k] = g_.iparam(i, k);
+    return c;
   }
 
   // In-place index puts whose index check may run inside the put itself (host, see
@@ -549,7 +618,7 @@ class program {
   // True when index node i checks its indices inside its put on this run (then the validation
   // pass leaves them to it).
   bool fused_check(std::int32_t i, const kernels::index_put_args& a, const device_ctx& ctx) const {
-    return ctx.where != backend::cuda && fused_check_[static_cast<std::size_t>(i)] && kernels::index_put_fusable_host(a);
+    return ctx.where != backend::cuda && !ctx.comm && fused_check_[static_cast<std::size_t>(i)] && kernels::index_put_fusable_host(a);
   }
 
   // The arena plan for this graph, verified: within each pool, no two static blocks that are live
@@ -982,8 +1051,16 @@ class program {
       case op_kind::ones: kernels::fill(ctx, view(i), 1.0); return {};
       case op_kind::full: kernels::fill(ctx, view(i), n.scalar); return {};
       case op_kind::fill_: kernels::fill(ctx, arg(0), n.scalar); return {};
-      case op_kind::all_reduce: kernels::copy(ctx, view(i), arg(0)); return {};  // a world of one rank
-      case op_kind::all_reduce_: return {};
+      case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::broadcast: case op_kind::broadcast_:
+      case op_kind::all_gather: case op_kind::reduce_scatter:
+      case op_kind::halo_exchange: case op_kind::halo_exchange_: {
+        const strided x = arg(0);
+        if (std::string e = kernels::run_collective(ctx, collective_of(i), x, is_mutating(n.op) ? x : view(i), scratch + 64);
+            !e.empty())
+          return run_status::failure(i, "rule communication: " + detail::node_label(g_, i) + " failed in " +
+                                            ctx.comm->engine() + ": " + e);
+        return {};
+      }
       case op_kind::slice_scatter: case op_kind::select_scatter: case op_kind::diagonal_scatter:
       case op_kind::as_strided_scatter: case op_kind::generalized_scatter: case op_kind::generalized_scatter_: {
         std::byte* b = base[static_cast<std::size_t>(n.op == op_kind::generalized_scatter_ ? g_.meta(g_.arg(i, 0)).storage : n.meta.storage)];
@@ -1161,6 +1238,11 @@ class program {
     for (auto i : index_nodes_)
       if (g_[i].op != op_kind::index && mask_dim(i) < 0)  // a gather and a masked put sort nothing
         n = std::max(n, 64 + kernels::index_put_scratch_bytes(selected_count(i, sym), backend::cuda));
+    for (auto i : collective_nodes_)
+      if (g_[i].op == op_kind::halo_exchange || g_[i].op == op_kind::halo_exchange_) {
+        const bound_layout x = evaluate(g_.meta(g_.arg(i, 0)), sym);
+        n = std::max(n, 64 + kernels::halo_scratch_bytes(collective_of(i), x.size[0], x.size[1], x.dt));
+      }
     return (n + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
   }
 

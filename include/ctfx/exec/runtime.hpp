@@ -65,7 +65,7 @@ class runtime_plan {
     return prog_.run(inputs, outputs, device_ctx{where, nullptr}, workspace, kernels);
   }
   run_status run(tensor_refs inputs, tensor_refs outputs, const device_ctx& ctx,
-                 std::span<std::byte> workspace, const kernel_table* kernels = nullptr) const {
+                 std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) const {
     return prog_.run(inputs, outputs, ctx, workspace, kernels);
   }
 
@@ -76,11 +76,11 @@ class runtime_plan {
 };
 
 // The ground truth: the functional graph as written, every functional op into a fresh buffer, no
-// reuse, on the host backend.
+// reuse, on the host backend (over `comm` when the graph communicates across ranks).
 inline run_status reference_run(const ir& functional, tensor_refs inputs, tensor_refs outputs,
-                                const kernel_table* kernels = nullptr) {
+                                const kernel_table* kernels = nullptr, communicator* comm = nullptr) {
   program p(functional, program_options{false, false, false});
-  return p.run(inputs, outputs, device_ctx{}, {}, kernels);
+  return p.run(inputs, outputs, device_ctx{backend::host, nullptr, comm}, {}, kernels);
 }
 
 }  // namespace ctfx

@@ -14,6 +14,7 @@
 #include <initializer_list>
 #include <span>
 #include <string_view>
+#include "../comm/types.hpp"
 #include "../ops/meta.hpp"
 
 namespace ctfx {
@@ -536,7 +537,24 @@ constexpr tuple_ref foreach_mul(std::initializer_list<tensor> xs, std::initializ
 }
 constexpr tuple_ref foreach_mul(std::initializer_list<tensor> xs, double s) { return detail::foreach_impl(op_kind::foreach_mul, xs, {}, s); }
 
-constexpr tensor all_reduce(tensor x) { if (!x.b) return x;
-  return x.b->make(op_kind::all_reduce, {x}); }
+/// `_c10d_functional.all_reduce`: `op` over the ranks of the run's communicator of x.
+constexpr tensor all_reduce(tensor x, reduce_op op = reduce_op::sum) { if (!x.b) return x;
+  return x.b->make(op_kind::all_reduce, {x}, {}, static_cast<std::int32_t>(op)); }
+/// `_c10d_functional.broadcast`: rank `src`'s x, on every rank.
+constexpr tensor broadcast(tensor x, int src) { if (!x.b) return x;
+  return x.b->make(op_kind::broadcast, {x}, {}, src); }
+/// `_c10d_functional.all_gather_into_tensor`: the x of the `group_size` ranks, stacked along dimension 0.
+constexpr tensor all_gather(tensor x, index_t group_size) { if (!x.b) return x;
+  return x.b->make(op_kind::all_gather, {x}, {sym_expr(group_size)}); }
+/// `_c10d_functional.reduce_scatter_tensor`: block `rank` (along dimension 0) of `op` over the ranks of x.
+constexpr tensor reduce_scatter(tensor x, index_t group_size, reduce_op op = reduce_op::sum) { if (!x.b) return x;
+  return x.b->make(op_kind::reduce_scatter, {x}, {sym_expr(group_size)}, static_cast<std::int32_t>(op)); }
+/// The halo exchange of a 2-D grid split over `grid.px * grid.py` ranks: x is this rank's block with
+/// `halo` ghost rows and columns; the result has the neighbours' edge cells in its ghosts (corners
+/// included; ghosts past a non-periodic edge keep their values). Written back with `update`, it
+/// runs in place in the caller's grid.
+constexpr tensor halo_exchange(tensor x, index_t halo, halo_grid grid) { if (!x.b) return x;
+  return x.b->make(op_kind::halo_exchange, {x}, {sym_expr(halo), sym_expr(grid.px), sym_expr(grid.py)},
+                   (grid.periodic_x ? 1 : 0) | (grid.periodic_y ? 2 : 0)); }
 
 }  // namespace ctfx

@@ -24,7 +24,10 @@ enum class lower : std::uint8_t {
   reduce,              // (x, dims=[], keepdim=False)
   cat,                 // (tensors, dim=0)
   foreach,             // (xs, ys) or (xs, scalar)
-  all_reduce,          // (x, 'sum', group)
+  all_reduce,          // (x, 'sum' | 'max' | 'min', group)
+  broadcast,           // (x, src, group)
+  all_gather,          // (x, group_size, group)
+  reduce_scatter,      // (x, reduce_op, group_size, group)
   factory,             // (sizes, dtype=...)
   full,                // (sizes, value, dtype=...)
   scalar_tensor,       // (value, dtype=...): a 0-d full
@@ -41,8 +44,12 @@ struct op_row {
 };
 
 inline constexpr op_row op_rows[] = {
+    {"_c10d_functional.all_gather_into_tensor.default", lower::all_gather, op_kind::all_gather},
     {"_c10d_functional.all_reduce.default", lower::all_reduce, op_kind::all_reduce},
     {"_c10d_functional.all_reduce_.default", lower::all_reduce, op_kind::all_reduce_},
+    {"_c10d_functional.broadcast.default", lower::broadcast, op_kind::broadcast},
+    {"_c10d_functional.broadcast_.default", lower::broadcast, op_kind::broadcast_},
+    {"_c10d_functional.reduce_scatter_tensor.default", lower::reduce_scatter, op_kind::reduce_scatter},
     {"_c10d_functional.wait_tensor.default", lower::unary, op_kind::alias},
     {"aten._foreach_add.List", lower::foreach, op_kind::foreach_add},
     {"aten._foreach_add.Scalar", lower::foreach, op_kind::foreach_add},

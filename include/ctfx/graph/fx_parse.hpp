@@ -847,13 +847,32 @@ class parser {
         emit_bufs(name, t, k, n, s, at);
         return;
       }
-      case lower::all_reduce: {
+      case lower::all_reduce: case lower::reduce_scatter: {
         if (!tensor_arg(call, 0, "input", at)) return;
         const value* op = arg(call, 1, "reduce_op");
-        if (!op || op->k != vkind::string || op->text != "sum") {
-          fail(op ? op->at : at, "only all_reduce with 'sum' is supported");
+        std::int32_t r = -1;
+        if (op && op->k == vkind::string)
+          r = op->text == "sum" ? 0 : op->text == "max" ? 1 : op->text == "min" ? 2 : -1;
+        if (r < 0) {
+          fail(op ? op->at : at, "a collective reduces with 'sum', 'max' or 'min' only (PyTorch's avg and product are not supported)");
           return;
         }
+        if (row->how == lower::reduce_scatter) {
+          if (!int_arg(call, 2, "group_size", required, x0, at)) return;
+          pbuf_.push_back(x0);
+        }
+        emit_bufs(name, t, k, r, 0.0, at);
+        return;
+      }
+      case lower::broadcast: {
+        if (!tensor_arg(call, 0, "input", at) || !int_arg(call, 1, "src", required, x0, at)) return;
+        if (!x0.is_static()) { fail(at, "broadcast's source rank must be a number"); return; }
+        emit_bufs(name, t, k, static_cast<std::int32_t>(x0.value()), 0.0, at);
+        return;
+      }
+      case lower::all_gather: {
+        if (!tensor_arg(call, 0, "input", at) || !int_arg(call, 1, "group_size", required, x0, at)) return;
+        pbuf_.push_back(x0);
         emit_bufs(name, t, k, 0, 0.0, at);
         return;
       }

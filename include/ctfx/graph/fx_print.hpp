@@ -125,9 +125,27 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
     }
     case op_kind::all_reduce: case op_kind::all_reduce_:
       add(name_ref(g, a[0]));
-      add("'sum'");
+      add(std::string("'") + name_of(static_cast<reduce_op>(n.aux)) + "'");
       add("'0'");
       return op(aten_name(n.op));
+    case op_kind::broadcast: case op_kind::broadcast_:
+      add(name_ref(g, a[0]));
+      add(std::to_string(n.aux));
+      add("'0'");
+      return op(aten_name(n.op));
+    case op_kind::all_gather:
+      add(name_ref(g, a[0]));
+      add(to_string(g, p[0]));
+      add("'0'");
+      return op(aten_name(n.op));
+    case op_kind::reduce_scatter:
+      add(name_ref(g, a[0]));
+      add(std::string("'") + name_of(static_cast<reduce_op>(n.aux)) + "'");
+      add(to_string(g, p[0]));
+      add("'0'");
+      return op(aten_name(n.op));
+    case op_kind::halo_exchange: case op_kind::halo_exchange_:
+      return {};  // ctfx's own ops: no PyTorch spelling
     case op_kind::empty: case op_kind::zeros: case op_kind::ones: case op_kind::full:
       add(sizes(g, p));
       if (n.op == op_kind::full) add(py_float(n.scalar));

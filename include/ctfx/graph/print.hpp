@@ -4,6 +4,7 @@
 // diagnostic). Run-time only: returns std::string.
 #pragma once
 #include <string>
+#include "../comm/types.hpp"
 #include "../ops/scatters.hpp"
 
 namespace ctfx {
@@ -143,7 +144,18 @@ inline std::string call_text(const ir& g, std::int32_t i) {
         std::string v = view_params(g, is_view_op(n.op) ? n.op : facts(n.op).twin, p);
         if (!v.empty()) { sep(); s += v; }
       }
-      if (n.op == op_kind::all_reduce || n.op == op_kind::all_reduce_) { sep(); s += "'sum'"; }
+      if (n.op == op_kind::all_reduce || n.op == op_kind::all_reduce_ || n.op == op_kind::reduce_scatter) {
+        sep(); s += std::string("'") + name_of(static_cast<reduce_op>(n.aux)) + "'";
+      }
+      if (n.op == op_kind::broadcast || n.op == op_kind::broadcast_) { sep(); s += "src=" + std::to_string(n.aux); }
+      if (n.op == op_kind::all_gather || n.op == op_kind::reduce_scatter) {
+        sep(); s += "group_size=" + std::to_string(p[0].value());
+      }
+      if (n.op == op_kind::halo_exchange || n.op == op_kind::halo_exchange_) {
+        sep();
+        s += "halo=" + std::to_string(p[0].value()) + ", ranks=" + std::to_string(p[1].value()) + "x" +
+             std::to_string(p[2].value()) + ((n.aux & 1) ? ", periodic_x" : "") + ((n.aux & 2) ? ", periodic_y" : "");
+      }
   }
   return std::string(name_of(n.op)) + "(" + s + ")";
 }

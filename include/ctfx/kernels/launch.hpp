@@ -24,6 +24,8 @@
 
 namespace ctfx {
 
+class communicator;  // ctfx/comm/communicator.hpp
+
 enum class backend : std::uint8_t { host, omp, cuda };
 
 constexpr const char* name_of(backend b) {
@@ -38,10 +40,12 @@ constexpr bool backend_compiled(backend b) {
   return b != backend::cuda;
 }
 
-// Where a run executes: the backend and, for CUDA, the stream (0 = the legacy default stream).
+// Where a run executes: the backend and, for CUDA, the stream (0 = the legacy default stream); and
+// the world it communicates over (ctfx/comm: MPI or NCCL), none for a world of one rank.
 struct device_ctx {
   backend where = backend::host;
   void* stream = nullptr;  // cudaStream_t
+  communicator* comm = nullptr;
 };
 
 template <class F>

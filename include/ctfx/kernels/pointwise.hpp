@@ -5,7 +5,9 @@
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include "../ops/op_kind.hpp"
 #include "element.hpp"
 #include "launch.hpp"
@@ -49,6 +51,20 @@ CTFX_HD inline C wrap_mul(C a, C b) {
   else return a * b;
 }
 
+// relu on the bits: 0 where x < 0 (negative, not -0, not NaN), else x itself — the same values as
+// `x < 0 ? 0 : x`, but integer compares and a mask, which compilers vectorize (a float compare
+// under the default -ftrapping-math blocks it).
+template <class C>
+CTFX_HD inline C relu_bits(C x) {
+  using I = std::conditional_t<sizeof(C) == 4, std::int32_t, std::int64_t>;
+  constexpr I magnitude = static_cast<I>(~(I(1) << (sizeof(C) * 8 - 1)));
+  constexpr I inf = sizeof(C) == 4 ? I(0x7f800000) : static_cast<I>(0x7ff0000000000000ll);
+  const I i = __builtin_bit_cast(I, x);
+  const I a = i & magnitude;
+  const I zero_it = -static_cast<I>(i < 0 && a != 0 && a <= inf);
+  return __builtin_bit_cast(C, static_cast<I>(i & ~zero_it));
+}
+
 template <class C>
 CTFX_HD inline C unary_value(op_kind k, C x) {
   if constexpr (std::is_integral_v<C>) {
@@ -68,7 +84,7 @@ CTFX_HD inline C unary_value(op_kind k, C x) {
       case op_kind::sin: return std::sin(x);
       case op_kind::cos: return std::cos(x);
       case op_kind::sqrt: return std::sqrt(x);
-      case op_kind::relu: return x < C(0) ? C(0) : x;  // relu(nan) = nan
+      case op_kind::relu: return relu_bits(x);  // relu(nan) = nan
       case op_kind::ceil: return std::ceil(x);
       case op_kind::floor: return std::floor(x);
       case op_kind::round: return std::nearbyint(x);  // half to even
@@ -232,10 +248,21 @@ inline bool copy_rows_host(const strided& out, const strided& s) {
 
 // out = src (src broadcast to out's shape, converted to out's dtype). Dense same-dtype copies are
 // one memcpy (clone at copy bandwidth); on the host, rows with unit stride are memmoves.
-inline void copy(const device_ctx& ctx, const strided& out, const strided& src) {
-  const strided s = src.broadcast_to(out.rank, out.size);
-  const index_t n = out.numel();
+inline void copy(const device_ctx& ctx, const strided& out_view, const strided& src) {
+  strided s = src.broadcast_to(out_view.rank, out_view.size);
+  const index_t n = out_view.numel();
   if (n == 0) return;
+  // Extent-1 dimensions carry no element: without them a column of a grid is a 1-D strided copy
+  // (one loop) rather than rows of one element (a memmove each).
+  strided out = out_view;
+  int r = 0;
+  for (int d = 0; d < out_view.rank; ++d)
+    if (out_view.size[d] != 1) {
+      out.size[r] = out_view.size[d]; out.stride[r] = out_view.stride[d];
+      s.size[r] = s.size[d]; s.stride[r] = s.stride[d];
+      ++r;
+    }
+  out.rank = s.rank = r;
   if (same_dense(out, s)) {
     const std::size_t bytes = static_cast<std::size_t>(n) * static_cast<std::size_t>(size_of(out.dt));
     if (out.p == s.p) return;

@@ -184,8 +184,13 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::empty_like: if (!need(1)) return false; out = contiguous_like(N[A[0]].meta, N[A[0]].meta.dt); return true;
     case op_kind::fill_: if (!need(1)) return false; out = N[A[0]].meta; return true;
     case op_kind::convert: if (!need(1)) return false; out = contiguous_like(N[A[0]].meta, static_cast<dtype>(n.aux)); return true;
-    case op_kind::all_reduce: if (!need(1)) return false; out = clone_meta(N[A[0]].meta); return true;
-    case op_kind::all_reduce_: if (!need(1)) return false; out = N[A[0]].meta; return true;
+    case op_kind::all_reduce: case op_kind::broadcast: case op_kind::all_gather: case op_kind::reduce_scatter:
+    case op_kind::halo_exchange:
+      if (!need(1) || !collective_ok(g, id, N[A[0]].meta, p)) return false;
+      out = collective_meta(n.op, N[A[0]].meta, p); return true;
+    case op_kind::all_reduce_: case op_kind::broadcast_: case op_kind::halo_exchange_:
+      if (!need(1) || !collective_ok(g, id, N[A[0]].meta, p)) return false;
+      out = N[A[0]].meta; return true;
     case op_kind::slice_scatter: case op_kind::select_scatter: case op_kind::diagonal_scatter:
     case op_kind::as_strided_scatter: case op_kind::generalized_scatter: case op_kind::generalized_scatter_:
       if (!need(2)) return false;

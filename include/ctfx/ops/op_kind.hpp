@@ -36,8 +36,9 @@ enum class op_kind : std::uint8_t {
   sum, amax, mean, cat,
   // list ops (results are tuples read with getitem)
   foreach_add, foreach_mul, foreach_add_, foreach_mul_,
-  // collectives (schema only for now)
-  all_reduce, all_reduce_,
+  // collectives over the run's communicator (ctfx/comm), and the halo exchange of a 2-D decomposition
+  all_reduce, all_reduce_, broadcast, broadcast_, all_gather, reduce_scatter,
+  halo_exchange, halo_exchange_,
   // user ops: `custom` calls a user op that mutates its arguments directly (after reinplacing, or a
   // pure user op); `auto_functionalized` is its functional form (returns the op's results followed by
   // the new value of each mutated argument), as Inductor's auto_functionalized_v1.
@@ -145,6 +146,12 @@ inline constexpr op_facts op_table[] = {
     {"_foreach_mul_", op_family::list, false, true, 0, op_kind::foreach_mul},
     {"all_reduce", op_family::collective, false, false, -1, op_kind::all_reduce_},
     {"all_reduce_", op_family::collective, false, true, 0, op_kind::all_reduce},
+    {"broadcast", op_family::collective, false, false, -1, op_kind::broadcast_},
+    {"broadcast_", op_family::collective, false, true, 0, op_kind::broadcast},
+    {"all_gather_into_tensor", op_family::collective},
+    {"reduce_scatter_tensor", op_family::collective},
+    {"halo_exchange", op_family::collective, false, false, -1, op_kind::halo_exchange_},
+    {"halo_exchange_", op_family::collective, false, true, 0, op_kind::halo_exchange},
     {"custom", op_family::user},
     {"auto_functionalized", op_family::user},
 };

@@ -79,8 +79,8 @@ constexpr std::int32_t view_root(const ir& g, std::int32_t i) {
 // Inductor's is_node_realized: a buffer (input, output, user op call, list op, or an element of
 // one), or a node whose users need realized inputs.
 constexpr bool needs_realized_inputs(op_kind k) {
-  return k == op_kind::custom || k == op_kind::auto_functionalized || k == op_kind::all_reduce ||
-         k == op_kind::all_reduce_ || is_list_op(k);
+  return k == op_kind::custom || k == op_kind::auto_functionalized || facts(k).family == op_family::collective ||
+         is_list_op(k);
 }
 constexpr bool is_buffer(const ir& g, std::int32_t i) {
   op_kind k = g[i].op;
@@ -447,7 +447,8 @@ struct reinplacer {
     return r;
   }
 
-  // index_put, _unsafe_index_put, generalized scatter, all_reduce: one mutated argument (arg 0).
+  // index_put, _unsafe_index_put, generalized scatter, all_reduce, broadcast, halo_exchange: one
+  // mutated argument (arg 0).
   constexpr void single(std::int32_t i, const inplace_row& row) {
     const std::int32_t ma = g.arg(i, 0);
     region w{&g, g[i].op == op_kind::generalized_scatter ? i : -1, g.meta(ma)};
@@ -460,7 +461,7 @@ struct reinplacer {
       new_op[static_cast<std::size_t>(i)] = row.inplace;
       const op_kind k = row.inplace;  // (a user pair such as add -> add_ is derived: add_ may not fit)
       returns_self[static_cast<std::size_t>(i)] = k == op_kind::generalized_scatter_ || k == op_kind::index_put_ ||
-                                                   k == op_kind::unsafe_index_put_ || k == op_kind::all_reduce_;
+                                                   k == op_kind::unsafe_index_put_ || facts(k).family == op_family::collective;
     }
     covered[static_cast<std::size_t>(i)] = 1;
     record(i, -1, ma, 1, bytes_of(g.meta(ma)), v, reinplace_trigger::aten, !v.ok() && profitable, v.ok() ? 0 : 1,
