@@ -91,6 +91,6 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
   // The programs of the comparison, logical, where, clamp, mean, index and bool-mask index_put ops
   // are among them.
   for (const char* n : {"compare_ops", "logical_ops", "where_ops", "clamp_ops", "maximum_minimum_full", "mean_dims", "masked_fill_put",
-                        "index_gather", "masked_put_value", "masked_put_rows", "masked_put_accumulate", "masked_index_put"})
+                        "compare_promotion", "index_gather", "masked_put_value", "masked_put_rows", "masked_put_accumulate", "masked_index_put"})
     CHECK(std::find(names.begin(), names.end(), n) != names.end());
 }

@@ -243,6 +243,12 @@ def masked_index_put(x, m, v):
     return y + 1
 
 
+def compare_promotion(i, f, h, s, b):
+    # i64 against f32 compares in f32 (16777217 == 16777216.0); an f16 tensor against a float
+    # scalar in f16; a 0-d f32 branch of an f16 where stays f16; a bool tensor against an int
+    return i == f, h < 0.1, h >= 0.1, torch.where(h > 0, h, s), b == 1, torch.logical_and(i, h[:1])
+
+
 def with_nan(*shape):
     t = torch.randn(*shape)
     t.view(-1)[1] = float("nan")
@@ -265,6 +271,9 @@ PROGRAMS = [
     ("masked_put_rows", masked_put_rows, lambda: (torch.randn(5, 4), torch.tensor([True, False, True, True, False]), torch.randn(4)), {}),
     ("masked_put_accumulate", masked_put_accumulate, lambda: (torch.randn(5, 4), torch.randn(5, 4) > 0, torch.tensor(0.1)), {}),
     ("masked_index_put", masked_index_put, lambda: (torch.randn(3, 5, 4), torch.randn(5) > 0, torch.randn(3, 1, 4)), {}),
+    ("compare_promotion", compare_promotion,
+     lambda: (torch.tensor([16777217, 3, -2, 0]), torch.tensor([16777216.0, 3.0, 2.0, 0.5]),
+              torch.tensor([0.1, 0.0999, -1.0, 2.0], dtype=torch.float16), torch.tensor(0.3), torch.tensor([True, False, True, False])), {}),
     ("masked_fill_put", masked_fill_put, lambda: (torch.randn(5, 4), torch.randn(5, 4) > 0), {}),
     ("index_put_copy", index_put_copy, lambda: (torch.randn(8, 4), torch.tensor([1, 5]), torch.randn(2, 4)), {}),
     ("index_put_accumulate", index_put_accumulate, lambda: (torch.randn(8, 4), torch.tensor([1, 1, 6]), torch.randn(3, 4)), {}),
