@@ -430,3 +430,44 @@ TEST_CASE("fx: bitwise and/or/not of bool masks (m1 & m2) are the logical ops; o
   REQUIRE_FALSE(bad.ok());
   CHECK(ctfx::to_string(bad.error).find("node 'bitwise_and': bitwise ops are supported on bool tensors only") != std::string::npos);
 }
+
+TEST_CASE("clamp: aten.clamp.default with either bound optional parses as clamp_min / clamp_max; the DSL's clamp too") {
+  const auto r = ctfx::parse_fx(R"(def forward(self, x: "f32[4][1]cpu"):
+    clamp = torch.ops.aten.clamp.default(x, -0.5, 0.5)
+    clamp_1 = torch.ops.aten.clamp.default(x, None, 2)
+    clamp_2 = torch.ops.aten.clamp.default(x, min = 0.25)
+    return (clamp, clamp_1, clamp_2)
+)");
+  REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+  const ctfx::ir& g = r.graph;
+  CHECK(g[1].op == ctfx::op_kind::clamp_min);
+  CHECK(g[1].name.view() == "clamp_min");
+  CHECK(g[2].op == ctfx::op_kind::clamp_max);
+  CHECK(g[2].name.view() == "clamp");
+  CHECK(g[3].op == ctfx::op_kind::clamp_max);
+  CHECK(g[3].aux == 2);  // an integral bound
+  CHECK(g[4].op == ctfx::op_kind::clamp_min);
+  CHECK(ctfx::to_fx(g).find("torch.ops.aten.clamp_max.default(clamp_min, 0.5)") != std::string::npos);
+  const auto none = ctfx::parse_fx(R"(def forward(self, x: "f32[4][1]cpu"):
+    clamp = torch.ops.aten.clamp.default(x)
+    return (clamp,)
+)");
+  REQUIRE_FALSE(none.ok());
+  CHECK(ctfx::to_string(none.error).find("node 'clamp': clamp needs a min or a max") != std::string::npos);
+
+  auto d = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {4});
+    b.output(ctfx::clamp(x, std::nullopt, 1.0), ctfx::clamp(x, -1.0, std::nullopt), ctfx::clamp(x, -1.0, 1.0));
+  });
+  REQUIRE(d.error.ok());
+  int mins = 0, maxs = 0;
+  for (const auto& n : d.nodes) {
+    mins += n.op == ctfx::op_kind::clamp_min;
+    maxs += n.op == ctfx::op_kind::clamp_max;
+  }
+  CHECK(mins == 2);
+  CHECK(maxs == 2);
+  auto bad = ctfx::build_checked([](ctfx::builder& b) { b.output(ctfx::clamp(b.input("x", ctfx::f32, {4}), std::nullopt, std::nullopt)); });
+  REQUIRE_FALSE(bad.error.ok());
+  CHECK(ctfx::to_string(bad.error).find("clamp needs a min or a max") != std::string::npos);
+}

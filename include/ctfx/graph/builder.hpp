@@ -12,6 +12,7 @@
 // epilogue "input x ends up holding v": the copy_ nodes are emitted at the end, before the output.
 #pragma once
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string_view>
 #include "../comm/types.hpp"
@@ -429,8 +430,15 @@ CTFX_PREDICATE_FN(ge) CTFX_PREDICATE_FN(clamp_min) CTFX_PREDICATE_FN(clamp_max)
 constexpr tensor logical_and(tensor a, tensor b) { return detail::binary(op_kind::logical_and, a, b); }
 constexpr tensor logical_or(tensor a, tensor b) { return detail::binary(op_kind::logical_or, a, b); }
 constexpr tensor logical_not(tensor a) { return a.b ? a.b->make(op_kind::logical_not, {a}) : a; }
-/// `aten.clamp`, as PyTorch's post-grad graphs print it: clamp_min then clamp_max.
-constexpr tensor clamp(tensor a, double lo, double hi) { return clamp_max(clamp_min(a, lo), hi); }
+/// `aten.clamp`, as PyTorch's post-grad graphs print it: clamp_min then clamp_max; either bound
+/// may be std::nullopt (at least one is given).
+constexpr tensor clamp(tensor a, std::optional<double> lo, std::optional<double> hi) {
+  if (lo && hi) return clamp_max(clamp_min(a, *lo), *hi);
+  if (lo) return clamp_min(a, *lo);
+  if (hi) return clamp_max(a, *hi);
+  if (a.b) a.b->g.fail(rule::bad_argument, a.id, "clamp needs a min or a max (both are std::nullopt) [rule bad-argument]");
+  return a;
+}
 /// `aten.where.self`: c ? a : b elementwise (c bool; the three broadcast).
 constexpr tensor where(tensor c, tensor a, tensor b) {
   builder* bb = c.b ? c.b : a.b ? a.b : b.b;

@@ -735,6 +735,29 @@ class parser {
         emit_bufs(name, t, k, 0, 0.0, at);
         return;
       }
+      case lower::clamp: {
+        // clamp_min, clamp_max, or both: the first then named <name>_min (the line's name goes to
+        // the node that gives its value, whose metadata PyTorch printed).
+        if (!tensor_arg(call, 0, "self", at)) return;
+        const value* lo = arg(call, 1, "min");
+        const value* hi = arg(call, 2, "max");
+        const bool has_lo = lo && lo->k != vkind::none, has_hi = hi && hi->k != vkind::none;
+        if (!has_lo && !has_hi) { fail(at, "node '", name, "': clamp needs a min or a max"); return; }
+        double slo = 0, shi = 0;
+        bool ilo = false, ihi = false;
+        if ((has_lo && !scalar_of(lo, slo, ilo, "clamp's min")) || (has_hi && !scalar_of(hi, shi, ihi, "clamp's max"))) return;
+        if (!has_hi) { emit_bufs(name, t, op_kind::clamp_min, ilo ? 2 : 1, slo, at); return; }
+        if (has_lo) {
+          text_buf<max_name + 8> first;
+          first << name << "_min";
+          emit_bufs(first.view(), annotation{}, op_kind::clamp_min, ilo ? 2 : 1, slo, at);
+          if (stopped()) return;
+          abuf_.clear();
+          abuf_.push_back(b_.g.size() - 1);
+        }
+        emit_bufs(name, t, op_kind::clamp_max, ihi ? 2 : 1, shi, at);
+        return;
+      }
       case lower::where: {
         if (!tensor_arg(call, 0, "condition", at) || !tensor_arg(call, 1, "self", at) || !tensor_arg(call, 2, "other", at)) return;
         emit_bufs(name, t, k, 0, 0.0, at);
