@@ -471,3 +471,51 @@ TEST_CASE("clamp: aten.clamp.default with either bound optional parses as clamp_
   REQUIRE_FALSE(bad.error.ok());
   CHECK(ctfx::to_string(bad.error).find("clamp needs a min or a max") != std::string::npos);
 }
+
+namespace {
+constexpr auto gather_graph = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {6, 3});
+  auto i = b.input("i", ctfx::i64, {4});
+  b.update(x, ctfx::index_put(x, {ctfx::lt(x, 0)}, b.full({}, 0.0)));  // x[x < 0] = 0
+  b.output(ctfx::index(x, {i}).mean({0}), ctfx::index(x, {i}) * 2.0);
+});
+using gather_plan = ctfx::compiled<decltype(gather_graph)>;
+}  // namespace
+
+TEST_CASE("compiled: index, a bool-mask put and mean run in the compile-time plan as in the run-time plan and the reference") {
+  auto data = [] {
+    std::vector<float> x(18);
+    for (std::size_t k = 0; k < 18; ++k) x[k] = static_cast<float>(k % 7) * 0.75f - 2.0f;
+    return x;
+  };
+  std::vector<std::int64_t> i = {5, 0, -1, 2};
+  auto run = [&](auto&& f, std::vector<float>& x, std::vector<float>& m, std::vector<float>& y) {
+    return f(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {6, 3}),
+                                           ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {4})},
+             std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(m.data(), ctfx::f32, {3}),
+                                           ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {4, 3})});
+  };
+  std::vector<float> xa = data(), xb = data(), xc = data(), ma(3), mb(3), mc(3), ya(12), yb(12), yc(12);
+  auto st = run([](auto in, auto out) { return gather_plan::run(in, out); }, xa, ma, ya);
+  REQUIRE_MESSAGE(st.ok, st.message);
+  REQUIRE(run([](auto in, auto out) { return ctfx::runtime_plan(gather_graph.get()).run(in, out); }, xb, mb, yb).ok);
+  REQUIRE(run([](auto in, auto out) { return ctfx::reference_run(gather_graph.get(), in, out); }, xc, mc, yc).ok);
+  CHECK(xa == xc);
+  CHECK(xb == xc);
+  CHECK(ma == mc);
+  CHECK(mb == mc);
+  CHECK(ya == yc);
+  CHECK(yb == yc);
+  const auto x0 = data();
+  for (std::size_t k = 0; k < 18; ++k) CHECK(xc[k] == (x0[k] < 0 ? 0.0f : x0[k]));
+  // The gathers read x before its update: rows 5, 0, 5 (-1), 2 of the original x.
+  CHECK(yc[0] == x0[15] * 2.0f);
+  CHECK(mc[1] == (x0[16] + x0[1] + x0[16] + x0[7]) / 4.0f);
+  // An out-of-range index fails before the update writes x.
+  i[3] = 6;
+  std::vector<float> xd = data();
+  st = run([](auto in, auto out) { return gather_plan::run(in, out); }, xd, ma, ya);
+  CHECK_FALSE(st.ok);
+  CHECK(st.message.find("rule index-in-range") != std::string::npos);
+  CHECK(xd == data());
+}
