@@ -110,14 +110,14 @@ constexpr bool binary_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta&
   return true;
 }
 
-// where(cond, a, b): cond is bool; the three broadcast together; a and b promote (Inductor prints a
-// scalar branch as a 0-d full, which promotes as the tensor it is).
 // The type a comparison or logical op computes in: torch.result_type of its operands (b: a tensor,
 // or null for a scalar right operand, integral or not).
 constexpr dtype operand_dtype(const tensor_meta& a, const tensor_meta* b, bool scalar_is_integral) {
   return b ? result_type(a.dt, a.rank > 0, b->dt, b->rank > 0) : promote_scalar(a.dt, scalar_is_integral);
 }
 
+// where(cond, a, b): cond is bool; the three broadcast together; a and b promote (Inductor prints a
+// scalar branch as a 0-d full, which promotes as the tensor it is).
 constexpr bool where_meta(ir& g, std::int32_t id, const tensor_meta& c, const tensor_meta& a, const tensor_meta& b,
                           tensor_meta& out) {
   if (c.dt != dtype::b8) {
