@@ -1,6 +1,6 @@
-// ctfx/kernels/reduce.hpp — sum, amax and mean over any set of dimensions. Each output element folds its
-// inputs in row-major order of the reduced dimensions, so host and CUDA results, and every run,
-// are bit-identical (a fixed order, not a tree whose shape depends on the launch).
+// ctfx/kernels/reduce.hpp — sum, amax and mean over any set of dimensions. Each output element
+// folds its inputs in row-major order of the reduced dimensions, so host and CUDA results, and every
+// run, are bit-identical (a fixed order, not a tree whose shape depends on the launch).
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "pointwise.hpp"
