@@ -1,6 +1,6 @@
 // Captured PyTorch programs run with their captured inputs (test/data/fx/<name>.input<i>.npy, made by
-// tools/fx_capture/capture.py from torch eager on CPU): the run-time plan and the reference executor
-// must give PyTorch's outputs and mutated inputs bit for bit.
+// tools/fx_capture/capture.py from torch eager on CPU): the run-time plan (sequential and OpenMP) and
+// the reference executor must give PyTorch's outputs and mutated inputs bit for bit.
 #include <doctest/doctest.h>
 #include <algorithm>
 #include <cstring>
@@ -69,7 +69,7 @@ void check_program(const std::string& name, Run&& run) {
 
 }  // namespace
 
-TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit (run-time plan and reference)") {
+TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit (run-time plan on host and OMP, reference)") {
   // Every captured program but those calling the test's user ops (their kernels are Python).
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(data_dir()))
@@ -84,6 +84,7 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
     CHECK(ctfx::verify(r.graph).ok());
     const ctfx::runtime_plan plan(r.graph);
     check_program(name, [&](auto in, auto out) { return plan.run(in, out); });
+    check_program(name, [&](auto in, auto out) { return plan.run(in, out, ctfx::device_ctx{ctfx::backend::omp}); });
     check_program(name, [&](auto in, auto out) { return ctfx::reference_run(r.graph, in, out); });
     ++checked;
   }
