@@ -519,3 +519,36 @@ TEST_CASE("compiled: index, a bool-mask put and mean run in the compile-time pla
   CHECK(st.message.find("rule index-in-range") != std::string::npos);
   CHECK(xd == data());
 }
+
+TEST_CASE("fx: where.ScalarOther / ScalarSelf / Scalar take a number for a branch (a 0-d full of the result's dtype)") {
+  const auto r = ctfx::parse_fx(R"(def forward(self, c: "b8[4][1]cpu", x: "f16[4][1]cpu", i: "i64[4][1]cpu"):
+    where = torch.ops.aten.where.ScalarOther(c, x, 0.1)
+    where_1 = torch.ops.aten.where.ScalarSelf(c, 2.5, i)
+    where_2 = torch.ops.aten.where.Scalar(c, 1, 0)
+    return (where, where_1, where_2)
+)");
+  REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+  const ctfx::ir& g = r.graph;
+  CHECK(g[3].op == ctfx::op_kind::full);
+  CHECK(g[3].name.view() == "where_other");
+  CHECK(g[3].meta.dt == ctfx::f16);  // a float number does not widen an f16 tensor
+  CHECK(g[4].op == ctfx::op_kind::where);
+  CHECK(g[4].meta.dt == ctfx::f16);
+  CHECK(g[6].meta.dt == ctfx::f32);  // a float number against i64: the default float dtype
+  CHECK(g[9].meta.dt == ctfx::i64);  // two ints
+  CHECK(ctfx::to_fx(g).find("torch.ops.aten.where.self(c, x, where_other)") != std::string::npos);
+  std::vector<std::uint8_t> c = {1, 0, 1, 0};
+  std::vector<ctfx::half_t> x = {ctfx::half_t(1.0f), ctfx::half_t(2.0f), ctfx::half_t(3.0f), ctfx::half_t(4.0f)}, o0(4);
+  std::vector<std::int64_t> i = {-1, 7, 9, 11}, o2(4);
+  std::vector<float> o1(4);
+  const auto st = ctfx::runtime_plan(g).run(
+      std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(c.data(), ctfx::b8, {4}), ctfx::tensor_ref::contiguous(x.data(), ctfx::f16, {4}),
+                                    ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {4})},
+      std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(o0.data(), ctfx::f16, {4}), ctfx::tensor_ref::contiguous(o1.data(), ctfx::f32, {4}),
+                                    ctfx::tensor_ref::contiguous(o2.data(), ctfx::i64, {4})});
+  REQUIRE_MESSAGE(st.ok, st.message);
+  CHECK(o0[0].bits == ctfx::half_t(1.0f).bits);
+  CHECK(o0[1].bits == ctfx::half_t(0.1f).bits);
+  CHECK(o1 == std::vector<float>{2.5f, 7.0f, 2.5f, 11.0f});
+  CHECK(o2 == std::vector<std::int64_t>{1, 0, 1, 0});
+}

@@ -12,7 +12,7 @@ namespace ctfx::fx {
 enum class lower : std::uint8_t {
   unary,               // (x) or (a, b) tensors only: clone, alias, copy, copy_, empty_like, unary math
   binary,              // (a, b) with b a tensor or a scalar
-  where,               // (condition, self, other), all tensors
+  where,               // (condition, self, other): a number for self or other is a 0-d full
   bitwise,             // (a, b) or (a), bool tensors only: `m1 & m2`, `m1 | m2`, `~m` as logical ops
   clamp,               // (x, min=None, max=None): clamp_min then clamp_max, as post-grad graphs print it
   slice, select, diagonal, as_strided,
@@ -157,6 +157,9 @@ inline constexpr op_row op_rows[] = {
     {"aten.trunc.default", lower::unary, op_kind::trunc},
     {"aten.unsqueeze.default", lower::dim, op_kind::unsqueeze},
     {"aten.view.default", lower::view, op_kind::view},
+    {"aten.where.Scalar", lower::where, op_kind::where},
+    {"aten.where.ScalarOther", lower::where, op_kind::where},
+    {"aten.where.ScalarSelf", lower::where, op_kind::where},
     {"aten.where.self", lower::where, op_kind::where},
     {"aten.zeros.default", lower::factory, op_kind::zeros},
     {"higher_order.auto_functionalized", lower::auto_functionalized, op_kind::auto_functionalized},
@@ -204,6 +207,7 @@ constexpr std::string_view aten_name(op_kind k) {
     case op_kind::sub_: return "aten.sub_.Tensor";
     case op_kind::mul_: return "aten.mul_.Tensor";
     case op_kind::div_: return "aten.div_.Tensor";
+    case op_kind::where: return "aten.where.self";
     case op_kind::logical_and: return "aten.logical_and.default";
     case op_kind::logical_or: return "aten.logical_or.default";
     case op_kind::logical_not: return "aten.logical_not.default";

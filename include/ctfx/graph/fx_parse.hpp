@@ -759,7 +759,41 @@ class parser {
         return;
       }
       case lower::where: {
-        if (!tensor_arg(call, 0, "condition", at) || !tensor_arg(call, 1, "self", at) || !tensor_arg(call, 2, "other", at)) return;
+        // where.self takes tensors; where.ScalarSelf / ScalarOther / Scalar a number for a branch,
+        // which becomes a 0-d full of the result's dtype (as Inductor's full_default), named
+        // <name>_self or <name>_other.
+        const value* c = arg(call, 0, "condition");
+        const value* v[2] = {arg(call, 1, "self"), arg(call, 2, "other")};
+        if (!c || !v[0] || !v[1]) { fail(at, "node '", name, "': where needs a condition, self and other"); return; }
+        std::int32_t ids[3] = {node_of(*c, "condition"), -1, -1};
+        if (ids[0] < 0) return;
+        double s[2] = {0, 0};
+        bool integral[2] = {false, false}, number[2] = {false, false};
+        for (int j = 0; j < 2; ++j) {
+          number[j] = v[j]->k != vkind::name;
+          if (number[j] ? !scalar_of(v[j], s[j], integral[j], j ? "where's other" : "where's self")
+                        : (ids[j + 1] = node_of(*v[j], j ? "other" : "self")) < 0) return;
+        }
+        if (number[0] || number[1]) {
+          dtype dt = integral[0] && integral[1] ? dtype::i64 : dtype::f32;  // two numbers
+          if (!(number[0] && number[1])) {
+            const int tensor = number[0] ? 1 : 0;
+            dt = promote_scalar(b_.g.meta(ids[tensor + 1]).dt, integral[1 - tensor]);
+          }
+          for (int j = 0; j < 2; ++j) {
+            if (!number[j]) continue;
+            abuf_.clear();
+            pbuf_.clear();
+            text_buf<max_name + 8> branch;
+            branch << name << (j ? "_other" : "_self");
+            emit_bufs(branch.view(), annotation{}, op_kind::full, static_cast<std::int32_t>(dt), s[j], at);
+            if (stopped()) return;
+            ids[j + 1] = b_.g.size() - 1;
+          }
+        }
+        abuf_.clear();
+        pbuf_.clear();
+        for (auto id : ids) abuf_.push_back(id);
         emit_bufs(name, t, k, 0, 0.0, at);
         return;
       }
