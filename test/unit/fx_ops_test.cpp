@@ -448,6 +448,28 @@ TEST_CASE("clamp: aten.clamp.default with either bound optional parses as clamp_
   CHECK(g[3].aux == 2);  // an integral bound
   CHECK(g[4].op == ctfx::op_kind::clamp_min);
   CHECK(ctfx::to_fx(g).find("torch.ops.aten.clamp_max.default(clamp_min, 0.5)") != std::string::npos);
+  const auto tb = ctfx::parse_fx(R"(def forward(self, x: "f32[4][1]cpu", lo: "f32[4][1]cpu", hi: "f32[][]cpu"):
+    clamp = torch.ops.aten.clamp.Tensor(x, lo, hi)
+    clamp_1 = torch.ops.aten.clamp.Tensor(x, None, hi)
+    return (clamp, clamp_1)
+)");
+  REQUIRE_MESSAGE(tb.ok(), ctfx::to_string(tb.error));
+  CHECK(tb.graph[3].op == ctfx::op_kind::clamp_min);
+  CHECK(tb.graph[3].nargs == 2);
+  CHECK(tb.graph[4].op == ctfx::op_kind::clamp_max);
+  CHECK(tb.graph[5].op == ctfx::op_kind::clamp_max);
+  CHECK(ctfx::to_fx(tb.graph).find("torch.ops.aten.clamp_max.Tensor(clamp_min, hi)") != std::string::npos);
+  std::vector<float> x = {-2, 0.5f, std::nanf(""), 3}, lo = {-1, 1, 0, std::nanf("")}, hi = {2}, o0(4), o1(4);
+  REQUIRE(ctfx::runtime_plan(tb.graph).run(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {4}),
+                                                                         ctfx::tensor_ref::contiguous(lo.data(), ctfx::f32, {4}),
+                                                                         ctfx::tensor_ref::contiguous(hi.data(), ctfx::f32, {})},
+                                           std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(o0.data(), ctfx::f32, {4}),
+                                                                         ctfx::tensor_ref::contiguous(o1.data(), ctfx::f32, {4})}).ok);
+  CHECK(o0[0] == -1.0f);
+  CHECK(o0[1] == 1.0f);
+  CHECK(std::isnan(o0[2]));  // NaN input
+  CHECK(std::isnan(o0[3]));  // NaN bound
+  CHECK(o1[3] == 2.0f);
   const auto none = ctfx::parse_fx(R"(def forward(self, x: "f32[4][1]cpu"):
     clamp = torch.ops.aten.clamp.default(x)
     return (clamp,)
@@ -456,8 +478,8 @@ TEST_CASE("clamp: aten.clamp.default with either bound optional parses as clamp_
   CHECK(ctfx::to_string(none.error).find("node 'clamp': clamp needs a min or a max") != std::string::npos);
 
   auto d = ctfx::build_checked([](ctfx::builder& b) {
-    auto x = b.input("x", ctfx::f32, {4});
-    b.output(ctfx::clamp(x, std::nullopt, 1.0), ctfx::clamp(x, -1.0, std::nullopt), ctfx::clamp(x, -1.0, 1.0));
+    auto v = b.input("x", ctfx::f32, {4});
+    b.output(ctfx::clamp(v, std::nullopt, 1.0), ctfx::clamp(v, -1.0, std::nullopt), ctfx::clamp(v, -1.0, 1.0));
   });
   REQUIRE(d.error.ok());
   int mins = 0, maxs = 0;

@@ -14,7 +14,7 @@ enum class lower : std::uint8_t {
   binary,              // (a, b) with b a tensor or a scalar
   where,               // (condition, self, other): a number for self or other is a 0-d full
   bitwise,             // (a, b) or (a), bool tensors only: `m1 & m2`, `m1 | m2`, `~m` as logical ops
-  clamp,               // (x, min=None, max=None): clamp_min then clamp_max, as post-grad graphs print it
+  clamp,               // (x, min=None, max=None), numbers or tensors: clamp_min then clamp_max
   slice, select, diagonal, as_strided,
   view,                // (x, sizes): view, _unsafe_view, reshape, expand
   permute, transpose, t,
@@ -77,6 +77,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.bitwise_or.Tensor", lower::bitwise, op_kind::logical_or},
     {"aten.cat.default", lower::cat, op_kind::cat},
     {"aten.ceil.default", lower::unary, op_kind::ceil},
+    {"aten.clamp.Tensor", lower::clamp, op_kind::clamp_min},
     {"aten.clamp.default", lower::clamp, op_kind::clamp_min},
     {"aten.clamp_max.Tensor", lower::binary, op_kind::clamp_max},
     {"aten.clamp_max.default", lower::binary, op_kind::clamp_max},

@@ -738,24 +738,40 @@ class parser {
       case lower::clamp: {
         // clamp_min, clamp_max, or both: the first then named <name>_min (the line's name goes to
         // the node that gives its value, whose metadata PyTorch printed).
+        // A bound is a number (aux 1 or 2, as a binary op's scalar) or a tensor (clamp.Tensor).
         if (!tensor_arg(call, 0, "self", at)) return;
         const value* lo = arg(call, 1, "min");
         const value* hi = arg(call, 2, "max");
         const bool has_lo = lo && lo->k != vkind::none, has_hi = hi && hi->k != vkind::none;
         if (!has_lo && !has_hi) { fail(at, "node '", name, "': clamp needs a min or a max"); return; }
-        double slo = 0, shi = 0;
-        bool ilo = false, ihi = false;
-        if ((has_lo && !scalar_of(lo, slo, ilo, "clamp's min")) || (has_hi && !scalar_of(hi, shi, ihi, "clamp's max"))) return;
-        if (!has_hi) { emit_bufs(name, t, op_kind::clamp_min, ilo ? 2 : 1, slo, at); return; }
+        // Appends bound v to abuf_ (a tensor) or reads it into s/aux (a number); false on a bad one.
+        auto bound = [&](const value* v, double& s, std::int32_t& aux, std::string_view what) {
+          if (v->k == vkind::name) {
+            const std::int32_t id = node_of(*v, what);
+            if (id < 0) return false;
+            abuf_.push_back(id);
+            aux = 0;
+            return true;
+          }
+          bool integral = false;
+          if (!scalar_of(v, s, integral, what)) return false;
+          aux = integral ? 2 : 1;
+          return true;
+        };
+        double s = 0;
+        std::int32_t aux = 0;
         if (has_lo) {
+          if (!bound(lo, s, aux, "clamp's min")) return;
+          if (!has_hi) { emit_bufs(name, t, op_kind::clamp_min, aux, s, at); return; }
           text_buf<max_name + 8> first;
           first << name << "_min";
-          emit_bufs(first.view(), annotation{}, op_kind::clamp_min, ilo ? 2 : 1, slo, at);
+          emit_bufs(first.view(), annotation{}, op_kind::clamp_min, aux, s, at);
           if (stopped()) return;
           abuf_.clear();
           abuf_.push_back(b_.g.size() - 1);
         }
-        emit_bufs(name, t, op_kind::clamp_max, ihi ? 2 : 1, shi, at);
+        if (!bound(hi, s, aux, "clamp's max")) return;
+        emit_bufs(name, t, op_kind::clamp_max, aux, s, at);
         return;
       }
       case lower::where: {
