@@ -2,11 +2,12 @@
 //
 // A case is a graph plus input data. The graph is built with the ordinary DSL at run time from a
 // seeded PRNG: inputs (f32, sometimes f64/i32, sometimes a symbolic first extent), then a mix of
-// unary/binary ops with broadcasting and scalars, views of views, view scatters (also the nested
-// view->scatter chains canonicalize_view_scatter_ops fuses), index_put with input indices (with and
-// without accumulate, with duplicates), clones, reductions, cat, foreach lists, a mutating user op
-// (auto_functionalized), copy_ epilogues into inputs (also of values that alias the input through
-// views) and outputs that may be inputs or their views, repeated uses everywhere.
+// unary/binary ops with broadcasting and scalars (comparisons and logical ops feeding where, clamps,
+// means among them), views of views, view scatters (also the nested view->scatter chains
+// canonicalize_view_scatter_ops fuses), index_put with input indices (with and without accumulate,
+// with duplicates) or a computed bool mask, gathers (index), clones, reductions, cat, foreach lists,
+// a mutating user op (auto_functionalized), copy_ epilogues into inputs (also of values that alias
+// the input through views) and outputs that may be inputs or their views, repeated uses everywhere.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -216,11 +217,17 @@ class generator {
           ok = a == c || c == ctfx::sym_expr(1);
         }
         if (!ok) { push(t * 0.5); break; }
-        switch (pick(4)) {
+        switch (pick(9)) {
           case 0: push(t + u); break;
           case 1: push(t * u); break;
           case 2: push(t - u); break;
-          default: push(ctfx::maximum(t, u)); break;
+          case 3: push(ctfx::maximum(t, u)); break;
+          // bool intermediates (comparisons, logical ops) that fuse into a where; clamps
+          case 4: push(ctfx::where(ctfx::gt(t, u), t, u * 0.5)); note("where"); break;
+          case 5: push(ctfx::where(ctfx::logical_and(ctfx::lt(t, 0.5), ctfx::ne(u, 0)), t * 2.0, u)); note("where"); break;
+          case 6: push(ctfx::where(ctfx::logical_not(ctfx::le(u, t)), ctfx::minimum(t, u), t)); note("where"); break;
+          case 7: push(ctfx::clamp(t, -0.5, 0.75)); note("clamp"); break;
+          default: push(ctfx::clamp_max(ctfx::clamp_min(t, u), 1.0)); note("clamp"); break;
         }
         note("binary");
         break;
@@ -264,11 +271,18 @@ class generator {
         note("nested_scatter");
         break;
       }
-      case 8: {  // index_put with an input index vector along dim 0
+      case 8: {  // index_put with an input index vector along dim 0 (or a bool mask); a gather
+        if (t.rank() >= 1 && pick(4) == 0) {  // x[x > 0] (+)= 0.75: a computed mask, a 0-d value
+          const bool acc = coin();
+          push(ctfx::index_put(t, {ctfx::gt(t, 0.0)}, b.full({}, 0.75, t.meta().dt), acc));
+          note("masked_put");
+          break;
+        }
         if (index_.empty() || t.rank() < 1 || !static_dim(t, 0)) break;
         const std::size_t k = pick(static_cast<unsigned>(index_.size()));
         if (index_bound_[k] != dim_size(t, 0)) break;
         tensor idx = index_[k];
+        if (pick(3) == 0) { push(ctfx::index(t, {idx})); note("index"); break; }
         // values: [len, rest...] or broadcast [rest...]
         tensor vals;
         const index_t len = idx.size(0).value();
@@ -287,6 +301,7 @@ class generator {
       case 10: {
         if (t.rank() < 1) break;
         const index_t d = pick(static_cast<unsigned>(t.rank()));
+        if (ctfx::is_floating(t.meta().dt) && pick(3) == 0) { push(t.mean({d}, coin())); note("mean"); break; }
         push(coin() ? t.sum({d}, coin()) : t.amax({d}, coin()));
         note("reduce");
         break;

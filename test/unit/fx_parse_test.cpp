@@ -90,7 +90,10 @@ TEST_CASE("fx: every captured PyTorch graph parses at run time, and prints back 
                          "index_put_copy", "inplace_custom_op", "inplace_custom_op_input",
                          "inplace_custom_op_intermediate", "inplace_custom_op_two_mutated", "kv_cache_index",
                          "kv_cache_slice", "multiple_intermediate", "select_scatter", "select_scatter_row",
-                         "slice_scatter_chain", "unsafe_index_put_like", "view_inplaced"};
+                         "slice_scatter_chain", "unsafe_index_put_like", "view_inplaced", "compare_ops",
+                         "logical_ops", "where_ops", "clamp_ops", "maximum_minimum_full", "mean_dims", "masked_fill_put", "index_gather",
+                         "masked_put_value", "masked_put_rows", "masked_put_accumulate", "masked_index_put",
+                         "compare_promotion"};
   for (const char* n : names) {
     CAPTURE(n);
     auto r = parse_file(n);

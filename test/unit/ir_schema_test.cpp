@@ -56,12 +56,13 @@ using all_tags = tags<
     ops::placeholder_t, ops::output_t, ops::getitem_t, ops::sym_size_t, ops::copy__t, ops::copy_t, ops::clone_t,
     ops::empty_t, ops::empty_like_t, ops::zeros_t, ops::ones_t, ops::full_t, ops::fill__t, ops::neg_t, ops::abs_t,
     ops::exp_t, ops::log_t, ops::sin_t, ops::cos_t, ops::sqrt_t, ops::relu_t, ops::ceil_t, ops::floor_t, ops::round_t,
-    ops::trunc_t, ops::tanh_t, ops::sigmoid_t, ops::rsqrt_t, ops::convert_t, ops::add_t, ops::sub_t, ops::mul_t, ops::div_t, ops::maximum_t, ops::minimum_t,
-    ops::pow_t, ops::add__t, ops::sub__t, ops::mul__t, ops::div__t, ops::slice_t, ops::select_t, ops::diagonal_t,
+    ops::trunc_t, ops::tanh_t, ops::sigmoid_t, ops::rsqrt_t, ops::convert_t, ops::logical_not_t, ops::add_t, ops::sub_t, ops::mul_t, ops::div_t, ops::maximum_t, ops::minimum_t,
+    ops::pow_t, ops::add__t, ops::sub__t, ops::mul__t, ops::div__t, ops::clamp_min_t, ops::clamp_max_t, ops::eq_t,
+    ops::ne_t, ops::lt_t, ops::le_t, ops::gt_t, ops::ge_t, ops::logical_and_t, ops::logical_or_t, ops::where_t, ops::slice_t, ops::select_t, ops::diagonal_t,
     ops::as_strided_t, ops::view_t, ops::permute_t, ops::transpose_t, ops::unsqueeze_t, ops::squeeze_t,
     ops::expand_t, ops::alias_t, ops::slice_scatter_t, ops::select_scatter_t, ops::diagonal_scatter_t,
     ops::as_strided_scatter_t, ops::generalized_scatter_t, ops::generalized_scatter__t, ops::index_put_t,
-    ops::index_put__t, ops::unsafe_index_put_t, ops::unsafe_index_put__t, ops::sum_t, ops::amax_t, ops::cat_t,
+    ops::index_put__t, ops::unsafe_index_put_t, ops::unsafe_index_put__t, ops::index_tensor_t, ops::sum_t, ops::amax_t, ops::mean_t, ops::cat_t,
     ops::foreach_add_t, ops::foreach_mul_t, ops::foreach_add__t, ops::foreach_mul__t, ops::all_reduce_t,
     ops::all_reduce__t, ops::broadcast_t, ops::broadcast__t, ops::all_gather_t, ops::reduce_scatter_t,
     ops::halo_exchange_t, ops::halo_exchange__t>;
@@ -89,6 +90,11 @@ static_assert(ctfx::facts(op_kind::generalized_scatter).twin == op_kind::general
 
 // Reference semantics carried by the tags.
 static_assert(ops::relu_t::apply(-2.0) == 0.0 && ops::relu_t::apply(3) == 3);
+// NaN: unequal to everything, true as a bool, propagated by clamp; where picks by the condition.
+static_assert(!ops::eq_t::apply(__builtin_nan(""), __builtin_nan("")) && ops::ne_t::apply(__builtin_nan(""), 1.0));
+static_assert(!ops::logical_not_t::apply(__builtin_nan("")) && ops::logical_not_t::apply(0));
+static_assert(ops::clamp_min_t::apply(1.0, __builtin_nan("")) != ops::clamp_min_t::apply(1.0, __builtin_nan("")));
+static_assert(ops::clamp_max_t::apply(3, 2) == 2 && ops::where_t::apply(false, 1, 2) == 2);
 static_assert(ops::maximum_t::apply(2, 5) == 5 && ops::minimum_t::apply(2, 5) == 2);
 static_assert(ops::sub_t::apply(2, 5) == -3 && ops::div_t::apply(7.0, 2.0) == 3.5);
 static_assert(ops::sum_t::identity<int>() == 0 && ops::sum_t::apply(2, 3) == 5 && ops::amax_t::apply(2, 3) == 3);

@@ -47,7 +47,7 @@ constexpr bool is_free_node(op_kind k) {
 }
 
 // True for ops whose output element i depends only on input elements at index i.
-constexpr bool is_pointwise(op_kind k) { return is_unary(k) || is_binary(k); }
+constexpr bool is_pointwise(op_kind k) { return is_unary(k) || is_binary(k) || is_ternary(k); }
 
 // Bytes the storage of a fresh tensor needs: (max reachable offset + 1) · itemsize.
 constexpr sym_expr storage_bytes(const tensor_meta& m) {
@@ -171,6 +171,8 @@ constexpr liveness compute_liveness(const ir& g, const std::int32_t* fused_root 
       for (const std::int32_t* a = A + def.arg0; late_start && a != A + def.arg0 + def.nargs; ++a) {
         const tensor_meta& am = N[*a].meta;
         if (!am.same_shape(def.meta) || !am.is_contiguous() || !(am.offset == sym_expr(0))) late_start = false;
+        // ... at the same bytes: a bool result over an f32 input would write ahead of its reads.
+        if (size_of(am.dt) != size_of(def.meta.dt)) late_start = false;
       }
     }
     b.begin = 2 * static_cast<std::int64_t>(b.def_step) + (late_start ? 1 : 0);

@@ -52,4 +52,23 @@ constexpr dtype promote(dtype a, dtype b) {
   return size_of(a) >= size_of(b) ? a : b;
 }
 
+// torch.result_type of two tensors where one may be 0-d (`a_dim`/`b_dim`: the tensor has
+// dimensions): a 0-d tensor promotes a dimensioned one only across categories (a float 0-d makes an
+// integer tensor float), as the `full_default` operands Inductor prints for scalar branches do.
+constexpr dtype result_type(dtype a, bool a_dim, dtype b, bool b_dim) {
+  if (a_dim == b_dim) return promote(a, b);
+  const dtype hi = a_dim ? a : b, lo = a_dim ? b : a;
+  if (is_floating(hi)) return hi;
+  if (hi == dtype::b8 || is_floating(lo)) return promote(hi, lo);
+  return hi;
+}
+
+// torch.result_type of a tensor and a Python scalar (`scalar_integral`: an int, else a float): the
+// scalar ("wrapped number") moves the result to its category only: a float scalar makes a bool or
+// integer tensor the default dtype f32, an int scalar makes a bool tensor i64.
+constexpr dtype promote_scalar(dtype a, bool scalar_integral) {
+  if (!scalar_integral) return is_floating(a) ? a : dtype::f32;
+  return a == dtype::b8 ? dtype::i64 : a;
+}
+
 }  // namespace ctfx

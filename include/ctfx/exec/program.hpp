@@ -31,6 +31,7 @@
 #include "../analysis/liveness.hpp"
 #include "../kernels/collectives.hpp"
 #include "../kernels/fused.hpp"
+#include "../kernels/gather.hpp"
 #include "../kernels/index_put.hpp"
 #include "../kernels/pointwise.hpp"
 #include "../kernels/reduce.hpp"
@@ -504,16 +505,19 @@ class basic_program {
         const tensor_meta& on = n.op == op_kind::generalized_scatter_ ? g_.meta(g_.arg(i, 0)) : n.meta;
         detail::scatter_view_meta(scratch_ir, i, n.op, on, g_.params_of(n), target_[static_cast<std::size_t>(i)]);
       }
-      if (n.op == op_kind::index_put || n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put ||
-          n.op == op_kind::unsafe_index_put_) {
+      if (is_index_op(n.op)) {
         index_nodes_.push_back(i);
-        for (std::int32_t k = 2; k < n.nargs; ++k) {
+        int indices = 0, masks = 0;
+        for (std::int32_t k = first_index_arg(n.op); k < n.nargs; ++k) {
           const std::int32_t x = g_.arg(i, k);
-          if (x >= 0 && g_.meta(x).dt == dtype::b8) {
-            prepare_error_ = run_status::failure(i, "rule bool-mask-index: " + detail::node_label(g_, i) +
-                                                       " indexes with a bool mask; the executors support integer indices only (convert the mask with nonzero)");
-            return;
-          }
+          indices += x >= 0;
+          masks += x >= 0 && g_.meta(x).dt == dtype::b8;
+        }
+        if (masks > 0 && indices > 1) {
+          prepare_error_ = run_status::failure(i, "rule bool-mask-index: " + detail::node_label(g_, i) +
+                                                     " indexes with a bool mask and other indices together; the executors take a mask "
+                                                     "only as the one index (convert the mask with nonzero)");
+          return;
         }
       }
       if (facts(n.op).family == op_family::collective) collective_nodes_.push_back(i);
@@ -611,7 +615,7 @@ class basic_program {
     fused_check_.assign(static_cast<std::size_t>(g_.size()), 0);
     for (auto i : index_nodes_) {
       const op_kind k = g_[i].op;
-      if ((k != op_kind::index_put_ && k != op_kind::unsafe_index_put_) || !index_checkable_early(i)) continue;
+      if ((k != op_kind::index_put_ && k != op_kind::unsafe_index_put_) || mask_dim(i) >= 0 || !index_checkable_early(i)) continue;
       const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
       bool ok = first_caller_write_ < 0 || first_caller_write_ >= step;
       for (auto st : direct_storage_) {  // an output in the caller's buffer: defined (or written) before?
@@ -706,7 +710,7 @@ class basic_program {
     for (std::int32_t i = 0; i < g_.size(); ++i) {
       const op_kind k = g_[i].op;
       if (group_of_[static_cast<std::size_t>(i)] >= 0 || fusion_.root[static_cast<std::size_t>(i)] != i || !g_[i].meta.is_tensor()) continue;
-      if ((is_unary(k) && k != op_kind::convert) || is_binary(k)) {
+      if ((is_unary(k) && k != op_kind::convert) || is_binary(k) || is_ternary(k)) {
         group_of_[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(groups_.size());
         groups_.emplace_back();
       }
@@ -746,12 +750,21 @@ class basic_program {
             G.dst = g_.arg(x, 0);
             o.out = g_.meta(G.dst).dt;
           }
-          o.a = ref(g_.arg(x, 0));
+          if (is_ternary(nd.op)) {  // where(c, a, b)
+            o.c = ref(g_.arg(x, 0));
+            o.a = ref(g_.arg(x, 1));
+            o.b = ref(g_.arg(x, 2));
+          } else {
+            o.a = ref(g_.arg(x, 0));
+          }
           if (is_binary(nd.op)) {
             if (nd.nargs > 1) o.b = ref(g_.arg(x, 1));
             else { o.has_scalar = true; o.scalar = nd.scalar; }
           }
         }
+        o.cdt = kernels::compute_dtype(o.k, o.out, operand_dtype_of(x));
+        if (o.has_scalar && yields_bool(o.k))
+          o.scalar = visit_dtype(o.cdt, [&](auto pd) { return kernels::scalar_operand<decltype(pd)::value, double>(o.k, o.scalar); });
         kernels::resolve(o, dtype_of(o.a), o.b >= 0 ? dtype_of(o.b) : o.out);
         op_index[static_cast<std::size_t>(x)] = k.n_ops;
         k.ops[k.n_ops++] = o;
@@ -760,6 +773,14 @@ class basic_program {
       k.n_leaves = static_cast<int>(G.leaves.size());
       for (int l = 0; l < k.n_leaves; ++l) k.leaf_dt[l] = g_.meta(G.leaves[static_cast<std::size_t>(l)]).dt;
     }
+  }
+
+  // The dtype a bool-result node (comparison, logical op) tests its operands in.
+  dtype operand_dtype_of(std::int32_t x) const {
+    const node& nd = g_[x];
+    if (nd.op == op_kind::logical_not) return g_.meta(g_.arg(x, 0)).dt;
+    if (!is_binary(nd.op)) return nd.meta.dt;
+    return detail::operand_dtype(g_.meta(g_.arg(x, 0)), nd.nargs > 1 ? &g_.meta(g_.arg(x, 1)) : nullptr, nd.aux == 2);
   }
 
   void run_group(const group& G, const exec_frame& f) const {
@@ -790,12 +811,23 @@ class basic_program {
     }
   }
 
-  // Index tensors that live in caller buffers, unwritten before this node, are checked up front.
-  bool index_checkable_early(std::int32_t i) const {
-    const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
+  // The put's bool mask (its one index): the x dimension it starts at, or -1 when it has none.
+  int mask_dim(std::int32_t i) const {
+    if (g_[i].op == op_kind::index) return -1;
     for (std::int32_t k = 2; k < g_[i].nargs; ++k) {
       const std::int32_t x = g_.arg(i, k);
-      if (x < 0) continue;
+      if (x >= 0 && g_.meta(x).dt == dtype::b8) return k - 2;
+    }
+    return -1;
+  }
+
+  // Index tensors that live in caller buffers, unwritten before this node, are checked up front
+  // (a bool mask has no values to check: its shape is the indexed dimensions', checked when built).
+  bool index_checkable_early(std::int32_t i) const {
+    const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
+    for (std::int32_t k = first_index_arg(g_[i].op); k < g_[i].nargs; ++k) {
+      const std::int32_t x = g_.arg(i, k);
+      if (x < 0 || g_.meta(x).dt == dtype::b8) continue;
       const auto s = static_cast<std::size_t>(g_.meta(x).storage);
       if (input_of_storage_[s] < 0) return false;
       if (first_write_step_[s] >= 0 && first_write_step_[s] < step) return false;
@@ -855,11 +887,13 @@ class basic_program {
     struct idx { int dim; std::int32_t node; };
     std::vector<idx> ix;
     int dim = 0;
-    for (std::int32_t k = 2; k < g_[i].nargs; ++k, ++dim) {
+    for (std::int32_t k = first_index_arg(g_[i].op); k < g_[i].nargs; ++k, ++dim) {
       const std::int32_t x = g_.arg(i, k);
       if (x >= 0) ix.push_back({dim, x});
     }
-    const bound_layout& v = L[static_cast<std::size_t>(g_.arg(i, 1))];
+    // The values (index_put), or the result (index): over S.
+    const std::int32_t vn = g_[i].op == op_kind::index ? i : g_.arg(i, 1);
+    const bound_layout& v = L[static_cast<std::size_t>(vn)];
     if (ix.empty()) {
       a.free = a.x;
       a.values = v.at(base[static_cast<std::size_t>(v.storage)]).broadcast_to(a.x.rank, a.x.size);
@@ -918,6 +952,16 @@ class basic_program {
   run_status check_indices(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
                            const device_ctx& ctx, std::byte* scratch) const {
     const bound_layout& x = L[static_cast<std::size_t>(g_.arg(i, 0))];
+    if (const int d0 = mask_dim(i); d0 >= 0) {  // the mask's extents must be the indexed ones
+      const bound_layout& m = L[static_cast<std::size_t>(g_.arg(i, 2 + d0))];
+      for (int d = 0; d < m.rank; ++d)
+        if (d0 + d >= x.rank || m.size[d] != x.size[d0 + d])
+          return run_status::failure(i, "rule mask-shape: " + detail::node_label(g_, i) + ": the mask's dimension " +
+                                            std::to_string(d) + " has extent " + std::to_string(m.size[d]) +
+                                            ", the indexed dimension " + std::to_string(d0 + d) + " of x has " +
+                                            std::to_string(d0 + d < x.rank ? x.size[d0 + d] : 0));
+      return {};
+    }
     kernels::index_put_args a = index_args(i, L, base, base[static_cast<std::size_t>(x.storage)], x);
     int which = -1;
     index_t value = 0, at = -1;
@@ -930,7 +974,7 @@ class basic_program {
       (void)scratch;
       for (int k = 0; k < a.n_index && at < 0; ++k) {
         std::int32_t node = -1;
-        for (std::int32_t q = 2, seen = 0; q < g_[i].nargs; ++q)
+        for (std::int32_t q = first_index_arg(g_[i].op), seen = 0; q < g_[i].nargs; ++q)
           if (g_.arg(i, q) >= 0 && seen++ == k) node = g_.arg(i, q);
         const bound_layout& il = L[static_cast<std::size_t>(node)];
         const strided t = il.at(base[static_cast<std::size_t>(il.storage)]);
@@ -958,7 +1002,7 @@ class basic_program {
 
   run_status index_failure(std::int32_t i, const kernels::index_put_args& a, int which, index_t value) const {
     std::int32_t idx_node = -1;
-    for (std::int32_t k = 2, seen = 0; k < g_[i].nargs; ++k)
+    for (std::int32_t k = first_index_arg(g_[i].op), seen = 0; k < g_[i].nargs; ++k)
       if (g_.arg(i, k) >= 0 && seen++ == which) idx_node = g_.arg(i, k);
     return run_status::failure(i, "rule index-in-range: " + detail::node_label(g_, i) + ": index " + std::to_string(value) +
                                       " (from '" + std::string(g_[idx_node].name.view()) + "') is out of range for dimension " +
@@ -1046,6 +1090,10 @@ class basic_program {
         if (!index_checkable_early(i))
           if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
         if (!inplace) kernels::copy(ctx, view(i), arg(0));
+        if (const int d0 = mask_dim(i); d0 >= 0) {  // x[mask] = v: elementwise over x
+          kernels::masked_put(ctx, dl.at(base[static_cast<std::size_t>(dl.storage)]), arg(2 + d0), d0, arg(1), n.aux != 0);
+          return {};
+        }
         const kernels::index_put_args a = index_args(i, L, base, base[static_cast<std::size_t>(dl.storage)], dl);
         if (inplace && fused_check(i, a, ctx)) {  // the check inside the put (no early check ran)
           index_t value = 0;
@@ -1055,7 +1103,14 @@ class basic_program {
         kernels::index_put(ctx, a, scratch + 64, opt_.atomic_index_put);
         return {};
       }
-      case op_kind::sum: case op_kind::amax: {
+      case op_kind::index: {  // x[indices]: checked (unless the validation pass did) before the read
+        if (!index_checkable_early(i))
+          if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
+        const bound_layout& xl = L[static_cast<std::size_t>(g_.arg(i, 0))];
+        kernels::gather(ctx, index_args(i, L, base, base[static_cast<std::size_t>(xl.storage)], xl));
+        return {};
+      }
+      case op_kind::sum: case op_kind::amax: case op_kind::mean: {
         unsigned dims = 0;
         const int r = g_.meta(g_.arg(i, 0)).rank;
         for (std::int32_t k = 0; k < n.npar; ++k) {
@@ -1064,7 +1119,15 @@ class basic_program {
           dims |= 1u << d;
         }
         if (n.npar == 0) dims = (1u << r) - 1;  // all dimensions
-        kernels::reduce(ctx, n.op == op_kind::amax, view(i), arg(0), dims);
+        double count = 0;  // mean: the number of elements folded into each result
+        if (n.op == op_kind::mean) {
+          const strided x = arg(0);
+          count = 1;
+          for (int d = 0; d < r; ++d)
+            if (dims & (1u << d)) count *= static_cast<double>(x.size[d]);
+        }
+        if (n.op == op_kind::mean && count == 0) { kernels::fill(ctx, view(i), std::numeric_limits<double>::quiet_NaN()); return {}; }  // 0 / 0
+        kernels::reduce(ctx, n.op == op_kind::amax, view(i), arg(0), dims, count);
         return {};
       }
       case op_kind::cat: {
@@ -1110,9 +1173,10 @@ class basic_program {
       const bool inplace = is_mutating(n.op);
       strided out = inplace ? arg(0) : view(i);
       strided b = n.nargs > 1 ? arg(1) : strided{};
-      kernels::binary(ctx, op, out, arg(0), n.nargs > 1 ? &b : nullptr, n.scalar);
+      kernels::binary(ctx, op, out, arg(0), n.nargs > 1 ? &b : nullptr, n.scalar, operand_dtype_of(i));
       return {};
     }
+    if (n.op == op_kind::where) { kernels::where(ctx, view(i), arg(0), arg(1), arg(2)); return {}; }
     return run_status::failure(i, "rule executable-op: " + detail::node_label(g_, i) + " (" + std::string(name_of(n.op)) +
                                       ") has no kernel");
   }
@@ -1185,7 +1249,9 @@ class basic_program {
   // The CUDA index checker's flag, then the deterministic index_put's sort scratch (CUDA only).
   std::size_t scratch_bytes_without_hidden(const std::vector<index_t>& sym) const {
     std::size_t n = 64;
-    for (auto i : index_nodes_) n = std::max(n, 64 + kernels::index_put_scratch_bytes(selected_count(i, sym), backend::cuda));
+    for (auto i : index_nodes_)
+      if (g_[i].op != op_kind::index && mask_dim(i) < 0)  // a gather and a masked put sort nothing
+        n = std::max(n, 64 + kernels::index_put_scratch_bytes(selected_count(i, sym), backend::cuda));
     for (auto i : collective_nodes_)
       if (g_[i].op == op_kind::halo_exchange || g_[i].op == op_kind::halo_exchange_) {
         const bound_layout x = evaluate(g_.meta(g_.arg(i, 0)), sym);
@@ -1201,7 +1267,7 @@ class basic_program {
     int brank = 0;
     index_t count = 1;
     int dim = 0;
-    for (std::int32_t k = 2; k < g_[i].nargs; ++k, ++dim) {
+    for (std::int32_t k = first_index_arg(g_[i].op); k < g_[i].nargs; ++k, ++dim) {
       const std::int32_t t = g_.arg(i, k);
       if (t < 0) { count *= x.size[dim]; continue; }
       broadcast_shape(bshape, brank, evaluate(g_.meta(t), sym));

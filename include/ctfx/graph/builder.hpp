@@ -12,6 +12,7 @@
 // epilogue "input x ends up holding v": the copy_ nodes are emitted at the end, before the output.
 #pragma once
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string_view>
 #include "../comm/types.hpp"
@@ -72,6 +73,8 @@ struct tensor {
   constexpr tensor sum(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
   /// `aten.amax` over `dims` (all when empty).
   constexpr tensor amax(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
+  /// `aten.mean.dim` over `dims` (all when empty): the sum divided by the count; floating only.
+  constexpr tensor mean(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
   /// `aten._to_copy` to dtype `d` (`convert_element_type`).
   constexpr tensor to(dtype d, source_loc at = source_loc::current()) const;
   /// `aten.sym_size` of dimension `dim`.
@@ -443,6 +446,15 @@ constexpr tensor tensor::amax(std::initializer_list<index_t> dims, bool keepdim,
   std::int32_t a[1] = {id};
   return {b, b->add(op_kind::amax, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k), keepdim)};
 }
+constexpr tensor tensor::mean(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  sym_expr p[max_rank]{};
+  std::size_t k = 0;
+  for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
+  if (!b || !b->check(*this)) return *this;
+  std::int32_t a[1] = {id};
+  return {b, b->add(op_kind::mean, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k), keepdim)};
+}
 constexpr tensor tensor::to(dtype d, source_loc at) const {
   const builder::call_site site(b, at);
   return b ? b->make(op_kind::convert, {*this}, {}, static_cast<std::int32_t>(d)) : *this;
@@ -515,6 +527,53 @@ constexpr tensor pow(tensor a, double e, source_loc at = source_loc::current()) 
   return detail::binary(op_kind::pow, a, e, detail::is_int(e));
 }
 
+// Comparisons (bool results, computed in the operands' promoted type) and logical ops. Functions,
+// not operators: `a == b` compares handles.
+#define CTFX_PREDICATE_FN(NAME)                                                             \
+  constexpr tensor NAME(tensor a, tensor b, source_loc at = source_loc::current()) {        \
+    const builder::call_site site(a.b ? a.b : b.b, at);                                     \
+    return detail::binary(op_kind::NAME, a, b);                                             \
+  }                                                                                         \
+  constexpr tensor NAME(tensor a, double s, source_loc at = source_loc::current()) {        \
+    const builder::call_site site(a.b, at);                                                 \
+    return detail::binary(op_kind::NAME, a, s, false);                                      \
+  }                                                                                         \
+  constexpr tensor NAME(tensor a, int s, source_loc at = source_loc::current()) {           \
+    const builder::call_site site(a.b, at);                                                 \
+    return detail::binary(op_kind::NAME, a, s, true);                                       \
+  }
+CTFX_PREDICATE_FN(eq) CTFX_PREDICATE_FN(ne) CTFX_PREDICATE_FN(lt) CTFX_PREDICATE_FN(le) CTFX_PREDICATE_FN(gt)
+CTFX_PREDICATE_FN(ge) CTFX_PREDICATE_FN(clamp_min) CTFX_PREDICATE_FN(clamp_max)
+#undef CTFX_PREDICATE_FN
+constexpr tensor logical_and(tensor a, tensor b, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b ? a.b : b.b, at);
+  return detail::binary(op_kind::logical_and, a, b);
+}
+constexpr tensor logical_or(tensor a, tensor b, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b ? a.b : b.b, at);
+  return detail::binary(op_kind::logical_or, a, b);
+}
+constexpr tensor logical_not(tensor a, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b, at);
+  return a.b ? a.b->make(op_kind::logical_not, {a}) : a;
+}
+/// `aten.clamp`, as PyTorch's post-grad graphs print it: clamp_min then clamp_max; either bound
+/// may be std::nullopt (at least one is given).
+constexpr tensor clamp(tensor a, std::optional<double> lo, std::optional<double> hi, source_loc at = source_loc::current()) {
+  if (lo && hi) return clamp_max(clamp_min(a, *lo, at), *hi, at);
+  if (lo) return clamp_min(a, *lo, at);
+  if (hi) return clamp_max(a, *hi, at);
+  const builder::call_site site(a.b, at);
+  if (a.b) a.b->g.fail(rule::bad_argument, a.id, "clamp needs a min or a max (both are std::nullopt) [rule bad-argument]");
+  return a;
+}
+/// `aten.where.self`: c ? a : b elementwise (c bool; the three broadcast).
+constexpr tensor where(tensor c, tensor a, tensor b, source_loc at = source_loc::current()) {
+  builder* bb = c.b ? c.b : a.b ? a.b : b.b;
+  const builder::call_site site(bb, at);
+  return bb ? bb->make(op_kind::where, {c, a, b}) : c;
+}
+
 #define CTFX_UNARY_FN(NAME)                                                     \
   constexpr tensor NAME(tensor a, source_loc at = source_loc::current()) {      \
     const builder::call_site site(a.b, at);                                     \
@@ -579,6 +638,16 @@ constexpr tensor index_put_impl(op_kind k, tensor x, std::initializer_list<index
   return {x.b, x.b->add(k, std::span<const std::int32_t>(a, n), {}, acc ? 1 : 0)};
 }
 }  // namespace detail
+/// `aten.index.Tensor`: x[idx...] with integer index tensors (None: the whole dimension).
+constexpr tensor index(tensor x, std::initializer_list<index_arg> idx, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  std::int32_t a[1 + max_rank]{};
+  std::size_t n = 0;
+  if (!x.b || !x.b->check(x)) return x;
+  a[n++] = x.id;
+  for (auto i : idx) if (n < 1 + max_rank) a[n++] = i.id;
+  return {x.b, x.b->add(op_kind::index, std::span<const std::int32_t>(a, n), {})};
+}
 constexpr tensor index_put(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false, source_loc at = source_loc::current()) {
   const builder::call_site site(x.b, at);
   return detail::index_put_impl(op_kind::index_put, x, idx, v, accumulate);

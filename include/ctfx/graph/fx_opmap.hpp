@@ -12,12 +12,16 @@ namespace ctfx::fx {
 enum class lower : std::uint8_t {
   unary,               // (x) or (a, b) tensors only: clone, alias, copy, copy_, empty_like, unary math
   binary,              // (a, b) with b a tensor or a scalar
+  where,               // (condition, self, other): a number for self or other is a 0-d full
+  bitwise,             // (a, b) or (a), bool tensors only: `m1 & m2`, `m1 | m2`, `~m` as logical ops
+  clamp,               // (x, min=None, max=None), numbers or tensors: clamp_min then clamp_max
   slice, select, diagonal, as_strided,
   view,                // (x, sizes): view, _unsafe_view, reshape, expand
   permute, transpose, t,
   dim,                 // (x, dim): unsqueeze, squeeze.dim
   slice_scatter, select_scatter, diagonal_scatter, as_strided_scatter,
   index_put,           // (x, indices, values, accumulate=False)
+  index,               // (x, indices)
   reduce,              // (x, dims=[], keepdim=False)
   cat,                 // (tensors, dim=0)
   foreach,             // (xs, ys) or (xs, scalar)
@@ -68,8 +72,17 @@ inline constexpr op_row op_rows[] = {
     {"aten.amax.default", lower::reduce, op_kind::amax},
     {"aten.as_strided.default", lower::as_strided, op_kind::as_strided},
     {"aten.as_strided_scatter.default", lower::as_strided_scatter, op_kind::as_strided_scatter},
+    {"aten.bitwise_and.Tensor", lower::bitwise, op_kind::logical_and},
+    {"aten.bitwise_not.default", lower::bitwise, op_kind::logical_not},
+    {"aten.bitwise_or.Tensor", lower::bitwise, op_kind::logical_or},
     {"aten.cat.default", lower::cat, op_kind::cat},
     {"aten.ceil.default", lower::unary, op_kind::ceil},
+    {"aten.clamp.Tensor", lower::clamp, op_kind::clamp_min},
+    {"aten.clamp.default", lower::clamp, op_kind::clamp_min},
+    {"aten.clamp_max.Tensor", lower::binary, op_kind::clamp_max},
+    {"aten.clamp_max.default", lower::binary, op_kind::clamp_max},
+    {"aten.clamp_min.Tensor", lower::binary, op_kind::clamp_min},
+    {"aten.clamp_min.default", lower::binary, op_kind::clamp_min},
     {"aten.clone.default", lower::unary, op_kind::clone},
     {"aten.copy.default", lower::unary, op_kind::copy},
     {"aten.copy_.default", lower::unary, op_kind::copy_},
@@ -82,20 +95,38 @@ inline constexpr op_row op_rows[] = {
     {"aten.div_.Tensor", lower::binary, op_kind::div_},
     {"aten.empty.memory_format", lower::factory, op_kind::empty},
     {"aten.empty_like.default", lower::unary, op_kind::empty_like},
+    {"aten.eq.Scalar", lower::binary, op_kind::eq},
+    {"aten.eq.Tensor", lower::binary, op_kind::eq},
     {"aten.exp.default", lower::unary, op_kind::exp},
     {"aten.expand.default", lower::view, op_kind::expand},
     {"aten.fill_.Scalar", lower::fill, op_kind::fill_},
     {"aten.floor.default", lower::unary, op_kind::floor},
     {"aten.full.default", lower::full, op_kind::full},
+    {"aten.ge.Scalar", lower::binary, op_kind::ge},
+    {"aten.ge.Tensor", lower::binary, op_kind::ge},
+    {"aten.gt.Scalar", lower::binary, op_kind::gt},
+    {"aten.gt.Tensor", lower::binary, op_kind::gt},
+    {"aten.index.Tensor", lower::index, op_kind::index},
     {"aten.index_put.default", lower::index_put, op_kind::index_put},
     {"aten.index_put_.default", lower::index_put, op_kind::index_put_},
+    {"aten.le.Scalar", lower::binary, op_kind::le},
+    {"aten.le.Tensor", lower::binary, op_kind::le},
     {"aten.log.default", lower::unary, op_kind::log},
+    {"aten.logical_and.default", lower::binary, op_kind::logical_and},
+    {"aten.logical_not.default", lower::unary, op_kind::logical_not},
+    {"aten.logical_or.default", lower::binary, op_kind::logical_or},
+    {"aten.lt.Scalar", lower::binary, op_kind::lt},
+    {"aten.lt.Tensor", lower::binary, op_kind::lt},
     {"aten.maximum.default", lower::binary, op_kind::maximum},
+    {"aten.mean.default", lower::reduce, op_kind::mean},
+    {"aten.mean.dim", lower::reduce, op_kind::mean},
     {"aten.minimum.default", lower::binary, op_kind::minimum},
     {"aten.mul.Scalar", lower::binary, op_kind::mul},
     {"aten.mul.Tensor", lower::binary, op_kind::mul},
     {"aten.mul_.Scalar", lower::binary, op_kind::mul_},
     {"aten.mul_.Tensor", lower::binary, op_kind::mul_},
+    {"aten.ne.Scalar", lower::binary, op_kind::ne},
+    {"aten.ne.Tensor", lower::binary, op_kind::ne},
     {"aten.neg.default", lower::unary, op_kind::neg},
     {"aten.ones.default", lower::factory, op_kind::ones},
     {"aten.permute.default", lower::permute, op_kind::permute},
@@ -127,6 +158,10 @@ inline constexpr op_row op_rows[] = {
     {"aten.trunc.default", lower::unary, op_kind::trunc},
     {"aten.unsqueeze.default", lower::dim, op_kind::unsqueeze},
     {"aten.view.default", lower::view, op_kind::view},
+    {"aten.where.Scalar", lower::where, op_kind::where},
+    {"aten.where.ScalarOther", lower::where, op_kind::where},
+    {"aten.where.ScalarSelf", lower::where, op_kind::where},
+    {"aten.where.self", lower::where, op_kind::where},
     {"aten.zeros.default", lower::factory, op_kind::zeros},
     {"higher_order.auto_functionalized", lower::auto_functionalized, op_kind::auto_functionalized},
     {"prims.convert_element_type.default", lower::convert, op_kind::convert},
@@ -156,6 +191,7 @@ constexpr std::string_view aten_name(op_kind k) {
   switch (k) {
     case op_kind::pow: return "aten.pow.Tensor_Tensor";
     case op_kind::sum: return "aten.sum.dim_IntList";
+    case op_kind::mean: return "aten.mean.dim";
     case op_kind::convert: return "prims.convert_element_type.default";
     case op_kind::alias: return "aten.alias.default";
     case op_kind::view: return "aten.view.default";
@@ -172,12 +208,40 @@ constexpr std::string_view aten_name(op_kind k) {
     case op_kind::sub_: return "aten.sub_.Tensor";
     case op_kind::mul_: return "aten.mul_.Tensor";
     case op_kind::div_: return "aten.div_.Tensor";
+    case op_kind::where: return "aten.where.self";
+    case op_kind::logical_and: return "aten.logical_and.default";
+    case op_kind::logical_or: return "aten.logical_or.default";
+    case op_kind::logical_not: return "aten.logical_not.default";
+    case op_kind::clamp_min: return "aten.clamp_min.Tensor";
+    case op_kind::clamp_max: return "aten.clamp_max.Tensor";
+    case op_kind::eq: return "aten.eq.Tensor";
+    case op_kind::ne: return "aten.ne.Tensor";
+    case op_kind::lt: return "aten.lt.Tensor";
+    case op_kind::le: return "aten.le.Tensor";
+    case op_kind::gt: return "aten.gt.Tensor";
+    case op_kind::ge: return "aten.ge.Tensor";
     default: break;
   }
   // Otherwise the first row of the table with this op_kind.
   for (const auto& r : op_rows)
     if (r.kind == k) return r.name;
   return {};
+}
+
+// The overload for a scalar right operand where PyTorch prints a distinct one (`eq.Scalar`,
+// `clamp_min.default`); empty where the .Tensor overload takes the scalar as well.
+constexpr std::string_view aten_scalar_name(op_kind k) {
+  switch (k) {
+    case op_kind::clamp_min: return "aten.clamp_min.default";
+    case op_kind::clamp_max: return "aten.clamp_max.default";
+    case op_kind::eq: return "aten.eq.Scalar";
+    case op_kind::ne: return "aten.ne.Scalar";
+    case op_kind::lt: return "aten.lt.Scalar";
+    case op_kind::le: return "aten.le.Scalar";
+    case op_kind::gt: return "aten.gt.Scalar";
+    case op_kind::ge: return "aten.ge.Scalar";
+    default: return {};
+  }
 }
 
 }  // namespace ctfx::fx

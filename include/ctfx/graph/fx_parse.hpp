@@ -709,6 +709,7 @@ class parser {
         if (!tensor_arg(call, 0, "self", at) || !alpha_is_one(call)) return;
         const value* o = arg(call, 1, "other");
         if (!o) o = arg(call, 1, "exponent");
+        if (!o) o = arg(call, 1, k == op_kind::clamp_max ? "max" : "min");
         if (o && o->k == vkind::name) {
           if (!tensor_arg(call, 1, o->key.empty() ? "other" : o->key, at)) return;
           emit_bufs(name, t, k, 0, 0.0, at);
@@ -718,6 +719,95 @@ class parser {
         bool integral = false;
         if (!scalar_of(o, s, integral, "the scalar operand")) return;
         emit_bufs(name, t, k, integral ? 2 : 1, s, at);
+        return;
+      }
+      case lower::bitwise: {  // on bools the logical op; ctfx has no bitwise ops on integers
+        const int n = k == op_kind::logical_not ? 1 : 2;
+        for (int j = 0; j < n; ++j) if (!tensor_arg(call, j, j ? "other" : "self", at)) return;
+        for (int j = 0; j < n; ++j)
+          if (b_.g.meta(abuf_[static_cast<std::size_t>(j)]).dt != dtype::b8) {
+            fail(at, "node '", name, "': bitwise ops are supported on bool tensors only (as logical ops)");
+            return;
+          }
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::clamp: {
+        // clamp_min, clamp_max, or both: the first then named <name>_min (the line's name goes to
+        // the node that gives its value, whose metadata PyTorch printed).
+        // A bound is a number (aux 1 or 2, as a binary op's scalar) or a tensor (clamp.Tensor).
+        if (!tensor_arg(call, 0, "self", at)) return;
+        const value* lo = arg(call, 1, "min");
+        const value* hi = arg(call, 2, "max");
+        const bool has_lo = lo && lo->k != vkind::none, has_hi = hi && hi->k != vkind::none;
+        if (!has_lo && !has_hi) { fail(at, "node '", name, "': clamp needs a min or a max"); return; }
+        // Appends bound v to abuf_ (a tensor) or reads it into s/aux (a number); false on a bad one.
+        auto bound = [&](const value* v, double& s, std::int32_t& aux, std::string_view what) {
+          if (v->k == vkind::name) {
+            const std::int32_t id = node_of(*v, what);
+            if (id < 0) return false;
+            abuf_.push_back(id);
+            aux = 0;
+            return true;
+          }
+          bool integral = false;
+          if (!scalar_of(v, s, integral, what)) return false;
+          aux = integral ? 2 : 1;
+          return true;
+        };
+        double s = 0;
+        std::int32_t aux = 0;
+        if (has_lo) {
+          if (!bound(lo, s, aux, "clamp's min")) return;
+          if (!has_hi) { emit_bufs(name, t, op_kind::clamp_min, aux, s, at); return; }
+          text_buf<max_name + 8> first;
+          first << name << "_min";
+          emit_bufs(first.view(), annotation{}, op_kind::clamp_min, aux, s, at);
+          if (stopped()) return;
+          abuf_.clear();
+          abuf_.push_back(b_.g.size() - 1);
+        }
+        if (!bound(hi, s, aux, "clamp's max")) return;
+        emit_bufs(name, t, op_kind::clamp_max, aux, s, at);
+        return;
+      }
+      case lower::where: {
+        // where.self takes tensors; where.ScalarSelf / ScalarOther / Scalar a number for a branch,
+        // which becomes a 0-d full of the result's dtype (as Inductor's full_default), named
+        // <name>_self or <name>_other.
+        const value* c = arg(call, 0, "condition");
+        const value* v[2] = {arg(call, 1, "self"), arg(call, 2, "other")};
+        if (!c || !v[0] || !v[1]) { fail(at, "node '", name, "': where needs a condition, self and other"); return; }
+        std::int32_t ids[3] = {node_of(*c, "condition"), -1, -1};
+        if (ids[0] < 0) return;
+        double s[2] = {0, 0};
+        bool integral[2] = {false, false}, number[2] = {false, false};
+        for (int j = 0; j < 2; ++j) {
+          number[j] = v[j]->k != vkind::name;
+          if (number[j] ? !scalar_of(v[j], s[j], integral[j], j ? "where's other" : "where's self")
+                        : (ids[j + 1] = node_of(*v[j], j ? "other" : "self")) < 0) return;
+        }
+        if (number[0] || number[1]) {
+          dtype dt = integral[0] && integral[1] ? dtype::i64 : dtype::f32;  // two numbers
+          if (!(number[0] && number[1])) {
+            const int tensor = number[0] ? 1 : 0;
+            dt = promote_scalar(b_.g.meta(ids[tensor + 1]).dt, integral[1 - tensor]);
+          }
+          for (int j = 0; j < 2; ++j) {
+            if (!number[j]) continue;
+            abuf_.clear();
+            pbuf_.clear();
+            text_buf<max_name + 8> branch;
+            branch << name << (j ? "_other" : "_self");
+            emit_bufs(branch.view(), annotation{}, op_kind::full, static_cast<std::int32_t>(dt), s[j], at);
+            if (stopped()) return;
+            ids[j + 1] = b_.g.size() - 1;
+          }
+        }
+        abuf_.clear();
+        pbuf_.clear();
+        for (auto id : ids) abuf_.push_back(id);
+        emit_bufs(name, t, k, 0, 0.0, at);
         return;
       }
       case lower::slice: case lower::slice_scatter: {
@@ -779,6 +869,12 @@ class parser {
       case lower::dim: {
         if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dim", required, x0, at)) return;
         pbuf_.push_back(x0);
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::index: {
+        if (!tensor_arg(call, 0, "self", at) || !tensor_list(call, 1, "indices", at, true)) return;
+        if (arg(call, 2, "")) { fail(arg(call, 2, "")->at, "unexpected extra argument"); return; }
         emit_bufs(name, t, k, 0, 0.0, at);
         return;
       }

@@ -99,7 +99,11 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       add(name_ref(g, a[1]));
       if (n.aux) add("True");
       return op(aten_name(n.op));
-    case op_kind::sum: case op_kind::amax:
+    case op_kind::index:
+      add(name_ref(g, a[0]));
+      add(refs(g, a.subspan(1)));
+      return op(aten_name(n.op));
+    case op_kind::sum: case op_kind::amax: case op_kind::mean:
       add(name_ref(g, a[0]));
       add(sizes(g, p));
       if (n.aux) add("True");
@@ -174,8 +178,11 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
     default: break;
   }
   for (auto x : a) add(name_ref(g, x));
-  if (is_binary(n.op) && n.aux != 0) add(n.aux == 2 ? std::to_string(static_cast<long long>(n.scalar)) : py_float(n.scalar));
   std::string_view name = aten_name(n.op);
+  if (is_binary(n.op) && n.aux != 0) {
+    add(n.aux == 2 ? std::to_string(static_cast<long long>(n.scalar)) : py_float(n.scalar));
+    if (!aten_scalar_name(n.op).empty()) name = aten_scalar_name(n.op);
+  }
   return name.empty() ? std::string() : op(name);
 }
 

@@ -15,7 +15,7 @@
 //   empty/zeros/ones/full    params: sizes               scalar: fill value
 //   fill_(x)                 scalar: value
 //   unary(x), convert(x)     (convert: target dtype in meta)
-//   binary(a, b)             or binary(a) with `scalar` when aux == 1 (scalar right operand)
+//   binary(a, b)             or binary(a) with `scalar` when aux == 1 (float) or 2 (integral scalar)
 //   slice(x)                 params: dim, start, end, step
 //   select(x)                params: dim, index
 //   diagonal(x)              params: offset, dim1, dim2
@@ -27,7 +27,9 @@
 //   X_scatter(inp, src)      params: those of the view X
 //   generalized_scatter(inp, src)  params: the view chain, each view as (kind, count, params...)
 //   index_put(x, values, idx...)   aux: accumulate (0/1); a None index is -1
-//   sum/amax(x)              params: dims              aux: keepdim
+//   index(x, idx...)         x[idx...]; a None index is -1
+//   where(cond, a, b)
+//   sum/amax/mean(x)         params: dims              aux: keepdim
 //   cat(t...)                params: dim
 //   foreach_*(a..., b...)    aux: list length; scalar operand when only one list is given
 //   all_reduce(x)            aux: reduce op (0 = sum)

@@ -98,7 +98,8 @@ inline std::string call_text(const ir& g, std::int32_t i) {
     case op_kind::index_put: case op_kind::index_put_: case op_kind::unsafe_index_put: case op_kind::unsafe_index_put_:
       s = ref(g, a[0]) + ", " + args_list(2, a.size()) + ", " + ref(g, a[1]) + (n.aux ? ", accumulate=True" : "");
       break;
-    case op_kind::sum: case op_kind::amax:
+    case op_kind::index: s = ref(g, a[0]) + ", " + args_list(1, a.size()); break;
+    case op_kind::sum: case op_kind::amax: case op_kind::mean:
       s = ref(g, a[0]) + ", " + int_list(g, p) + (n.aux ? ", keepdim=True" : "");
       break;
     case op_kind::cat: s = args_list(0, a.size()) + ", dim=" + to_string(g, p[0]); break;

@@ -39,6 +39,7 @@ constexpr fused_ref leaf_ref(int l) { return static_cast<fused_ref>(max_fused_op
 // Chunk loops, type-erased so that a plan resolves them once.
 using conv_chunk_fn = void (*)(void* out, const void* in, index_t n);                          // element -> compute
 using op_chunk_fn = void (*)(void* out, const void* a, const void* b, double scalar, index_t n);  // compute -> compute
+using where_chunk_fn = void (*)(void* out, const void* c, const void* a, const void* b, index_t n);  // c: bool elements
 
 template <dtype S, class C>
 void load_chunk(void* out, const void* in, index_t n) {
@@ -73,6 +74,15 @@ void binary_scalar_chunk(void* out, const void* a, const void*, double scalar, i
   for (index_t i = 0; i < n; ++i) o[i] = binary_value<C>(K, x[i], y);
 }
 
+template <class C>
+void where_chunk(void* out, const void* c, const void* a, const void* b, index_t n) {
+  auto* o = static_cast<C*>(out);
+  const auto* t = static_cast<const std::uint8_t*>(c);
+  const auto* x = static_cast<const C*>(a);
+  const auto* y = static_cast<const C*>(b);
+  for (index_t i = 0; i < n; ++i) o[i] = t[i] ? x[i] : y[i];
+}
+
 // The element type of D is its compute type C (no conversion pass between ops).
 template <class C>
 constexpr bool stores_as(dtype d) {
@@ -101,28 +111,35 @@ inline op_chunk_fn op_chunk_for(op_kind k, bool scalar) {
     CTFX_UNARY(sqrt) CTFX_UNARY(relu) CTFX_UNARY(ceil) CTFX_UNARY(floor) CTFX_UNARY(round) CTFX_UNARY(trunc)
     CTFX_UNARY(tanh) CTFX_UNARY(sigmoid) CTFX_UNARY(rsqrt)
     CTFX_BINARY(add, add_) CTFX_BINARY(sub, sub_) CTFX_BINARY(mul, mul_) CTFX_BINARY(div, div_)
-    case op_kind::maximum: return scalar ? &binary_scalar_chunk<op_kind::maximum, C> : &binary_chunk<op_kind::maximum, C>;
-    case op_kind::minimum: return scalar ? &binary_scalar_chunk<op_kind::minimum, C> : &binary_chunk<op_kind::minimum, C>;
+    CTFX_UNARY(logical_not)
+    CTFX_BINARY(maximum, clamp_min) CTFX_BINARY(minimum, clamp_max)
     case op_kind::pow: return scalar ? &binary_scalar_chunk<op_kind::pow, C> : &binary_chunk<op_kind::pow, C>;
+#define CTFX_PREDICATE(K) case op_kind::K: return scalar ? &binary_scalar_chunk<op_kind::K, C> : &binary_chunk<op_kind::K, C>;
+    CTFX_PREDICATE(eq) CTFX_PREDICATE(ne) CTFX_PREDICATE(lt) CTFX_PREDICATE(le) CTFX_PREDICATE(gt) CTFX_PREDICATE(ge)
+    CTFX_PREDICATE(logical_and) CTFX_PREDICATE(logical_or)
+#undef CTFX_PREDICATE
     default: return nullptr;  // convert: no arithmetic, only the load and the store
   }
 #undef CTFX_UNARY
 #undef CTFX_BINARY
 }
 
-// One op of a group. `k` is a unary or binary op, or op_kind::copy for the conversions of clone,
-// convert and copy_ (computed as kernels::copy does: through double, or int64 between integers).
+// One op of a group. `k` is a unary, binary or where op, or op_kind::copy for the conversions of
+// clone, convert and copy_ (computed as kernels::copy does: through double, or int64 between integers).
 struct fused_op {
   op_kind k = op_kind::copy;
   dtype out = dtype::f32;   // the result's dtype
   fused_ref a = -1, b = -1; // operands; b < 0 with `has_scalar`: the scalar
   bool has_scalar = false;
-  double scalar = 0;
+  double scalar = 0;        // for a bool-result op, already rounded to cdt (kernels::scalar_operand)
+  fused_ref c = -1;         // where's condition (then a and b are its branches)
+  dtype cdt = dtype::f32;   // what a bool-result op (yields_bool) computes in: its operands' promoted dtype
   // Resolved when the plan is made (host): the compute type index, the loads of a and b into it,
   // the op over compute values, the store into `out` (null: the compute type is out's element type).
   std::int8_t cidx = 0;
   conv_chunk_fn load_a = nullptr, load_b = nullptr, store = nullptr;
   op_chunk_fn fn = nullptr;
+  where_chunk_fn fnw = nullptr;
 };
 
 // The group: its program, its operands and its destination (bound per run).
@@ -134,10 +151,12 @@ struct fused_kernel {
   strided out{};
 };
 
-// The compute type of an op: as kernels::copy for conversions, compute_t<out> otherwise.
+// The compute type of an op: as kernels::copy for conversions, compute_t<out> otherwise (of cdt for
+// the bool-result ops).
 constexpr int compute_index_of(const fused_op& o, dtype a_dt) {
   if (o.k == op_kind::copy) return is_floating(a_dt) || is_floating(o.out) ? 1 : 2;
-  return o.out == dtype::f64 ? 1 : is_floating(o.out) ? 0 : 2;
+  const dtype c = yields_bool(o.k) ? o.cdt : o.out;
+  return c == dtype::f64 ? 1 : is_floating(c) ? 0 : 2;
 }
 
 // Resolves every op's chunk functions (host); a_dt/b_dt: the operands' dtypes.
@@ -152,7 +171,8 @@ inline void resolve(fused_op& o, dtype a_dt, dtype b_dt) {
     using C = decltype(c);
     o.load_a = stores_as<C>(a_dt) ? nullptr : load_chunk_for<C>(a_dt);
     o.load_b = (o.b < 0 || stores_as<C>(b_dt)) ? nullptr : load_chunk_for<C>(b_dt);
-    o.fn = o.k == op_kind::copy ? nullptr : op_chunk_for<C>(o.k, o.has_scalar);
+    o.fn = o.k == op_kind::copy || o.c >= 0 ? nullptr : op_chunk_for<C>(o.k, o.has_scalar);
+    o.fnw = o.c >= 0 ? &where_chunk<C> : nullptr;
     o.store = stores_as<C>(o.out) ? nullptr : store_chunk_for<C>(o.out);
   };
   if (o.cidx == 0) pick(float{});
@@ -299,15 +319,16 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
           res[j] = last ? target : a;
         } else {
           const void* computed = a;
-          if (o.fn) {
+          if (o.fn || o.fnw) {
             void* cv = o.store ? static_cast<void*>(val[j]) : static_cast<void*>(target);
-            o.fn(cv, a, b, o.scalar, n);
+            if (o.fnw) o.fnw(cv, operand(o.c), a, b, n);
+            else o.fn(cv, a, b, o.scalar, n);
             computed = cv;
           }
           if (o.store) {
             o.store(target, computed, n);
             res[j] = target;
-          } else if (!o.fn) {  // a conversion whose result type is the compute type
+          } else if (!o.fn && !o.fnw) {  // a conversion whose result type is the compute type
             std::memcpy(target, computed, static_cast<std::size_t>(n) * size_of(o.out));
             res[j] = target;
           } else {
@@ -336,6 +357,32 @@ struct fused_elem_fn {
           constexpr dtype D = decltype(dd)::value;
           if (is_floating(adt) || is_floating(D)) store_as<D, double>(v[j], load_dyn<double>(adt, a));
           else store_as<D, std::int64_t>(v[j], load_dyn<std::int64_t>(adt, a));
+        });
+      } else if (o.c >= 0) {  // where: the condition is bool elements
+        const std::byte* c = o.c >= max_fused_ops ? leafp[o.c - max_fused_ops] : v[o.c];
+        const std::byte* b = o.b >= max_fused_ops ? leafp[o.b - max_fused_ops] : v[o.b];
+        const dtype bdt = o.b >= max_fused_ops ? k.leaf_dt[o.b - max_fused_ops] : k.ops[o.b].out;
+        visit_dtype(o.out, [&](auto dd) {
+          constexpr dtype O = decltype(dd)::value;
+          using C = compute_t<O>;
+          store_as<O, C>(v[j], *reinterpret_cast<const std::uint8_t*>(c) ? load_dyn<C>(adt, a) : load_dyn<C>(bdt, b));
+        });
+      } else if (yields_bool(o.k)) {  // computed in cdt, stored as bool
+        visit_dtype(o.cdt, [&](auto pd) {
+          using C = compute_t<decltype(pd)::value>;
+          const C x = load_dyn<C>(adt, a);
+          C r;
+          if (is_unary(o.k)) {
+            r = unary_value<C>(o.k, x);
+          } else {
+            C y = static_cast<C>(o.scalar);
+            if (o.b >= 0) {
+              const std::byte* b = o.b >= max_fused_ops ? leafp[o.b - max_fused_ops] : v[o.b];
+              y = load_dyn<C>(o.b >= max_fused_ops ? k.leaf_dt[o.b - max_fused_ops] : k.ops[o.b].out, b);
+            }
+            r = binary_value<C>(o.k, x, y);
+          }
+          store_as<dtype::b8, C>(v[j], r);
         });
       } else {
         visit_dtype(o.out, [&](auto dd) {

@@ -93,6 +93,13 @@ struct static_group {
     static constexpr bool conversion = K == op_kind::copy_ || K == op_kind::clone || K == op_kind::convert;
     static constexpr dtype O = writes_arg0(K) ? at(arg(I, 0)).meta.dt : at(I).meta.dt;
     using V = compute_t<O>;
+    // The dtype a bool-result op tests its operands in (ops/elementwise.hpp's operand_dtype).
+    static constexpr dtype operand_dtype() {
+      if constexpr (K == op_kind::logical_not) return at(arg(I, 0)).meta.dt;
+      else if constexpr (at(I).nargs > 1) return result_type(at(arg(I, 0)).meta.dt, at(arg(I, 0)).meta.rank > 0,
+                                                             at(arg(I, 1)).meta.dt, at(arg(I, 1)).meta.rank > 0);
+      else return promote_scalar(at(arg(I, 0)).meta.dt, at(I).aux == 2);
+    }
     template <bool Unit>
     static V eval(const leaf_ptrs& p, index_t i) {
       if constexpr (conversion) {  // as kernels::copy: through double, or int64 between integers
@@ -100,6 +107,21 @@ struct static_group {
         constexpr dtype S = at(src).meta.dt;
         using C2 = std::conditional_t<(is_floating(S) || is_floating(O)), double, std::int64_t>;
         return round_to<O, C2>(fetch<C2, src, Unit>(p, i));
+      } else if constexpr (K == op_kind::where) {
+        const bool c = fetch<std::int64_t, arg(I, 0), Unit>(p, i) != 0;
+        return round_to<O, V>(c ? fetch<V, arg(I, 1), Unit>(p, i) : fetch<V, arg(I, 2), Unit>(p, i));
+      } else if constexpr (yields_bool(K)) {  // tested in the operands' promoted type P, stored as bool
+        constexpr dtype P = operand_dtype();
+        using C = compute_t<P>;
+        const C x = fetch<C, arg(I, 0), Unit>(p, i);
+        if constexpr (is_unary(K)) {
+          return round_to<O, C>(unary_value<C>(K, x));
+        } else {
+          C y;
+          if constexpr (at(I).nargs > 1) y = fetch<C, arg(I, 1), Unit>(p, i);
+          else y = scalar_operand<P, C>(K, at(I).scalar);
+          return round_to<O, C>(binary_value<C>(K, x, y));
+        }
       } else if constexpr (is_unary(K)) {
         return round_to<O, V>(unary_value<V>(K, fetch<V, arg(I, 0), Unit>(p, i)));
       } else {

@@ -1,4 +1,5 @@
-// ctfx/kernels/index_put.hpp — x[indices] = values (or += with accumulate), in place on x.
+// ctfx/kernels/index_put.hpp — x[indices] = values (or += with accumulate), in place on x; also
+// with one bool mask as the index (masked_put).
 //
 // Every operand is first expressed over the selected shape S (the shape of x[indices]): the
 // values broadcast to S, each index tensor broadcast into S's indexed dimensions, and the part of
@@ -216,6 +217,49 @@ inline index_t index_put_checked_host(const index_put_args& a, index_t* value) {
     for (index_t e = 0; e < ext; ++e) xp[e * xs] = shadow[e];
     return -1;
   });
+}
+
+// x[mask] = v (or += v): the put's one index is a bool mask over x's dimensions [dim0, dim0 + r)
+// (its shape theirs, checked by ops/index.hpp). The values broadcast to the selected shape with
+// extent 1 where the mask's true positions go, so every selected element takes the value at its
+// non-mask coordinates: the put is elementwise over x — x = mask ? v (or x + v) : x. A mask selects
+// each element once, so there is no order to keep.
+template <dtype D>
+struct masked_put_fn {
+  strided x, mask, v;  // mask and v over x's extents
+  bool accumulate = false;
+  CTFX_HD void operator()(index_t i) const {
+    if (*reinterpret_cast<const std::uint8_t*>(mask.at(i)) == 0) return;
+    std::byte* p = x.at(i);
+    if (accumulate) {
+      using C = compute_t<D>;
+      store_as<D, C>(p, wrap_add(load_as<D, C>(p), load_as<D, C>(v.at(i))));
+    } else {
+      std::memcpy(p, v.at(i), sizeof(element_t<D>));
+    }
+  }
+};
+
+inline void masked_put(const device_ctx& ctx, const strided& x, const strided& mask, int dim0, const strided& values,
+                       bool accumulate) {
+  const int r = mask.rank;
+  strided m = x, v = x;
+  m.p = mask.p;
+  m.dt = mask.dt;
+  for (int d = 0; d < x.rank; ++d) m.stride[d] = d >= dim0 && d < dim0 + r ? mask.stride[d - dim0] : 0;
+  // The values over the selected shape with extent 1 at the mask's place, then spread over x.
+  index_t sel[max_rank]{};
+  int n = 0;
+  for (int d = 0; d < dim0; ++d) sel[n++] = x.size[d];
+  sel[n++] = 1;
+  for (int d = dim0 + r; d < x.rank; ++d) sel[n++] = x.size[d];
+  const strided vs = values.broadcast_to(n, sel);
+  v.p = values.p;
+  v.dt = values.dt;
+  for (int d = 0; d < x.rank; ++d)
+    v.stride[d] = d < dim0 ? vs.stride[d] : d < dim0 + r ? 0 : vs.stride[d - r + 1];
+  if (x.numel() == 0) return;
+  visit_dtype(x.dt, [&](auto dd) { parallel_for(ctx, x.numel(), masked_put_fn<decltype(dd)::value>{x, m, v, accumulate}); });
 }
 
 // Workspace bytes the deterministic CUDA path needs for `count` positions (0 on the host).

@@ -1,4 +1,4 @@
-// ctfx/kernels/pointwise.hpp — elementwise kernels: unary and binary arithmetic with broadcasting,
+// ctfx/kernels/pointwise.hpp — elementwise kernels: unary, binary and where with broadcasting,
 // dtype conversion, copies between any two layouts, and fills. One functor per family, written once
 // for host and device; the op is either a compile-time constant (static_op<K>, from a compiled
 // plan) or a run-time value (dynamic_op, for graphs built at run time) — the same arithmetic.
@@ -72,6 +72,7 @@ CTFX_HD inline C unary_value(op_kind k, C x) {
       case op_kind::neg: return static_cast<C>(0ull - static_cast<std::uint64_t>(x));
       case op_kind::abs: return x < 0 ? static_cast<C>(0ull - static_cast<std::uint64_t>(x)) : x;
       case op_kind::relu: return x < 0 ? C(0) : x;
+      case op_kind::logical_not: return C(x == C(0));
       default: return x;  // ceil/floor/round/trunc/convert of an integer; float ops promote first
     }
   } else {
@@ -91,6 +92,7 @@ CTFX_HD inline C unary_value(op_kind k, C x) {
       case op_kind::tanh: return std::tanh(x);
       case op_kind::sigmoid: return C(1) / (C(1) + std::exp(-x));
       case op_kind::rsqrt: return C(1) / std::sqrt(x);
+      case op_kind::logical_not: return C(x == C(0));  // not(nan) = false: nan is true
       default: return x;
     }
   }
@@ -107,10 +109,10 @@ CTFX_HD inline C binary_value(op_kind k, C a, C b) {
     case op_kind::div: case op_kind::div_:
       if constexpr (std::is_integral_v<C>) return b == 0 ? C(0) : (a == INT64_MIN && b == -1) ? a : a / b;
       else return a / b;
-    case op_kind::maximum:
+    case op_kind::maximum: case op_kind::clamp_min:  // a NaN on either side is the result
       if constexpr (!std::is_integral_v<C>) { if (a != a) return a; if (b != b) return b; }
       return a < b ? b : a;
-    case op_kind::minimum:
+    case op_kind::minimum: case op_kind::clamp_max:
       if constexpr (!std::is_integral_v<C>) { if (a != a) return a; if (b != b) return b; }
       return b < a ? b : a;
     case op_kind::pow:
@@ -120,32 +122,56 @@ CTFX_HD inline C binary_value(op_kind k, C a, C b) {
         for (C e = b; e > 0; e >>= 1) { if (e & 1) r = wrap_mul(r, base); base = wrap_mul(base, base); }
         return r;
       } else return std::pow(a, b);
+    // bool results as 0/1 in C (stored as b8); a NaN compares unequal and is true
+    case op_kind::eq: return C(a == b);
+    case op_kind::ne: return C(a != b);
+    case op_kind::lt: return C(a < b);
+    case op_kind::le: return C(a <= b);
+    case op_kind::gt: return C(a > b);
+    case op_kind::ge: return C(a >= b);
+    case op_kind::logical_and: return C(a != C(0) && b != C(0));
+    case op_kind::logical_or: return C(a != C(0) || b != C(0));
     default: return a;
   }
 }
 
-// out[i] = op(a[i])  (a broadcast to out's extents, converted to out's compute type)
-template <dtype O, class Op>
+// The dtype an elementwise op computes in: its result's, except for the ops with bool results,
+// which test their operands in the operands' promoted type (`operands`: ops/elementwise.hpp's
+// operand_dtype), so that 0.5 is true and an f32 compares as f32.
+constexpr dtype compute_dtype(op_kind k, dtype out, dtype operands) { return yields_bool(k) ? operands : out; }
+
+// A scalar right operand as the kernels use it: in the compute type, and for the bool-result ops
+// first rounded to the operands' dtype P, as PyTorch converts a wrapped number before comparing.
+template <dtype P, class C>
+CTFX_HD inline C scalar_operand(op_kind k, double s) {
+  if (!yields_bool(k)) return static_cast<C>(s);
+  element_t<P> e;
+  store_as<P, double>(&e, s);
+  return load_as<P, C>(&e);
+}
+
+// out[i] = op(a[i])  (a broadcast to out's extents, converted to the compute type of P)
+template <dtype O, class Op, dtype P = O>
 struct unary_fn {
   strided out, a;
   Op op;
   CTFX_HD void operator()(index_t i) const {
-    using C = compute_t<O>;
+    using C = compute_t<P>;
     store_as<O, C>(out.at(i), unary_value<C>(op.kind(), load_dyn<C>(a.dt, a.at(i))));
   }
 };
 
-// out[i] = op(a[i], b[i]) or op(a[i], scalar)
-template <dtype O, class Op>
+// out[i] = op(a[i], b[i]) or op(a[i], scalar), computed in the compute type of P (compute_dtype)
+template <dtype O, class Op, dtype P = O>
 struct binary_fn {
   strided out, a, b;
   double scalar = 0;
   bool has_scalar = false;
   Op op;
   CTFX_HD void operator()(index_t i) const {
-    using C = compute_t<O>;
+    using C = compute_t<P>;
     const C x = load_dyn<C>(a.dt, a.at(i));
-    const C y = has_scalar ? static_cast<C>(scalar) : load_dyn<C>(b.dt, b.at(i));
+    const C y = has_scalar ? scalar_operand<P, C>(op.kind(), scalar) : load_dyn<C>(b.dt, b.at(i));
     store_as<O, C>(out.at(i), binary_value<C>(op.kind(), x, y));
   }
 };
@@ -161,6 +187,17 @@ struct copy_fn {
       using C = std::conditional_t<(is_floating(S) || is_floating(D)), double, std::int64_t>;
       store_as<D, C>(out.at(i), load_as<S, C>(src.at(i)));
     }
+  }
+};
+
+// out[i] = c[i] ? a[i] : b[i]  (each broadcast to out's extents, a and b converted to out's dtype)
+template <dtype O>
+struct where_fn {
+  strided out, c, a, b;
+  CTFX_HD void operator()(index_t i) const {
+    using C = compute_t<O>;
+    const bool t = load_as<dtype::b8, std::int64_t>(c.at(i)) != 0;
+    store_as<O, C>(out.at(i), t ? load_dyn<C>(a.dt, a.at(i)) : load_dyn<C>(b.dt, b.at(i)));
   }
 };
 
@@ -275,16 +312,36 @@ inline void fill(const device_ctx& ctx, const strided& out, double value) {
 template <class Op>
 inline void unary(const device_ctx& ctx, Op op, const strided& out, const strided& a) {
   const strided x = a.broadcast_to(out.rank, out.size);
+  if (op.kind() == op_kind::logical_not) {  // tests a in its own dtype
+    visit_dtype(a.dt, [&](auto pd) {
+      parallel_for(ctx, out.numel(), unary_fn<dtype::b8, Op, decltype(pd)::value>{out, x, op});
+    });
+    return;
+  }
   visit_dtype(out.dt, [&](auto dd) { parallel_for(ctx, out.numel(), unary_fn<decltype(dd)::value, Op>{out, x, op}); });
 }
 
+// `operands`: the compute dtype of a bool-result op (ignored for the others).
 template <class Op>
-inline void binary(const device_ctx& ctx, Op op, const strided& out, const strided& a, const strided* b, double scalar) {
+inline void binary(const device_ctx& ctx, Op op, const strided& out, const strided& a, const strided* b, double scalar,
+                   dtype operands = dtype::f32) {
   const strided x = a.broadcast_to(out.rank, out.size);
   const strided y = b ? b->broadcast_to(out.rank, out.size) : strided{};
+  if (yields_bool(op.kind())) {
+    visit_dtype(operands, [&](auto pd) {
+      parallel_for(ctx, out.numel(), binary_fn<dtype::b8, Op, decltype(pd)::value>{out, x, y, scalar, b == nullptr, op});
+    });
+    return;
+  }
   visit_dtype(out.dt, [&](auto dd) {
     parallel_for(ctx, out.numel(), binary_fn<decltype(dd)::value, Op>{out, x, y, scalar, b == nullptr, op});
   });
+}
+
+inline void where(const device_ctx& ctx, const strided& out, const strided& c, const strided& a, const strided& b) {
+  const strided cc = c.broadcast_to(out.rank, out.size);
+  const strided x = a.broadcast_to(out.rank, out.size), y = b.broadcast_to(out.rank, out.size);
+  visit_dtype(out.dt, [&](auto dd) { parallel_for(ctx, out.numel(), where_fn<decltype(dd)::value>{out, cc, x, y}); });
 }
 
 }  // namespace kernels

@@ -1,6 +1,6 @@
-// ctfx/kernels/reduce.hpp — sum and amax over any set of dimensions. Each output element folds its
-// inputs in row-major order of the reduced dimensions, so host and CUDA results, and every run,
-// are bit-identical (a fixed order, not a tree whose shape depends on the launch).
+// ctfx/kernels/reduce.hpp — sum, amax and mean over any set of dimensions. Each output element
+// folds its inputs in row-major order of the reduced dimensions, so host and CUDA results, and every
+// run, are bit-identical (a fixed order, not a tree whose shape depends on the launch).
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "pointwise.hpp"
@@ -13,6 +13,7 @@ struct reduce_fn {
   strided kept;     // the input over the output's extents (reduced dims removed or of extent 1)
   strided reduced;  // the input over the reduced extents only (pointer unused)
   bool is_max = false;
+  double divisor = 0;  // mean: the count (the sum in C divided by it, then rounded); 0 otherwise
   CTFX_HD void operator()(index_t o) const {
     using C = compute_t<O>;
     const std::byte* base = kept.at(o);
@@ -24,6 +25,7 @@ struct reduce_fn {
       if (is_max) acc = binary_value<C>(op_kind::maximum, acc, v);
       else acc = wrap_add(acc, v);
     }
+    if (divisor != 0) acc = acc / static_cast<C>(divisor);
     store_as<O, C>(out.at(o), acc);
   }
 };
@@ -44,7 +46,7 @@ inline void next_output(const strided& out, const strided& kept, int dims, index
 // reduced elements in row-major order (the same order as reduce_fn) with an odometer too, and a
 // plain pointer loop when the reduced elements are one unit-stride run. No division per element.
 template <dtype S, dtype O>
-void reduce_host(bool is_max, const strided& out, const strided& kept, const strided& red) {
+void reduce_host(bool is_max, const strided& out, const strided& kept, const strided& red, double divisor) {
   using C = compute_t<O>;
   using E = element_t<S>;
   // Collapse the reduced dimensions that are contiguous with each other (row-major order kept).
@@ -95,6 +97,7 @@ void reduce_host(bool is_max, const strided& out, const strided& kept, const str
           }
         }
         auto* o = reinterpret_cast<element_t<O>*>(out.p) + ooff + j0;
+        if (divisor != 0) for (index_t j = 0; j < nb; ++j) acc[j] = acc[j] / static_cast<C>(divisor);
         for (index_t j = 0; j < nb; ++j) store_as<O, C>(o + j, acc[j]);
       }
       next_output(out, kept, lr, oidx, ooff, koff);  // the next row of outputs
@@ -125,13 +128,17 @@ void reduce_host(bool is_max, const strided& out, const strided& kept, const str
         }
       }
     }
+    if (divisor != 0) acc = acc / static_cast<C>(divisor);
     store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + ooff, acc);
     next_output(out, kept, out.rank, oidx, ooff, koff);
   }
 }
 
-// out = sum/amax of `in` over the dimensions flagged in `dims` (bit d), keepdim or not.
-inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims) {
+// out = sum/amax of `in` over the dimensions flagged in `dims` (bit d), keepdim or not. A nonzero
+// `divisor` makes the sum a mean: PyTorch's CPU mean.dim sums in the accumulation type (float for
+// f16/bf16), divides there, and rounds once to the result's dtype.
+inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims,
+                   double divisor = 0) {
   strided kept{}, red{};
   kept.p = in.p;
   kept.dt = in.dt;
@@ -152,18 +159,18 @@ inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const
     // The pairs ops/reductions.hpp makes: the input's dtype, or an integer sum in int64 (each pair
     // instantiated is a loop nest the compiler optimizes in every program that runs plans).
     if (out.dt == in.dt) {
-      visit_dtype(in.dt, [&](auto sd) { reduce_host<decltype(sd)::value, decltype(sd)::value>(is_max, out, kept, red); });
+      visit_dtype(in.dt, [&](auto sd) { reduce_host<decltype(sd)::value, decltype(sd)::value>(is_max, out, kept, red, divisor); });
       return;
     }
     if (out.dt == dtype::i64 && (in.dt == dtype::b8 || in.dt == dtype::i8 || in.dt == dtype::i32)) {
-      if (in.dt == dtype::b8) reduce_host<dtype::b8, dtype::i64>(is_max, out, kept, red);
-      else if (in.dt == dtype::i8) reduce_host<dtype::i8, dtype::i64>(is_max, out, kept, red);
-      else reduce_host<dtype::i32, dtype::i64>(is_max, out, kept, red);
+      if (in.dt == dtype::b8) reduce_host<dtype::b8, dtype::i64>(is_max, out, kept, red, 0);
+      else if (in.dt == dtype::i8) reduce_host<dtype::i8, dtype::i64>(is_max, out, kept, red, 0);
+      else reduce_host<dtype::i32, dtype::i64>(is_max, out, kept, red, 0);
       return;
     }
   }
   visit_dtype(out.dt, [&](auto od) {
-    parallel_for(ctx, out.numel(), reduce_fn<decltype(od)::value>{out, kept, red, is_max});
+    parallel_for(ctx, out.numel(), reduce_fn<decltype(od)::value>{out, kept, red, is_max, divisor});
   });
 }
 

@@ -27,6 +27,9 @@ CTFX_UNARY(tanh, "tanh(Tensor self) -> Tensor", static_cast<T>(std::tanh(x)))
 CTFX_UNARY(sigmoid, "sigmoid(Tensor self) -> Tensor", static_cast<T>(T(1) / (T(1) + std::exp(-x))))
 CTFX_UNARY(rsqrt, "rsqrt(Tensor self) -> Tensor", static_cast<T>(T(1) / std::sqrt(x)))
 #undef CTFX_UNARY
+struct logical_not_t : op_tag<op_kind::logical_not, "logical_not(Tensor self) -> Tensor"> {
+  template <class T> static constexpr bool apply(T x) { return x == T(0); }
+};
 struct convert_t : op_tag<op_kind::convert, "convert_element_type(Tensor a, ScalarType dtype) -> Tensor"> {};
 
 #define CTFX_BINARY(NAME, SIG, EXPR) \
@@ -44,7 +47,26 @@ CTFX_BINARY(add_, "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1)
 CTFX_BINARY(sub_, "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", a - b)
 CTFX_BINARY(mul_, "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", a * b)
 CTFX_BINARY(div_, "div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", a / b)
+CTFX_BINARY(clamp_min, "clamp_min(Tensor self, Scalar min) -> Tensor", a != a ? a : b != b ? b : a < b ? b : a)
+CTFX_BINARY(clamp_max, "clamp_max(Tensor self, Scalar max) -> Tensor", a != a ? a : b != b ? b : b < a ? b : a)
 #undef CTFX_BINARY
+// Comparisons and logical ops: bool results (NaN compares unequal to everything, and is true).
+#define CTFX_PREDICATE(NAME, SIG, EXPR) \
+  struct NAME##_t : op_tag<op_kind::NAME, SIG> { \
+    template <class T> static constexpr bool apply(T a, T b) { return EXPR; } \
+  };
+CTFX_PREDICATE(eq, "eq.Tensor(Tensor self, Tensor other) -> Tensor", a == b)
+CTFX_PREDICATE(ne, "ne.Tensor(Tensor self, Tensor other) -> Tensor", a != b)
+CTFX_PREDICATE(lt, "lt.Tensor(Tensor self, Tensor other) -> Tensor", a < b)
+CTFX_PREDICATE(le, "le.Tensor(Tensor self, Tensor other) -> Tensor", a <= b)
+CTFX_PREDICATE(gt, "gt.Tensor(Tensor self, Tensor other) -> Tensor", a > b)
+CTFX_PREDICATE(ge, "ge.Tensor(Tensor self, Tensor other) -> Tensor", a >= b)
+CTFX_PREDICATE(logical_and, "logical_and(Tensor self, Tensor other) -> Tensor", a != T(0) && b != T(0))
+CTFX_PREDICATE(logical_or, "logical_or(Tensor self, Tensor other) -> Tensor", a != T(0) || b != T(0))
+#undef CTFX_PREDICATE
+struct where_t : op_tag<op_kind::where, "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"> {
+  template <class T> static constexpr T apply(bool c, T a, T b) { return c ? a : b; }
+};
 }  // namespace ops
 
 namespace detail {
@@ -53,6 +75,7 @@ namespace detail {
 // (PyTorch's "wrapped number" rule), except that a non-integral scalar makes an integer tensor f32;
 // true division of integers gives f32.
 constexpr dtype binary_dtype(op_kind k, dtype a, dtype b, bool scalar_rhs, bool scalar_is_integral) {
+  if (yields_bool(k)) return dtype::b8;
   dtype r = a;
   if (scalar_rhs) {
     if (!is_floating(a) && !scalar_is_integral) r = dtype::f32;
@@ -84,6 +107,34 @@ constexpr bool binary_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta&
     return true;
   }
   out = contiguous_like(shape, dt);
+  return true;
+}
+
+// The type a comparison or logical op computes in: torch.result_type of its operands (b: a tensor,
+// or null for a scalar right operand, integral or not).
+constexpr dtype operand_dtype(const tensor_meta& a, const tensor_meta* b, bool scalar_is_integral) {
+  return b ? result_type(a.dt, a.rank > 0, b->dt, b->rank > 0) : promote_scalar(a.dt, scalar_is_integral);
+}
+
+// where(cond, a, b): cond is bool; the three broadcast together; a and b promote (Inductor prints a
+// scalar branch as a 0-d full, which promotes as the tensor it is).
+constexpr bool where_meta(ir& g, std::int32_t id, const tensor_meta& c, const tensor_meta& a, const tensor_meta& b,
+                          tensor_meta& out) {
+  if (c.dt != dtype::b8) {
+    auto m = about(g, id);
+    m << "the condition is "; put_type(m, g, c); m << ", where needs a bool (b8) condition: compare it (x != 0) or convert it";
+    fail(g, id, rule::dtype_mismatch, m);
+    return false;
+  }
+  tensor_meta shape = c;
+  if (!broadcast_into(shape, a) || !broadcast_into(shape, b)) {
+    auto m = about(g, id);
+    m << "condition "; put_type(m, g, c); m << ", operands "; put_type(m, g, a); m << " and "; put_type(m, g, b);
+    m << " do not broadcast";
+    fail(g, id, rule::broadcast_shapes, m);
+    return false;
+  }
+  out = contiguous_like(shape, result_type(a.dt, a.rank > 0, b.dt, b.rank > 0));
   return true;
 }
 

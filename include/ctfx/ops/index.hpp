@@ -1,4 +1,5 @@
-// ctfx/ops/index.hpp — index_put / _unsafe_index_put and their in-place twins, with accumulate.
+// ctfx/ops/index.hpp — index_put / _unsafe_index_put and their in-place twins, with accumulate, and
+// index (x[indices], a gather).
 #pragma once
 #include <span>
 #include "basic.hpp"
@@ -9,6 +10,8 @@ struct index_put_t : op_tag<op_kind::index_put, "index_put(Tensor self, Tensor?[
 struct index_put__t : op_tag<op_kind::index_put_, "index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"> {};
 struct unsafe_index_put_t : op_tag<op_kind::unsafe_index_put, "_unsafe_index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"> {};
 struct unsafe_index_put__t : op_tag<op_kind::unsafe_index_put_, "_unsafe_index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"> {};
+// (index_tensor_t: ctfx::index_t is the extent type.)
+struct index_tensor_t : op_tag<op_kind::index, "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"> {};
 }  // namespace ops
 
 namespace detail {
@@ -102,6 +105,25 @@ constexpr bool index_put_meta(ir& g, std::int32_t id, tensor_meta& out) {
     fail(g, id, rule::broadcast_shapes, m); return false;
   }
   out = is_mutating(g[id].op) ? x : clone_meta(x);
+  return true;
+}
+
+// x[indices]: the selected shape, in a fresh contiguous tensor. Integer indices only: a bool mask
+// selects a number of elements known only from its values.
+constexpr bool index_meta(ir& g, std::int32_t id, tensor_meta& out) {
+  auto a = g.args_of(id);
+  const tensor_meta& x = g.meta(a[0]);
+  for (std::size_t i = 1; i < a.size(); ++i)
+    if (a[i] >= 0 && g.meta(a[i]).dt == dtype::b8) {
+      auto m = about(g, id);
+      m << "index " << static_cast<int>(i - 1) << " ('" << arg_name(g, a[i]) << "') is a bool mask, whose result size "
+        << "depends on its values; index with integer indices (the mask's nonzero()), or use where";
+      fail(g, id, rule::index_dtype, m);
+      return false;
+    }
+  tensor_meta sel{};
+  if (!indexed_shape(g, id, x, a.subspan(1), sel)) return false;
+  out = contiguous_like(sel, x.dt);
   return true;
 }
 

@@ -54,7 +54,7 @@ struct meta_answer {
 constexpr bool memoizable(op_kind k) {
   switch (k) {
     case op_kind::copy_: case op_kind::copy: case op_kind::clone: case op_kind::empty_like: case op_kind::fill_:
-    case op_kind::convert: case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::sum: case op_kind::amax:
+    case op_kind::convert: case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::sum: case op_kind::amax: case op_kind::mean:
     case op_kind::slice_scatter: case op_kind::select_scatter: case op_kind::diagonal_scatter:
       return true;
     default: return is_view_op(k) || is_unary(k) || is_binary(k);
@@ -198,9 +198,15 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::index_put: case op_kind::index_put_: case op_kind::unsafe_index_put: case op_kind::unsafe_index_put_:
       if (!need(2)) return false;
       return index_put_meta(g, id, out);
-    case op_kind::sum: case op_kind::amax:
+    case op_kind::index:
+      if (!need(1)) return false;
+      return index_meta(g, id, out);
+    case op_kind::sum: case op_kind::amax: case op_kind::mean:
       if (!need(1)) return false;
       return reduction_meta(g, id, N[A[0]].meta, p, n.aux != 0, out);
+    case op_kind::where:
+      if (!need(3)) return false;
+      return where_meta(g, id, N[A[0]].meta, N[A[1]].meta, N[A[2]].meta, out);
     case op_kind::cat:
       if (!need(a.size())) return false;
       return cat_meta(g, id, a, p.empty() ? sym_expr(0) : p[0], out);
@@ -213,7 +219,11 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     default: break;
   }
   if (is_view_op(n.op)) return need(1) && view_meta(g, id, n.op, N[A[0]].meta, p, out);
-  if (is_unary(n.op)) { if (!need(1)) return false; out = contiguous_like(N[A[0]].meta, N[A[0]].meta.dt); return true; }
+  if (is_unary(n.op)) {
+    if (!need(1)) return false;
+    out = contiguous_like(N[A[0]].meta, n.op == op_kind::logical_not ? dtype::b8 : N[A[0]].meta.dt);
+    return true;
+  }
   if (is_binary(n.op)) {
     if (n.aux == 0) return need(2) && binary_meta(g, id, n.op, N[A[0]].meta, &N[A[1]].meta, false, out);
     return need(1) && binary_meta(g, id, n.op, N[A[0]].meta, nullptr, n.aux == 2, out);

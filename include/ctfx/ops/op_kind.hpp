@@ -16,18 +16,24 @@ enum class op_kind : std::uint8_t {
   empty, empty_like, zeros, ones, full, fill_,
   // elementwise unary
   neg, abs, exp, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, sigmoid, rsqrt, convert,
+  logical_not,
   // elementwise binary (a tensor or a scalar right operand) and their in-place twins
   add, sub, mul, div, maximum, minimum, pow,
   add_, sub_, mul_, div_,
+  clamp_min, clamp_max,
+  // comparisons and logical binary ops: bool results, computed in the operands' promoted type
+  eq, ne, lt, le, gt, ge, logical_and, logical_or,
+  // elementwise ternary: where(cond, a, b)
+  where,
   // views
   slice, select, diagonal, as_strided, view, permute, transpose, unsqueeze, squeeze, expand,
   // functional view scatters and the generalized scatter of canonicalize_view_scatter_ops
   slice_scatter, select_scatter, diagonal_scatter, as_strided_scatter,
   generalized_scatter, generalized_scatter_,
   // indexing
-  index_put, index_put_, unsafe_index_put, unsafe_index_put_,
+  index_put, index_put_, unsafe_index_put, unsafe_index_put_, index,
   // reductions and concatenation
-  sum, amax, cat,
+  sum, amax, mean, cat,
   // list ops (results are tuples read with getitem)
   foreach_add, foreach_mul, foreach_add_, foreach_mul_,
   // collectives over the run's communicator (ctfx/comm), and the halo exchange of a 2-D decomposition
@@ -41,7 +47,7 @@ enum class op_kind : std::uint8_t {
 };
 
 enum class op_family : std::uint8_t {
-  structure, copy, factory, unary, binary, view, scatter, index, reduction, list, collective, user
+  structure, copy, factory, unary, binary, ternary, view, scatter, index, reduction, list, collective, user
 };
 
 /// What the passes know of an op kind: its name, family, view-ness, in-place twin, and more.
@@ -86,6 +92,7 @@ inline constexpr op_facts op_table[] = {
     {"sigmoid", op_family::unary},
     {"rsqrt", op_family::unary},
     {"convert_element_type", op_family::unary},
+    {"logical_not", op_family::unary},
     {"add", op_family::binary, false, false, -1, op_kind::add_},
     {"sub", op_family::binary, false, false, -1, op_kind::sub_},
     {"mul", op_family::binary, false, false, -1, op_kind::mul_},
@@ -97,6 +104,17 @@ inline constexpr op_facts op_table[] = {
     {"sub_", op_family::binary, false, true, 0, op_kind::sub},
     {"mul_", op_family::binary, false, true, 0, op_kind::mul},
     {"div_", op_family::binary, false, true, 0, op_kind::div},
+    {"clamp_min", op_family::binary},
+    {"clamp_max", op_family::binary},
+    {"eq", op_family::binary},
+    {"ne", op_family::binary},
+    {"lt", op_family::binary},
+    {"le", op_family::binary},
+    {"gt", op_family::binary},
+    {"ge", op_family::binary},
+    {"logical_and", op_family::binary},
+    {"logical_or", op_family::binary},
+    {"where", op_family::ternary},
     {"slice", op_family::view, true, false, -1, op_kind::slice_scatter},
     {"select", op_family::view, true, false, -1, op_kind::select_scatter},
     {"diagonal", op_family::view, true, false, -1, op_kind::diagonal_scatter},
@@ -117,8 +135,10 @@ inline constexpr op_facts op_table[] = {
     {"index_put_", op_family::index, false, true, 0, op_kind::index_put},
     {"_unsafe_index_put", op_family::index, false, false, -1, op_kind::unsafe_index_put_},
     {"_unsafe_index_put_", op_family::index, false, true, 0, op_kind::unsafe_index_put},
+    {"index", op_family::index},
     {"sum", op_family::reduction},
     {"amax", op_family::reduction},
+    {"mean", op_family::reduction},
     {"cat", op_family::reduction},
     {"_foreach_add", op_family::list, false, false, -1, op_kind::foreach_add_},
     {"_foreach_mul", op_family::list, false, false, -1, op_kind::foreach_mul_},
@@ -144,10 +164,24 @@ constexpr bool is_view_op(op_kind k) { return facts(k).is_view; }
 constexpr bool is_mutating(op_kind k) { return facts(k).mutates; }
 constexpr bool is_unary(op_kind k) { return facts(k).family == op_family::unary; }
 constexpr bool is_binary(op_kind k) { return facts(k).family == op_family::binary; }
+constexpr bool is_ternary(op_kind k) { return facts(k).family == op_family::ternary; }
+// Binary ops whose result is bool, computed in the promoted type of the operands (torch.result_type)
+// rather than in the result's type.
+constexpr bool is_comparison(op_kind k) {
+  return k == op_kind::eq || k == op_kind::ne || k == op_kind::lt || k == op_kind::le || k == op_kind::gt || k == op_kind::ge;
+}
+constexpr bool is_logical(op_kind k) {
+  return k == op_kind::logical_and || k == op_kind::logical_or || k == op_kind::logical_not;
+}
+constexpr bool yields_bool(op_kind k) { return is_comparison(k) || is_logical(k); }
 constexpr bool is_view_scatter(op_kind k) {
   return k == op_kind::slice_scatter || k == op_kind::select_scatter ||
          k == op_kind::diagonal_scatter || k == op_kind::as_strided_scatter;
 }
+// Ops with index tensors (checked against their extents before any write): index_put (args
+// x, values, indices...) and index (x, indices...). The argument of the first index.
+constexpr bool is_index_op(op_kind k) { return facts(k).family == op_family::index; }
+constexpr int first_index_arg(op_kind k) { return k == op_kind::index ? 1 : 2; }
 constexpr bool is_list_op(op_kind k) { return facts(k).family == op_family::list; }
 
 }  // namespace ctfx

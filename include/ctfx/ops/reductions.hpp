@@ -1,4 +1,4 @@
-// ctfx/ops/reductions.hpp — sum, amax and cat.
+// ctfx/ops/reductions.hpp — sum, amax, mean and cat.
 #pragma once
 #include <span>
 #include "../detail/meta_util.hpp"
@@ -13,6 +13,9 @@ struct sum_t : op_tag<op_kind::sum, "sum.dim_IntList(Tensor self, int[1]? dim, b
 struct amax_t : op_tag<op_kind::amax, "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"> {
   template <class T> static constexpr T apply(T a, T b) { return a < b ? b : a; }
 };
+// mean: the sum in the accumulation type, rounded to the dtype, then divided by the count (PyTorch's
+// CPU mean.dim: sum(...).div_(count)). Floating inputs only.
+struct mean_t : op_tag<op_kind::mean, "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"> {};
 struct cat_t : op_tag<op_kind::cat, "cat(Tensor[] tensors, int dim=0) -> Tensor"> {};
 }  // namespace ops
 
@@ -27,6 +30,12 @@ constexpr bool reduction_meta(ir& g, std::int32_t id, const tensor_meta& x, std:
     int n = norm_dim(g, id, d.value(), x.rank);
     if (n < 0) return false;
     reduce[n] = true;
+  }
+  if (g[id].op == op_kind::mean && !is_floating(x.dt)) {
+    auto m = about(g, id);
+    m << "mean of "; put_type(m, g, x); m << ": mean needs a floating input (convert it to f32 first)";
+    fail(g, id, rule::dtype_mismatch, m);
+    return false;
   }
   tensor_meta r{};
   r.dt = g[id].op == op_kind::sum && !is_floating(x.dt) ? dtype::i64 : x.dt;

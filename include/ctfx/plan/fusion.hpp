@@ -7,7 +7,7 @@
 //   f.root[i] == i               // node i is a kernel of its own (or the root of a group)
 //   f.root[i] == r, r > i        // node i is computed inside r's kernel, element by element
 //
-// A member m (fused into its consumer c) is an elementwise op (unary, binary, convert, clone) whose
+// A member m (fused into its consumer c) is an elementwise op (unary, binary, where, convert, clone) whose
 // result nobody else reads: c is its only user, reads it directly (not through a view) and over the
 // same extents (m is never recomputed for a broadcast). The consumer c is an elementwise op, an
 // in-place binary op whose written argument is not m, or a copy_ whose source is m.
@@ -53,7 +53,7 @@ struct fusion {
 
 // Ops that compute element i of their result from element i of each argument, with no side effect.
 constexpr bool is_fusible_elementwise(op_kind k) {
-  return (is_unary(k) || is_binary(k) || k == op_kind::clone) && !is_mutating(k);
+  return (is_unary(k) || is_binary(k) || is_ternary(k) || k == op_kind::clone) && !is_mutating(k);
 }
 // Ops that can be the last op of a group (they may write their first argument in place).
 constexpr bool is_fusion_consumer(op_kind k) { return is_fusible_elementwise(k) || (is_binary(k) && is_mutating(k)) || k == op_kind::copy_; }

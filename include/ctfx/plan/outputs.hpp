@@ -15,7 +15,7 @@
 namespace ctfx {
 
 namespace detail {
-// True when every index tensor of every index_put is a graph input that no earlier node writes
+// True when every index tensor of every index_put and index is a graph input that no earlier node writes
 // (so every index is checked before the first write of a run).
 constexpr bool indices_are_inputs(const ir& g) {
   detail::cvec<std::uint8_t> input(static_cast<std::size_t>(g.next_storage), 0), written(static_cast<std::size_t>(g.next_storage), 0);
@@ -23,11 +23,10 @@ constexpr bool indices_are_inputs(const ir& g) {
     if (g[i].op == op_kind::placeholder && g[i].meta.is_tensor()) input[static_cast<std::size_t>(g[i].meta.storage)] = 1;
   for (std::int32_t i = 0; i < g.size(); ++i) {
     const node& n = g[i];
-    if (n.op == op_kind::index_put || n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put ||
-        n.op == op_kind::unsafe_index_put_)
-      for (std::int32_t k = 2; k < n.nargs; ++k) {
+    if (is_index_op(n.op))
+      for (std::int32_t k = first_index_arg(n.op); k < n.nargs; ++k) {
         const std::int32_t x = g.arg(i, k);
-        if (x < 0) continue;
+        if (x < 0 || g.meta(x).dt == dtype::b8) continue;  // a mask has no values to check
         const auto s = static_cast<std::size_t>(g.meta(x).storage);
         if (!input[s] || written[s]) return false;
       }
