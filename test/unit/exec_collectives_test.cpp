@@ -6,6 +6,7 @@
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/graph/fx_parse.hpp>
+#include <ctfx/comm/communicator.hpp>
 #include <ctfx/graph/fx_print.hpp>
 #include <vector>
 
@@ -228,4 +229,36 @@ TEST_CASE("the FX parser refuses reductions the engines do not have, naming them
 )");
   REQUIRE_FALSE(r.error.ok());
   CHECK(std::string(r.error.message()).find("'sum', 'max' or 'min'") != std::string::npos);
+}
+
+namespace {
+// A communicator that says it is stream-ordered (as NCCL's), to check the backend rule without a GPU.
+struct stream_world final : ctfx::communicator {
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  const char* engine() const override { return "nccl"; }
+  bool stream_ordered() const override { return true; }
+  bool supports(ctfx::dtype, ctfx::reduce_op) const override { return true; }
+  std::string all_reduce(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return {}; }
+  std::string broadcast(void*, std::size_t, ctfx::dtype, int) override { return {}; }
+  std::string all_gather(const void*, void*, std::size_t, ctfx::dtype) override { return {}; }
+  std::string reduce_scatter(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return {}; }
+  std::string sendrecv(const void*, std::size_t, int, void*, std::size_t, int) override { return {}; }
+  int agree(bool ok) override { return ok ? -1 : 0; }
+  void share(std::string&, std::int32_t&, int) override {}
+};
+}  // namespace
+
+TEST_CASE("a stream-ordered (NCCL) communicator on a host backend is refused before any write") {
+  constexpr auto g = ctfx::graph([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {4});
+    b.update(x, ctfx::all_reduce(x));
+  });
+  stream_world w;
+  std::vector<float> x{1, 2, 3, 4};
+  auto st = ctfx::compiled<decltype(g)>::run({ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {4})}, {},
+                                             ctfx::device_ctx{ctfx::backend::host, nullptr, &w});
+  REQUIRE_FALSE(st.ok);
+  CHECK(st.message.find("rank 0 of 1: rule comm-backend") == 0);
+  CHECK(x == std::vector<float>{1, 2, 3, 4});
 }

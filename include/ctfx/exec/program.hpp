@@ -16,7 +16,7 @@
 //   output-count, output-dtype, output-shape, output-buffer-size                     (outputs)
 //   no-caller-aliasing: caller buffers that the graph writes overlap no other caller buffer
 //   workspace-size, index-in-range, custom-kernel, backend
-//   comm-world, collective-dtype, collective-dense, halo-size        (collectives, kernels/collectives.hpp)
+//   comm-world, comm-backend, collective-dtype, collective-dense, halo-size  (kernels/collectives.hpp)
 //
 // Across ranks (a communicator in the context): before the first step that writes a caller buffer
 // or communicates, every rank learns whether any rank's validation failed; then every rank returns

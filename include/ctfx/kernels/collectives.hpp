@@ -52,6 +52,10 @@ inline std::string check_collective(const device_ctx& ctx, const collective_node
   const int world = ctx.comm ? ctx.comm->size() : 1;
   const std::string engine = ctx.comm ? ctx.comm->engine() : "no communicator";
   const std::string where = " (" + engine + ", " + std::to_string(world) + (world == 1 ? " rank)" : " ranks)");
+  if (ctx.comm && ctx.comm->stream_ordered() && ctx.where != backend::cuda)
+    return std::string("rule comm-backend: the ") + ctx.comm->engine() +
+           " communicator moves device buffers on a CUDA stream; run on backend::cuda (with device pointers), or "
+           "communicate host buffers with an mpi_communicator";
   switch (c.op) {
     case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::reduce_scatter:
       if (ctx.comm && !ctx.comm->supports(x.dt, static_cast<reduce_op>(c.aux)))
