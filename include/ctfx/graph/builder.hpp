@@ -428,32 +428,28 @@ constexpr tensor tensor::clone(source_loc at) const {
   const builder::call_site site(b, at);
   return b ? b->make(op_kind::clone, {*this}) : *this;
 }
+namespace detail {
+// sum, amax, mean: the reduced dimensions as params, keepdim as aux.
+constexpr tensor reduction(const tensor& t, op_kind k, std::initializer_list<index_t> dims, bool keepdim) {
+  sym_expr p[max_rank]{};
+  std::size_t n = 0;
+  for (auto d : dims) if (n < max_rank) p[n++] = sym_expr(d);
+  if (!t.b || !t.b->check(t)) return t;
+  std::int32_t a[1] = {t.id};
+  return {t.b, t.b->add(k, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, n), keepdim)};
+}
+}  // namespace detail
 constexpr tensor tensor::sum(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);
-  sym_expr p[max_rank]{};
-  std::size_t k = 0;
-  for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
-  if (!b || !b->check(*this)) return *this;
-  std::int32_t a[1] = {id};
-  return {b, b->add(op_kind::sum, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k), keepdim)};
+  return detail::reduction(*this, op_kind::sum, dims, keepdim);
 }
 constexpr tensor tensor::amax(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);
-  sym_expr p[max_rank]{};
-  std::size_t k = 0;
-  for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
-  if (!b || !b->check(*this)) return *this;
-  std::int32_t a[1] = {id};
-  return {b, b->add(op_kind::amax, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k), keepdim)};
+  return detail::reduction(*this, op_kind::amax, dims, keepdim);
 }
 constexpr tensor tensor::mean(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);
-  sym_expr p[max_rank]{};
-  std::size_t k = 0;
-  for (auto d : dims) if (k < max_rank) p[k++] = sym_expr(d);
-  if (!b || !b->check(*this)) return *this;
-  std::int32_t a[1] = {id};
-  return {b, b->add(op_kind::mean, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, k), keepdim)};
+  return detail::reduction(*this, op_kind::mean, dims, keepdim);
 }
 constexpr tensor tensor::to(dtype d, source_loc at) const {
   const builder::call_site site(b, at);
