@@ -154,8 +154,9 @@ TEST_CASE("arena floor: greedy by size plans exactly as TFLite's ArenaPlanner + 
     CHECK(g.pool_bytes == hwm);
     CHECK(ctfx::arena_check(b, g.offset).ok());
   }
-  for (const auto& [name, b] : data_traces(2000)) {
-    INFO(name);
+  for (const auto& trace : data_traces(2000)) {
+    const auto& [name, b] = trace;
+    INFO(trace.first);  // (clang 14 cannot capture a structured binding, which INFO does)
     std::int64_t hwm = 0;
     const auto ref = tflite_greedy_by_size(b, hwm);
     const auto g = ctfx::arena_greedy_by_size(b);
@@ -189,8 +190,9 @@ TEST_CASE("arena floor: no plan is larger than greedy by size (random traces, ex
     if (r.pool_bytes < hwm) ++better;
   }
   CHECK(better == 6);  // greedy orders leave gaps in these tilings; the search closes some
-  for (const auto& [name, b] : data_traces(2000)) {
-    INFO(name);
+  for (const auto& trace : data_traces(2000)) {
+    const auto& [name, b] = trace;
+    INFO(trace.first);  // (clang 14 cannot capture a structured binding, which INFO does)
     std::int64_t hwm = 0;
     tflite_greedy_by_size(b, hwm);
     const auto r = ctfx::plan_arena_blocks(b, opt);
