@@ -134,8 +134,8 @@ TEST_CASE("ir metadata: as_strided takes an absolute storage offset") {
   CHECK_LAYOUT(f, "a", "f32[2, 2][1, 8]+3");
   CHECK_LAYOUT(f, "b", "f32[4][9]");  // not +16: as_strided ignores its base's offset
   CHECK_LAYOUT(f, "bcast", "f32[3, 8][0, 1]");
-  CHECK_ERROR([](builder& g) { g.output(g.input("x", ctfx::f32, {4, 8}).as_strided({2}, {1}, -1)); },
-              "node 'as_strided' (as_strided) at ir_metadata_test.cpp:137: as_strided reaches element 0 of a base whose last element is 31 [rule static-index-in-range]");
+  { constexpr auto f_ = [](builder& g) { g.output(g.input("x", ctfx::f32, {4, 8}).as_strided({2}, {1}, -1)); };
+              CHECK_ERROR(f_, "node 'as_strided' (as_strided) at ir_metadata_test.cpp:137: as_strided reaches element 0 of a base whose last element is 31 [rule static-index-in-range]"); }
 }
 
 TEST_CASE("ir metadata: view keeps the offset and infers -1") {
@@ -317,38 +317,38 @@ TEST_CASE("ir metadata: index_put's indexed shape, adjacent and non-adjacent adv
   CHECK_LAYOUT(adjacent, "r", "f32[4, 5, 6][30, 6, 1]");
   CHECK_LAYOUT(adjacent, "bcast", "f32[4, 5, 6][30, 6, 1]");
   static_assert(!same_storage(adjacent, "r", "x"));
-  CHECK_ERROR(
+  { constexpr auto f_ =
       [](builder& g) {
         auto x = g.input("x", ctfx::f32, {4, 5, 6});
         auto i = g.input("i", ctfx::i64, {3});
         g.output(ctfx::index_put(x, {ctfx::none, i, i}, g.input("v", ctfx::f32, {7})));
-      },
-      "node 'index_put' (index_put) at ir_metadata_test.cpp:320: values f32[7] do not broadcast to the indexed shape f32[4, 3] [rule broadcast-shapes]");
+      };
+      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:324: values f32[7] do not broadcast to the indexed shape f32[4, 3] [rule broadcast-shapes]"); }
   // Separated by a full slice: the broadcast index shape goes first.
-  CHECK_ERROR(
+  { constexpr auto f_ =
       [](builder& g) {
         auto x = g.input("x", ctfx::f32, {4, 5, 6});
         auto i = g.input("i", ctfx::i64, {3});
         g.output(ctfx::index_put(x, {i, ctfx::none, i}, g.input("v", ctfx::f32, {7})));
-      },
-      "node 'index_put' (index_put) at ir_metadata_test.cpp:328: values f32[7] do not broadcast to the indexed shape f32[3, 5] [rule broadcast-shapes]");
+      };
+      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:332: values f32[7] do not broadcast to the indexed shape f32[3, 5] [rule broadcast-shapes]"); }
   // Index shapes broadcast with each other: [2, 1] with [3] is [2, 3], in front of the rest.
-  CHECK_ERROR(
+  { constexpr auto f_ =
       [](builder& g) {
         auto x = g.input("x", ctfx::f32, {4, 5, 6});
         auto i = g.input("i", ctfx::i64, {2, 1});
         auto j = g.input("j", ctfx::i64, {3});
         g.output(ctfx::index_put(x, {i, j}, g.input("v", ctfx::f32, {7})));
-      },
-      "node 'index_put' (index_put) at ir_metadata_test.cpp:336: values f32[7] do not broadcast to the indexed shape f32[2, 3, 6] [rule broadcast-shapes]");
+      };
+      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:341: values f32[7] do not broadcast to the indexed shape f32[2, 3, 6] [rule broadcast-shapes]"); }
   // A KV-cache position: one index in dimension 2.
-  CHECK_ERROR(
+  { constexpr auto f_ =
       [](builder& g) {
         auto c = g.input("cache", ctfx::f16, {2, 4, 16, 8});
         auto pos = g.input("pos", ctfx::i64, {1});
         g.output(ctfx::index_put(c, {ctfx::none, ctfx::none, pos}, g.input("k", ctfx::f16, {2, 4, 2, 8})));
-      },
-      "node 'index_put' (index_put) at ir_metadata_test.cpp:345: values f16[2, 4, 2, 8] do not broadcast to the indexed shape f16[2, 4, 1, 8] [rule broadcast-shapes]");
+      };
+      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:349: values f16[2, 4, 2, 8] do not broadcast to the indexed shape f16[2, 4, 1, 8] [rule broadcast-shapes]"); }
   constexpr auto kv = [](builder& g) {
     auto c = g.input("cache", ctfx::f16, {2, 4, 16, 8});
     auto pos = g.input("pos", ctfx::i64, {1});
@@ -367,20 +367,20 @@ TEST_CASE("ir metadata: index_put with a bool mask selects a data-dependent coun
   };
   CHECK_LAYOUT(ok, "r", "f32[4, 5, 6][30, 6, 1]");
   CHECK_LAYOUT(ok, "r2", "f32[4, 5, 6][30, 6, 1]");
-  CHECK_ERROR(
+  { constexpr auto f_ =
       [](builder& g) {
         auto x = g.input("x", ctfx::f32, {4, 5, 6});
         auto m = g.input("m", ctfx::b8, {4, 5});
         g.output(ctfx::index_put(x, {m}, g.input("v", ctfx::f32, {3, 6})));
-      },
-      "node 'index_put' (index_put) at ir_metadata_test.cpp:370: values f32[3, 6] do not broadcast to the indexed shape f32[-1, 6] [rule broadcast-shapes]");
-  CHECK_ERROR(
+      };
+      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:374: values f32[3, 6] do not broadcast to the indexed shape f32[-1, 6] [rule broadcast-shapes]"); }
+  { constexpr auto f_ =
       [](builder& g) {
         auto x = g.input("x", ctfx::f32, {4, 5, 6});
         auto m = g.input("m", ctfx::b8, {4, 6});
         g.output(ctfx::index_put(x, {m}, g.input("v", ctfx::f32, {1})));
-      },
-      "node 'index_put' (index_put) at ir_metadata_test.cpp:377: mask b8[4, 6] does not match the indexed dimensions of f32[4, 5, 6] [rule valid-argument]");
+      };
+      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:381: mask b8[4, 6] does not match the indexed dimensions of f32[4, 5, 6] [rule valid-argument]"); }
 }
 
 TEST_CASE("ir metadata: index_put keeps a permuted input's strides (a clone)") {
@@ -412,8 +412,8 @@ TEST_CASE("ir metadata: sum and amax, with and without keepdim") {
   CHECK_LAYOUT(f, "isum", "i64[2, 3][3, 1]");       // sum of integers (and bools) is i64
   CHECK_LAYOUT(f, "bsum", "i64[][]");
   CHECK_LAYOUT(f, "of_t", "f32[3, 2][2, 1]");
-  CHECK_ERROR([](builder& g) { g.output(g.input("t", ctfx::f32, {2, 3}).sum({2})); },
-              "node 'sum' (sum) at ir_metadata_test.cpp:415: dimension 2 is out of range for a tensor of rank 2 [rule dimension-in-range]");
+  { constexpr auto f_ = [](builder& g) { g.output(g.input("t", ctfx::f32, {2, 3}).sum({2})); };
+              CHECK_ERROR(f_, "node 'sum' (sum) at ir_metadata_test.cpp:415: dimension 2 is out of range for a tensor of rank 2 [rule dimension-in-range]"); }
 }
 
 TEST_CASE("ir metadata: cat") {
