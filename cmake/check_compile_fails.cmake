@@ -15,6 +15,12 @@ if(NOT first MATCHES "^// expect-error: *(.+)$")
   message(FATAL_ERROR "${SOURCE}: the first line must be '// expect-error: <regex>' (is '${first}')")
 endif()
 string(STRIP "${CMAKE_MATCH_1}" expect)
+# clang 14 prints a computed message only as character codes (docs/guide.md): there the error must
+# name the expected rule, in the plain-text line every compiler prints.
+get_filename_component(compiler_name "${COMPILER}" NAME)
+if(compiler_name MATCHES "clang" AND expect MATCHES "\\\\\\[rule ([a-z-]+)\\\\\\]")
+  set(expect "rule '${CMAKE_MATCH_1}' is broken")
+endif()
 execute_process(COMMAND ${COMPILER} -std=c++20 ${FLAGS} -fsyntax-only -x c++ ${SOURCE}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(diag "${out}${err}")
