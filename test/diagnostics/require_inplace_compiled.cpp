@@ -19,8 +19,8 @@ static_assert(plan::node_count > 0);
 // head-lines: 12
 // expect-all: rule 'require-inplace' is broken; fix: remove the later use that blocks it
 // expect-gxx: node .'write.' \(index_put\) at line 12: require_inplace, but it stays functional: a later use reads the storage it would overwrite; blocked by .'sum.'
-// expect-clang: node_at_line<12, 'w', 'r', 'i', 't', 'e'>
-// expect-nvcc: node_at_line<12, 'w', 'r', 'i', 't', 'e'>
+// expect-clang: node_at_line<12, ctfx::detail::shapes<>, 'w', 'r', 'i', 't', 'e'>
+// expect-nvcc: node_at_line<12, ctfx::detail::shapes<>, 'w', 'r', 'i', 't', 'e'>
 // max-bytes-gxx: 2000
 // max-bytes-clang: 2200
 // max-bytes-nvcc: 10000

@@ -6,7 +6,7 @@
 // once in the compiler, frozen, and thawed on each call; also usable at run time). Instantiating the type builds and verifies the graph
 // once at compile time: a broken rule becomes one compile error naming the rule and its fix, and
 // the node, its shapes and the user's line (detail::report: in full under g++, as characters under
-// nvcc; clang 14 shows the node's name and the line; build_checked(f, &d) gives the text at run time).
+// nvcc; clang 14 shows the node's name, its shapes and the line; build_checked(f, &d) gives the text at run time).
 #pragma once
 #include <string_view>
 #include <utility>
@@ -17,19 +17,87 @@
 namespace ctfx {
 
 namespace detail {
-// A broken rule is ONE static_assert, in broken_rule<rule, node_at_line<L, name...>, D>: its
-// message is the rule's name and fix (a string literal, so every compiler prints it as text), and
-// the type's arguments carry the rest. g++ prints D's text ("node 'add' (add) at f.cpp:7: operand
-// shapes ...") in the line that introduces the error; nvcc prints it as a list of characters;
-// clang 14 prints a class's character array as numbers, so there the user's line and the node's
-// name (as characters: node_at_line<7, 'a', 'd', 'd'>) are what it shows beside the rule.
+// A broken rule is ONE static_assert, in broken_rule<rule, node_at_line<L, shapes<...>, name...>, D>:
+// its message is the rule's name and fix (a string literal, so every compiler prints it as text),
+// and the type's arguments carry the rest. g++ prints D's text ("node 'add' (add) at f.cpp:7:
+// operand shapes ...") in the line that introduces the error; nvcc prints it as a list of
+// characters; clang 14 prints a class's character array as numbers, so there the user's line, the
+// shapes and the node's name (node_at_line<7, shapes<shape<dtype::f32, 4, 8>>, 'a', 'd', 'd'>) are
+// what it shows beside the rule.
 //
-// node_at_line: the user's line (0 when not known: an operator cannot take the caller's position)
-// and the node's name, in a form every compiler prints.
-template <std::int32_t Line, char... Name>
+// node_at_line: the user's line (0 when not known: an operator cannot take the caller's position),
+// the shapes the sentence names and the node's name, in a form every compiler prints.
+template <std::int32_t Line, class Shapes, char... Name>
 struct node_at_line {
   static constexpr bool ok = false;
 };
+// The shapes the sentence names ("f32[4, 8]"), in the same line: shape<dtype::f32, 4, 8>, or, for
+// a shape with a symbolic extent, its text as characters (symbolic_shape<'f', '3', '2', '[', 's', ...>).
+template <dtype T, index_t... Extent> struct shape {};
+template <char... Text> struct symbolic_shape {};
+template <class... Shape> struct shapes {};
+struct shape_span {
+  dtype dt = dtype::f32;
+  bool is_static = true;
+  int rank = 0;
+  index_t extent[max_rank]{};
+  std::size_t begin = 0, length = 0;  // the text "f32[4, 8]"
+};
+struct shape_spans {
+  int n = 0;
+  shape_span s[4]{};
+};
+// Finds "<dtype>[e, e, ...]" in a sentence (at most four; linear in its length).
+constexpr shape_spans shapes_named(std::string_view t) {
+  shape_spans r;
+  for (std::size_t i = 0; i < t.size() && r.n < 4; ++i) {
+    if (t[i] != '[') continue;
+    std::size_t b = i;
+    while (b > 0 && ((t[b - 1] >= 'a' && t[b - 1] <= 'z') || (t[b - 1] >= '0' && t[b - 1] <= '9'))) --b;
+    const std::size_t e = t.find(']', i);
+    if (e == std::string_view::npos) break;
+    shape_span s;
+    bool named = false;
+    for (int d = 0; d <= static_cast<int>(dtype::f64); ++d)
+      if (t.substr(b, i - b) == name_of(static_cast<dtype>(d))) { s.dt = static_cast<dtype>(d); named = true; }
+    if (!named) continue;
+    s.begin = b;
+    s.length = e + 1 - b;
+    bool digits = false;
+    index_t v = 0;
+    for (std::size_t k = i + 1; k <= e && s.rank < max_rank; ++k) {
+      const char c = t[k];
+      if (c >= '0' && c <= '9') { v = v * 10 + (c - '0'); digits = true; }
+      else if (c == ',' || c == ']') {
+        if (digits) s.extent[s.rank++] = v;
+        else if (c == ',' || k > i + 1) s.is_static = false;
+        v = 0;
+        digits = false;
+      } else if (c != ' ') { s.is_static = false; digits = true; v = 0; }
+    }
+    r.s[r.n++] = s;
+    i = e;
+  }
+  return r;
+}
+template <const diagnostic& D>
+struct spans_in {
+  static constexpr shape_spans value = shapes_named(D.message());
+};
+template <const diagnostic& D, int K, std::size_t... I>
+auto static_shape(std::index_sequence<I...>) -> shape<spans_in<D>::value.s[K].dt, spans_in<D>::value.s[K].extent[I]...>;
+template <const diagnostic& D, int K, std::size_t... I>
+auto text_shape(std::index_sequence<I...>) -> symbolic_shape<D.text[spans_in<D>::value.s[K].begin + I]...>;
+template <const diagnostic& D, int K, bool Static = spans_in<D>::value.s[K].is_static>
+struct shape_at {
+  using type = decltype(static_shape<D, K>(std::make_index_sequence<static_cast<std::size_t>(spans_in<D>::value.s[K].rank)>{}));
+};
+template <const diagnostic& D, int K>
+struct shape_at<D, K, false> {
+  using type = decltype(text_shape<D, K>(std::make_index_sequence<spans_in<D>::value.s[K].length>{}));
+};
+template <const diagnostic& D, std::size_t... K>
+auto shapes_at(std::index_sequence<K...>) -> shapes<typename shape_at<D, static_cast<int>(K)>::type...>;
 template <rule R, class Where, diagnostic D> struct broken_rule;
 // One specialization per rule (a static_assert's message must be a literal; written out rather than
 // generated by CTFX_RULE_LIST, whose expansion g++ would print as notes). Names and fixes are
@@ -164,11 +232,13 @@ struct report<D, false> : broken_rule_text<D> {
   static constexpr bool value = true;
 };
 #else
-template <const diagnostic& D, std::size_t... I>
-constexpr auto where(std::index_sequence<I...>) -> node_at_line<D.line, D.text[6 + I]...>;
+template <const diagnostic& D, class Shapes, std::size_t... I>
+constexpr auto where(std::index_sequence<I...>) -> node_at_line<D.line, Shapes, D.text[6 + I]...>;
+template <const diagnostic& D>
+using shapes_in_t = decltype(shapes_at<D>(std::make_index_sequence<static_cast<std::size_t>(spans_in<D>::value.n)>{}));
 template <const diagnostic& D>
 struct report<D, false>
-    : broken_rule<D.r, decltype(where<D>(std::make_index_sequence<node_name_length(D)>{})), D> {
+    : broken_rule<D.r, decltype(where<D, shapes_in_t<D>>(std::make_index_sequence<node_name_length(D)>{})), D> {
   static constexpr bool value = true;
 };
 #endif
