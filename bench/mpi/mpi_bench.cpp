@@ -3,6 +3,9 @@
 //             ctfx's halo_exchange, hand-written MPI_Sendrecv with hand packing of the columns, and
 //             MPI derived datatypes (MPI_Type_create_subarray) for the columns
 //   allreduce 64 MiB of f32 summed in place: ctfx's all_reduce_ and MPI_Allreduce(MPI_IN_PLACE)
+//   blocks    a 64 MiB f32 buffer gathered and reduce-scattered in place in blocks of 16 MiB:
+//             ctfx's all_gather_blocks_ against MPI_Allgather(MPI_IN_PLACE), and its
+//             reduce_scatter_blocks_ against MPI_Reduce_scatter_block into a separate 16 MiB buffer
 //   jacobi    one step of the distributed solver (halo exchange + interior update into the second
 //             buffer, then swap): ctfx's graph and the hand-written loop with MPI_Sendrecv
 // Each figure is the median over repetitions of the slowest rank's time (ranks start together).
@@ -28,6 +31,14 @@ constexpr ctfx::index_t big = 16 * 1024 * 1024;  // 64 MiB of f32
 constexpr auto allreduce = ctfx::graph([](ctfx::builder& b) {
   auto x = b.input("x", ctfx::f32, {big});
   b.update(x, ctfx::all_reduce(x));
+});
+constexpr auto gather_blocks = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {big});
+  b.update(x, ctfx::all_gather_blocks(x, 4));
+});
+constexpr auto scatter_blocks = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {big});
+  b.update(x, ctfx::reduce_scatter_blocks(x, 4));
 });
 // Double-buffered Jacobi: u's ghosts refreshed in place, v's interior written from u.
 constexpr auto jacobi = ctfx::graph([](ctfx::builder& b) {
@@ -139,6 +150,21 @@ int main(int argc, char** argv) {
     const double a_hand = timed(std::max(5, reps / 5), MPI_COMM_WORLD, [&] {
       MPI_Allreduce(MPI_IN_PLACE, hx.data(), static_cast<int>(big), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     });
+    // The same buffer gathered and reduce-scattered in blocks, in place.
+    const int breps = std::max(5, reps / 5);
+    const auto X = [&](std::vector<float>& v) { return ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {big}); };
+    using gb_plan = ctfx::compiled<decltype(gather_blocks)>;
+    using sb_plan = ctfx::compiled<decltype(scatter_blocks)>;
+    const int quarter = static_cast<int>(big / 4);
+    const double g_ctfx = timed(breps, MPI_COMM_WORLD, [&] { (void)gb_plan::run({X(x)}, {}, ctx); });
+    const double g_hand = timed(breps, MPI_COMM_WORLD, [&] {
+      MPI_Allgather(MPI_IN_PLACE, quarter, MPI_FLOAT, hx.data(), quarter, MPI_FLOAT, MPI_COMM_WORLD);
+    });
+    std::vector<float> block(static_cast<std::size_t>(quarter));
+    const double s_ctfx = timed(breps, MPI_COMM_WORLD, [&] { (void)sb_plan::run({X(x)}, {}, ctx); });
+    const double s_hand = timed(breps, MPI_COMM_WORLD, [&] {
+      MPI_Reduce_scatter_block(hx.data(), block.data(), quarter, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    });
     // Jacobi steps, double-buffered.
     using jac_plan = ctfx::compiled<decltype(jacobi)>;
     std::vector<float> ju = u, jv = v, ku = u, kv = v;
@@ -162,6 +188,10 @@ int main(int argc, char** argv) {
                   t_ctfx, t_hand, t_ctfx / t_hand, t_typed, t_ctfx / t_typed, same ? "" : "  RESULTS DIFFER");
       std::printf("the agreement on validation that a ctfx run adds (an MPI_Allreduce of one int): %.1f us\n", t_agree);
       std::printf("all_reduce 64 MiB f32 in place: ctfx %.0f us, MPI_Allreduce %.0f us (%.2fx)\n", a_ctfx, a_hand, a_ctfx / a_hand);
+      std::printf("all_gather in blocks, 64 MiB f32 in place: ctfx %.0f us, MPI_Allgather(MPI_IN_PLACE) %.0f us (%.2fx)\n",
+                  g_ctfx, g_hand, g_ctfx / g_hand);
+      std::printf("reduce_scatter in blocks, 64 MiB f32: ctfx in place %.0f us, MPI_Reduce_scatter_block into a 16 MiB buffer %.0f us (%.2fx)\n",
+                  s_ctfx, s_hand, s_ctfx / s_hand);
       std::printf("Jacobi step, 1024^2 per rank: ctfx %.1f us, hand-written %.1f us (%.2fx)%s\n", j_ctfx, j_hand, j_ctfx / j_hand,
                   jsame ? "" : "  RESULTS DIFFER");
     }

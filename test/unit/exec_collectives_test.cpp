@@ -262,3 +262,139 @@ TEST_CASE("a stream-ordered (NCCL) communicator on a host backend is refused bef
   CHECK(st.message.find("rank 0 of 1: rule comm-backend") == 0);
   CHECK(x == std::vector<float>{1, 2, 3, 4});
 }
+
+namespace {
+// Rank 2 of a world of 4 whose other ranks hold `100 * r + i` in every block: records where the
+// engine was asked to send and receive, and answers as the other ranks would.
+struct blocks_world final : ctfx::communicator {
+  const void* send = nullptr;
+  const void* recv = nullptr;
+  std::size_t count = 0;
+  int rank() const override { return 2; }
+  int size() const override { return 4; }
+  const char* engine() const override { return "fake"; }
+  bool supports(ctfx::dtype, ctfx::reduce_op) const override { return true; }
+  std::string all_reduce(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return "unused"; }
+  std::string broadcast(void*, std::size_t, ctfx::dtype, int) override { return "unused"; }
+  std::string all_gather(const void* s, void* r, std::size_t n, ctfx::dtype) override {
+    send = s; recv = r; count = n;
+    const std::vector<float> mine(static_cast<const float*>(s), static_cast<const float*>(s) + n);
+    for (std::size_t k = 0; k < 4; ++k)
+      for (std::size_t i = 0; i < n; ++i) static_cast<float*>(r)[k * n + i] = k == 2 ? mine[i] : static_cast<float>(100 * k + i);
+    return {};
+  }
+  std::string reduce_scatter(const void* s, void* r, std::size_t n, ctfx::dtype, ctfx::reduce_op) override {
+    send = s; recv = r; count = n;
+    // The sum over the ranks of block 2: this rank's plus the others' 100 * k + i.
+    for (std::size_t i = 0; i < n; ++i)
+      static_cast<float*>(r)[i] = static_cast<const float*>(s)[2 * n + i] + static_cast<float>(100 * (0 + 1 + 3) + 3 * i);
+    return {};
+  }
+  std::string sendrecv(const void*, std::size_t, int, void*, std::size_t, int) override { return "unused"; }
+  int agree(bool ok) override { return ok ? -1 : 2; }
+  void share(std::string&, std::int32_t&, int) override {}
+};
+std::vector<float> blocks() {
+  std::vector<float> v(8 * 3);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i) + 0.5f;
+  return v;
+}
+
+constexpr auto gather_in_place = ctfx::graph([](ctfx::builder& b) {
+  auto buf = b.input("buf", ctfx::f32, {8, 3});
+  b.update(buf, ctfx::all_gather_blocks(buf, 4));
+});
+constexpr auto scatter_in_place = ctfx::graph([](ctfx::builder& b) {
+  auto buf = b.input("buf", ctfx::f32, {8, 3});
+  b.update(buf, ctfx::reduce_scatter_blocks(buf, 4));
+});
+template <class G>
+constexpr bool plan_has(ctfx::op_kind k) {
+  for (const auto& n : ctfx::compiled<G>::graph().nodes)
+    if (n.op == k) return true;
+  return false;
+}
+// Written back into their buffer, both run in place in the caller's buffer: no clone, no workspace.
+static_assert(plan_has<decltype(gather_in_place)>(ctfx::op_kind::all_gather_blocks_) &&
+              !plan_has<decltype(gather_in_place)>(ctfx::op_kind::all_gather_blocks));
+static_assert(plan_has<decltype(scatter_in_place)>(ctfx::op_kind::reduce_scatter_blocks_) &&
+              !plan_has<decltype(scatter_in_place)>(ctfx::op_kind::reduce_scatter_blocks));
+static_assert(ctfx::compiled<decltype(gather_in_place)>::static_buffer_bytes() == 0);
+static_assert(ctfx::compiled<decltype(scatter_in_place)>::static_buffer_bytes() == 0);
+}  // namespace
+
+TEST_CASE("all_gather_blocks written back runs in place: the rank's block is sent from its place in the buffer") {
+  for (bool at_run_time : {false, true}) {
+    blocks_world w;
+    auto buf = blocks();
+    const ctfx::device_ctx ctx{ctfx::backend::host, nullptr, &w};
+    const std::vector<ctfx::tensor_ref> in{ctfx::tensor_ref::contiguous(buf.data(), ctfx::f32, {8, 3})};
+    auto st = at_run_time ? ctfx::runtime_plan(gather_in_place.get()).run(in, {}, ctx)
+                          : ctfx::compiled<decltype(gather_in_place)>::run(in, {}, ctx);
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(w.recv == buf.data());
+    CHECK(w.send == buf.data() + 2 * 6);  // MPI_IN_PLACE's and NCCL's convention: block `rank` of recv
+    CHECK(w.count == 6);
+    const auto before = blocks();
+    for (std::size_t k = 0; k < 4; ++k)
+      for (std::size_t i = 0; i < 6; ++i)
+        CHECK(buf[k * 6 + i] == (k == 2 ? before[k * 6 + i] : static_cast<float>(100 * k + i)));
+  }
+}
+
+TEST_CASE("reduce_scatter_blocks written back runs in place; the other blocks keep their values") {
+  for (bool at_run_time : {false, true}) {
+    blocks_world w;
+    auto buf = blocks();
+    const ctfx::device_ctx ctx{ctfx::backend::host, nullptr, &w};
+    const std::vector<ctfx::tensor_ref> in{ctfx::tensor_ref::contiguous(buf.data(), ctfx::f32, {8, 3})};
+    auto st = at_run_time ? ctfx::runtime_plan(scatter_in_place.get()).run(in, {}, ctx)
+                          : ctfx::compiled<decltype(scatter_in_place)>::run(in, {}, ctx);
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(w.send == buf.data());
+    CHECK(w.recv == buf.data() + 2 * 6);  // NCCL's in-place convention
+    const auto before = blocks();
+    for (std::size_t k = 0; k < 4; ++k)
+      for (std::size_t i = 0; i < 6; ++i)
+        CHECK(buf[k * 6 + i] == (k == 2 ? before[k * 6 + i] + static_cast<float>(400 + 3 * i) : before[k * 6 + i]));
+  }
+}
+
+TEST_CASE("the functional forms leave their input as it was and fill a fresh result") {
+  constexpr auto g = ctfx::graph([](ctfx::builder& b) {
+    auto buf = b.input("buf", ctfx::f32, {8, 3});
+    b.output(ctfx::all_gather_blocks(buf, 4), ctfx::reduce_scatter_blocks(buf, 4));
+  });
+  blocks_world w;
+  auto buf = blocks();
+  std::vector<float> gathered(24, -1.0f), scattered(24, -1.0f);
+  auto st = ctfx::compiled<decltype(g)>::run({ctfx::tensor_ref::contiguous(buf.data(), ctfx::f32, {8, 3})},
+                                             {ctfx::tensor_ref::contiguous(gathered.data(), ctfx::f32, {8, 3}),
+                                              ctfx::tensor_ref::contiguous(scattered.data(), ctfx::f32, {8, 3})},
+                                             ctfx::device_ctx{ctfx::backend::host, nullptr, &w});
+  REQUIRE_MESSAGE(st.ok, st.message);
+  const auto before = blocks();
+  CHECK(buf == before);
+  for (std::size_t k = 0; k < 4; ++k)
+    for (std::size_t i = 0; i < 6; ++i) {
+      CHECK(gathered[k * 6 + i] == (k == 2 ? before[k * 6 + i] : static_cast<float>(100 * k + i)));
+      CHECK(scattered[k * 6 + i] == (k == 2 ? before[k * 6 + i] + static_cast<float>(400 + 3 * i) : before[k * 6 + i]));
+    }
+}
+
+TEST_CASE("collectives in blocks check the group size and print their parameters") {
+  const ctfx::ir bad = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {6});
+    b.output(ctfx::all_gather_blocks(x, 4));
+  });
+  REQUIRE_FALSE(bad.error.ok());
+  CHECK(std::string(bad.error.message()).find("multiple of the group size 4") != std::string::npos);
+  const std::string text = ctfx::to_text(ctfx::compiled<decltype(scatter_in_place)>::graph());
+  CHECK(text.find("reduce_scatter_blocks_(%buf, 'sum', group_size=4)") != std::string::npos);
+  // A world of one rank runs them as the identity, but a graph for 4 ranks is refused there, unwritten.
+  auto buf = blocks();
+  auto st = ctfx::compiled<decltype(gather_in_place)>::run({ctfx::tensor_ref::contiguous(buf.data(), ctfx::f32, {8, 3})}, {});
+  REQUIRE_FALSE(st.ok);
+  CHECK(st.message.find("rule comm-world") != std::string::npos);
+  CHECK(buf == blocks());
+}

@@ -65,6 +65,7 @@ using all_tags = tags<
     ops::index_put__t, ops::unsafe_index_put_t, ops::unsafe_index_put__t, ops::index_tensor_t, ops::sum_t, ops::amax_t, ops::mean_t, ops::cat_t,
     ops::foreach_add_t, ops::foreach_mul_t, ops::foreach_add__t, ops::foreach_mul__t, ops::all_reduce_t,
     ops::all_reduce__t, ops::broadcast_t, ops::broadcast__t, ops::all_gather_t, ops::reduce_scatter_t,
+    ops::all_gather_blocks_t, ops::all_gather_blocks__t, ops::reduce_scatter_blocks_t, ops::reduce_scatter_blocks__t,
     ops::halo_exchange_t, ops::halo_exchange__t>;
 static_assert(all_tags::agree());
 // Every built-in op but the two user-op kinds has a tag.

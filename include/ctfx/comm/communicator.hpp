@@ -45,7 +45,9 @@ class communicator {
   /// recv[r * count, (r + 1) * count) = rank r's send; `send == recv + rank() * count` is the
   /// in-place form (the rank's block already in place, as MPI_IN_PLACE and NCCL expect it).
   virtual std::string all_gather(const void* send, void* recv, std::size_t count, dtype dt) = 0;
-  /// recv = block rank() (of `count` elements) of the op over ranks of send (size() * count elements).
+  /// recv = block rank() (of `count` elements) of the op over ranks of send (size() * count elements);
+  /// `recv == send + rank() * count` is the in-place form (NCCL's; the other blocks of send are left
+  /// as they are).
   virtual std::string reduce_scatter(const void* send, void* recv, std::size_t count, dtype dt, reduce_op op) = 0;
   /// Sends `send_bytes` to rank `to` and receives `recv_bytes` from rank `from`, both at once;
   /// a negative rank means no neighbour on that side (nothing sent or received).

@@ -10,7 +10,9 @@
 // Link with MPI (CMake: ctfx::mpi, or MPI::MPI_CXX).
 #pragma once
 #include <mpi.h>
+#include <cstddef>
 #include <string>
+#include <vector>
 #include "communicator.hpp"
 
 namespace ctfx {
@@ -50,7 +52,23 @@ class mpi_communicator final : public communicator {
     return said(MPI_Allgather(inplace ? MPI_IN_PLACE : send, int_count(count), type_of(dt), recv, int_count(count), type_of(dt), comm_));
   }
   std::string reduce_scatter(const void* send, void* recv, std::size_t count, dtype dt, reduce_op op) override {
-    return said(MPI_Reduce_scatter_block(send, recv, int_count(count), type_of(dt), op_of(op), comm_));
+    const std::size_t block = count * static_cast<std::size_t>(size_of(dt));
+    auto* base = static_cast<std::byte*>(const_cast<void*>(send));
+    if (recv != base + static_cast<std::size_t>(rank_) * block)
+      return said(MPI_Reduce_scatter_block(send, recv, int_count(count), type_of(dt), op_of(op), comm_));
+    // In place: MPI_IN_PLACE would put the result in block 0 (MPI's convention) and overwrite it, so
+    // each block is reduced into its owner instead (MPI_IN_PLACE at the root), all in flight at once.
+    std::vector<MPI_Request> req(static_cast<std::size_t>(size_), MPI_REQUEST_NULL);
+    for (int r = 0; r < size_; ++r) {
+      void* b = base + static_cast<std::size_t>(r) * block;
+      if (int rc = MPI_Ireduce(r == rank_ ? MPI_IN_PLACE : b, b, int_count(count), type_of(dt), op_of(op), r, comm_,
+                               &req[static_cast<std::size_t>(r)]);
+          rc != MPI_SUCCESS) {
+        MPI_Waitall(r, req.data(), MPI_STATUSES_IGNORE);
+        return said(rc);
+      }
+    }
+    return said(MPI_Waitall(size_, req.data(), MPI_STATUSES_IGNORE));
   }
   std::string sendrecv(const void* send, std::size_t send_bytes, int to, void* recv, std::size_t recv_bytes,
                        int from) override {

@@ -5,7 +5,8 @@
 //
 // Device buffers. Every call is enqueued on the stream, after the run's kernels and before the
 // next ones (stream-ordered: no synchronization). In-place forms pass sendbuff == recvbuff (for
-// all_gather, the rank's block of the result, as NCCL documents). The agreement on validation
+// all_gather, sendbuff is the rank's block of recvbuff; for reduce_scatter, recvbuff is the rank's
+// block of sendbuff, as NCCL documents). The agreement on validation
 // reduces one int on the device and synchronizes the stream: it runs once per run, before the
 // first write. The object holds a small device buffer for it (allocated here, not during runs).
 // Link with the toolkit's NCCL (CMake: ctfx::nccl).

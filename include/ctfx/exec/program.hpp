@@ -1066,7 +1066,8 @@ class basic_program {
       case op_kind::full: kernels::fill(ctx, view(i), n.scalar); return {};
       case op_kind::fill_: kernels::fill(ctx, arg(0), n.scalar); return {};
       case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::broadcast: case op_kind::broadcast_:
-      case op_kind::all_gather: case op_kind::reduce_scatter:
+      case op_kind::all_gather: case op_kind::reduce_scatter: case op_kind::all_gather_blocks:
+      case op_kind::all_gather_blocks_: case op_kind::reduce_scatter_blocks: case op_kind::reduce_scatter_blocks_:
       case op_kind::halo_exchange: case op_kind::halo_exchange_: {
         const strided x = arg(0);
         if (std::string e = kernels::run_collective(ctx, collective_of(i), x, is_mutating(n.op) ? x : view(i), scratch + 64);

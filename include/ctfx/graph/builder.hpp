@@ -721,6 +721,22 @@ constexpr tensor reduce_scatter(tensor x, index_t group_size, reduce_op op = red
   if (!x.b) return x;
   return x.b->make(op_kind::reduce_scatter, {x}, {sym_expr(group_size)}, static_cast<std::int32_t>(op));
 }
+/// The gather inside one buffer x [group_size * n, ...]: block r of the result is rank r's block r of
+/// x (each rank fills its own block; written back with `update`, it runs in place: MPI_IN_PLACE).
+constexpr tensor all_gather_blocks(tensor x, index_t group_size, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  if (!x.b) return x;
+  return x.b->make(op_kind::all_gather_blocks, {x}, {sym_expr(group_size)});
+}
+/// The reduce-scatter inside one buffer x [group_size * n, ...]: x, with block `rank` replaced by `op`
+/// over the ranks of their block `rank` (the other blocks as they were; written back with `update`,
+/// it runs in place: each block reduced into its owner's buffer).
+constexpr tensor reduce_scatter_blocks(tensor x, index_t group_size, reduce_op op = reduce_op::sum,
+                                       source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  if (!x.b) return x;
+  return x.b->make(op_kind::reduce_scatter_blocks, {x}, {sym_expr(group_size)}, static_cast<std::int32_t>(op));
+}
 /// The halo exchange of a 2-D grid split over `grid.px * grid.py` ranks: x is this rank's block with
 /// `halo` ghost rows and columns; the result has the neighbours' edge cells in its ghosts (corners
 /// included; ghosts past a non-periodic edge keep their values). Written back with `update`, it

@@ -145,6 +145,8 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       add("'0'");
       return op(aten_name(n.op));
     case op_kind::halo_exchange: case op_kind::halo_exchange_:
+    case op_kind::all_gather_blocks: case op_kind::all_gather_blocks_:
+    case op_kind::reduce_scatter_blocks: case op_kind::reduce_scatter_blocks_:
       return {};  // ctfx's own ops: no PyTorch spelling
     case op_kind::empty: case op_kind::zeros: case op_kind::ones: case op_kind::full:
       add(sizes(g, p));

@@ -144,11 +144,12 @@ inline std::string call_text(const ir& g, std::int32_t i) {
         std::string v = view_params(g, is_view_op(n.op) ? n.op : facts(n.op).twin, p);
         if (!v.empty()) { sep(); s += v; }
       }
-      if (n.op == op_kind::all_reduce || n.op == op_kind::all_reduce_ || n.op == op_kind::reduce_scatter) {
+      if (n.op == op_kind::all_reduce || n.op == op_kind::all_reduce_ || n.op == op_kind::reduce_scatter ||
+          n.op == op_kind::reduce_scatter_blocks || n.op == op_kind::reduce_scatter_blocks_) {
         sep(); s += std::string("'") + name_of(static_cast<reduce_op>(n.aux)) + "'";
       }
       if (n.op == op_kind::broadcast || n.op == op_kind::broadcast_) { sep(); s += "src=" + std::to_string(n.aux); }
-      if (n.op == op_kind::all_gather || n.op == op_kind::reduce_scatter) {
+      if (meets_in_blocks(n.op)) {
         sep(); s += "group_size=" + std::to_string(p[0].value());
       }
       if (n.op == op_kind::halo_exchange || n.op == op_kind::halo_exchange_) {

@@ -3,8 +3,9 @@
 //
 // Buffers go to the engine as they are: a functional collective sends its input and receives into
 // its fresh result; an in-place one passes one buffer (MPI_IN_PLACE, NCCL's sendbuff == recvbuff).
-// No communicated buffer is copied, except where the op itself says copy (a functional broadcast,
-// or an input laid out with gaps: a functional all_reduce or all_gather of a strided view copies
+// The collectives in blocks (all_gather_blocks_, reduce_scatter_blocks_) run in place with the
+// rank's block at its offset. No communicated buffer is copied, except where the op itself says
+// copy (a functional broadcast or reduce_scatter_blocks, or an input laid out with gaps: a functional all_reduce or all_gather of a strided view copies
 // it into its result and communicates there). The halo exchange sends rows straight from the grid
 // when they are contiguous and packs columns (and strided rows) into the run's scratch: packing
 // measured faster than MPI derived datatypes here (bench/mpi/RESULTS.part.md).
@@ -58,6 +59,7 @@ inline std::string check_collective(const device_ctx& ctx, const collective_node
            "communicate host buffers with an mpi_communicator";
   switch (c.op) {
     case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::reduce_scatter:
+    case op_kind::reduce_scatter_blocks: case op_kind::reduce_scatter_blocks_:
       if (ctx.comm && !ctx.comm->supports(x.dt, static_cast<reduce_op>(c.aux)))
         return std::string("rule collective-dtype: ") + ctx.comm->engine() + " cannot " + name_of(static_cast<reduce_op>(c.aux)) +
                "-reduce " + std::string(name_of(x.dt)) + " elements; convert the tensor to a dtype it reduces (f32, f64, i32, i64)";
@@ -68,7 +70,7 @@ inline std::string check_collective(const device_ctx& ctx, const collective_node
       break;
     default: break;
   }
-  if (c.op == op_kind::all_gather || c.op == op_kind::reduce_scatter)
+  if (meets_in_blocks(c.op))
     if (c.param[0] != world)
       return "rule comm-world: the graph's group size is " + std::to_string(c.param[0]) + ", the run's world has " +
              std::to_string(world) + " ranks" + where + "; build the graph for the world it runs in";
@@ -82,7 +84,8 @@ inline std::string check_collective(const device_ctx& ctx, const collective_node
         return "rule halo-size: dimension " + std::to_string(d) + " of the grid (" + std::to_string(x.size[d]) +
                ") must hold two ghost layers and an interior layer of width " + std::to_string(c.param[0]);
   }
-  const bool needs_dense = c.op == op_kind::all_reduce_ || c.op == op_kind::broadcast_ || c.op == op_kind::reduce_scatter;
+  const bool needs_dense = c.op == op_kind::all_reduce_ || c.op == op_kind::broadcast_ || c.op == op_kind::reduce_scatter ||
+                           c.op == op_kind::all_gather_blocks_ || c.op == op_kind::reduce_scatter_blocks_;
   if (needs_dense && world > 1 && !dense(x))
     return "rule collective-dense: the buffer this collective communicates is not contiguous (row-major); "
            "pass a contiguous tensor, or clone it first";
@@ -164,11 +167,13 @@ inline std::string run_collective(const device_ctx& ctx, const collective_node& 
                                   std::byte* scratch) {
   communicator* w = ctx.comm;
   const bool one = !w || w->size() == 1;
-  // The result starts as the input where the op itself copies: a functional broadcast or halo
-  // exchange (they then run in place in their result), a world of one rank (the result is the
-  // input), or a strided input of all_reduce (reduced in place in its result).
-  if (!is_mutating(c.op) && (c.op == op_kind::broadcast || c.op == op_kind::halo_exchange || one ||
-                             (c.op == op_kind::all_reduce && !dense(x))))
+  // The result starts as the input where the op itself copies: a functional broadcast, halo
+  // exchange or reduce-scatter in blocks (they then run in place in their result), a world of one
+  // rank (the result is the input), or a strided input of all_reduce or all_gather_blocks (then
+  // reduced or gathered in place in the result).
+  if (!is_mutating(c.op) && (c.op == op_kind::broadcast || c.op == op_kind::halo_exchange ||
+                             c.op == op_kind::reduce_scatter_blocks || one ||
+                             ((c.op == op_kind::all_reduce || c.op == op_kind::all_gather_blocks) && !dense(x))))
     kernels::copy(ctx, out, x);
   if (c.op == op_kind::halo_exchange || c.op == op_kind::halo_exchange_) return detail::halo(ctx, c, out, scratch);
   if (one) return {};
@@ -189,6 +194,20 @@ inline std::string run_collective(const device_ctx& ctx, const collective_node& 
       return w->all_gather(mine.p, out.p, n, x.dt);
     }
     case op_kind::reduce_scatter: return w->reduce_scatter(x.p, out.p, n / static_cast<std::size_t>(w->size()), x.dt, op);
+    case op_kind::all_gather_blocks: case op_kind::all_gather_blocks_: {
+      // The rank's block is sent from where it is: from x into the fresh result (functional), or
+      // from its place in the result itself (in place: MPI_IN_PLACE, NCCL's offset send buffer).
+      const std::size_t block = n / static_cast<std::size_t>(w->size());
+      const strided& from = c.op == op_kind::all_gather_blocks && dense(x) ? x : out;
+      return w->all_gather(from.p + static_cast<index_t>(w->rank()) * static_cast<index_t>(block) * size_of(x.dt), out.p, block,
+                           x.dt);
+    }
+    case op_kind::reduce_scatter_blocks: case op_kind::reduce_scatter_blocks_: {
+      // In place in the result (a copy of x when functional): each rank's block reduced into it.
+      const std::size_t block = n / static_cast<std::size_t>(w->size());
+      return w->reduce_scatter(out.p, out.p + static_cast<index_t>(w->rank()) * static_cast<index_t>(block) * size_of(x.dt),
+                               block, x.dt, op);
+    }
     default: return "not a collective";
   }
 }

@@ -6,6 +6,10 @@
 //   broadcast(x)         aux: the source rank                           every rank gets the source's x
 //   all_gather(x)        params: group size G; result [G * x0, ...]     block r = rank r's x
 //   reduce_scatter(x)    aux: reduce op; params: G; x [G * n, ...]      result [n, ...] = block rank of op over ranks
+//   all_gather_blocks(x) params: G; x [G * n, ...]                       block r = rank r's block r of x
+//   reduce_scatter_blocks(x)  aux: reduce op; params: G; x [G * n, ...]  x, with block rank = op over ranks of their block rank
+//        The gather and the scatter inside one buffer: their in-place twins are the forms MPI and NCCL
+//        run in place (a rank's block at its offset: MPI_IN_PLACE, NCCL's sendbuff == recvbuff + offset).
 //   halo_exchange(x)     params: h, px, py; aux: periodic x (bit 0), periodic y (bit 1)
 //        x is this rank's [ny + 2h, nx + 2h] block of a grid split over px * py ranks (ctfx::halo_grid);
 //        the result is x with its ghost rows and columns (corners included) holding the neighbours'
@@ -22,6 +26,10 @@ struct broadcast_t : op_tag<op_kind::broadcast, "_c10d_functional.broadcast(Tens
 struct broadcast__t : op_tag<op_kind::broadcast_, "_c10d_functional.broadcast_(Tensor(a!) input, int src, str group_name) -> Tensor(a!)"> {};
 struct all_gather_t : op_tag<op_kind::all_gather, "_c10d_functional.all_gather_into_tensor(Tensor input, int group_size, str group_name) -> Tensor"> {};
 struct reduce_scatter_t : op_tag<op_kind::reduce_scatter, "_c10d_functional.reduce_scatter_tensor(Tensor input, str reduce_op, int group_size, str group_name) -> Tensor"> {};
+struct all_gather_blocks_t : op_tag<op_kind::all_gather_blocks, "ctfx.all_gather_blocks(Tensor buffer, int group_size) -> Tensor"> {};
+struct all_gather_blocks__t : op_tag<op_kind::all_gather_blocks_, "ctfx.all_gather_blocks_(Tensor(a!) buffer, int group_size) -> Tensor(a!)"> {};
+struct reduce_scatter_blocks_t : op_tag<op_kind::reduce_scatter_blocks, "ctfx.reduce_scatter_blocks(Tensor buffer, str reduce_op, int group_size) -> Tensor"> {};
+struct reduce_scatter_blocks__t : op_tag<op_kind::reduce_scatter_blocks_, "ctfx.reduce_scatter_blocks_(Tensor(a!) buffer, str reduce_op, int group_size) -> Tensor(a!)"> {};
 struct halo_exchange_t : op_tag<op_kind::halo_exchange, "ctfx.halo_exchange(Tensor grid, int halo, int px, int py, bool periodic_x, bool periodic_y) -> Tensor"> {};
 struct halo_exchange__t : op_tag<op_kind::halo_exchange_, "ctfx.halo_exchange_(Tensor(a!) grid, int halo, int px, int py, bool periodic_x, bool periodic_y) -> Tensor(a!)"> {};
 }  // namespace ops
@@ -39,6 +47,7 @@ constexpr bool collective_ok(ir& g, std::int32_t id, const tensor_meta& x, std::
   };
   switch (n.op) {
     case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::reduce_scatter:
+    case op_kind::reduce_scatter_blocks: case op_kind::reduce_scatter_blocks_:
       if (n.aux < 0 || n.aux > 2) return bad([&](auto& m) { m << "reduce op " << n.aux << " is not sum (0), max (1) or min (2)"; });
       break;
     case op_kind::broadcast: case op_kind::broadcast_:
@@ -46,7 +55,7 @@ constexpr bool collective_ok(ir& g, std::int32_t id, const tensor_meta& x, std::
       break;
     default: break;
   }
-  if (n.op == op_kind::all_gather || n.op == op_kind::reduce_scatter) {
+  if (meets_in_blocks(n.op)) {
     if (p.size() != 1 || !p[0].is_static() || p[0].value() < 1)
       return bad([&](auto& m) { m << "takes one static group size >= 1"; });
     if (x.rank < 1) return bad([&](auto& m) { m << "needs a tensor of rank >= 1 (ranks meet along dimension 0)"; });

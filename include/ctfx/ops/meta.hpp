@@ -185,10 +185,11 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::fill_: if (!need(1)) return false; out = N[A[0]].meta; return true;
     case op_kind::convert: if (!need(1)) return false; out = contiguous_like(N[A[0]].meta, static_cast<dtype>(n.aux)); return true;
     case op_kind::all_reduce: case op_kind::broadcast: case op_kind::all_gather: case op_kind::reduce_scatter:
-    case op_kind::halo_exchange:
+    case op_kind::all_gather_blocks: case op_kind::reduce_scatter_blocks: case op_kind::halo_exchange:
       if (!need(1) || !collective_ok(g, id, N[A[0]].meta, p)) return false;
       out = collective_meta(n.op, N[A[0]].meta, p); return true;
     case op_kind::all_reduce_: case op_kind::broadcast_: case op_kind::halo_exchange_:
+    case op_kind::all_gather_blocks_: case op_kind::reduce_scatter_blocks_:
       if (!need(1) || !collective_ok(g, id, N[A[0]].meta, p)) return false;
       out = N[A[0]].meta; return true;
     case op_kind::slice_scatter: case op_kind::select_scatter: case op_kind::diagonal_scatter:

@@ -38,6 +38,7 @@ enum class op_kind : std::uint8_t {
   foreach_add, foreach_mul, foreach_add_, foreach_mul_,
   // collectives over the run's communicator (ctfx/comm), and the halo exchange of a 2-D decomposition
   all_reduce, all_reduce_, broadcast, broadcast_, all_gather, reduce_scatter,
+  all_gather_blocks, all_gather_blocks_, reduce_scatter_blocks, reduce_scatter_blocks_,
   halo_exchange, halo_exchange_,
   // user ops: `custom` calls a user op that mutates its arguments directly (after reinplacing, or a
   // pure user op); `auto_functionalized` is its functional form (returns the op's results followed by
@@ -150,6 +151,10 @@ inline constexpr op_facts op_table[] = {
     {"broadcast_", op_family::collective, false, true, 0, op_kind::broadcast},
     {"all_gather_into_tensor", op_family::collective},
     {"reduce_scatter_tensor", op_family::collective},
+    {"all_gather_blocks", op_family::collective, false, false, -1, op_kind::all_gather_blocks_},
+    {"all_gather_blocks_", op_family::collective, false, true, 0, op_kind::all_gather_blocks},
+    {"reduce_scatter_blocks", op_family::collective, false, false, -1, op_kind::reduce_scatter_blocks_},
+    {"reduce_scatter_blocks_", op_family::collective, false, true, 0, op_kind::reduce_scatter_blocks},
     {"halo_exchange", op_family::collective, false, false, -1, op_kind::halo_exchange_},
     {"halo_exchange_", op_family::collective, false, true, 0, op_kind::halo_exchange},
     {"custom", op_family::user},
@@ -162,6 +167,11 @@ constexpr const op_facts& facts(op_kind k) { return op_table[static_cast<std::si
 constexpr std::string_view name_of(op_kind k) { return facts(k).name; }
 constexpr bool is_view_op(op_kind k) { return facts(k).is_view; }
 constexpr bool is_mutating(op_kind k) { return facts(k).mutates; }
+/// The collectives whose ranks meet along dimension 0, in blocks of a group size.
+constexpr bool meets_in_blocks(op_kind k) {
+  return k == op_kind::all_gather || k == op_kind::reduce_scatter || k == op_kind::all_gather_blocks ||
+         k == op_kind::all_gather_blocks_ || k == op_kind::reduce_scatter_blocks || k == op_kind::reduce_scatter_blocks_;
+}
 constexpr bool is_unary(op_kind k) { return facts(k).family == op_family::unary; }
 constexpr bool is_binary(op_kind k) { return facts(k).family == op_family::binary; }
 constexpr bool is_ternary(op_kind k) { return facts(k).family == op_family::ternary; }

@@ -70,6 +70,8 @@ inline constexpr auto builtin_inplaceable_ops = hana::make_map(
                     hana::type_c<inplace<ops::generalized_scatter__t, args<0>, should_reinplace_scatter>>),
     hana::make_pair(hana::type_c<ops::all_reduce_t>, hana::type_c<inplace<ops::all_reduce__t>>),
     hana::make_pair(hana::type_c<ops::broadcast_t>, hana::type_c<inplace<ops::broadcast__t>>),
+    hana::make_pair(hana::type_c<ops::all_gather_blocks_t>, hana::type_c<inplace<ops::all_gather_blocks__t>>),
+    hana::make_pair(hana::type_c<ops::reduce_scatter_blocks_t>, hana::type_c<inplace<ops::reduce_scatter_blocks__t>>),
     hana::make_pair(hana::type_c<ops::halo_exchange_t>, hana::type_c<inplace<ops::halo_exchange__t>>),
     hana::make_pair(hana::type_c<ops::foreach_add_t>, hana::type_c<inplace<ops::foreach_add__t, foreach_list>>),
     hana::make_pair(hana::type_c<ops::foreach_mul_t>, hana::type_c<inplace<ops::foreach_mul__t, foreach_list>>));
