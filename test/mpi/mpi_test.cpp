@@ -284,6 +284,29 @@ TEST_CASE("a failure on one rank: every rank returns it, named by rank, and no r
   CHECK(o == std::vector<float>(3, -5.0f));
 }
 
+TEST_CASE("indices the graph computes are checked before the ranks agree: a bad one on one rank stops every rank") {
+  ctfx::mpi_communicator w(MPI_COMM_WORLD);
+  const int r = rank();
+  constexpr auto g = ctfx::graph([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {6});
+    auto i = b.input("i", ctfx::i64, {1});
+    auto v = b.input("v", ctfx::f32, {1});
+    b.update(x, ctfx::index_put(x, {i + 1}, v));  // the put is the first write: its check comes first
+  });
+  std::vector<float> x(6, 1.0f), v{7.0f};
+  std::vector<std::int64_t> i{r == 2 ? 5 : r};  // rank 2's i + 1 = 6 is out of range
+  for (bool at_run_time : {false, true}) {
+    const std::vector<ctfx::tensor_ref> in{ref(x, ctfx::f32, {6}), ref(i, ctfx::i64, {1}), ref(v, ctfx::f32, {1})};
+    auto st = at_run_time ? ctfx::runtime_plan(g.get()).run(in, {}, on(w)) : ctfx::compiled<decltype(g)>::run(in, {}, on(w));
+    REQUIRE_FALSE(st.ok);
+    CHECK(st.message.rfind("rank 2 of 4: rule index-in-range", 0) == 0);
+    CHECK(x == std::vector<float>(6, 1.0f));
+  }
+  i = {r};
+  REQUIRE(ctfx::compiled<decltype(g)>::run({ref(x, ctfx::f32, {6}), ref(i, ctfx::i64, {1}), ref(v, ctfx::f32, {1})}, {}, on(w)).ok);
+  for (int k = 0; k < 6; ++k) CHECK(x[static_cast<std::size_t>(k)] == (k == r + 1 ? 7.0f : 1.0f));
+}
+
 TEST_CASE("a graph built for another world size fails on every rank before any write") {
   ctfx::mpi_communicator w(MPI_COMM_WORLD);
   constexpr auto g = ctfx::graph([](ctfx::builder& b) {

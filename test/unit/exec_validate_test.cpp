@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <cstring>
 #include <ctfx.hpp>
+#include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
 
 namespace {
@@ -199,6 +200,35 @@ TEST_CASE("exec: symbolic extents bind from the inputs and must agree") {
   CHECK(st.message.find("rule input-shape") != std::string::npos);
   CHECK(st.message.find("'y'") != std::string::npos);
   CHECK(x == xb);
+}
+
+TEST_CASE("exec: an in-place put whose indices the graph computes checks them, then writes (x[i - 3] = v)") {
+  constexpr auto g = ctfx::graph([](ctfx::builder& gb) {
+    auto x = gb.input("x", ctfx::f32, {10});
+    auto i = gb.input("i", ctfx::i64, {2});
+    auto v = gb.input("v", ctfx::f32, {2});
+    gb.update(x, ctfx::index_put(x, {i - 3}, v));  // reinplaced: the put is the first write into x
+  });
+  for (int how = 0; how < 3; ++how) {
+    std::vector<float> x(10, 0.0f), v{1.0f, 2.0f};
+    std::vector<std::int64_t> i{5, 7};
+    auto run = [&] {
+      const std::vector<tensor_ref> in{tensor_ref::contiguous(x.data(), ctfx::f32, {10}), tensor_ref::contiguous(i.data(), ctfx::i64, {2}),
+                                       tensor_ref::contiguous(v.data(), ctfx::f32, {2})};
+      return how == 0 ? ctfx::compiled<decltype(g)>::run(in, {}) : how == 1 ? ctfx::runtime_plan(g.get()).run(in, {})
+                                                                             : ctfx::reference_run(g.get(), in, {});
+    };
+    auto st = run();
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(x == std::vector<float>{0, 0, 1, 0, 2, 0, 0, 0, 0, 0});
+    // 14 - 3 = 11 is past the end: refused before x is written, naming the put and the rule.
+    i = {4, 14};
+    const auto before = x;
+    st = run();
+    REQUIRE_FALSE(st.ok);
+    CHECK(st.message.find("rule index-in-range") != std::string::npos);
+    CHECK(x == before);
+  }
 }
 
 TEST_CASE("exec: indices computed in the graph after an in-place write into an input are refused at plan time") {

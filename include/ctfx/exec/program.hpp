@@ -351,6 +351,9 @@ class basic_program {
     for (std::size_t step = 0; step < life_.steps.size(); ++step) {
       const std::int32_t i = life_.steps[step];
       if (ctx.comm && static_cast<std::int32_t>(step) == sync_step_) {
+        // A step that checks indices computed in the graph checks them before the ranks agree.
+        if (is_index_op(g_[i].op) && !index_checkable_early(i))
+          if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
         agreed = true;
         if (auto st = agree(*ctx.comm, {}); !st) return st;
       }
@@ -561,12 +564,14 @@ class basic_program {
       }
     }
     std::sort(mutated_inputs_.begin(), mutated_inputs_.end());
-    // Indices computed in the graph are checked when computed: that must come before any write
-    // into a caller buffer, or a failed check would leave one half-written.
+    // Indices computed in the graph are checked at their user's step, before it writes: that must
+    // come no later than the first write into a caller buffer, or a failed check would leave one
+    // half-written. (The user may be that first write itself: `x[i - 3] = v` checks i - 3, then
+    // writes x.)
     for (auto i : index_nodes_) {
       if (index_checkable_early(i)) continue;
       const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
-      if (first_caller_write_ >= 0 && first_caller_write_ <= step) {
+      if (first_caller_write_ >= 0 && first_caller_write_ < step) {
         prepare_error_ = run_status::failure(
             i, "rule validate-before-mutate: " + detail::node_label(g_, i) +
                    " uses indices computed in the graph, and " +
