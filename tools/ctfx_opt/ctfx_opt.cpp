@@ -7,9 +7,13 @@
 //                                         Inductor's default wrapper)
 //   ctfx_opt FILE --plan-arena            the pooled-arena form of the plan (Inductor's
 //                                         memory_planning=True): pools, offsets, provenance
-//   ctfx_opt FILE --run --inputs a.npy,b.npy --outputs DIR [--backend host|cuda]
+//   ctfx_opt FILE --run --inputs a.npy,b.npy --outputs DIR [--backend host|cuda] [--strides K=S,...]
 //                                         runs the graph; writes DIR/output<j>.npy for each output
-//                                         and DIR/mutated<i>.npy for each input i the program writes
+//                                         and DIR/mutated<i>.npy for each input i the program writes.
+//                                         Each input is laid out in the strides its placeholder
+//                                         has (as PyTorch printed them: a transposed or column-major
+//                                         input), whatever the file's order (C or Fortran);
+//                                         --strides K=S,... lays input K out with strides S instead
 //   --table executor|inductor             the inplaceable-op table. Default executor: the table
 //                                         ctfx's executors plan with (exec/inplace_table.hpp):
 //                                         every legal scatter reinplaced, since they do not fuse.
@@ -88,11 +92,12 @@ struct options {
   std::vector<std::string> inputs;
   std::string outputs;
   ctfx::backend where = ctfx::backend::host;
+  std::vector<std::pair<std::size_t, std::vector<ctfx::index_t>>> strides;  // --strides K=S,...
 };
 
 constexpr const char* usage =
     "usage: ctfx_opt FILE [--print-after-all] [--report] [--plan] [--plan-arena] [--table executor|inductor]\n"
-    "                [--run --inputs A.npy,B.npy,... --outputs DIR [--backend host|cuda]]\n";
+    "                [--run --inputs A.npy,B.npy,... --outputs DIR [--backend host|cuda] [--strides K=S,...]]\n";
 
 constexpr const char* help =
     "ctfx_opt: a PyTorch FX graph file (print_readable() / TORCH_LOGS=post_grad_graphs text) through\n"
@@ -109,7 +114,11 @@ constexpr const char* help =
     "  --table inductor       Inductor's table, with its scatter profitability check (which assumes\n"
     "                         Inductor's fusion): Inductor's own decisions, for parity\n"
     "  --run --inputs A.npy,B.npy --outputs DIR [--backend host|cuda]\n"
-    "                         run the graph; write DIR/output<j>.npy and DIR/mutated<i>.npy\n"
+    "                         run the graph; write DIR/output<j>.npy and DIR/mutated<i>.npy.\n"
+    "                         Inputs of any layout: a file in C or Fortran order is laid out in the\n"
+    "                         strides of its placeholder (as PyTorch printed them, e.g. f32[3, 4][1, 3])\n"
+    "  --strides K=S0,S1,...  lay input K (from 0) out with these strides, in elements, instead (the\n"
+    "                         run then checks them against the graph: rule input-strides); may repeat\n"
     "\n"
     "Errors print one message on stderr and exit with status 1.\n";
 
@@ -144,6 +153,23 @@ options parse_args(int argc, char** argv) {
     else if (a == "--run") o.run = true;
     else if (a == "--inputs") { o.inputs = split_commas(value()); have_inputs = true; }
     else if (a == "--outputs") o.outputs = value();
+    else if (a == "--strides") {
+      const std::string_view v = value();
+      const std::size_t eq = v.find('=');
+      auto number = [&](std::string_view t) {
+        ctfx::index_t n = 0;
+        if (t.empty() || t.size() > 18) throw failure{"--strides " + std::string(v) + ": '" + std::string(t) + "' is not a number"};
+        for (char c : t) {
+          if (c < '0' || c > '9') throw failure{"--strides " + std::string(v) + ": '" + std::string(t) + "' is not a number"};
+          n = n * 10 + (c - '0');
+        }
+        return n;
+      };
+      if (eq == std::string_view::npos) throw failure{"--strides takes K=S0,S1,... (input K's strides), not '" + std::string(v) + "'"};
+      std::vector<ctfx::index_t> s;
+      for (const auto& t : split_commas(v.substr(eq + 1))) s.push_back(number(t));
+      o.strides.emplace_back(static_cast<std::size_t>(number(v.substr(0, eq))), static_cast<std::vector<ctfx::index_t>&&>(s));
+    }
     else if (a == "--backend") {
       std::string_view b = value();
       if (b == "host") o.where = ctfx::backend::host;
@@ -169,7 +195,8 @@ options parse_args(int argc, char** argv) {
   }
   if (o.file.empty()) throw failure{std::string("no graph file\n") + usage};
   if (o.run && (!have_inputs || o.outputs.empty())) throw failure{std::string("--run needs --inputs and --outputs\n") + usage};
-  if (!o.run && (have_inputs || !o.outputs.empty())) throw failure{std::string("--inputs and --outputs go with --run\n") + usage};
+  if (!o.run && (have_inputs || !o.outputs.empty() || !o.strides.empty()))
+    throw failure{std::string("--inputs, --outputs and --strides go with --run\n") + usage};
   return o;
 }
 
@@ -261,15 +288,53 @@ void run_graph(const ctfx::ir& functional, const options& o) {
     throw failure{"the graph has " + std::to_string(nodes.size()) + " tensor input" + (nodes.size() == 1 ? "" : "s") + " (" +
                   names + "), --inputs gives " + std::to_string(o.inputs.size())};
   }
+  for (const auto& [k, s] : o.strides)
+    if (k >= o.inputs.size())
+      throw failure{"--strides " + std::to_string(k) + "=...: the graph has " + std::to_string(o.inputs.size()) + " inputs (0 to " +
+                    std::to_string(o.inputs.size() - 1) + ")"};
   std::vector<ctfx::host_array> in;
   for (std::size_t k = 0; k < o.inputs.size(); ++k) {
     ctfx::npy_read r = ctfx::read_npy(o.inputs[k]);
     if (!r) throw failure{r.message};
     const ctfx::tensor_meta& m = g.meta(nodes[k]);
+    const std::string who = "input " + std::to_string(k) + " ('" + std::string(g[nodes[k]].name.view()) + "')";
     if (r.array.desc.dt != m.dt || r.array.desc.rank != m.rank)
-      throw failure{"input " + std::to_string(k) + " ('" + std::string(g[nodes[k]].name.view()) + "'): " + o.inputs[k] +
-                    " holds " + desc_text(r.array.desc) + ", the graph's placeholder is " + ctfx::to_string(g, m)};
+      throw failure{who + ": " + o.inputs[k] + " holds " + desc_text(r.array.desc) + ", the graph's placeholder is " + ctfx::to_string(g, m)};
     in.push_back(static_cast<ctfx::host_array&&>(r.array));
+  }
+  // Each input in the strides its placeholder has (symbols bound from the files' extents, as a run
+  // binds them), or in those --strides gives; a contiguous placeholder takes the file's C order.
+  std::vector<ctfx::index_t> symbols(g.syms.size(), -1);
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    const ctfx::tensor_meta& m = g.meta(nodes[k]);
+    for (int d = 0; d < m.rank; ++d)
+      if (const ctfx::sym_expr& e = m.size[d]; e.n == 1 && e.c == 0 && e.t[0].coeff == 1 && e.t[0].degree() == 1 &&
+                                                symbols[static_cast<std::size_t>(e.t[0].s0)] < 0)
+        symbols[static_cast<std::size_t>(e.t[0].s0)] = in[k].desc.size[d];
+  }
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    const ctfx::tensor_meta& m = g.meta(nodes[k]);
+    ctfx::index_t want[ctfx::max_rank]{};
+    bool evaluable = true, differs = false;
+    for (int d = 0; d < m.rank; ++d) {
+      for (std::size_t s = 0; s < symbols.size(); ++s) evaluable = evaluable && (!m.stride[d].uses(static_cast<int>(s)) || symbols[s] >= 0);
+      if (evaluable) want[d] = m.stride[d].eval(symbols);
+    }
+    for (const auto& [j, s] : o.strides)
+      if (j == k) {
+        if (static_cast<int>(s.size()) != m.rank)
+          throw failure{"--strides " + std::to_string(k) + "=...: input " + std::to_string(k) + " has rank " + std::to_string(m.rank) +
+                        ", the option gives " + std::to_string(s.size()) + " strides"};
+        for (int d = 0; d < m.rank; ++d) want[d] = s[static_cast<std::size_t>(d)];
+        evaluable = true;
+      }
+    if (!evaluable) continue;
+    for (int d = 0; d < m.rank; ++d) differs = differs || (in[k].desc.size[d] > 1 && want[d] != in[k].desc.stride[d]);
+    if (!differs) continue;
+    std::string why;
+    ctfx::host_array a = ctfx::host_array::laid_out(in[k], want, why);
+    if (!why.empty()) throw failure{"input " + std::to_string(k) + " ('" + std::string(g[nodes[k]].name.view()) + "'): " + why};
+    in[k] = static_cast<ctfx::host_array&&>(a);
   }
   std::vector<ctfx::tensor_desc> descs;
   for (auto& a : in) descs.push_back(a.desc);

@@ -38,6 +38,10 @@ struct host_array {
   std::vector<std::byte> bytes;
 
   tensor_ref ref() { return {bytes.data(), desc}; }
+  /// The same elements laid out with `stride` (one per dimension, in elements, >= 0, no two
+  /// elements at one place): what a caller passes to a graph whose input PyTorch printed with those
+  /// strides. Empty `message` on success.
+  static host_array laid_out(const host_array& a, const index_t* stride, std::string& message);
   static host_array zeros(const tensor_desc& d) {
     host_array a;
     a.desc = d;
@@ -198,6 +202,41 @@ void for_each_run(const tensor_desc& t, F&& f) {
 }
 
 }  // namespace npy
+
+inline host_array host_array::laid_out(const host_array& a, const index_t* stride, std::string& message) {
+  host_array r;
+  r.desc = a.desc;
+  const int n = a.desc.rank;
+  // Non-overlapping: visited by increasing stride, each dimension must step over all before it.
+  int order[max_rank]{};
+  for (int d = 0; d < n; ++d) order[d] = d;
+  for (int k = 1; k < n; ++k)  // insertion sort of at most max_rank dimensions
+    for (int j = k; j > 0 && stride[order[j]] < stride[order[j - 1]]; --j) std::swap(order[j], order[j - 1]);
+  index_t span = 1;  // elements covered by the dimensions so far
+  for (int k = 0; k < n; ++k) {
+    const int d = order[k];
+    if (stride[d] < 0) { message = "a negative stride is not a layout an input can have"; return r; }
+    if (a.desc.size[d] > 1 && stride[d] < span) {
+      message = "strides (" + std::to_string(stride[0]);
+      for (int e = 1; e < n; ++e) message += ", " + std::to_string(stride[e]);
+      message += ") place two elements at one address: give each dimension a stride past the ones inside it";
+      return r;
+    }
+    if (a.desc.size[d] > 1) span = stride[d] * (a.desc.size[d] - 1) + span;
+  }
+  for (int d = 0; d < n; ++d) r.desc.stride[d] = stride[d];
+  const auto item = static_cast<std::size_t>(size_of(a.desc.dt));
+  r.bytes.assign(a.desc.numel() == 0 ? 0 : static_cast<std::size_t>(span) * item, std::byte{0});
+  // a is C-order contiguous: its elements in order, placed at their offsets under the new strides.
+  tensor_desc dst = r.desc;
+  std::size_t src = 0;
+  npy::for_each_run(dst, [&](index_t off, index_t len) {  // runs of C-order elements
+    std::memcpy(r.bytes.data() + static_cast<std::size_t>(off) * item, a.bytes.data() + src * item, static_cast<std::size_t>(len) * item);
+    src += static_cast<std::size_t>(len);
+  });
+  return r;
+}
+
 
 // A .npy file's bytes (header and data) for a tensor of any strides; the data in C order.
 inline npy_status encode_npy(const tensor_ref& t, std::vector<std::byte>& out) {
