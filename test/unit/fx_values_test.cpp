@@ -161,3 +161,30 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
                         "compare_promotion", "index_gather", "masked_put_value", "masked_put_rows", "masked_put_accumulate", "masked_index_put"})
     CHECK(std::find(names.begin(), names.end(), n) != names.end());
 }
+
+namespace {
+struct add_one_op : ctfx::custom_op<"ctfx_test::add_one_", "add_one_(Tensor(a!) x) -> ()"> {
+  // x.add_(1) on f32, at any strides (a column view, a clone that keeps the view's strides).
+  static void run(const ctfx::custom_call& c) {
+    const ctfx::tensor_ref& x = c.args[0];
+    for (std::size_t i = 0; i < static_cast<std::size_t>(x.numel()); ++i)
+      static_cast<float*>(x.data)[strided_at(x, i)] += 1.0f;
+  }
+};
+}  // namespace
+
+TEST_CASE("fx values: programs calling a user op on strided views (add_one_ with a C++ kernel) give PyTorch eager's values") {
+  const ctfx::fx_custom ops[] = {ctfx::fx_custom_of<add_one_op>()};
+  ctfx::kernel_table k;
+  k.add<add_one_op>();
+  for (const char* name : {"inplace_custom_op_input", "multiple_intermediate", "layout_column_custom", "layout_column_custom_clone"}) {
+    CAPTURE(name);
+    const auto r = ctfx::parse_fx_file(data_dir() + name + ".txt", ops);
+    REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+    CHECK(ctfx::verify(r.graph).ok());
+    const ctfx::runtime_plan plan(r.graph);
+    check_program(name, r.graph, [&](auto in, auto out) { return plan.run(in, out, ctfx::backend::host, {}, &k); });
+    check_program(name, r.graph, [&](auto in, auto out) { return plan.run(in, out, ctfx::device_ctx{ctfx::backend::omp}, {}, &k); });
+    check_program(name, r.graph, [&](auto in, auto out) { return ctfx::reference_run(r.graph, in, out, &k); });
+  }
+}
