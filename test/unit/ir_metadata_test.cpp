@@ -436,7 +436,7 @@ TEST_CASE("ir metadata: cat") {
 
 // ----- clone -----
 
-TEST_CASE("ir metadata: clone preserves dense permuted strides and drops the offset") {
+TEST_CASE("ir metadata: clone preserves dense permuted strides, keeps the stride order of a non-dense one and drops the offset") {
   constexpr auto f = [](builder& g) {
     auto x = g.input("x", ctfx::f32, {4, 8});
     auto t = g.input("t", ctfx::f32, {2, 3, 4});
@@ -448,10 +448,10 @@ TEST_CASE("ir metadata: clone preserves dense permuted strides and drops the off
   };
   CHECK_LAYOUT(f, "tr", "f32[8, 4][1, 8]");
   CHECK_LAYOUT(f, "perm", "f32[4, 2, 3][1, 12, 4]");
-  CHECK_LAYOUT(f, "gappy", "f32[4, 4][4, 1]");      // not dense: contiguous
-  CHECK_LAYOUT(f, "expanded", "f32[4, 3][3, 1]");   // stride 0 is not dense: contiguous
+  CHECK_LAYOUT(f, "gappy", "f32[4, 4][4, 1]");      // not dense: dense in its stride order
+  CHECK_LAYOUT(f, "expanded", "f32[4, 3][3, 1]");   // stride 0 orders nothing: row-major
   CHECK_LAYOUT(f, "rows", "f32[2, 8][8, 1]");       // contiguous with an offset: offset 0
-  CHECK_LAYOUT(f, "sel_t", "f32[4, 2][2, 1]");      // [4, 2][1, 12]+4 has gaps: contiguous
+  CHECK_LAYOUT(f, "sel_t", "f32[4, 2][1, 4]");      // [4, 2][1, 12]+4 has gaps: dense, dim 0 innermost
   CHECK_LAYOUT(f, "plain", "f32[4, 8][8, 1]");
   static_assert(!same_storage(f, "plain", "x"));
 }

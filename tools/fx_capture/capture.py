@@ -249,6 +249,234 @@ def compare_promotion(i, f, h, s, b):
     return i == f, h < 0.1, h >= 0.1, torch.where(h > 0, h, s), b == 1, torch.logical_and(i, h[:1])
 
 
+# ----- result layouts: permuted, strided and broadcast operands (PyTorch's stride rules) -----
+def t_slice_add_(x):
+    x.t()[1:3] += 1
+
+
+def clone_permuted_slice(x):
+    return x.t()[1:4].clone() * 2
+
+
+def permute_add(x):
+    return x.permute(2, 0, 1) + 1
+
+
+def permuted_plus_contig(x, y):
+    return x.t() + y
+
+
+def contig_plus_permuted(y, x):
+    return y + x.t()
+
+
+def two_permuted(x, y):
+    return x.permute(1, 0, 2) * y.permute(1, 0, 2)
+
+
+def mixed_perms(x, y):
+    return x.permute(2, 1, 0) - y.permute(1, 2, 0)
+
+
+def broadcast_permuted_row(x, b):
+    return x.t() + b
+
+
+def broadcast_col_permuted(b, x):
+    return b * x.t()
+
+
+def broadcast_three(x, r, c):
+    return x.t() + r + c
+
+
+def column_mul_(x):
+    x[:, 1].mul_(2)
+
+
+def column_add_(x, y):
+    x[:, 2] += y
+    return x * 1
+
+
+def column_custom(x):
+    add_one_(x[:, 1])
+
+
+def column_custom_clone(x):
+    y = x.clone()
+    add_one_(y[:, 1])
+    return y
+
+
+def empty_like_permuted(x):
+    out = torch.empty_like(x.t())
+    out.copy_(x.t() * 2)
+    return out
+
+
+def empty_like_nondense(x):
+    v = x[:, 1:4]
+    out = torch.empty_like(v)
+    out.copy_(v)
+    return out + 1
+
+
+def channels_last_relu(x):
+    return torch.relu(x) + 1
+
+
+def channels_last_plus_contig(x, y):
+    return x + y
+
+
+def contig_plus_channels_last(y, x):
+    return y * x
+
+
+def channels_last_clone(x):
+    return x.clone() + x
+
+
+def channels_last_broadcast(x, b):
+    return x * b
+
+
+def fortran_mul(x):
+    return x * 3
+
+
+def fortran_3d_add(x, y):
+    return x + y
+
+
+def fortran_plus_contig(x, y):
+    return x - y
+
+
+def scatter_strided_select(x, y):
+    x.t()[1] = y
+
+
+def scatter_strided_slice(x, z):
+    x.t()[:, 2:4] = z
+
+
+def scatter_col_of_permuted(x, y):
+    x[:, 1] = y
+    return x + 0
+
+
+def where_permuted(x, y):
+    return torch.where(x.t() > 0, x.t(), y)
+
+
+def where_broadcast_permuted(x, y):
+    return torch.where(y > 0, x.t(), 0.0)
+
+
+def compare_permuted(x, y):
+    return x.t() > y, x.t() == x.t()
+
+
+def convert_permuted(x):
+    return x.permute(1, 0, 2).to(torch.float64) * 2, x.permute(2, 0, 1).half()
+
+
+def convert_nondense(x):
+    return x[:, 1:4].to(torch.float64)
+
+
+def neg_nondense(x):
+    return -x[:, 1:4], x[1:3, 2:].abs()
+
+
+def expand_permuted(x):
+    return x.t().unsqueeze(0).expand(2, 4, 3) + 1
+
+
+def size_one_dims(x):
+    return x.t().unsqueeze(1) * 2
+
+
+def zero_dim_mix(x, s):
+    return x.t() * s, s + x.permute(1, 0)
+
+
+def fill_column(x):
+    x[:, 1].fill_(0.5)
+    return x * 1
+
+
+def diagonal_scatter_permuted(x, d):
+    x.t().diagonal().copy_(d)
+
+
+def contiguous_of_permuted(x):
+    return x.t().contiguous() + 1
+
+
+def return_view_of_result(x):
+    return (x.t() + 1)[1:3]
+
+
+def maximum_permuted(x, y, z):
+    return torch.maximum(x.t(), y.t()), torch.minimum(x.t(), z)
+
+
+def clamp_permuted(x):
+    return x.permute(2, 0, 1).clamp(-0.5, 0.5)
+
+
+def logical_permuted(x, y):
+    return torch.logical_and(x.t() > 0, y > 0), torch.logical_not(x.t() > 0)
+
+
+def clone_then_inplace(x):
+    y = x.t().clone()
+    y[0] += 1
+    return y
+
+
+def t_mutate_return(x):
+    x.t().mul_(2)
+    return x + 1
+
+
+def t_slice_copy(x, y):
+    x.t()[1:3] = y
+
+
+def permuted_result_inplace(x):
+    y = x.permute(1, 0) * 1
+    y.add_(1)
+    return y
+
+
+def index_put_permuted(x, idx, v):
+    x.t()[idx] = v
+
+
+def sum_permuted(x):
+    return x.permute(2, 0, 1).sum(1), (x.permute(1, 0, 2) * 2).sum(0)
+
+
+def slice_of_permuted_inplace(x):
+    x.permute(1, 0, 2)[0:2].add_(1)
+
+
+def chain_permuted(x):
+    return (x.permute(2, 0, 1) * 2).abs() + 1
+
+
+def step_slice_clone(x):
+    return x[:, ::2].clone() + x[:, ::2]
+
+
+def equal_strides_tie(x):
+    return x.expand(3, 4) + 1, x.t() * 2
+
+
 def with_nan(*shape):
     t = torch.randn(*shape)
     t.view(-1)[1] = float("nan")
@@ -304,6 +532,70 @@ PROGRAMS = [
     ("index_put_chain", index_put_chain,
      lambda: (torch.randn(8, 4), torch.tensor([0, 2]), torch.randn(2, 4), torch.tensor([2, 7]), torch.randn(2, 4)), {}),
     ("unsafe_index_put_like", unsafe_index_put_like, lambda: (torch.randn(6, 3), torch.tensor([4, 1]), torch.randn(2, 3)), {}),
+]
+
+R = torch.randn
+CL = torch.channels_last
+
+
+def fortran(*shape):
+    return R(*reversed(shape)).permute(*reversed(range(len(shape))))
+
+
+PROGRAMS += [
+    ("layout_t_slice_add_", t_slice_add_, lambda: (R(4, 5),), {}),
+    ("layout_clone_permuted_slice", clone_permuted_slice, lambda: (R(4, 6),), {}),
+    ("layout_permute_add", permute_add, lambda: (R(2, 3, 4),), {}),
+    ("layout_permuted_plus_contig", permuted_plus_contig, lambda: (R(3, 4), R(4, 3)), {}),
+    ("layout_contig_plus_permuted", contig_plus_permuted, lambda: (R(4, 3), R(3, 4)), {}),
+    ("layout_two_permuted", two_permuted, lambda: (R(2, 3, 4), R(2, 3, 4)), {}),
+    ("layout_mixed_perms", mixed_perms, lambda: (R(2, 3, 4), R(2, 4, 3)), {}),
+    ("layout_broadcast_permuted_row", broadcast_permuted_row, lambda: (R(3, 4), R(3)), {}),
+    ("layout_broadcast_col_permuted", broadcast_col_permuted, lambda: (R(4, 1), R(3, 4)), {}),
+    ("layout_broadcast_three", broadcast_three, lambda: (R(3, 4), R(4, 1), R(1, 3)), {}),
+    ("layout_column_mul_", column_mul_, lambda: (R(4, 5),), {}),
+    ("layout_column_add_", column_add_, lambda: (R(4, 5), R(4)), {}),
+    ("layout_column_custom", column_custom, lambda: (R(4, 5),), {}),
+    ("layout_column_custom_clone", column_custom_clone, lambda: (R(4, 5),), {}),
+    ("layout_empty_like_permuted", empty_like_permuted, lambda: (R(3, 5),), {}),
+    ("layout_empty_like_nondense", empty_like_nondense, lambda: (R(4, 6),), {}),
+    ("layout_channels_last_relu", channels_last_relu, lambda: (R(2, 3, 4, 5).to(memory_format=CL),), {}),
+    ("layout_channels_last_plus_contig", channels_last_plus_contig, lambda: (R(2, 3, 4, 5).to(memory_format=CL), R(2, 3, 4, 5)), {}),
+    ("layout_contig_plus_channels_last", contig_plus_channels_last, lambda: (R(2, 3, 4, 5), R(2, 3, 4, 5).to(memory_format=CL)), {}),
+    ("layout_channels_last_clone", channels_last_clone, lambda: (R(2, 3, 4, 5).to(memory_format=CL),), {}),
+    ("layout_channels_last_broadcast", channels_last_broadcast, lambda: (R(2, 3, 4, 5).to(memory_format=CL), R(3, 1, 1)), {}),
+    ("layout_fortran_mul", fortran_mul, lambda: (fortran(4, 5),), {}),
+    ("layout_fortran_3d_add", fortran_3d_add, lambda: (fortran(2, 3, 4), fortran(2, 3, 4)), {}),
+    ("layout_fortran_plus_contig", fortran_plus_contig, lambda: (fortran(3, 5), R(3, 5)), {}),
+    ("layout_scatter_strided_select", scatter_strided_select, lambda: (R(4, 5), R(4)), {}),
+    ("layout_scatter_strided_slice", scatter_strided_slice, lambda: (R(6, 5), R(5, 2)), {}),
+    ("layout_scatter_col_of_permuted", scatter_col_of_permuted, lambda: (fortran(4, 5), R(4)), {}),
+    ("layout_where_permuted", where_permuted, lambda: (R(3, 4), R(4, 3)), {}),
+    ("layout_where_broadcast_permuted", where_broadcast_permuted, lambda: (R(3, 4), R(3)), {}),
+    ("layout_compare_permuted", compare_permuted, lambda: (R(3, 4), R(4, 3)), {}),
+    ("layout_convert_permuted", convert_permuted, lambda: (R(3, 4, 2),), {}),
+    ("layout_convert_nondense", convert_nondense, lambda: (R(3, 6),), {}),
+    ("layout_neg_nondense", neg_nondense, lambda: (R(4, 6),), {}),
+    ("layout_expand_permuted", expand_permuted, lambda: (R(3, 4),), {}),
+    ("layout_size_one_dims", size_one_dims, lambda: (R(3, 4),), {}),
+    ("layout_zero_dim_mix", zero_dim_mix, lambda: (R(3, 4), torch.tensor(1.5)), {}),
+    ("layout_fill_column", fill_column, lambda: (R(4, 5),), {}),
+    ("layout_diagonal_scatter_permuted", diagonal_scatter_permuted, lambda: (fortran(4, 4), R(4)), {}),
+    ("layout_contiguous_of_permuted", contiguous_of_permuted, lambda: (R(3, 4),), {}),
+    ("layout_return_view_of_result", return_view_of_result, lambda: (R(3, 4),), {}),
+    ("layout_maximum_permuted", maximum_permuted, lambda: (with_nan(3, 4), R(3, 4), R(4, 3)), {}),
+    ("layout_clamp_permuted", clamp_permuted, lambda: (R(3, 4, 2),), {}),
+    ("layout_logical_permuted", logical_permuted, lambda: (R(3, 4), R(4, 3)), {}),
+    ("layout_clone_then_inplace", clone_then_inplace, lambda: (R(3, 4),), {}),
+    ("layout_t_mutate_return", t_mutate_return, lambda: (R(3, 4),), {}),
+    ("layout_t_slice_copy", t_slice_copy, lambda: (R(4, 5), R(2, 4)), {}),
+    ("layout_permuted_result_inplace", permuted_result_inplace, lambda: (R(3, 4),), {}),
+    ("layout_index_put_permuted", index_put_permuted, lambda: (R(4, 5), torch.tensor([0, 3]), R(2, 4)), {}),
+    ("layout_sum_permuted", sum_permuted, lambda: ((torch.randint(-64, 64, (3, 4, 5)).float() / 8),), {}),
+    ("layout_slice_of_permuted_inplace", slice_of_permuted_inplace, lambda: (R(3, 4, 2),), {}),
+    ("layout_chain_permuted", chain_permuted, lambda: (R(3, 4, 2),), {}),
+    ("layout_step_slice_clone", step_slice_clone, lambda: (R(3, 8),), {}),
+    ("layout_equal_strides_tie", equal_strides_tie, lambda: (R(1, 4), ), {}),
 ]
 
 

@@ -555,7 +555,7 @@ class basic_program {
           if (r >= s.n_returns) {
             const int arg = detail::kth_mutated(s, r - s.n_returns);
             if (n.op == op_kind::custom && !((n.clone_mask >> arg) & 1u)) continue;  // written in place
-            hidden_.push_back({i, detail::clone_meta(g_.meta(g_.arg(i, arg)))});
+            hidden_.push_back({i, detail::preserve_strides_result(g_.meta(g_.arg(i, arg)))});
           } else {
             const tensor_meta& like = g_.meta(g_.arg(i, s.returns_like));
             hidden_.push_back({i, detail::contiguous_like(like, like.dt)});

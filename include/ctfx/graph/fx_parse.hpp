@@ -693,16 +693,10 @@ class parser {
         for (int j = 0; j < want; ++j) if (!tensor_arg(call, j, j ? "src" : "self", at)) return;
         if (arg(call, want, "")) { fail(arg(call, want, "")->at, "unexpected extra argument"); return; }
         const value* mf = arg(call, 99, "memory_format");
-        if (k == op_kind::clone && mf && mf->text == "torch.contiguous_format") {
-          // ctfx's clone keeps a dense layout (preserve_format); a contiguous copy of a permuted
-          // tensor is ctfx's same-dtype conversion, which always gives a contiguous result.
-          const tensor_meta& xm = b_.g.meta(abuf_[0]);
-          if (!detail::clone_meta(xm).is_contiguous()) {
-            emit_bufs(name, t, op_kind::convert, static_cast<std::int32_t>(xm.dt), 0.0, at);
-            return;
-          }
-        }
-        emit_bufs(name, t, k, 0, 0.0, at);
+        // clone(memory_format=torch.contiguous_format): aux 1, a row-major copy whatever the strides.
+        const bool contiguous = k == op_kind::clone && mf && mf->text == "torch.contiguous_format" &&
+                                !detail::clone_meta(b_.g.meta(abuf_[0])).is_contiguous();
+        emit_bufs(name, t, k, contiguous ? 1 : 0, 0.0, at);
         return;
       }
       case lower::binary: {

@@ -153,6 +153,10 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       if (n.op == op_kind::full) add(py_float(n.scalar));
       add("dtype = " + torch_dtype(static_cast<dtype>(n.aux)));
       return op(aten_name(n.op));
+    case op_kind::clone:
+      add(name_ref(g, a[0]));
+      if (n.aux == 1) add("memory_format = torch.contiguous_format");
+      return op(aten_name(n.op));
     case op_kind::convert:
       add(name_ref(g, a[0]));
       add(torch_dtype(static_cast<dtype>(n.aux)));

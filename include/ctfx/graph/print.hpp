@@ -94,6 +94,7 @@ inline std::string call_text(const ir& g, std::int32_t i) {
       s += std::string(", dtype=") + std::string(name_of(static_cast<dtype>(n.aux)));
       break;
     case op_kind::fill_: s = ref(g, a[0]) + ", " + fmt_num(n.scalar); break;
+    case op_kind::clone: s = ref(g, a[0]) + (n.aux == 1 ? ", memory_format=contiguous_format" : ""); break;
     case op_kind::convert: s = ref(g, a[0]) + ", " + std::string(name_of(static_cast<dtype>(n.aux))); break;
     case op_kind::index_put: case op_kind::index_put_: case op_kind::unsafe_index_put: case op_kind::unsafe_index_put_:
       s = ref(g, a[0]) + ", " + args_list(2, a.size()) + ", " + ref(g, a[1]) + (n.aux ? ", accumulate=True" : "");

@@ -2,6 +2,7 @@
 // copy, clone. (alias is a view: ops/views.hpp.)
 #pragma once
 #include "../detail/meta_util.hpp"
+#include "result_layout.hpp"
 #include "schema.hpp"
 
 namespace ctfx {
@@ -17,33 +18,9 @@ struct clone_t : op_tag<op_kind::clone, "clone(Tensor self, *, MemoryFormat? mem
 
 namespace detail {
 
-// clone keeps a dense layout's strides (PyTorch's preserve_format) and makes anything else
-// contiguous; the offset of the copy is always 0.
-constexpr tensor_meta clone_meta(const tensor_meta& x) {
-  tensor_meta r = x;
-  r.storage = fresh;
-  r.offset = sym_expr(0);
-  if (x.is_contiguous()) { r.set_contiguous(); return r; }
-  if (x.is_static()) {
-    // Dense and non-overlapping: the strides, sorted, are the contiguous strides of the sorted sizes.
-    int order[max_rank]{};
-    for (int i = 0; i < x.rank; ++i) order[i] = i;
-    for (int i = 1; i < x.rank; ++i)
-      for (int j = i; j > 0 && x.stride[order[j]].value() < x.stride[order[j - 1]].value(); --j) {
-        int t = order[j]; order[j] = order[j - 1]; order[j - 1] = t;
-      }
-    index_t expect = 1;
-    bool dense = true;
-    for (int i = 0; i < x.rank; ++i) {
-      index_t s = x.size[order[i]].value();
-      if (s != 1 && x.stride[order[i]].value() != expect) dense = false;
-      expect *= s;
-    }
-    if (dense) return r;
-  }
-  r.set_contiguous();
-  return r;
-}
+// clone (preserve_format): a dense layout keeps its strides, anything else gets dense strides in
+// its stride order (ops/result_layout.hpp); the offset of the copy is always 0.
+constexpr tensor_meta clone_meta(const tensor_meta& x) { return preserve_format_result(x, x.dt); }
 
 constexpr bool copy_compatible(ir& g, std::int32_t id, const tensor_meta& dst, const tensor_meta& src) {
   tensor_meta b = dst;

@@ -137,8 +137,9 @@ constexpr bool getitem_meta(ir& g, std::int32_t id, tensor_meta& out) {
     }
     const int arg = kth_mutated(s, i - s.n_returns);
     const tensor_meta& a = g.meta(g.arg(t, arg));
-    // A direct call writes the argument itself, unless reinplacing left it cloned (clone_mask).
-    out = p.op == op_kind::custom && !((p.clone_mask >> arg) & 1u) ? a : clone_meta(a);
+    // A direct call writes the argument itself, unless reinplacing left it cloned (clone_mask); the
+    // clone keeps the argument's strides and offset (auto_functionalized's clone_preserve_strides).
+    out = p.op == op_kind::custom && !((p.clone_mask >> arg) & 1u) ? a : preserve_strides_result(a);
     return true;
   }
   auto m = about(g, id); m << "'" << p.name.view() << "' is not a tuple";

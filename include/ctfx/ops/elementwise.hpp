@@ -3,6 +3,7 @@
 #pragma once
 #include <cmath>
 #include "../detail/meta_util.hpp"
+#include "result_layout.hpp"
 #include "schema.hpp"
 
 namespace ctfx {
@@ -106,7 +107,8 @@ constexpr bool binary_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta&
     out = a;
     return true;
   }
-  out = contiguous_like(shape, dt);
+  const tensor_meta* ops[2] = {&a, b};
+  out = elementwise_result(shape, dt, ops, b ? 2 : 1);
   return true;
 }
 
@@ -134,7 +136,8 @@ constexpr bool where_meta(ir& g, std::int32_t id, const tensor_meta& c, const te
     fail(g, id, rule::broadcast_shapes, m);
     return false;
   }
-  out = contiguous_like(shape, result_type(a.dt, a.rank > 0, b.dt, b.rank > 0));
+  const tensor_meta* ops[3] = {&c, &a, &b};
+  out = elementwise_result(shape, result_type(a.dt, a.rank > 0, b.dt, b.rank > 0), ops, 3);
   return true;
 }
 

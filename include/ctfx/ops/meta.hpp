@@ -178,12 +178,15 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::copy:
       if (!need(2) || !copy_compatible(g, id, N[A[0]].meta, N[A[1]].meta)) return false;
       out = clone_meta(N[A[0]].meta); return true;
-    case op_kind::clone: if (!need(1)) return false; out = clone_meta(N[A[0]].meta); return true;
+    case op_kind::clone:  // aux 1: memory_format=torch.contiguous_format
+      if (!need(1)) return false;
+      out = n.aux == 1 ? contiguous_like(N[A[0]].meta, N[A[0]].meta.dt) : clone_meta(N[A[0]].meta);
+      return true;
     case op_kind::empty: case op_kind::zeros: case op_kind::ones: case op_kind::full:
       return factory_meta(g, id, p, static_cast<dtype>(n.aux), out);
-    case op_kind::empty_like: if (!need(1)) return false; out = contiguous_like(N[A[0]].meta, N[A[0]].meta.dt); return true;
+    case op_kind::empty_like: if (!need(1)) return false; out = empty_like_result(N[A[0]].meta, N[A[0]].meta.dt); return true;
     case op_kind::fill_: if (!need(1)) return false; out = N[A[0]].meta; return true;
-    case op_kind::convert: if (!need(1)) return false; out = contiguous_like(N[A[0]].meta, static_cast<dtype>(n.aux)); return true;
+    case op_kind::convert: if (!need(1)) return false; out = preserve_format_result(N[A[0]].meta, static_cast<dtype>(n.aux)); return true;
     case op_kind::all_reduce: case op_kind::broadcast: case op_kind::all_gather: case op_kind::reduce_scatter:
     case op_kind::all_gather_blocks: case op_kind::reduce_scatter_blocks: case op_kind::halo_exchange:
       if (!need(1) || !collective_ok(g, id, N[A[0]].meta, p)) return false;
@@ -222,7 +225,8 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
   if (is_view_op(n.op)) return need(1) && view_meta(g, id, n.op, N[A[0]].meta, p, out);
   if (is_unary(n.op)) {
     if (!need(1)) return false;
-    out = contiguous_like(N[A[0]].meta, n.op == op_kind::logical_not ? dtype::b8 : N[A[0]].meta.dt);
+    const tensor_meta* x[1] = {&N[A[0]].meta};
+    out = elementwise_result(N[A[0]].meta, n.op == op_kind::logical_not ? dtype::b8 : N[A[0]].meta.dt, x, 1);
     return true;
   }
   if (is_binary(n.op)) {

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Random operand layouts and the result strides PyTorch's fake tensors give them, for ctfx's
+result-layout rules (include/ctfx/ops/result_layout.hpp; test/unit/ir_layout_rules_test.cpp).
+
+Each line: op, operand count, per operand its rank, extents and strides, then the result's rank and
+strides. Ops: add (two operands, broadcast), where (bool condition and two operands), neg, clone,
+empty_like, convert (to float64). Not run in CI (needs torch). Usage: make_cases.py [OUT] [COUNT]
+"""
+import os
+import random
+import sys
+
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "test", "data", "layout_cases.txt")
+COUNT = int(sys.argv[2]) if len(sys.argv) > 2 else 400
+
+
+def layout(shape, rng, dtype=torch.float32):
+    """A tensor of `shape` with a random layout: permuted, sliced (non-dense), expanded or channels-last."""
+    kind = rng.choice(["perm", "perm", "slice", "step", "expand", "cl"])
+    if kind == "cl" and len(shape) == 4:
+        return torch.empty(shape, dtype=dtype).to(memory_format=torch.channels_last)
+    perm = list(range(len(shape)))
+    rng.shuffle(perm)
+    inv = [perm.index(i) for i in range(len(shape))]
+    if kind in ("slice", "step"):
+        big = [s + rng.randint(0, 2) if kind == "slice" else s * 2 for s in shape]
+        t = torch.empty([big[p] for p in perm], dtype=dtype).permute(inv)
+        idx = tuple(slice(0, s) if kind == "slice" else slice(0, 2 * s, 2) for s in shape)
+        return t[idx]
+    if kind == "expand":
+        base = [s if rng.random() < 0.6 else 1 for s in shape]
+        t = torch.empty([base[p] for p in perm], dtype=dtype).permute(inv)
+        return t.expand(shape)
+    return torch.empty([shape[p] for p in perm], dtype=dtype).permute(inv)
+
+
+def put(t):
+    return f"{t.dim()} " + " ".join(str(s) for s in t.shape) + " " + " ".join(str(s) for s in t.stride())
+
+
+def main():
+    rng = random.Random(7)
+    lines = []
+    with FakeTensorMode():
+        while len(lines) < COUNT:
+            rank = rng.randint(1, 4)
+            shape = [rng.choice([1, 2, 3, 4]) for _ in range(rank)]
+            a = layout(shape, rng)
+            op = rng.choice(["add", "add", "add", "where", "neg", "clone", "empty_like", "convert"])
+            if op in ("add", "where"):
+                bshape = shape[rng.randint(0, rank - 1):] if rng.random() < 0.3 else shape
+                bshape = [s if rng.random() < 0.7 else 1 for s in bshape]
+                b = layout(bshape, rng) if bshape else torch.empty(())
+                if rng.random() < 0.5:
+                    a, b = b, a
+                if op == "add":
+                    ops, r = (a, b), a + b
+                else:
+                    c = layout(shape, rng, torch.bool)
+                    ops, r = (c, a, b), torch.where(c, a, b)
+            else:
+                ops = (a,)
+                r = {"neg": lambda: -a, "clone": lambda: a.clone(), "empty_like": lambda: torch.empty_like(a),
+                     "convert": lambda: a.to(torch.float64)}[op]()
+            lines.append(f"{op} {len(ops)} " + " ".join(put(o) for o in ops) + f" {r.dim()} " + " ".join(str(s) for s in r.stride()))
+    with open(OUT, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"{len(lines)} cases in {OUT}")
+
+
+if __name__ == "__main__":
+    main()
