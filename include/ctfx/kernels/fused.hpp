@@ -136,6 +136,38 @@ inline pair_chunk_fn pair_chunk_for(op_kind inner, op_kind outer, bool s1, bool 
   return table[static_cast<std::size_t>(k1 * 32 + k2 * 8 + s1 * 4 + s2 * 2 + right)];
 }
 
+// The same for a tree of three: outer(inner1(a, b), inner2(c, d)), all operands read in place
+// (the stencil's (n + s) + (w + e), RoPE's k1 * cos - k2 * sin).
+using tree_chunk_fn = void (*)(void* out, const void* a, const void* b, const void* c, const void* d, index_t n);
+
+template <op_kind K1, op_kind K2, op_kind K3, class C>
+void tree_chunk(void* out, const void* a, const void* b, const void* c, const void* d, index_t n) {
+  auto* o = static_cast<C*>(out);
+  const auto* x = static_cast<const C*>(a);
+  const auto* y = static_cast<const C*>(b);
+  const auto* z = static_cast<const C*>(c);
+  const auto* w = static_cast<const C*>(d);
+  for (index_t i = 0; i < n; ++i) {
+    const C t = binary_value<C>(K1, x[i], y[i]);
+    const C u = binary_value<C>(K2, z[i], w[i]);
+    o[i] = binary_value<C>(K3, t, u);
+  }
+}
+
+namespace detail {
+template <class C, std::size_t... I>
+constexpr std::array<tree_chunk_fn, sizeof...(I)> tree_table(std::index_sequence<I...>) {
+  return {&tree_chunk<pair_kinds[I / 16], pair_kinds[I / 4 % 4], pair_kinds[I % 4], C>...};
+}
+}  // namespace detail
+
+inline tree_chunk_fn tree_chunk_for(op_kind inner1, op_kind inner2, op_kind outer) {
+  static constexpr auto table = detail::tree_table<float>(std::make_index_sequence<64>{});
+  const int k1 = detail::pair_kind_index(inner1), k2 = detail::pair_kind_index(inner2), k3 = detail::pair_kind_index(outer);
+  if (k1 < 0 || k2 < 0 || k3 < 0) return nullptr;
+  return table[static_cast<std::size_t>(k1 * 16 + k2 * 4 + k3)];
+}
+
 // The element type of D is its compute type C (no conversion pass between ops).
 template <class C>
 constexpr bool stores_as(dtype d) {
@@ -193,9 +225,10 @@ struct fused_op {
   conv_chunk_fn load_a = nullptr, load_b = nullptr, store = nullptr;
   op_chunk_fn fn = nullptr;
   where_chunk_fn fnw = nullptr;
-  // Set by pair_ops (host): this op computes op `inner` inside its own loop (fn2), which then
-  // runs no loop of its own (`absorbed`).
+  // Set by pair_ops (host): this op computes op `inner` (fn2), or its operands a and b (fn3),
+  // inside its own loop; those then run no loop of their own (`absorbed`).
   pair_chunk_fn fn2 = nullptr;
+  tree_chunk_fn fn3 = nullptr;
   fused_ref inner = -1;
   bool absorbed = false;
 };
@@ -238,10 +271,11 @@ inline void resolve(fused_op& o, dtype a_dt, dtype b_dt) {
   else pick(std::int64_t{});
 }
 
-// Pairs ops into superinstructions (pair_chunk): an f32 add/sub/mul/div whose result exactly one
-// operand of the group reads, and that reader an f32 add/sub/mul/div, runs inside its reader's
-// loop. Greedy in program order; an op that absorbed one is not absorbed itself (pairs, not
-// chains). Host only: fused_elem_fn still evaluates every op on its own.
+// Pairs ops into superinstructions (pair_chunk, tree_chunk): an f32 add/sub/mul/div whose result
+// exactly one operand of the group reads, and that reader an f32 add/sub/mul/div, runs inside its
+// reader's loop (both operands, when both are such ops without scalars: a tree). Greedy in program
+// order; an op that absorbed others is not absorbed itself. Host only: fused_elem_fn still
+// evaluates every op on its own.
 inline bool plain_f32_arith(const fused_op& o) {
   return detail::pair_kind_index(o.k) >= 0 && o.out == dtype::f32 && o.cidx == 0 && o.c < 0 && o.fn && !o.load_a &&
          !o.load_b && !o.store;
@@ -255,8 +289,16 @@ inline void pair_ops(fused_kernel& k) {
     fused_op& o = k.ops[j];
     if (!plain_f32_arith(o)) continue;
     auto absorbable = [&](fused_ref r) {
-      return r >= 0 && r < max_fused_ops && uses[r] == 1 && plain_f32_arith(k.ops[r]) && !k.ops[r].fn2 && !k.ops[r].absorbed;
+      return r >= 0 && r < max_fused_ops && uses[r] == 1 && plain_f32_arith(k.ops[r]) && !k.ops[r].fn2 && !k.ops[r].fn3 &&
+             !k.ops[r].absorbed;
     };
+    if (!o.has_scalar && o.a != o.b && absorbable(o.a) && absorbable(o.b) && !k.ops[o.a].has_scalar && !k.ops[o.b].has_scalar) {
+      o.fn3 = tree_chunk_for(k.ops[o.a].k, k.ops[o.b].k, o.k);
+      if (o.fn3) {
+        k.ops[o.a].absorbed = k.ops[o.b].absorbed = true;
+        continue;
+      }
+    }
     bool right;
     if (absorbable(o.a) && (o.has_scalar || o.b != o.a)) right = false;
     else if (!o.has_scalar && absorbable(o.b)) right = true;
@@ -429,6 +471,14 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
         const bool last = j == k.n_ops - 1;
         // Where the result goes: straight into the destination for the last op when it is dense.
         std::byte* target = last ? (dense_out ? dst : outbuf) : elem[j];
+        if (o.fn3) {  // a tree: all operands f32, read in place
+          const fused_op& p = k.ops[o.a];
+          const fused_op& q = k.ops[o.b];
+          o.fn3(target, operand(p.a), operand(p.b), operand(q.a), operand(q.b), n);
+          res[j] = target;
+          if (last && !dense_out) detail::scatter(k.out, off[0] + c0 * nest.istride[0], nest.istride[0], n, target);
+          continue;
+        }
         if (o.fn2) {  // a pair: all operands f32, read in place
           const fused_op& in = k.ops[o.inner];
           const bool right = o.b == o.inner;
