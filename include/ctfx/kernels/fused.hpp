@@ -13,7 +13,9 @@
 // chunks of `fused_chunk` elements. Each op runs over a chunk as a plain loop on typed arrays that
 // the compiler vectorizes, dispatched once per chunk through a function pointer chosen when the
 // plan was made (never a dtype switch per element). A unit-stride operand is read in place; an
-// f32/f64/i64 value feeds the next op without a conversion pass.
+// f32/f64/i64 value feeds the next op without a conversion pass; an f32 add/sub/mul/div read by
+// just one such op runs inside its reader's loop (pair_ops: pairs and trees of three), so its
+// value stays in a register.
 //
 // On CUDA (and as the host's cross-check in tests) `fused_elem_fn` evaluates the same program one
 // element per thread.
