@@ -3,6 +3,7 @@
 // fused plan no longer needs, and results bit-identical to the reference on both executors.
 #include <doctest/doctest.h>
 #include <cstring>
+#include <limits>
 #include <vector>
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
@@ -222,6 +223,69 @@ TEST_CASE("fused kernels: the per-element kernel (CUDA's) equals the host's chun
   CHECK(std::memcmp(o1.data(), o2.data(), o1.size() * 2) == 0);
   const float want = static_cast<float>(ctfx::half_t(a[7] * bt[7 * 5 + 3] + 2.0f));
   CHECK(static_cast<float>(o1[3 * 300 + 7]) == want);
+}
+
+TEST_CASE("fused kernels: pairs of f32 arithmetic run as one loop (pair_ops), bit-identical to op by op") {
+  // Every pair shape: inner with an operand or a scalar, outer with an operand or a scalar, the
+  // inner result on the outer's left or right; sub and div, whose operand order shows.
+  const long R = 3, C = 301;  // rows longer than a chunk, not a multiple of the vector width
+  ctfx::ir g = ctfx::build_checked([&](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {R, C});
+    auto y = b.input("y", ctfx::f32, {R, C});
+    auto z = b.input("z", ctfx::f32, {C});
+    b.output((x - y) / z,           // inner operand, outer operand, left
+             z / (x * 3.0f),        // inner scalar, right
+             (y + 0.5f) * 1.5f,     // both scalars
+             x - (y / z) + 2.0f,    // right, then an outer with a scalar reading a pair
+             (x * y) - (z / x));    // a tree: both operands single-use ops
+  });
+  std::vector<float> x = ramp(static_cast<std::size_t>(R * C)), y = ramp(static_cast<std::size_t>(R * C), 0.11f), z = ramp(static_cast<std::size_t>(C), 0.05f);
+  x[5] = std::numeric_limits<float>::quiet_NaN();
+  y[6] = -std::numeric_limits<float>::quiet_NaN();  // (not where x has one: which NaN an add or mul of two
+                                                    // keeps is the compiler's choice, in either path)
+  y[7] = std::numeric_limits<float>::infinity();
+  z[9] = 0.0f;
+  z[10] = -0.0f;
+  x[11] = 1e-39f;  // subnormal
+  const auto dx = ctfx::tensor_desc::contiguous(ctfx::f32, {R, C}), dz = ctfx::tensor_desc::contiguous(ctfx::f32, {C});
+  z.resize(static_cast<std::size_t>(R * C));  // check_same takes one element type; only C are read
+  check_same<float>(g, {x, y, z}, {dx, dx, dz}, {dx, dx, dx, dx, dx});
+
+  // The pairing itself, on a hand-built group: a = x*2; b = a - y; c = y / b (b on the right).
+  ctfx::kernels::fused_kernel k;
+  k.n_leaves = 2;
+  k.leaf_dt[0] = k.leaf_dt[1] = ctfx::dtype::f32;
+  k.leaf[0] = ctfx::strided{reinterpret_cast<std::byte*>(x.data()), ctfx::dtype::f32, 2, {R, C}, {C, 1}};
+  k.leaf[1] = ctfx::strided{reinterpret_cast<std::byte*>(y.data()), ctfx::dtype::f32, 2, {R, C}, {C, 1}};
+  k.ops[0] = {ctfx::op_kind::mul, ctfx::dtype::f32, ctfx::kernels::leaf_ref(0), -1, true, 2.0};
+  k.ops[1] = {ctfx::op_kind::sub, ctfx::dtype::f32, 0, ctfx::kernels::leaf_ref(1)};
+  k.ops[2] = {ctfx::op_kind::div, ctfx::dtype::f32, ctfx::kernels::leaf_ref(1), 1};
+  k.n_ops = 3;
+  for (int j = 0; j < 3; ++j) ctfx::kernels::resolve(k.ops[j], ctfx::dtype::f32, ctfx::dtype::f32);
+  ctfx::kernels::pair_ops(k);
+  CHECK(k.ops[0].absorbed);
+  CHECK(k.ops[1].inner == 0);
+  CHECK(!k.ops[1].absorbed);  // it absorbed one: not absorbed itself
+  CHECK(!k.ops[2].fn2);
+  std::vector<float> o1(static_cast<std::size_t>(R * C)), o2(o1.size());
+  k.out = ctfx::strided{reinterpret_cast<std::byte*>(o1.data()), ctfx::dtype::f32, 2, {R, C}, {C, 1}};
+  ctfx::kernels::run_fused(ctfx::device_ctx{}, k);
+  k.out.p = reinterpret_cast<std::byte*>(o2.data());
+  ctfx::parallel_for(ctfx::device_ctx{}, R * C, ctfx::kernels::fused_elem_fn{k});
+  CHECK(std::memcmp(o1.data(), o2.data(), o1.size() * 4) == 0);
+
+  // A tree: d = (x + y) / (y - x), the second inner op first in program order.
+  k.ops[0] = {ctfx::op_kind::sub, ctfx::dtype::f32, ctfx::kernels::leaf_ref(1), ctfx::kernels::leaf_ref(0)};
+  k.ops[1] = {ctfx::op_kind::add, ctfx::dtype::f32, ctfx::kernels::leaf_ref(0), ctfx::kernels::leaf_ref(1)};
+  k.ops[2] = {ctfx::op_kind::div, ctfx::dtype::f32, 1, 0};
+  for (int j = 0; j < 3; ++j) ctfx::kernels::resolve(k.ops[j], ctfx::dtype::f32, ctfx::dtype::f32);
+  ctfx::kernels::pair_ops(k);
+  CHECK((k.ops[0].absorbed && k.ops[1].absorbed && k.ops[2].fn3));
+  k.out.p = reinterpret_cast<std::byte*>(o1.data());
+  ctfx::kernels::run_fused(ctfx::device_ctx{}, k);
+  k.out.p = reinterpret_cast<std::byte*>(o2.data());
+  ctfx::parallel_for(ctfx::device_ctx{}, R * C, ctfx::kernels::fused_elem_fn{k});
+  CHECK(std::memcmp(o1.data(), o2.data(), o1.size() * 4) == 0);
 }
 
 namespace {

@@ -774,6 +774,7 @@ class basic_program {
         op_index[static_cast<std::size_t>(x)] = k.n_ops;
         k.ops[k.n_ops++] = o;
       }
+      kernels::pair_ops(k);
       if (G.dst < 0) G.dst = r;
       k.n_leaves = static_cast<int>(G.leaves.size());
       for (int l = 0; l < k.n_leaves; ++l) k.leaf_dt[l] = g_.meta(G.leaves[static_cast<std::size_t>(l)]).dt;

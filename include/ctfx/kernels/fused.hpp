@@ -13,14 +13,18 @@
 // chunks of `fused_chunk` elements. Each op runs over a chunk as a plain loop on typed arrays that
 // the compiler vectorizes, dispatched once per chunk through a function pointer chosen when the
 // plan was made (never a dtype switch per element). A unit-stride operand is read in place; an
-// f32/f64/i64 value feeds the next op without a conversion pass.
+// f32/f64/i64 value feeds the next op without a conversion pass; an f32 add/sub/mul/div read by
+// just one such op runs inside its reader's loop (pair_ops: pairs and trees of three), so its
+// value stays in a register.
 //
 // On CUDA (and as the host's cross-check in tests) `fused_elem_fn` evaluates the same program one
 // element per thread.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include <array>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include "../plan/fusion.hpp"
 #include "launch.hpp"
 #include "pointwise.hpp"
@@ -83,6 +87,89 @@ void where_chunk(void* out, const void* c, const void* a, const void* b, index_t
   for (index_t i = 0; i < n; ++i) o[i] = t[i] ? x[i] : y[i];
 }
 
+// A superinstruction: an add/sub/mul/div (inner) whose one reader is another add/sub/mul/div
+// (outer), both in C, run as one loop, so the inner result stays in a register instead of
+// making a round trip through a chunk buffer. The same two operations in the same order and
+// precision as the two chunk loops (no contraction: the ctfx target compiles with
+// -ffp-contract=off), so the results are the same bits. S1/S2: the inner's/outer's second operand
+// is its scalar; Right: the inner result is the outer's right operand (c op inner).
+using pair_chunk_fn = void (*)(void* out, const void* a, const void* b, const void* c, double s1, double s2, index_t n);
+
+template <op_kind K1, op_kind K2, bool S1, bool S2, bool Right, class C>
+void pair_chunk(void* out, const void* a, const void* b, const void* c, double s1, double s2, index_t n) {
+  auto* o = static_cast<C*>(out);
+  const auto* x = static_cast<const C*>(a);
+  const auto* y = static_cast<const C*>(b);
+  const auto* z = static_cast<const C*>(c);
+  const C ys = static_cast<C>(s1), zs = static_cast<C>(s2);
+  for (index_t i = 0; i < n; ++i) {
+    const C t = binary_value<C>(K1, x[i], S1 ? ys : y[i]);
+    const C u = S2 ? zs : z[i];
+    o[i] = Right ? binary_value<C>(K2, u, t) : binary_value<C>(K2, t, u);
+  }
+}
+
+namespace detail {
+inline constexpr op_kind pair_kinds[4] = {op_kind::add, op_kind::sub, op_kind::mul, op_kind::div};
+// Which of pair_kinds k is (the in-place twins count as their functional op), or -1.
+constexpr int pair_kind_index(op_kind k) {
+  switch (k) {
+    case op_kind::add: case op_kind::add_: return 0;
+    case op_kind::sub: case op_kind::sub_: return 1;
+    case op_kind::mul: case op_kind::mul_: return 2;
+    case op_kind::div: case op_kind::div_: return 3;
+    default: return -1;
+  }
+}
+template <class C, std::size_t I>
+constexpr pair_chunk_fn pair_entry() {
+  return &pair_chunk<pair_kinds[I / 32], pair_kinds[I / 8 % 4], (I / 4 % 2) != 0, (I / 2 % 2) != 0, (I % 2) != 0, C>;
+}
+template <class C, std::size_t... I>
+constexpr std::array<pair_chunk_fn, sizeof...(I)> pair_table(std::index_sequence<I...>) { return {pair_entry<C, I>()...}; }
+}  // namespace detail
+
+// f32 only: the one compute type whose pairs the benchmarks and models make hot (each compute
+// type adds 128 instantiations to every program that includes the runtime executor).
+inline pair_chunk_fn pair_chunk_for(op_kind inner, op_kind outer, bool s1, bool s2, bool right) {
+  static constexpr auto table = detail::pair_table<float>(std::make_index_sequence<128>{});
+  const int k1 = detail::pair_kind_index(inner), k2 = detail::pair_kind_index(outer);
+  if (k1 < 0 || k2 < 0) return nullptr;
+  return table[static_cast<std::size_t>(k1 * 32 + k2 * 8 + s1 * 4 + s2 * 2 + right)];
+}
+
+// The same for a tree of three: outer(inner1(a, b), inner2(c, d)), all operands read in place
+// (the stencil's (n + s) + (w + e), RoPE's k1 * cos - k2 * sin).
+using tree_chunk_fn = void (*)(void* out, const void* a, const void* b, const void* c, const void* d, index_t n);
+
+template <op_kind K1, op_kind K2, op_kind K3, class C>
+void tree_chunk(void* out, const void* a, const void* b, const void* c, const void* d, index_t n) {
+  auto* o = static_cast<C*>(out);
+  const auto* x = static_cast<const C*>(a);
+  const auto* y = static_cast<const C*>(b);
+  const auto* z = static_cast<const C*>(c);
+  const auto* w = static_cast<const C*>(d);
+  for (index_t i = 0; i < n; ++i) {
+    const C t = binary_value<C>(K1, x[i], y[i]);
+    const C u = binary_value<C>(K2, z[i], w[i]);
+    o[i] = binary_value<C>(K3, t, u);
+  }
+}
+
+namespace detail {
+template <class C, std::size_t... I>
+constexpr std::array<tree_chunk_fn, sizeof...(I)> tree_table(std::index_sequence<I...>) {
+  return {&tree_chunk<pair_kinds[I / 16], pair_kinds[I / 4 % 4], pair_kinds[I % 4], C>...};
+}
+}  // namespace detail
+
+inline tree_chunk_fn tree_chunk_for(op_kind inner1, op_kind inner2, op_kind outer) {
+  static constexpr auto table = detail::tree_table<float>(std::make_index_sequence<64>{});
+  const int k1 = detail::pair_kind_index(inner1), k2 = detail::pair_kind_index(inner2), k3 = detail::pair_kind_index(outer);
+  if (k1 < 0 || k2 < 0 || k3 < 0) return nullptr;
+  return table[static_cast<std::size_t>(k1 * 16 + k2 * 4 + k3)];
+}
+
 // The element type of D is its compute type C (no conversion pass between ops).
 template <class C>
 constexpr bool stores_as(dtype d) {
@@ -140,6 +227,12 @@ struct fused_op {
   conv_chunk_fn load_a = nullptr, load_b = nullptr, store = nullptr;
   op_chunk_fn fn = nullptr;
   where_chunk_fn fnw = nullptr;
+  // Set by pair_ops (host): this op computes op `inner` (fn2), or its operands a and b (fn3),
+  // inside its own loop; those then run no loop of their own (`absorbed`).
+  pair_chunk_fn fn2 = nullptr;
+  tree_chunk_fn fn3 = nullptr;
+  fused_ref inner = -1;
+  bool absorbed = false;
 };
 
 // The group: its program, its operands and its destination (bound per run).
@@ -178,6 +271,47 @@ inline void resolve(fused_op& o, dtype a_dt, dtype b_dt) {
   if (o.cidx == 0) pick(float{});
   else if (o.cidx == 1) pick(double{});
   else pick(std::int64_t{});
+}
+
+// Pairs ops into superinstructions (pair_chunk, tree_chunk): an f32 add/sub/mul/div whose result
+// exactly one operand of the group reads, and that reader an f32 add/sub/mul/div, runs inside its
+// reader's loop (both operands, when both are such ops without scalars: a tree). Greedy in program
+// order; an op that absorbed others is not absorbed itself. Host only: fused_elem_fn still
+// evaluates every op on its own.
+inline bool plain_f32_arith(const fused_op& o) {
+  return detail::pair_kind_index(o.k) >= 0 && o.out == dtype::f32 && o.cidx == 0 && o.c < 0 && o.fn && !o.load_a &&
+         !o.load_b && !o.store;
+}
+inline void pair_ops(fused_kernel& k) {
+  int uses[max_fused_ops]{};
+  for (int j = 0; j < k.n_ops; ++j)
+    for (fused_ref r : {k.ops[j].a, k.ops[j].b, k.ops[j].c})
+      if (r >= 0 && r < max_fused_ops) ++uses[r];
+  for (int j = 0; j < k.n_ops; ++j) {
+    fused_op& o = k.ops[j];
+    if (!plain_f32_arith(o)) continue;
+    auto absorbable = [&](fused_ref r) {
+      return r >= 0 && r < max_fused_ops && uses[r] == 1 && plain_f32_arith(k.ops[r]) && !k.ops[r].fn2 && !k.ops[r].fn3 &&
+             !k.ops[r].absorbed;
+    };
+    if (!o.has_scalar && o.a != o.b && absorbable(o.a) && absorbable(o.b) && !k.ops[o.a].has_scalar && !k.ops[o.b].has_scalar) {
+      o.fn3 = tree_chunk_for(k.ops[o.a].k, k.ops[o.b].k, o.k);
+      if (o.fn3) {
+        k.ops[o.a].absorbed = k.ops[o.b].absorbed = true;
+        continue;
+      }
+    }
+    bool right;
+    if (absorbable(o.a) && (o.has_scalar || o.b != o.a)) right = false;
+    else if (!o.has_scalar && absorbable(o.b)) right = true;
+    else continue;
+    const fused_ref i = right ? o.b : o.a;
+    fused_op& in = k.ops[i];
+    o.fn2 = pair_chunk_for(in.k, o.k, in.has_scalar, o.has_scalar, right);
+    if (!o.fn2) continue;
+    o.inner = i;
+    in.absorbed = true;
+  }
 }
 
 namespace detail {
@@ -281,6 +415,36 @@ struct row_walker {
   }
 };
 
+// The operands' offsets of consecutive rows, as row_walker, with the strides stored dimension-major:
+// row_walker's per-operand column of strides, gathered by the vectorizer into a vector after two
+// scalar stores, stalls on store forwarding at every row (most of the time of short-row groups).
+struct row_offsets {
+  int rank, nop;
+  index_t size[max_rank]{};
+  index_t stride[max_rank][max_fused_leaves + 1]{};
+  index_t idx[max_rank]{};
+  index_t off[max_fused_leaves + 1]{};
+  row_offsets(const fused_nest& n, int operands, index_t row) : rank(n.rank), nop(operands) {
+    for (int d = 0; d < rank; ++d) {
+      size[d] = n.size[d];
+      for (int o = 0; o < nop; ++o) stride[d][o] = n.stride[o][d];
+    }
+    for (int d = rank - 1; d >= 0; --d) {
+      idx[d] = row % size[d];
+      row /= size[d];
+      for (int o = 0; o < nop; ++o) off[o] += idx[d] * stride[d][o];
+    }
+  }
+  void next() {
+    for (int d = rank - 1; d >= 0; --d) {
+      for (int o = 0; o < nop; ++o) off[o] += stride[d][o];
+      if (++idx[d] < size[d]) return;
+      for (int o = 0; o < nop; ++o) off[o] -= stride[d][o] * size[d];
+      idx[d] = 0;
+    }
+  }
+};
+
 // The host loop over rows [r0, r1).
 inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1) {
   constexpr index_t B = fused_chunk;
@@ -290,7 +454,9 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
   alignas(64) std::byte conv[2][B * 8];
   alignas(64) std::byte outbuf[B * 8];
   const int nop = k.n_leaves + 1;
-  row_walker w(nest, nop, r0);
+  const bool dense_out = nest.istride[0] == 1;
+  const int out_es = size_of(k.out.dt);
+  row_offsets w(nest, nop, r0);
   const index_t* off = w.off;
   for (index_t row = r0; row < r1; ++row, w.next()) {
     for (index_t c0 = 0; c0 < nest.inner; c0 += B) {
@@ -299,12 +465,31 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
       for (int l = 0; l < k.n_leaves; ++l)
         leafp[l] = detail::gather(k.leaf[l], off[l + 1] + c0 * nest.istride[l + 1], nest.istride[l + 1], n, leafbuf[l]);
       const void* res[max_fused_ops];  // op j's value in its dtype's element type
-      const bool dense_out = nest.istride[0] == 1;
-      std::byte* dst = k.out.p + (off[0] + c0 * nest.istride[0]) * size_of(k.out.dt);
+      std::byte* dst = k.out.p + (off[0] + c0 * nest.istride[0]) * out_es;
+      auto operand = [&](fused_ref r) { return r >= max_fused_ops ? leafp[r - max_fused_ops] : res[r]; };
       for (int j = 0; j < k.n_ops; ++j) {
         const fused_op& o = k.ops[j];
+        if (o.absorbed) continue;  // computed inside its reader's loop (pair_ops)
         const bool last = j == k.n_ops - 1;
-        auto operand = [&](fused_ref r) { return r >= max_fused_ops ? leafp[r - max_fused_ops] : res[r]; };
+        // Where the result goes: straight into the destination for the last op when it is dense.
+        std::byte* target = last ? (dense_out ? dst : outbuf) : elem[j];
+        if (o.fn3) {  // a tree: all operands f32, read in place
+          const fused_op& p = k.ops[o.a];
+          const fused_op& q = k.ops[o.b];
+          o.fn3(target, operand(p.a), operand(p.b), operand(q.a), operand(q.b), n);
+          res[j] = target;
+          if (last && !dense_out) detail::scatter(k.out, off[0] + c0 * nest.istride[0], nest.istride[0], n, target);
+          continue;
+        }
+        if (o.fn2) {  // a pair: all operands f32, read in place
+          const fused_op& in = k.ops[o.inner];
+          const bool right = o.b == o.inner;
+          o.fn2(target, operand(in.a), in.has_scalar ? nullptr : operand(in.b),
+                o.has_scalar ? nullptr : operand(right ? o.a : o.b), in.scalar, o.scalar, n);
+          res[j] = target;
+          if (last && !dense_out) detail::scatter(k.out, off[0] + c0 * nest.istride[0], nest.istride[0], n, target);
+          continue;
+        }
         const void* a = operand(o.a);
         if (o.load_a) { o.load_a(conv[0], a, n); a = conv[0]; }
         const void* b = nullptr;
@@ -312,8 +497,6 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
           b = operand(o.b);
           if (o.load_b) { o.load_b(conv[1], b, n); b = conv[1]; }
         }
-        // Where the result goes: straight into the destination for the last op when it is dense.
-        std::byte* target = last ? (dense_out ? dst : outbuf) : elem[j];
         if (o.k == op_kind::copy && !o.store && !o.load_a) {  // same representation: no arithmetic
           if (last) std::memcpy(target, a, static_cast<std::size_t>(n) * size_of(o.out));
           res[j] = last ? target : a;
