@@ -2,6 +2,7 @@
 // empty_like and auto_functionalized's updated arguments, as PyTorch's fake tensors compute them;
 // and both executors (compiled<G> and runtime_plan) computing into such layouts.
 #include <doctest/doctest.h>
+#include "layout_text.hpp"
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,29 +16,10 @@
 namespace {
 
 using ctfx::builder;
+using ctfx_test::layout;
+using ctfx_test::str;
 using ctfx::detail::msg;
 
-// "f32[4, 3][1, 4]": dtype, sizes and strides of node `name` in the graph `f` builds, or its error.
-template <class F>
-constexpr msg layout(F f, std::string_view name) {
-  ctfx::diagnostic d{};
-  ctfx::ir g = ctfx::build_checked(f, &d);
-  msg m;
-  const std::int32_t i = g.find(name);
-  if (!d.ok()) { m << "error: " << d.message(); return m; }
-  if (i < 0) { m << "no node named " << name; return m; }
-  const ctfx::tensor_meta& t = g.meta(i);
-  ctfx::detail::put_type(m, g, t);
-  m << '[';
-  for (int k = 0; k < t.rank; ++k) {
-    if (k) m << ", ";
-    ctfx::detail::put_expr(m, g, t.stride[k]);
-  }
-  m << ']';
-  if (!(t.offset == ctfx::sym_expr(0))) { m << '+'; ctfx::detail::put_expr(m, g, t.offset); }
-  return m;
-}
-std::string str(const msg& m) { return std::string(m.view()); }
 
 #define CHECK_LAYOUT(F, NAME, EXPECT)              \
   do {                                             \

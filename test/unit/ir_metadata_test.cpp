@@ -5,6 +5,7 @@
 // time, so that a mismatch prints both texts. The format is layout_string's:
 // "f32[4, 3][8, 2]+1" = dtype, sizes, strides, then the storage offset when it is not 0.
 #include <doctest/doctest.h>
+#include "layout_text.hpp"
 #include <ctfx.hpp>
 #include <ctfx/passes/rewrite.hpp>
 #include <string>
@@ -13,28 +14,10 @@
 namespace {
 
 using ctfx::builder;
+using ctfx_test::layout;
+using ctfx_test::str;
 using ctfx::detail::msg;
 
-// The layout of the node called `name` in the graph that `f` builds, or the graph's error.
-template <class F>
-constexpr msg layout(F f, std::string_view name) {
-  ctfx::diagnostic d{};
-  ctfx::ir g = ctfx::build_checked(f, &d);
-  msg m;
-  const std::int32_t i = g.find(name);
-  if (!d.ok()) { m << "error: " << d.message(); return m; }
-  if (i < 0) { m << "no node named " << name; return m; }
-  const ctfx::tensor_meta& t = g.meta(i);
-  ctfx::detail::put_type(m, g, t);
-  m << '[';
-  for (int k = 0; k < t.rank; ++k) {
-    if (k) m << ", ";
-    ctfx::detail::put_expr(m, g, t.stride[k]);
-  }
-  m << ']';
-  if (!(t.offset == ctfx::sym_expr(0))) { m << '+'; ctfx::detail::put_expr(m, g, t.offset); }
-  return m;
-}
 
 // The message of the first broken rule ("ok" when the graph is valid).
 template <class F>
@@ -57,7 +40,6 @@ constexpr bool same_storage(F f, std::string_view a, std::string_view b) {
   return g.meta(g.find(a)).storage == g.meta(g.find(b)).storage;
 }
 
-std::string str(const msg& m) { return std::string(m.view()); }
 
 #define CHECK_LAYOUT(F, NAME, EXPECT)              \
   do {                                             \
@@ -135,7 +117,7 @@ TEST_CASE("ir metadata: as_strided takes an absolute storage offset") {
   CHECK_LAYOUT(f, "b", "f32[4][9]");  // not +16: as_strided ignores its base's offset
   CHECK_LAYOUT(f, "bcast", "f32[3, 8][0, 1]");
   { constexpr auto f_ = [](builder& g) { g.output(g.input("x", ctfx::f32, {4, 8}).as_strided({2}, {1}, -1)); };
-              CHECK_ERROR(f_, "node 'as_strided' (as_strided) at ir_metadata_test.cpp:137: as_strided reaches element 0 of a base whose last element is 31 [rule static-index-in-range]"); }
+              CHECK_ERROR(f_, "node 'as_strided' (as_strided) at ir_metadata_test.cpp:119: as_strided reaches element 0 of a base whose last element is 31 [rule static-index-in-range]"); }
 }
 
 TEST_CASE("ir metadata: view keeps the offset and infers -1") {
@@ -323,7 +305,7 @@ TEST_CASE("ir metadata: index_put's indexed shape, adjacent and non-adjacent adv
         auto i = g.input("i", ctfx::i64, {3});
         g.output(ctfx::index_put(x, {ctfx::none, i, i}, g.input("v", ctfx::f32, {7})));
       };
-      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:324: values f32[7] do not broadcast to the indexed shape f32[4, 3] [rule broadcast-shapes]"); }
+      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:306: values f32[7] do not broadcast to the indexed shape f32[4, 3] [rule broadcast-shapes]"); }
   // Separated by a full slice: the broadcast index shape goes first.
   { constexpr auto f_ =
       [](builder& g) {
@@ -331,7 +313,7 @@ TEST_CASE("ir metadata: index_put's indexed shape, adjacent and non-adjacent adv
         auto i = g.input("i", ctfx::i64, {3});
         g.output(ctfx::index_put(x, {i, ctfx::none, i}, g.input("v", ctfx::f32, {7})));
       };
-      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:332: values f32[7] do not broadcast to the indexed shape f32[3, 5] [rule broadcast-shapes]"); }
+      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:314: values f32[7] do not broadcast to the indexed shape f32[3, 5] [rule broadcast-shapes]"); }
   // Index shapes broadcast with each other: [2, 1] with [3] is [2, 3], in front of the rest.
   { constexpr auto f_ =
       [](builder& g) {
@@ -340,7 +322,7 @@ TEST_CASE("ir metadata: index_put's indexed shape, adjacent and non-adjacent adv
         auto j = g.input("j", ctfx::i64, {3});
         g.output(ctfx::index_put(x, {i, j}, g.input("v", ctfx::f32, {7})));
       };
-      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:341: values f32[7] do not broadcast to the indexed shape f32[2, 3, 6] [rule broadcast-shapes]"); }
+      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:323: values f32[7] do not broadcast to the indexed shape f32[2, 3, 6] [rule broadcast-shapes]"); }
   // A KV-cache position: one index in dimension 2.
   { constexpr auto f_ =
       [](builder& g) {
@@ -348,7 +330,7 @@ TEST_CASE("ir metadata: index_put's indexed shape, adjacent and non-adjacent adv
         auto pos = g.input("pos", ctfx::i64, {1});
         g.output(ctfx::index_put(c, {ctfx::none, ctfx::none, pos}, g.input("k", ctfx::f16, {2, 4, 2, 8})));
       };
-      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:349: values f16[2, 4, 2, 8] do not broadcast to the indexed shape f16[2, 4, 1, 8] [rule broadcast-shapes]"); }
+      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:331: values f16[2, 4, 2, 8] do not broadcast to the indexed shape f16[2, 4, 1, 8] [rule broadcast-shapes]"); }
   constexpr auto kv = [](builder& g) {
     auto c = g.input("cache", ctfx::f16, {2, 4, 16, 8});
     auto pos = g.input("pos", ctfx::i64, {1});
@@ -373,14 +355,14 @@ TEST_CASE("ir metadata: index_put with a bool mask selects a data-dependent coun
         auto m = g.input("m", ctfx::b8, {4, 5});
         g.output(ctfx::index_put(x, {m}, g.input("v", ctfx::f32, {3, 6})));
       };
-      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:374: values f32[3, 6] do not broadcast to the indexed shape f32[-1, 6] [rule broadcast-shapes]"); }
+      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:356: values f32[3, 6] do not broadcast to the indexed shape f32[-1, 6] [rule broadcast-shapes]"); }
   { constexpr auto f_ =
       [](builder& g) {
         auto x = g.input("x", ctfx::f32, {4, 5, 6});
         auto m = g.input("m", ctfx::b8, {4, 6});
         g.output(ctfx::index_put(x, {m}, g.input("v", ctfx::f32, {1})));
       };
-      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:381: mask b8[4, 6] does not match the indexed dimensions of f32[4, 5, 6] [rule valid-argument]"); }
+      CHECK_ERROR(f_, "node 'index_put' (index_put) at ir_metadata_test.cpp:363: mask b8[4, 6] does not match the indexed dimensions of f32[4, 5, 6] [rule valid-argument]"); }
 }
 
 TEST_CASE("ir metadata: index_put keeps a permuted input's strides (a clone)") {
@@ -413,7 +395,7 @@ TEST_CASE("ir metadata: sum and amax, with and without keepdim") {
   CHECK_LAYOUT(f, "bsum", "i64[][]");
   CHECK_LAYOUT(f, "of_t", "f32[3, 2][2, 1]");
   { constexpr auto f_ = [](builder& g) { g.output(g.input("t", ctfx::f32, {2, 3}).sum({2})); };
-              CHECK_ERROR(f_, "node 'sum' (sum) at ir_metadata_test.cpp:415: dimension 2 is out of range for a tensor of rank 2 [rule dimension-in-range]"); }
+              CHECK_ERROR(f_, "node 'sum' (sum) at ir_metadata_test.cpp:397: dimension 2 is out of range for a tensor of rank 2 [rule dimension-in-range]"); }
 }
 
 TEST_CASE("ir metadata: cat") {

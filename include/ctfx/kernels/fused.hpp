@@ -393,31 +393,9 @@ inline fused_nest make_nest(const fused_kernel& k) {
 
 // The operands' offsets of consecutive rows of a nest: the first by one division per outer
 // dimension, each next one by an odometer step (no division per row, which counts for short rows).
-struct row_walker {
-  const fused_nest& nest;
-  int nop;
-  index_t idx[max_rank]{};
-  index_t off[max_fused_leaves + 1]{};
-  row_walker(const fused_nest& n, int operands, index_t row) : nest(n), nop(operands) {
-    for (int d = nest.rank - 1; d >= 0; --d) {
-      idx[d] = row % nest.size[d];
-      row /= nest.size[d];
-      for (int o = 0; o < nop; ++o) off[o] += idx[d] * nest.stride[o][d];
-    }
-  }
-  void next() {
-    for (int d = nest.rank - 1; d >= 0; --d) {
-      for (int o = 0; o < nop; ++o) off[o] += nest.stride[o][d];
-      if (++idx[d] < nest.size[d]) return;
-      for (int o = 0; o < nop; ++o) off[o] -= nest.stride[o][d] * nest.size[d];
-      idx[d] = 0;
-    }
-  }
-};
-
-// The operands' offsets of consecutive rows, as row_walker, with the strides stored dimension-major:
-// row_walker's per-operand column of strides, gathered by the vectorizer into a vector after two
-// scalar stores, stalls on store forwarding at every row (most of the time of short-row groups).
+// The strides are stored dimension-major: a per-operand column of strides, gathered by the
+// vectorizer into a vector after two scalar stores, stalled on store forwarding at every row (most
+// of the time of short-row groups).
 struct row_offsets {
   int rank, nop;
   index_t size[max_rank]{};

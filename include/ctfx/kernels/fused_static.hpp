@@ -153,7 +153,7 @@ struct static_group {
     for (int l = 0; l < leaves.n; ++l) unit = unit && nest.istride[l + 1] == 1;
     leaf_ptrs p;
     for (int l = 0; l < leaves.n; ++l) p.st[l] = nest.istride[l + 1];
-    row_walker w(nest, leaves.n + 1, r0);
+    row_offsets w(nest, leaves.n + 1, r0);
     const index_t* off = w.off;
     for (index_t row = r0; row < r1; ++row, w.next()) {
       for (int l = 0; l < leaves.n; ++l) p.p[l] = k.leaf[l].p + off[l + 1] * size_of(k.leaf[l].dt);
