@@ -11,9 +11,8 @@ TEST_CASE("ir dsl: reshape of a transposed tensor copies it contiguously, as PyT
   REQUIRE(g.error.ok());
   CHECK(ctfx::to_text(g) == R"(graph(%x : f32[2, 3]):
   %transpose : f32[3, 2] = transpose(%x, dim0=0, dim1=1)
-  %empty_like : f32[3, 2] = empty_like(%transpose)
-  %copy : f32[3, 2] = copy(%empty_like, %transpose)
-  %view : f32[6] = view(%copy, size=[6])
+  %clone : f32[3, 2] = clone(%transpose, memory_format=contiguous_format)
+  %view : f32[6] = view(%clone, size=[6])
   return (%view,)
 )");
   std::vector<float> x = {0, 1, 2, 3, 4, 5}, o(6);

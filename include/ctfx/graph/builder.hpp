@@ -391,7 +391,7 @@ constexpr tensor tensor::reshape(std::initializer_list<sym_expr> sizes, source_l
   if (!b || !b->check(*this)) return *this;
   if (meta().is_contiguous()) return view(sizes);
   if (detail::clone_meta(meta()).is_contiguous()) return clone().view(sizes);  // a clone packs it
-  return b->make(op_kind::copy, {b->make(op_kind::empty_like, {*this}), *this}).view(sizes);  // permuted
+  return b->make(op_kind::clone, {*this}, {}, 1).view(sizes);  // permuted: clone(memory_format=contiguous_format)
 }
 constexpr tensor tensor::permute(std::initializer_list<index_t> dims, source_loc at) const {
   const builder::call_site site(b, at);
