@@ -155,15 +155,15 @@ class builder {
       auto m = detail::about(g, id); m << "an input of rank " << static_cast<int>(shape.size()) << " exceeds ctfx::max_rank";
       detail::fail(g, id, rule::rank_limit, m);
     }
-    if (n.meta.any_overflow()) {  // e.g. [s0, s1, s2, s3]: the stride s1*s2*s3 has 3 symbols
-      auto m = detail::about(g, id); m << "its contiguous strides need more than 2 terms of 2 symbols";
+    if (n.meta.any_overflow()) {  // e.g. [s0, ..., s5]: the stride s1*s2*s3*s4*s5 has 5 symbols
+      auto m = detail::about(g, id); m << "its contiguous strides need more than " << sym_max_terms << " terms of " << sym_max_degree << " symbols";
       detail::fail(g, id, rule::symbolic_limit, m);
     }
     // Bind backed symbols to the first input dimension that carries them.
     for (int k = 0; k < n.meta.rank; ++k) {
       const sym_expr& e = n.meta.size[k];
-      if (e.n == 1 && e.c == 0 && e.t[0].coeff == 1 && e.t[0].degree() == 1) {
-        auto& s = g.syms[static_cast<std::size_t>(e.t[0].s0)];
+      if (const int id = e.as_symbol(); id >= 0) {
+        auto& s = g.syms[static_cast<std::size_t>(id)];
         if (s.kind == symbol_kind::backed && s.input < 0) { s.input = id; s.dim = k; }
       }
     }

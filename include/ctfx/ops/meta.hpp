@@ -248,7 +248,7 @@ constexpr bool infer_meta(ir& g, std::int32_t id) {
   }
   if (m.any_overflow()) {
     auto t = detail::about(g, id);
-    t << "a symbolic extent needs more than 2 terms of 2 symbols";
+    t << "a symbolic extent needs more than " << sym_max_terms << " terms of " << sym_max_degree << " symbols";
     detail::fail(g, id, rule::symbolic_limit, t);
   }
   if (m.storage == detail::fresh) m.storage = g.fresh_storage();
