@@ -32,17 +32,19 @@ constexpr index_t floor_mod(index_t a, index_t b) { return a - floor_div(a, b) *
 /// One term of a symbolic expression: coeff times a product of up to sym_max_degree symbols.
 struct sym_term {
   index_t coeff = 0;  ///< the coefficient
-  /// The monomial: symbol ids + 1 in 16-bit fields, ascending from the low field, 0 = unused. One
+  /// The monomial: symbol ids + 1 in 16-bit fields, ascending from the high field, 0 = unused. One
   /// integer, not an array: in constant evaluation each subobject is one more thing to build and
-  /// copy, and comparing monomials is one comparison.
+  /// copy, and comparing monomials is one comparison (lexicographic in the symbols: s0 < s0*s1 < s1).
   std::uint64_t mono = 0;
 
+  /// Field k (k = 0 the high one) of a monomial: symbol id + 1, or 0.
+  static constexpr std::uint64_t field(std::uint64_t m, int k) { return (m >> (48 - 16 * k)) & 0xffffu; }
   /// Symbol k (0 .. sym_max_degree - 1) of the monomial, or -1.
-  constexpr int sym(int k) const { return static_cast<int>((mono >> (16 * k)) & 0xffffu) - 1; }
+  constexpr int sym(int k) const { return static_cast<int>(field(mono, k)) - 1; }
   /// The number of symbols in the monomial.
   constexpr int degree() const {
     int d = 0;
-    for (std::uint64_t m = mono; m != 0; m >>= 16) ++d;
+    while (d < sym_max_degree && field(mono, d) != 0) ++d;
     return d;
   }
   /// Whether the two terms have the same monomial (they may be added).
@@ -55,32 +57,31 @@ struct sym_term {
     return false;
   }
   /// The monomial of one symbol.
-  static constexpr std::uint64_t mono_of(int s) { return static_cast<std::uint64_t>(s + 1); }
+  static constexpr std::uint64_t mono_of(int s) { return static_cast<std::uint64_t>(s + 1) << 48; }
   /// The product of two monomials (symbols merged in ascending order); false past sym_max_degree.
   static constexpr bool mono_product(std::uint64_t a, std::uint64_t b, std::uint64_t& out) {
     out = 0;
-    int k = 0;
-    while (a != 0 || b != 0) {
-      const std::uint64_t x = a & 0xffffu, y = b & 0xffffu;
-      std::uint64_t take;
-      if (y == 0 || (x != 0 && x <= y)) { take = x; a >>= 16; } else { take = y; b >>= 16; }
+    int i = 0, j = 0, k = 0;
+    while (true) {
+      const std::uint64_t x = i < sym_max_degree ? field(a, i) : 0, y = j < sym_max_degree ? field(b, j) : 0;
+      if (x == 0 && y == 0) return true;
       if (k == sym_max_degree) return false;
-      out |= take << (16 * k++);
+      std::uint64_t take;
+      if (y == 0 || (x != 0 && x <= y)) { take = x; ++i; } else { take = y; ++j; }
+      out |= take << (48 - 16 * k++);
     }
-    return true;
   }
   /// The monomial a / b when b divides a (multiset difference); false otherwise.
   static constexpr bool mono_quotient(std::uint64_t a, std::uint64_t b, std::uint64_t& out) {
     out = 0;
-    int k = 0;
-    while (a != 0) {
-      const std::uint64_t x = a & 0xffffu, y = b & 0xffffu;
+    int j = 0, k = 0;
+    for (int i = 0; i < sym_max_degree && field(a, i) != 0; ++i) {
+      const std::uint64_t x = field(a, i), y = j < sym_max_degree ? field(b, j) : 0;
       if (y != 0 && y < x) return false;  // b has a symbol a lacks
-      if (y == x) { a >>= 16; b >>= 16; continue; }
-      out |= x << (16 * k++);
-      a >>= 16;
+      if (y == x) { ++j; continue; }
+      out |= x << (48 - 16 * k++);
     }
-    return b == 0;
+    return j == sym_max_degree || field(b, j) == 0;
   }
 };
 
@@ -107,7 +108,8 @@ struct sym_expr {
   constexpr index_t value() const { return c; }  ///< meaningful when is_static()
   /// The symbol id when the expression is exactly one symbol, else -1.
   constexpr int as_symbol() const {
-    return n == 1 && c == 0 && !overflow && t[0].coeff == 1 && t[0].mono <= 0xffffu ? static_cast<int>(t[0].mono) - 1 : -1;
+    return n == 1 && c == 0 && !overflow && t[0].coeff == 1 && (t[0].mono & 0xffffffffffffu) == 0 ? static_cast<int>(t[0].mono >> 48) - 1
+                                                                                                  : -1;
   }
 
   /// Equal expressions (same constant and terms: the form is canonical).
@@ -205,7 +207,8 @@ struct sym_expr {
     index_t r = c;
     for (int i = 0; i < n; ++i) {
       index_t m = t[i].coeff;
-      for (std::uint64_t mono = t[i].mono; mono != 0; mono >>= 16) m *= v[static_cast<std::size_t>((mono & 0xffffu) - 1)];
+      for (std::uint64_t mono = t[i].mono; mono != 0; mono = (mono << 16) & ~std::uint64_t{0})
+        m *= v[static_cast<std::size_t>((mono >> 48) - 1)];
       r += m;
     }
     return r;
