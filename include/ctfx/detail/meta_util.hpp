@@ -13,18 +13,20 @@ using msg = text_buf<200>;
 inline constexpr std::int32_t fresh = -2;
 
 template <class Buf>
-constexpr void put_expr(Buf& m, const ir& g, const sym_expr& e);
+constexpr void put_expr(Buf& m, const ir& g, const sym_expr& e, std::size_t below = ~std::size_t{0});
 // A symbol: its name, or a derived one as PyTorch prints it: (a//b), Mod(a, b), Max(a, b), Min(a, b).
+// A derived symbol's operands use only earlier symbols (`below`): a table that breaks this (a
+// scratch graph's) prints s<id>, never loops.
 template <class Buf>
-constexpr void put_symbol(Buf& m, const ir& g, std::size_t id) {
-  if (id >= g.syms.size()) { m << 's' << static_cast<int>(id); return; }
+constexpr void put_symbol(Buf& m, const ir& g, std::size_t id, std::size_t below = ~std::size_t{0}) {
+  if (id >= g.syms.size() || id >= below) { m << 's' << static_cast<int>(id); return; }
   const symbol& s = g.syms[id];
   if (s.kind != symbol_kind::derived) { m << s.name.view(); return; }
   if (s.op == sym_op::floordiv) {
     auto operand = [&](const sym_expr& x) {
       const bool wrap = x.n + (x.c != 0) > 1 || (x.n == 1 && (x.t[0].coeff != 1 || x.t[0].degree() > 1));
       if (wrap) m << '(';
-      put_expr(m, g, x);
+      put_expr(m, g, x, id);
       if (wrap) m << ')';
     };
     m << '(';
@@ -35,13 +37,13 @@ constexpr void put_symbol(Buf& m, const ir& g, std::size_t id) {
     return;
   }
   m << (s.op == sym_op::mod ? "Mod(" : s.op == sym_op::max ? "Max(" : s.op == sym_op::min ? "Min(" : "Eq(");
-  put_expr(m, g, s.a);
+  put_expr(m, g, s.a, id);
   m << ", ";
-  put_expr(m, g, s.b);
+  put_expr(m, g, s.b, id);
   m << ')';
 }
 template <class Buf>
-constexpr void put_expr(Buf& m, const ir& g, const sym_expr& e) {
+constexpr void put_expr(Buf& m, const ir& g, const sym_expr& e, std::size_t below) {
   if (e.overflow) { m << "<overflow>"; return; }
   bool first = true;
   for (int i = 0; i < e.n; ++i) {
@@ -52,7 +54,7 @@ constexpr void put_expr(Buf& m, const ir& g, const sym_expr& e) {
     if (a != 1) m << static_cast<long long>(a) << '*';
     for (int k = 0; k < e.t[i].degree(); ++k) {
       if (k) m << '*';
-      put_symbol(m, g, static_cast<std::size_t>(e.t[i].sym(k)));
+      put_symbol(m, g, static_cast<std::size_t>(e.t[i].sym(k)), below);
     }
     first = false;
   }

@@ -532,6 +532,8 @@ class parser {
     if (v->k == vkind::integer && !v->is_bool) { out = sym_expr(v->i); return true; }
     if (v->k == vkind::sym) { out = v->e; return true; }
     if (v->k == vkind::name && resolve(v->text, out)) return true;
+    if (v->k == vkind::call && values().as_sym(*v, out)) return true;  // Max(1, s0) in a size list
+    if (stopped()) return false;
     fail(v->at, "expected an integer for ", what);
     return false;
   }
