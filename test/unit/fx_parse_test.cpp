@@ -75,8 +75,10 @@ static_assert(decltype(kv_cache_index)::get()[3].op == ctfx::op_kind::index_put)
 static_assert(decltype(kv_cache_index)::get()[4].op == ctfx::op_kind::copy_);
 static_assert(decltype(slice_scatter_chain)::get().nodes.back().nargs == 1);
 static_assert(decltype(inplace_custom_op)::get().customs.size() == 1);
-static_assert(decltype(dynamic_slice)::get().syms.size() == 2);  // s77, s27
+// s77, s27, and PyTorch's guard that x[1:] starts inside the dimension: Max(1, s77) == s77
+static_assert(decltype(dynamic_slice)::get().syms.size() == 4);
 static_assert(decltype(dynamic_slice)::get().syms[1].kind == ctfx::symbol_kind::backed);
+static_assert(decltype(dynamic_slice)::get().syms[3].op == ctfx::sym_op::guard);
 // A broken text gives a diagnostic at compile time too (fx_graph turns it into a compile error).
 static_assert(ctfx::parse_fx("def forward(self, x: \"f32[4][1]cpu\"):\n    y = torch.ops.aten.nope.default(x)\n    return (y,)\n")
                   .error.r == ctfx::rule::fx_text);

@@ -141,7 +141,7 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
   for (const auto& e : std::filesystem::directory_iterator(data_dir()))
     if (e.path().extension() == ".txt") names.push_back(e.path().stem().string());
   std::sort(names.begin(), names.end());
-  int checked = 0;
+  int checked = 0, dynamic_sizes = 0;
   for (const auto& name : names) {
     CAPTURE(name);
     const auto r = ctfx::parse_fx_file(data_dir() + name + ".txt");
@@ -149,12 +149,20 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
     REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
     CHECK(ctfx::verify(r.graph).ok());
     const ctfx::runtime_plan plan(r.graph);
-    check_program(name, r.graph, [&](auto in, auto out) { return plan.run(in, out); });
-    check_program(name, r.graph, [&](auto in, auto out) { return plan.run(in, out, ctfx::device_ctx{ctfx::backend::omp}); });
-    check_program(name, r.graph, [&](auto in, auto out) { return ctfx::reference_run(r.graph, in, out); });
+    // A dynamic-shape graph at its traced size and at each extra captured size (<name>.size<k>).
+    std::vector<std::string> runs{name};
+    for (int k = 1; std::filesystem::exists(data_dir() + name + ".size" + std::to_string(k) + ".input0.npy"); ++k)
+      runs.push_back(name + ".size" + std::to_string(k));
+    for (const auto& files : runs) {
+      check_program(files, r.graph, [&](auto in, auto out) { return plan.run(in, out); });
+      check_program(files, r.graph, [&](auto in, auto out) { return plan.run(in, out, ctfx::device_ctx{ctfx::backend::omp}); });
+      check_program(files, r.graph, [&](auto in, auto out) { return ctfx::reference_run(r.graph, in, out); });
+    }
+    dynamic_sizes += static_cast<int>(runs.size()) - 1;
     ++checked;
   }
   CHECK(checked >= 30);
+  CHECK(dynamic_sizes >= 30);  // the dyn_* programs, each at a second size
   // The programs of the comparison, logical, where, clamp, mean, index and bool-mask index_put ops
   // are among them.
   for (const char* n : {"compare_ops", "logical_ops", "where_ops", "clamp_ops", "maximum_minimum_full", "mean_dims", "masked_fill_put",

@@ -308,9 +308,8 @@ void run_graph(const ctfx::ir& functional, const options& o) {
   for (std::size_t k = 0; k < in.size(); ++k) {
     const ctfx::tensor_meta& m = g.meta(nodes[k]);
     for (int d = 0; d < m.rank; ++d)
-      if (const ctfx::sym_expr& e = m.size[d]; e.n == 1 && e.c == 0 && e.t[0].coeff == 1 && e.t[0].degree() == 1 &&
-                                                symbols[static_cast<std::size_t>(e.t[0].s0)] < 0)
-        symbols[static_cast<std::size_t>(e.t[0].s0)] = in[k].desc.size[d];
+      if (const int s = m.size[d].as_symbol(); s >= 0 && symbols[static_cast<std::size_t>(s)] < 0)
+        symbols[static_cast<std::size_t>(s)] = in[k].desc.size[d];
   }
   for (std::size_t k = 0; k < in.size(); ++k) {
     const ctfx::tensor_meta& m = g.meta(nodes[k]);

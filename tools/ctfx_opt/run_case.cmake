@@ -6,7 +6,8 @@
 #             DATA/NAME.mutated<i>.npy (or with DATA/NAME.input<i>.npy where PyTorch left that input
 #             unchanged); ctfx_opt runs with --table TABLE. Every saved output and mutated input
 #             must have been written. ULP is the
-#             tolerance for floats (0: bit for bit).
+#             tolerance for floats (0: bit for bit). FILES (default NAME) names the .npy files:
+#             NAME.size<k> runs a dynamic-shape graph at its k-th extra captured size.
 # MODE=error: runs `ctfx_opt ARGS` (ARGS separated by '|'), expects exit status 1, stderr matching
 #             EXPECT, and OUT left empty.
 cmake_minimum_required(VERSION 3.25)
@@ -30,10 +31,13 @@ if(MODE STREQUAL "error")
   return()
 endif()
 
+if(NOT DEFINED FILES)
+  set(FILES ${NAME})
+endif()
 set(inputs)
 set(i 0)
-while(EXISTS ${DATA}/${NAME}.input${i}.npy)
-  list(APPEND inputs ${DATA}/${NAME}.input${i}.npy)
+while(EXISTS ${DATA}/${FILES}.input${i}.npy)
+  list(APPEND inputs ${DATA}/${FILES}.input${i}.npy)
   math(EXPR i "${i} + 1")
 endwhile()
 string(REPLACE ";" "," inputs "${inputs}")
@@ -44,9 +48,9 @@ if(NOT rc EQUAL 0)
 endif()
 
 file(GLOB written RELATIVE ${OUT} ${OUT}/*)
-file(GLOB expected RELATIVE ${DATA} ${DATA}/${NAME}.output*.npy ${DATA}/${NAME}.mutated*.npy)
+file(GLOB expected RELATIVE ${DATA} ${DATA}/${FILES}.output*.npy ${DATA}/${FILES}.mutated*.npy)
 foreach(e IN LISTS expected)
-  string(REPLACE "${NAME}." "" f "${e}")
+  string(REPLACE "${FILES}." "" f "${e}")
   if(NOT f IN_LIST written)
     message(FATAL_ERROR "PyTorch saved ${e}, ctfx_opt wrote no ${f} (it wrote: ${written})")
   endif()
@@ -54,12 +58,12 @@ endforeach()
 set(failed "")
 foreach(f IN LISTS written)
   if(f MATCHES "^(output|mutated)([0-9]+)\\.npy$")
-    set(ref ${DATA}/${NAME}.${f})
+    set(ref ${DATA}/${FILES}.${f})
     if(CMAKE_MATCH_1 STREQUAL "mutated" AND NOT EXISTS ${ref})
-      set(ref ${DATA}/${NAME}.input${CMAKE_MATCH_2}.npy)  # written by the program, but to the same values
+      set(ref ${DATA}/${FILES}.input${CMAKE_MATCH_2}.npy)  # written by the program, but to the same values
     endif()
     if(NOT EXISTS ${ref})
-      message(FATAL_ERROR "ctfx_opt wrote ${f}, PyTorch saved no ${NAME}.${f}")
+      message(FATAL_ERROR "ctfx_opt wrote ${f}, PyTorch saved no ${FILES}.${f}")
     endif()
     execute_process(COMMAND ${COMPARE} ${ref} ${OUT}/${f} --ulp ${ULP} RESULT_VARIABLE crc ERROR_VARIABLE cerr)
     if(NOT crc EQUAL 0)
@@ -73,4 +77,4 @@ if(failed)
   message(FATAL_ERROR "${failed}")
 endif()
 list(LENGTH written n)
-message(STATUS "${NAME}: ${n} files equal to PyTorch eager's (ulp tolerance ${ULP})")
+message(STATUS "${FILES}: ${n} files equal to PyTorch eager's (ulp tolerance ${ULP})")

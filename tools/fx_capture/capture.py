@@ -11,6 +11,7 @@ copy_ epilogue, before reinplace_inplaceable_ops), prints it with
   test/data/fx/<name>.output<j>.npy the j-th graph output, from PyTorch eager
   test/data/fx/<name>.mutated<i>.npy the i-th tensor placeholder after the eager call, when the
                                     program mutates it
+  test/data/fx/<name>.size<k>.*.npy  the same for the k-th extra size of a dynamic program
 
 Sym placeholders (dynamic shapes) are not files: ctfx binds symbols from the input shapes.
 Not run in CI (needs torch; `pip install torch numpy`). Usage: capture.py [OUTDIR]
@@ -599,9 +600,187 @@ PROGRAMS += [
 ]
 
 
+# Dynamic shapes (torch.compile(dynamic=True)): sizes as PyTorch writes them — floor division,
+# modulo, Max/Min, negative and symbolic slice bounds, reshape(-1), cat of dynamic inputs. Each
+# is captured once and checked at its traced size and at the sizes of opts["sizes"] (extra
+# argument makers, files <name>.size<k>.*); those sizes keep the guards the trace relies on
+# (e.g. an even length where the graph divides by 2).
+
+
+def dyn_floordiv_view(x):
+    return x.view(x.shape[0] // 2, 2, x.shape[1]).sum(1)
+
+
+def dyn_half_split(x):
+    h = x.shape[0] // 2
+    return x[:h] * 2, x[h:] + 1
+
+
+def dyn_last_row(x):
+    return x[-1] * 3
+
+
+def dyn_last_col(x):
+    return x[:, -1] + x[:, 0]
+
+
+def dyn_drop_last(x):
+    return x[1:] - x[:-1]
+
+
+def dyn_inner(x):
+    return x[1:-1, 1:-1] * 2
+
+
+def dyn_reshape_flat(x):
+    return x.reshape(-1) * 2
+
+
+def dyn_reshape_flat3(x):
+    return x.reshape(-1) + 1
+
+
+def dyn_reshape_infer(x):
+    return x.reshape(-1, 4) * 2
+
+
+def dyn_cat_two(a, b):
+    return torch.cat([a, b]) * 2
+
+
+def dyn_cat_three(a, b, c):
+    return torch.cat([a, b, c]) + 1
+
+
+def dyn_cat_cols(a, b):
+    return torch.cat([a, b], 1) * 2
+
+
+def dyn_cat_drop_first(a, b):
+    return torch.cat([a, b])[1:] * 2
+
+
+def dyn_cat_flat(a, b):
+    return torch.cat([a, b])[1:].reshape(-1) + 1
+
+
+def dyn_mod_trim(x):
+    n = x.shape[0]
+    return x[: n - n % 4].view(-1, 4, x.shape[1]).sum(1)
+
+
+def dyn_mod_tail(x):
+    return x[x.shape[0] - x.shape[0] % 3:] * 2
+
+
+def dyn_min_head(x):
+    return x[: min(x.shape[0], 5)] * 2
+
+
+def dyn_max_head(x):
+    return x[: max(x.shape[0] - 3, 2)] + 1
+
+
+def dyn_last_three(x):
+    return x[-3:] * 2
+
+
+def dyn_step_slice(x):
+    return x[::2] * 2
+
+
+def dyn_step_slice3(x):
+    return x[1::3] + 1
+
+
+def dyn_narrow_mid(x):
+    return x.narrow(0, 1, x.shape[0] - 2) * 2
+
+
+def dyn_middle_third(x):
+    n = x.shape[0]
+    return x[n // 3: 2 * n // 3] + 1
+
+
+def dyn_ceil_half(x):
+    return x[: (x.shape[0] + 1) // 2] * 2
+
+
+
+
+def dyn_stack_two(a, b):
+    return torch.stack([a, b]) * 2
+
+
+def dyn_unflatten(x):
+    return x.unflatten(0, (-1, 2)).sum(1)
+
+
+
+def dyn_flatten2(x):
+    return x.reshape(x.shape[0] * x.shape[1]) * 2
+
+
+def dyn_pairs(x):
+    return x[0::2] + x[1::2]
+
+
+def dyn_window(x):
+    n = x.shape[0]
+    return x[n // 4: n - n // 4] * 2
+
+
+def dyn_expand(x, y):
+    return x.expand(y.shape[0], x.shape[1]) + y
+
+
+PROGRAMS += [
+    ("dyn_floordiv_view", dyn_floordiv_view, lambda: (R(8, 3),), {"dynamic": True, "sizes": [lambda: (R(12, 5),)]}),
+    ("dyn_half_split", dyn_half_split, lambda: (R(7, 3),), {"dynamic": True, "sizes": [lambda: (R(10, 4),)]}),
+    ("dyn_last_row", dyn_last_row, lambda: (R(5, 3),), {"dynamic": True, "sizes": [lambda: (R(9, 4),)]}),
+    ("dyn_last_col", dyn_last_col, lambda: (R(5, 3),), {"dynamic": True, "sizes": [lambda: (R(4, 7),)]}),
+    ("dyn_drop_last", dyn_drop_last, lambda: (R(6, 3),), {"dynamic": True, "sizes": [lambda: (R(11, 2),)]}),
+    ("dyn_inner", dyn_inner, lambda: (R(6, 5),), {"dynamic": True, "sizes": [lambda: (R(9, 4),)]}),
+    ("dyn_reshape_flat", dyn_reshape_flat, lambda: (R(5, 3),), {"dynamic": True, "sizes": [lambda: (R(7, 6),)]}),
+    ("dyn_reshape_flat3", dyn_reshape_flat3, lambda: (R(5, 3, 2),), {"dynamic": True, "sizes": [lambda: (R(3, 4, 6),)]}),
+    ("dyn_reshape_infer", dyn_reshape_infer, lambda: (R(6, 8),), {"dynamic": True, "sizes": [lambda: (R(3, 12),)]}),
+    ("dyn_cat_two", dyn_cat_two, lambda: (R(3, 4), R(5, 4)), {"dynamic": True, "sizes": [lambda: (R(6, 2), R(2, 2))]}),
+    ("dyn_cat_three", dyn_cat_three, lambda: (R(3, 4), R(5, 4), R(2, 4)), {"dynamic": True, "sizes": [lambda: (R(4, 3), R(2, 3), R(6, 3))]}),
+    ("dyn_cat_cols", dyn_cat_cols, lambda: (R(3, 4), R(3, 5)), {"dynamic": True, "sizes": [lambda: (R(5, 2), R(5, 6))]}),
+    ("dyn_cat_drop_first", dyn_cat_drop_first, lambda: (R(3, 4), R(5, 4)), {"dynamic": True, "sizes": [lambda: (R(2, 6), R(4, 6))]}),
+    ("dyn_cat_flat", dyn_cat_flat, lambda: (R(3, 4), R(5, 4)), {"dynamic": True, "sizes": [lambda: (R(2, 6), R(4, 6))]}),
+    ("dyn_mod_trim", dyn_mod_trim, lambda: (R(11, 3),), {"dynamic": True, "sizes": [lambda: (R(17, 2),)]}),
+    ("dyn_mod_tail", dyn_mod_tail, lambda: (R(11, 3),), {"dynamic": True, "sizes": [lambda: (R(14, 2),)]}),
+    ("dyn_min_head", dyn_min_head, lambda: (R(8, 3),), {"dynamic": True, "sizes": [lambda: (R(3, 4),)]}),
+    ("dyn_max_head", dyn_max_head, lambda: (R(8, 3),), {"dynamic": True, "sizes": [lambda: (R(4, 2),)]}),
+    ("dyn_last_three", dyn_last_three, lambda: (R(8, 3),), {"dynamic": True, "sizes": [lambda: (R(5, 4),)]}),
+    ("dyn_step_slice", dyn_step_slice, lambda: (R(7, 3),), {"dynamic": True, "sizes": [lambda: (R(10, 2),)]}),
+    ("dyn_step_slice3", dyn_step_slice3, lambda: (R(8, 3),), {"dynamic": True, "sizes": [lambda: (R(12, 2),)]}),
+    ("dyn_narrow_mid", dyn_narrow_mid, lambda: (R(7, 3),), {"dynamic": True, "sizes": [lambda: (R(4, 5),)]}),
+    ("dyn_middle_third", dyn_middle_third, lambda: (R(10, 3),), {"dynamic": True, "sizes": [lambda: (R(14, 2),)]}),
+    ("dyn_ceil_half", dyn_ceil_half, lambda: (R(7, 3),), {"dynamic": True, "sizes": [lambda: (R(10, 4),)]}),
+    ("dyn_stack_two", dyn_stack_two, lambda: (R(3, 4), R(3, 4)), {"dynamic": True, "sizes": [lambda: (R(5, 2), R(5, 2))]}),
+    ("dyn_unflatten", dyn_unflatten, lambda: (R(8, 3),), {"dynamic": True, "sizes": [lambda: (R(6, 5),)]}),
+    ("dyn_flatten2", dyn_flatten2, lambda: (R(3, 4),), {"dynamic": True, "sizes": [lambda: (R(5, 7),)]}),
+    ("dyn_pairs", dyn_pairs, lambda: (R(8, 3),), {"dynamic": True, "sizes": [lambda: (R(12, 5),)]}),
+    ("dyn_window", dyn_window, lambda: (R(9, 3),), {"dynamic": True, "sizes": [lambda: (R(14, 2),)]}),
+    ("dyn_expand", dyn_expand, lambda: (R(1, 4), R(3, 4)), {"dynamic": True, "sizes": [lambda: (R(1, 2), R(6, 2))]}),
+]
+
+
 def same_bits(a, b):
     # torch.equal is false for a NaN against itself: an input holding NaN would look mutated
     return a.shape == b.shape and a.dtype == b.dtype and torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
+
+
+def save_run(prefix, order, before, after, outs):
+    # order[i]: the argument of fn that tensor placeholder i is
+    for i, k in enumerate(order):
+        np.save(os.path.join(OUT, f"{prefix}.input{i}.npy"), before[k].numpy())
+        if not same_bits(after[k], before[k]):
+            np.save(os.path.join(OUT, f"{prefix}.mutated{i}.npy"), after[k].numpy())
+    for j, o in enumerate(outs):
+        np.save(os.path.join(OUT, f"{prefix}.output{j}.npy"), o.detach().numpy())
 
 
 def capture(name, fn, make_args, opts):
@@ -618,6 +797,8 @@ def capture(name, fn, make_args, opts):
 
     config.post_grad_custom_pre_pass = pre_pass
     torch._dynamo.reset()
+    opts = dict(opts)
+    extra_sizes = opts.pop("sizes", [])
     args = make_args()
     before = [a.clone() for a in args]
     compiled = torch.compile(fn, backend=backend, fullgraph=True, **opts)
@@ -630,13 +811,21 @@ def capture(name, fn, make_args, opts):
     tensor_inputs = [p for p in placeholders[0] if isinstance(p, torch.Tensor)]
     with open(os.path.join(OUT, name + ".txt"), "w") as f:
         f.write(texts[0].rstrip() + "\n")
-    for i, p in enumerate(tensor_inputs):
-        k = next(j for j, a in enumerate(args) if a is p)  # which argument of fn this placeholder is
-        np.save(os.path.join(OUT, f"{name}.input{i}.npy"), before[k].numpy())
-        if not same_bits(eager_args[k], before[k]):
-            np.save(os.path.join(OUT, f"{name}.mutated{i}.npy"), eager_args[k].numpy())
-    for j, o in enumerate(outs):
-        np.save(os.path.join(OUT, f"{name}.output{j}.npy"), o.detach().numpy())
+    # which argument of fn each tensor placeholder is
+    order = [next(j for j, a in enumerate(args) if a is p) for p in tensor_inputs]
+    save_run(name, order, before, eager_args, outs)
+    # The same dynamic graph at other sizes: eager's results on fresh arguments, and the compiled
+    # program must run them without recompiling (the graph's guards hold there too).
+    frames = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+    for k, make in enumerate(extra_sizes, start=1):
+        more = make()
+        more_before = [a.clone() for a in more]
+        compiled(*[a.clone() for a in more])
+        assert len(texts) == 1 and torch._dynamo.utils.counters["stats"]["unique_graphs"] == frames, f"{name}: size {k} recompiled"
+        more_eager = [b.clone() for b in more_before]
+        out = fn(*more_eager)
+        save_run(f"{name}.size{k}", order, more_before, more_eager,
+                 [] if out is None else list(out) if isinstance(out, (tuple, list)) else [out])
     print(f"{name}: {texts[0].count(chr(10))} lines, {len(tensor_inputs)} inputs, {len(outs)} outputs")
 
 

@@ -94,11 +94,20 @@ struct tensor_meta {
     }
     return true;
   }
-  /// Whether a symbolic computation of an extent, stride or offset overflowed its fixed room.
+  /// Whether a symbolic computation of an extent, stride or offset overflowed its fixed room, or
+  /// the last element it reaches (offset + Σ (size-1)·stride, what its storage must hold) would:
+  /// a plan sizes buffers from that, and a truncated size is a buffer too small.
   constexpr bool any_overflow() const {
-    for (int i = 0; i < rank; ++i)
+    bool fixed = !offset.overflow && offset.n == 0;
+    for (int i = 0; i < rank; ++i) {
       if (size[i].overflow || stride[i].overflow) return true;
-    return offset.overflow;
+      fixed = fixed && size[i].n == 0 && stride[i].n == 0;
+    }
+    if (offset.overflow) return true;
+    if (fixed) return false;
+    sym_expr hi = offset;
+    for (int i = 0; i < rank; ++i) hi = hi + (size[i] - sym_expr(1)) * stride[i];
+    return hi.overflow;
   }
 };
 

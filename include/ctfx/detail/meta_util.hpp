@@ -3,6 +3,7 @@
 #pragma once
 #include "../core/layout.hpp"
 #include "../graph/ir.hpp"
+#include "../graph/sym_ops.hpp"
 
 namespace ctfx::detail {
 
@@ -11,7 +12,38 @@ using msg = text_buf<200>;
 // Storage marker for "a fresh buffer": the caller of infer_meta assigns the actual id.
 inline constexpr std::int32_t fresh = -2;
 
-constexpr void put_expr(msg& m, const ir& g, const sym_expr& e) {
+template <class Buf>
+constexpr void put_expr(Buf& m, const ir& g, const sym_expr& e, std::size_t below = ~std::size_t{0});
+// A symbol: its name, or a derived one as PyTorch prints it: (a//b), Mod(a, b), Max(a, b), Min(a, b).
+// A derived symbol's operands use only earlier symbols (`below`): a table that breaks this (a
+// scratch graph's) prints s<id>, never loops.
+template <class Buf>
+constexpr void put_symbol(Buf& m, const ir& g, std::size_t id, std::size_t below = ~std::size_t{0}) {
+  if (id >= g.syms.size() || id >= below) { m << 's' << static_cast<int>(id); return; }
+  const symbol& s = g.syms[id];
+  if (s.kind != symbol_kind::derived) { m << s.name.view(); return; }
+  if (s.op == sym_op::floordiv) {
+    auto operand = [&](const sym_expr& x) {
+      const bool wrap = x.n + (x.c != 0) > 1 || (x.n == 1 && (x.t[0].coeff != 1 || x.t[0].degree() > 1));
+      if (wrap) m << '(';
+      put_expr(m, g, x, id);
+      if (wrap) m << ')';
+    };
+    m << '(';
+    operand(s.a);
+    m << "//";
+    operand(s.b);
+    m << ')';
+    return;
+  }
+  m << (s.op == sym_op::mod ? "Mod(" : s.op == sym_op::max ? "Max(" : s.op == sym_op::min ? "Min(" : "Eq(");
+  put_expr(m, g, s.a, id);
+  m << ", ";
+  put_expr(m, g, s.b, id);
+  m << ')';
+}
+template <class Buf>
+constexpr void put_expr(Buf& m, const ir& g, const sym_expr& e, std::size_t below) {
   if (e.overflow) { m << "<overflow>"; return; }
   bool first = true;
   for (int i = 0; i < e.n; ++i) {
@@ -22,8 +54,7 @@ constexpr void put_expr(msg& m, const ir& g, const sym_expr& e) {
     if (a != 1) m << static_cast<long long>(a) << '*';
     for (int k = 0; k < e.t[i].degree(); ++k) {
       if (k) m << '*';
-      auto id = static_cast<std::size_t>(e.t[i].sym(k));
-      if (id < g.syms.size()) m << g.syms[id].name.view(); else m << 's' << static_cast<int>(id);
+      put_symbol(m, g, static_cast<std::size_t>(e.t[i].sym(k)), below);
     }
     first = false;
   }
@@ -80,7 +111,9 @@ constexpr tensor_meta contiguous_like(const tensor_meta& x, dtype dt) {
 }
 
 // Broadcasts b into the running shape a (numpy rules). Returns false when they do not broadcast.
-constexpr bool broadcast_into(tensor_meta& a, const tensor_meta& b) {
+// Given the graph, sizes that differ through floor division or modulo (x[0::2] + x[1::2]:
+// ((s0 + 1)//2) and (s0//2)) broadcast under PyTorch's guard that they are equal, checked at run time.
+constexpr bool broadcast_into(tensor_meta& a, const tensor_meta& b, ir* g = nullptr) {
   int r = a.rank > b.rank ? a.rank : b.rank;
   tensor_meta out = a;
   out.rank = static_cast<std::int8_t>(r);
@@ -90,6 +123,7 @@ constexpr bool broadcast_into(tensor_meta& a, const tensor_meta& b) {
     sym_expr sb = ib >= 0 ? b.size[ib] : sym_expr(1);
     if (sa == sb || sb == sym_expr(1)) out.size[i] = sa;
     else if (sa == sym_expr(1)) out.size[i] = sb;
+    else if (g && (uses_derived(*g, sa) || uses_derived(*g, sb)) && sym_guard_equal(*g, sa, sb)) out.size[i] = sa;
     else return false;
   }
   a = out;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 #include "../graph/ir.hpp"
+#include "../graph/sym_ops.hpp"
+#include "../detail/meta_util.hpp"
 #include "../kernels/strided.hpp"
 #include "tensor.hpp"
 
@@ -75,6 +77,32 @@ inline std::vector<std::int32_t> input_nodes_of(const ir& g) {
 
 }  // namespace detail
 
+// Evaluates the derived symbols (floor division, modulo, Max, Min, guards) from the symbols bound
+// before them, in table order (a derived symbol uses only earlier ones). One whose operands use an
+// unbound data-dependent symbol stays unbound (-1), as that symbol does.
+inline run_status bind_derived(const ir& g, std::vector<index_t>& values) {
+  auto text = [&](std::size_t s) {
+    detail::msg m;
+    detail::put_symbol(m, g, s);
+    return std::string(m.view());
+  };
+  for (std::size_t s = 0; s < g.syms.size(); ++s) {
+    const symbol& x = g.syms[s];
+    if (x.kind != symbol_kind::derived) continue;
+    bool bound = true;
+    for (std::size_t u = 0; u < s && bound; ++u)
+      if (g.syms[u].kind != symbol_kind::derived && values[u] < 0 && (x.a.uses(static_cast<int>(u)) || x.b.uses(static_cast<int>(u))))
+        bound = false;
+    if (!bound) { values[s] = -1; continue; }
+    if (eval_derived(g, s, values)) continue;
+    if (x.op == sym_op::guard)
+      return run_status::failure(-1, "rule symbolic-guard: the graph was traced assuming " + text(s) + " (a PyTorch guard); these inputs give " +
+                                         std::to_string(x.a.eval(values)) + " and " + std::to_string(x.b.eval(values)));
+    return run_status::failure(-1, "rule symbolic-division: " + text(s) + " divides by zero for these inputs");
+  }
+  return {};
+}
+
 // Binds every symbol that an input's extent names, and checks the inputs against the graph:
 // count, dtype, rank, static extents, symbolic extents that must agree, and strides.
 inline run_status bind_symbols(const ir& g, const std::vector<std::int32_t>& inputs, std::span<const tensor_desc> given,
@@ -96,8 +124,8 @@ inline run_status bind_symbols(const ir& g, const std::vector<std::int32_t>& inp
                                                 ", got " + std::to_string(t.rank));
     for (int d = 0; d < m.rank; ++d) {
       const sym_expr& e = m.size[d];
-      if (e.n == 1 && e.c == 0 && e.t[0].coeff == 1 && e.t[0].degree() == 1) {
-        auto& v = values[static_cast<std::size_t>(e.t[0].s0)];
+      if (const int s = e.as_symbol(); s >= 0) {
+        auto& v = values[static_cast<std::size_t>(s)];
         if (v < 0) v = t.size[d];
       }
     }
@@ -120,6 +148,7 @@ inline run_status bind_symbols(const ir& g, const std::vector<std::int32_t>& inp
         return run_status::failure(-1, "rule unbacked-symbol: data-dependent symbol '" + std::string(g.syms[s].name.view()) +
                                            "' is not bound by an input's shape; the executor cannot size what depends on it yet");
     }
+  if (const run_status st = bind_derived(g, values); !st.ok) return st;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const tensor_meta& m = g.meta(inputs[k]);
     const tensor_desc& t = given[k];

@@ -42,9 +42,10 @@ struct tensor {
 
   // views
   /// `aten.slice`: elements start, start + step, ... below end of dimension `dim` (a view).
-  constexpr tensor slice(index_t dim, index_t start, index_t end = end_of_dim, index_t step = 1, source_loc at = source_loc::current()) const;
+  /// x[start:end:step] along dim; the bounds may be symbolic (b.floordiv(n, 2)).
+  constexpr tensor slice(index_t dim, sym_expr start, sym_expr end = end_of_dim, index_t step = 1, source_loc at = source_loc::current()) const;
   /// `aten.select`: dimension `dim` at `index` (a view).
-  constexpr tensor select(index_t dim, index_t index, source_loc at = source_loc::current()) const;
+  constexpr tensor select(index_t dim, sym_expr index, source_loc at = source_loc::current()) const;
   /// `aten.diagonal` (a view).
   constexpr tensor diagonal(index_t offset = 0, index_t dim1 = 0, index_t dim2 = 1, source_loc at = source_loc::current()) const;
   /// `aten.as_strided` (a view with explicit sizes, strides and storage offset).
@@ -155,15 +156,15 @@ class builder {
       auto m = detail::about(g, id); m << "an input of rank " << static_cast<int>(shape.size()) << " exceeds ctfx::max_rank";
       detail::fail(g, id, rule::rank_limit, m);
     }
-    if (n.meta.any_overflow()) {  // e.g. [s0, s1, s2, s3]: the stride s1*s2*s3 has 3 symbols
-      auto m = detail::about(g, id); m << "its contiguous strides need more than 2 terms of 2 symbols";
+    if (n.meta.any_overflow()) {  // e.g. [s0, ..., s4]: the last element s0*s1*s2*s3*s4 - 1 has 5 symbols
+      auto m = detail::about(g, id); m << "its contiguous strides or the storage they span need more than " << sym_max_terms << " terms of " << sym_max_degree << " symbols";
       detail::fail(g, id, rule::symbolic_limit, m);
     }
     // Bind backed symbols to the first input dimension that carries them.
     for (int k = 0; k < n.meta.rank; ++k) {
       const sym_expr& e = n.meta.size[k];
-      if (e.n == 1 && e.c == 0 && e.t[0].coeff == 1 && e.t[0].degree() == 1) {
-        auto& s = g.syms[static_cast<std::size_t>(e.t[0].s0)];
+      if (const int sid = e.as_symbol(); sid >= 0) {
+        auto& s = g.syms[static_cast<std::size_t>(sid)];
         if (s.kind == symbol_kind::backed && s.input < 0) { s.input = id; s.dim = k; }
       }
     }
@@ -171,6 +172,12 @@ class builder {
   }
   /// A size known at run time from an input's shape (PyTorch's s0).
   constexpr sym_expr sym(std::string_view name) { return new_symbol(name, symbol_kind::backed); }
+  /// Size arithmetic that is not a polynomial, as PyTorch's sizes use it (graph/sym_ops.hpp):
+  /// Python's floor division and modulo, Max and Min.
+  constexpr sym_expr floordiv(const sym_expr& a, const sym_expr& b) { return sym_floordiv(g, a, b); }
+  constexpr sym_expr mod(const sym_expr& a, const sym_expr& b) { return sym_mod(g, a, b); }
+  constexpr sym_expr max(const sym_expr& a, const sym_expr& b) { return sym_max(g, a, b); }
+  constexpr sym_expr min(const sym_expr& a, const sym_expr& b) { return sym_min(g, a, b); }
   /// A data-dependent size (PyTorch's u0), known only once a kernel has run.
   constexpr sym_expr unbacked(std::string_view name) { return new_symbol(name, symbol_kind::unbacked); }
 
@@ -352,11 +359,11 @@ constexpr tensor tensor::require_inplace(source_loc at) const {
   }
   return *this;
 }
-constexpr tensor tensor::slice(index_t dim, index_t start, index_t end, index_t step, source_loc at) const {
+constexpr tensor tensor::slice(index_t dim, sym_expr start, sym_expr end, index_t step, source_loc at) const {
   const builder::call_site site(b, at);
   return b->make(op_kind::slice, {*this}, {dim, start, end, step});
 }
-constexpr tensor tensor::select(index_t dim, index_t index, source_loc at) const {
+constexpr tensor tensor::select(index_t dim, sym_expr index, source_loc at) const {
   const builder::call_site site(b, at);
   return b ? b->make(op_kind::select, {*this}, {dim, index}) : *this;
 }

@@ -1,7 +1,8 @@
 // ctfx/graph/fx_lexer.hpp — scanning PyTorch's readable GraphModule code (the text that
 // `print_readable()`, TORCH_LOGS="post_grad_graphs" and "aot_graphs" print) into values: names,
 // numbers, strings, dotted paths (torch.float32), lists and tuples, calls, keyword arguments and
-// symbolic integer expressions (`s77 - 1`, `8*s0`). Constexpr, one pass, no allocation per character;
+// symbolic integer expressions (`s77 - 1`, `8*s0`, `(s0//2)`, `Mod(s0, 3)`, `Max(1, s0)`,
+// `torch.sym_min(a, 5)`). Constexpr, one pass, no allocation per character;
 // graph/fx_parse.hpp turns the values into ir nodes.
 #pragma once
 #include <cstdint>
@@ -141,7 +142,10 @@ struct cursor {
 /// Parses values from a cursor into a pool. `Resolve` maps a name to its symbolic value when it
 /// denotes an integer symbol (a Sym placeholder, a sym_size node, a raw symbol such as s77):
 ///   bool resolve(std::string_view name, sym_expr& out)
-/// It is only asked about names used inside arithmetic; bare names stay names.
+/// It is only asked about names used inside arithmetic; bare names stay names. It also makes the
+/// operations that are not polynomials (they need the graph's symbol table):
+///   sym_expr combine(char op, const sym_expr& a, const sym_expr& b)
+/// with op '/' (floor division), '%' (Python's modulo), 'M' (Max) or 'm' (Min).
 template <class Resolve>
 struct value_parser {
   cursor& c;
@@ -168,19 +172,19 @@ struct value_parser {
     }
     return a;
   }
-  /// term := power { '*' power }
+  /// term := power { ('*' | '//' | '%') power }
   constexpr value parse_term() {
     value a = parse_power();
     while (!c.failed) {
       c.skip_space();
-      if (c.peek() != '*' || c.peek(1) == '*') {
-        if (c.peek() == '/' ) { c.fail(c.pos(), "division of symbolic sizes ('/', '//') is not supported"); }
-        break;
-      }
+      char op = c.peek();
+      const bool floordiv = op == '/' && c.peek(1) == '/';
+      if (op == '/' && !floordiv) { c.fail(c.pos(), "true division of symbolic sizes ('/') is not an integer size"); break; }
+      if ((op != '*' && op != '%' && !floordiv) || (op == '*' && c.peek(1) == '*')) break;
       position at = c.pos();
-      ++c.i;
+      c.i += floordiv ? 2 : 1;
       value b = parse_power();
-      a = arith(a, b, '*', at);
+      a = arith(a, b, op, at);
     }
     return a;
   }
@@ -226,18 +230,47 @@ struct value_parser {
       c.fail(at, "arithmetic is only supported on integer sizes and symbols");
       return a;
     }
-    sym_expr r = op == '+' ? x + y : op == '-' ? x - y : x * y;
+    if ((op == '/' || op == '%') && y.is_static() && y.value() == 0) {
+      c.fail(at, "division by zero in a symbolic size");
+      return a;
+    }
+    sym_expr r = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : resolve.combine(op, x, y);
     value v;
     v.at = a.at;
     if (r.is_static()) { v.k = vkind::integer; v.i = r.value(); }
     else { v.k = vkind::sym; v.e = r; }
-    if (r.overflow) c.fail(at, "a symbolic size needs more than 2 terms of 2 symbols");
+    if (r.overflow) {
+      char more[48]{};
+      text_of(more, "a symbolic size needs more than ", sym_max_terms, " terms of ", sym_max_degree, " symbols");
+      c.fail(at, more);
+    }
     return v;
+  }
+  // "text n text n text" into a fixed buffer (the limits in an error message).
+  static constexpr void text_of(char* out, std::string_view a, int n1, std::string_view b, int n2, std::string_view d) {
+    std::size_t k = 0;
+    auto put = [&](std::string_view s) { for (char ch : s) out[k++] = ch; };
+    put(a); out[k++] = static_cast<char>('0' + n1); put(b); out[k++] = static_cast<char>('0' + n2); put(d);
+  }
+  /// The symbolic functions PyTorch prints (sympy's and torch's) and the operation of each, or 0.
+  static constexpr char function_op(std::string_view f) {
+    if (f == "Max" || f == "torch.sym_max") return 'M';
+    if (f == "Min" || f == "torch.sym_min") return 'm';
+    if (f == "FloorDiv") return '/';
+    if (f == "Mod" || f == "PythonMod") return '%';
+    return 0;
   }
   constexpr bool as_sym(const value& v, sym_expr& out) {
     if (v.k == vkind::integer && !v.is_bool) { out = sym_expr(v.i); return true; }
     if (v.k == vkind::sym) { out = v.e; return true; }
     if (v.k == vkind::name) return resolve(v.text, out);
+    if (v.k == vkind::call && v.count == 2 && function_op(v.text) != 0) {  // Max(1, s0)
+      const value &a = pool[static_cast<std::size_t>(v.first)], &b = pool[static_cast<std::size_t>(v.first + 1)];
+      if (!a.key.empty() || !b.key.empty()) return false;
+      value r = arith(a, b, function_op(v.text), v.at);
+      if (c.failed) return false;
+      return as_sym(r, out);
+    }
     return false;
   }
 

@@ -293,6 +293,10 @@ class parser {
   struct resolver {
     parser* p;
     constexpr bool operator()(std::string_view n, sym_expr& out) const { return p->resolve(n, out); }
+    constexpr sym_expr combine(char op, const sym_expr& a, const sym_expr& b) const {
+      ir& g = p->b_.g;
+      return op == '/' ? sym_floordiv(g, a, b) : op == '%' ? sym_mod(g, a, b) : op == 'M' ? sym_max(g, a, b) : sym_min(g, a, b);
+    }
   };
   constexpr value_parser<resolver> values(cursor& c) { return {c, pool_, stack_, resolver{this}}; }
   constexpr value_parser<resolver> values() { return values(c_); }
@@ -443,7 +447,7 @@ class parser {
     std::size_t rhs = c_.i;
     std::string_view callee = c_.dotted();
     c_.skip_space();
-    if (!callee.empty() && c_.peek() == '(') {
+    if (!callee.empty() && c_.peek() == '(' && value_parser<resolver>::function_op(callee) == 0) {
       ++c_.i;
       ++c_.depth;
       value args = values().elements(')', op_at, true);
@@ -482,8 +486,12 @@ class parser {
     value v = values().parse();
     if (stopped()) return;
     sym_expr x;
-    if ((v.k == vkind::sym || v.k == vkind::integer) && values().as_sym(v, x)) {
-      if (t.present && t.is_sym && !(t.sym == x)) { mismatch_sym(name, t, x); return; }
+    if ((v.k == vkind::sym || v.k == vkind::integer || v.k == vkind::call) && values().as_sym(v, x)) {
+      if (t.present && t.is_sym && !(t.sym == x) &&
+          !((uses_derived(b_.g, t.sym) || uses_derived(b_.g, x)) && sym_guard_equal(b_.g, x, t.sym))) {
+        mismatch_sym(name, t, x);
+        return;
+      }
       entry e{};
       e.name = name;
       e.is_sym = true;
@@ -524,6 +532,8 @@ class parser {
     if (v->k == vkind::integer && !v->is_bool) { out = sym_expr(v->i); return true; }
     if (v->k == vkind::sym) { out = v->e; return true; }
     if (v->k == vkind::name && resolve(v->text, out)) return true;
+    if (v->k == vkind::call && values().as_sym(*v, out)) return true;  // Max(1, s0) in a size list
+    if (stopped()) return false;
     fail(v->at, "expected an integer for ", what);
     return false;
   }
@@ -628,14 +638,21 @@ class parser {
       return;
     }
     bool same = m.dt == t.dt && m.rank == t.rank;
-    for (int d = 0; same && d < t.rank; ++d) same = m.size[d] == t.size[d];
+    // A size PyTorch wrote with floor division or modulo that ctfx computed otherwise (PyTorch's
+    // (s0//(s0//2)) where ctfx has 2) is equal under PyTorch's guards: ctfx keeps its own and
+    // checks the equality at run time.
+    for (int d = 0; same && d < t.rank; ++d)
+      same = m.size[d] == t.size[d] ||
+             ((uses_derived(b_.g, t.size[d]) || uses_derived(b_.g, m.size[d])) && sym_guard_equal(b_.g, m.size[d], t.size[d]));
     sym_expr numel = m.numel();
     bool empty = numel.is_static() && numel.value() == 0;
     // aten.copy keeps the strides of `self` even where they are not dense (a slice of a cache);
     // ctfx gives the copy a dense buffer of the same shape. Only its dtype and sizes are compared.
     bool strides = t.has_strides && !empty && b_.g[id].op != op_kind::copy;
+    // PyTorch's strides with Max/FloorDiv (Max(1, s0 - 2) for a dimension that may be empty) are
+    // the guarded forms of ctfx's; ctfx's own are what it lays results out in.
     for (int d = 0; same && strides && d < t.rank; ++d)
-      same = m.size[d] == sym_expr(1) || m.stride[d] == t.stride[d];
+      same = m.size[d] == sym_expr(1) || m.stride[d] == t.stride[d] || uses_derived(b_.g, t.stride[d]);
     if (!same) mismatch(id, t, at, {});
   }
   constexpr void mismatch(std::int32_t id, const annotation& t, position at, std::string_view what) {

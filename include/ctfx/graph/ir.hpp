@@ -72,14 +72,23 @@ struct node {
   std::int32_t partition = 0;
 };
 
-enum class symbol_kind : std::uint8_t { backed, unbacked };
+/// backed: bound by an input's shape; unbacked: by data; derived: an operation on other symbols.
+enum class symbol_kind : std::uint8_t { backed, unbacked, derived };
 
-/// A symbolic extent of the graph (ctfx::builder::sym / unbacked).
+/// The operations of a derived symbol (PyTorch's FloorDiv, PythonMod, Max, Min), and `guard`: a
+/// fact PyTorch's guards established that ctfx cannot prove (its value is 1 when a == b; a run
+/// with sizes where it is false is refused before anything is written).
+enum class sym_op : std::uint8_t { none, floordiv, mod, max, min, guard };
+
+/// A symbolic extent of the graph (ctfx::builder::sym / unbacked), or a derived one
+/// (graph/sym_ops.hpp): op over the operands a and b, which use only earlier symbols.
 struct symbol {
-  name_t name{};  ///< its name
-  symbol_kind kind = symbol_kind::backed;  ///< bound by an input's shape (backed) or by data (unbacked)
+  name_t name{};  ///< its name (empty for a derived symbol: it prints as its definition)
+  symbol_kind kind = symbol_kind::backed;  ///< backed, unbacked or derived
+  sym_op op = sym_op::none;  ///< for derived symbols: the operation
   std::int32_t input = -1;  ///< for backed symbols: the placeholder and dimension that bind it
   std::int32_t dim = -1;  ///< the dimension of that placeholder
+  sym_expr a{}, b{};  ///< for derived symbols: the operands
 };
 
 /// What a user op declares (see ops/custom.hpp): its name, its tensor arguments and which it

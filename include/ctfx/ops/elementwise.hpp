@@ -90,7 +90,7 @@ constexpr dtype binary_dtype(op_kind k, dtype a, dtype b, bool scalar_rhs, bool 
 constexpr bool binary_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& a, const tensor_meta* b,
                            bool scalar_is_integral, tensor_meta& out) {
   tensor_meta shape = a;
-  if (b && !broadcast_into(shape, *b)) {
+  if (b && !broadcast_into(shape, *b, &g)) {
     auto m = about(g, id);
     m << "operand shapes "; put_type(m, g, a); m << " and "; put_type(m, g, *b); m << " do not broadcast";
     fail(g, id, rule::broadcast_shapes, m);
@@ -129,7 +129,7 @@ constexpr bool where_meta(ir& g, std::int32_t id, const tensor_meta& c, const te
     return false;
   }
   tensor_meta shape = c;
-  if (!broadcast_into(shape, a) || !broadcast_into(shape, b)) {
+  if (!broadcast_into(shape, a, &g) || !broadcast_into(shape, b, &g)) {
     auto m = about(g, id);
     m << "condition "; put_type(m, g, c); m << ", operands "; put_type(m, g, a); m << " and "; put_type(m, g, b);
     m << " do not broadcast";

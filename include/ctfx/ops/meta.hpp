@@ -61,6 +61,7 @@ constexpr bool memoizable(op_kind k) {
   }
 }
 // The rule on a scratch graph: the arguments (nodes 0 and 1) and the node. It has no symbol table:
+// (a rule that needs one, to make a derived symbol, gives no answer)
 // the rules compute with symbolic extents without one, and only a broken rule's message (formatted
 // before it fails, then thrown away: the rule reruns on the graph) would print their names.
 constexpr meta_answer answer_meta(meta_key k) {
@@ -80,7 +81,9 @@ constexpr meta_answer answer_meta(meta_key k) {
   n.nargs = k.nargs;
   n.npar = k.npar;
   meta_answer r;
-  r.ok = compute_meta_rule(s, k.nargs, r.out);
+  // A rule that made a derived symbol (a floor division, a guard) needs the graph's symbol table:
+  // no answer here, the rule runs on the graph.
+  r.ok = compute_meta_rule(s, k.nargs, r.out) && s.syms.empty();
   return r;
 }
 // The memoized answer for node `id`, when its op and arguments allow one: true with `out` set.
@@ -248,7 +251,7 @@ constexpr bool infer_meta(ir& g, std::int32_t id) {
   }
   if (m.any_overflow()) {
     auto t = detail::about(g, id);
-    t << "a symbolic extent needs more than 2 terms of 2 symbols";
+    t << "a symbolic extent needs more than " << sym_max_terms << " terms of " << sym_max_degree << " symbols";
     detail::fail(g, id, rule::symbolic_limit, t);
   }
   if (m.storage == detail::fresh) m.storage = g.fresh_storage();

@@ -48,18 +48,18 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
     case op_kind::alias: return true;
     case op_kind::slice: {
       if (bad_count(4)) return false;
-      for (int i = 0; i < 4; ++i)
-        if (!static_param(g, id, P[static_cast<std::size_t>(i)], i == 0 ? "dim" : i == 1 ? "start" : i == 2 ? "end" : "step")) return false;
+      if (!static_param(g, id, P[0], "dim") || !static_param(g, id, P[3], "step")) return false;
       int d = norm_dim(g, id, P[0].value(), x.rank);
       if (d < 0) return false;
-      index_t start = P[1].value(), end = P[2].value(), step = P[3].value();
+      const index_t step = P[3].value();
       if (step <= 0) {
         auto m = about(g, id); m << "slice step must be positive, got " << static_cast<long long>(step);
         fail(g, id, rule::bad_argument, m); return false;
       }
       const sym_expr& n = x.size[d];
-      sym_expr len;
-      if (n.is_static()) {
+      sym_expr len, first;
+      if (n.is_static() && P[1].is_static() && P[2].is_static()) {
+        index_t start = P[1].value(), end = P[2].value();
         index_t sz = n.value();
         // Bounds as Python and PyTorch take them: negative ones count from the end, and both are
         // clamped to [0, size] (x[2:100] on 6 rows is x[2:6]; x[-100:2] is x[0:2]).
@@ -71,31 +71,55 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
         if (end < 0) end = 0;
         index_t cnt = end > start ? (end - start + step - 1) / step : 0;
         len = sym_expr(cnt);
+        first = sym_expr(start);
       } else {
-        // Symbolic dimension: static non-negative bounds only; an explicit end is checked at run time.
-        if (start < 0 || (end != end_of_dim && end < start)) {
+        // Symbolic bounds or extent: as PyTorch's meta takes them, a static negative bound counts
+        // from the end; where it compared symbolic values (0 <= start <= end <= size) it installed
+        // guards, and so does ctfx (checked at run time) where the order is not known.
+        auto bound = [&](const sym_expr& b) {
+          if (b.is_static() && b.value() == end_of_dim) return n;
+          return b.is_static() && b.value() < 0 ? n + b : b;
+        };
+        first = bound(P[1]);
+        const sym_expr last = bound(P[2]);
+        if (first.is_static() && last.is_static() && first.value() > last.value()) {
           auto m = about(g, id);
-          m << "a slice of a symbolic dimension needs 0 <= start <= end";
+          m << "a slice of a symbolic dimension needs start <= end, got " << static_cast<long long>(first.value()) << " > "
+            << static_cast<long long>(last.value());
           fail(g, id, rule::index_out_of_range, m); return false;
         }
-        if (step != 1) {
-          auto m = about(g, id); m << "a slice of a symbolic dimension must have step 1";
-          fail(g, id, rule::bad_argument, m); return false;
+        if (!sym_guard_le(g, sym_expr(0), first) || !sym_guard_le(g, first, last) || !sym_guard_le(g, last, n)) {
+          auto m = about(g, id); m << "a slice bound is out of range for dimension " << d << " of size "; put_expr(m, g, n);
+          fail(g, id, rule::index_out_of_range, m); return false;
         }
-        len = end == end_of_dim ? n - sym_expr(start) : sym_expr(end - start);
+        len = step == 1 ? last - first : sym_floordiv(g, last - first + sym_expr(step - 1), sym_expr(step));
       }
       out.size[d] = len;
       out.stride[d] = x.stride[d] * sym_expr(step);
-      out.offset = x.offset + x.stride[d] * sym_expr(start);
+      out.offset = x.offset + x.stride[d] * first;
       return true;
     }
     case op_kind::select: {
       if (bad_count(2)) return false;
-      if (!static_param(g, id, P[0], "dim") || !static_param(g, id, P[1], "index")) return false;
+      if (!static_param(g, id, P[0], "dim")) return false;
       int d = norm_dim(g, id, P[0].value(), x.rank);
       if (d < 0) return false;
+      if (!P[1].is_static() || !x.size[d].is_static()) {
+        // A symbolic index or extent: a static negative index counts from the end; 0 <= i < size
+        // is PyTorch's guard, checked at run time where it is not known.
+        const sym_expr i = P[1].is_static() && P[1].value() < 0 ? x.size[d] + P[1] : P[1];
+        if (!sym_guard_le(g, sym_expr(0), i) || !sym_guard_le(g, i + sym_expr(1), x.size[d])) {
+          auto m = about(g, id); m << "the index is out of range for dimension " << d << " of size "; put_expr(m, g, x.size[d]);
+          fail(g, id, rule::index_out_of_range, m); return false;
+        }
+        out.offset = x.offset + x.stride[d] * i;
+        for (int j = d; j + 1 < x.rank; ++j) { out.size[j] = x.size[j + 1]; out.stride[j] = x.stride[j + 1]; }
+        out.rank = static_cast<std::int8_t>(x.rank - 1);
+        out.size[out.rank] = sym_expr(); out.stride[out.rank] = sym_expr();
+        return true;
+      }
       index_t i = P[1].value();
-      if (x.size[d].is_static()) {
+      {
         index_t sz = x.size[d].value();
         if (i < -sz || i >= sz) {
           auto m = about(g, id);
@@ -104,9 +128,6 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
           fail(g, id, rule::index_out_of_range, m); return false;
         }
         if (i < 0) i += sz;
-      } else if (i < 0) {
-        auto m = about(g, id); m << "a negative index into a symbolic dimension is not supported";
-        fail(g, id, rule::index_out_of_range, m); return false;
       }
       out.offset = x.offset + x.stride[d] * sym_expr(i);
       for (int j = d; j + 1 < x.rank; ++j) { out.size[j] = x.size[j + 1]; out.stride[j] = x.stride[j + 1]; }
@@ -188,14 +209,20 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
       sym_expr total = x.numel();
       sym_expr inferred(1);
       if (infer >= 0) {
-        if (!known.is_static() || !total.is_static() || known.value() == 0 || total.value() % known.value() != 0) {
+        // total // known: exact where the polynomials divide, else PyTorch's FloorDiv (its guard
+        // that the numels agree is checked below).
+        if ((known.is_static() && known.value() == 0) || (known.is_static() && total.is_static() && total.value() % known.value() != 0)) {
           auto m = about(g, id); m << "cannot infer the -1 size of a view of "; put_type(m, g, x);
           fail(g, id, rule::view_shape, m); return false;
         }
-        inferred = sym_expr(total.value() / known.value());
+        inferred = sym_floordiv(g, total, known);
         known = known * inferred;
       }
-      if (!(known == total)) {
+      // Numels that differ only through floor division or modulo: PyTorch's guard that they are
+      // equal (s0 == 2*(s0//2) behind x.view(s0//2, 2)), checked at run time.
+      if (!(known == total) && (uses_derived(g, known) || uses_derived(g, total)) && !known.overflow && !total.overflow)
+        sym_guard_equal(g, known, total);
+      else if (!(known == total)) {
         auto m = about(g, id); m << "a view with " ; put_expr(m, g, known); m << " elements of "; put_type(m, g, x);
         m << " (" ; put_expr(m, g, total); m << " elements)";
         fail(g, id, rule::view_shape, m); return false;

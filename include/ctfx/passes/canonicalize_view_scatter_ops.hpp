@@ -47,7 +47,7 @@ constexpr std::uint64_t hash_view(op_kind k, std::span<const sym_expr> p) {
   std::uint64_t h = mix(0, static_cast<std::uint64_t>(k));
   for (const auto& e : p) {
     h = mix(h, static_cast<std::uint64_t>(e.c));
-    for (int i = 0; i < e.n; ++i) h = mix(h, static_cast<std::uint64_t>(e.t[i].coeff) * 31u + static_cast<std::uint64_t>(e.t[i].s0 + 7 * e.t[i].s1));
+    for (int i = 0; i < e.n; ++i) h = mix(h, static_cast<std::uint64_t>(e.t[i].coeff) * 31u + e.t[i].mono);
   }
   return h;
 }

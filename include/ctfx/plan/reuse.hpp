@@ -124,8 +124,7 @@ constexpr std::uint64_t key_hash(dtype dt, const sym_expr& e) {
   mix(static_cast<std::uint64_t>(e.n) | (e.overflow ? 0x100u : 0u));
   for (int i = 0; i < e.n; ++i) {
     mix(static_cast<std::uint64_t>(e.t[i].coeff));
-    mix(static_cast<std::uint64_t>(static_cast<std::uint16_t>(e.t[i].s0)) << 16 |
-        static_cast<std::uint16_t>(e.t[i].s1));
+    mix(e.t[i].mono);
   }
   return h;
 }
