@@ -1,6 +1,6 @@
 // Ops PyTorch prints that ctfx takes: tanh, sigmoid and rsqrt (in the DSL and from the text; fused,
 // bit-identical to the reference, equal to the math in f32 and f16), scalar_tensor (x[i] = 0.5), the
-// message for a tensor constant whose values the text does not hold; comparisons, logical ops, where,
+// tensor constants (inputs bound by name); comparisons, logical ops, where,
 // clamp_min/clamp_max and mean (graphs, values, printing, messages).
 #include <doctest/doctest.h>
 #include <cmath>
@@ -76,14 +76,39 @@ TEST_CASE("scalar_tensor: x[i] = 0.5 as PyTorch prints it (index_put of a 0-d fu
   CHECK(x == std::vector<float>{1, 0.5f, 3, 4, 0.5f, 6});
 }
 
-TEST_CASE("fx: a tensor constant (self._tensor_constant0) is refused naming the constant and why") {
+TEST_CASE("fx: a tensor constant (self._tensor_constant0) becomes an input bound by name, after the parameters") {
+  const auto r = ctfx::parse_fx(R"(def forward(self, x: "f32[4][1]cpu", i: "i64[2][1]cpu"):
+    _tensor_constant0: "f32[4][1]cpu" = self._tensor_constant0
+    lift_fresh_copy: "f32[4][1]cpu" = torch.ops.aten.lift_fresh_copy.default(_tensor_constant0);  _tensor_constant0 = None
+    add: "f32[4][1]cpu" = torch.ops.aten.add.Tensor(x, lift_fresh_copy)
+    return (add,)
+)");
+  REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+  REQUIRE(r.constants.size() == 1);
+  CHECK(r.constants[0].attribute.view() == "_tensor_constant0");
+  CHECK(r.constants[0].input == 2);  // after x and i
+  CHECK(r.graph[r.constants[0].node].op == ctfx::op_kind::placeholder);
+  CHECK(r.graph[r.constants[0].node].name.view() == "_tensor_constant0");
+  CHECK(r.graph[3].op == ctfx::op_kind::clone);  // lift_fresh_copy: a copy of the constant
+  std::vector<float> x = {1, 2, 3, 4}, c = {0.5f, 0.25f, -1, 8}, out(4);
+  std::vector<std::int64_t> i = {0, 1};
+  REQUIRE(ctfx::runtime_plan(r.graph)
+              .run(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {4}),
+                                                 ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {2}),
+                                                 ctfx::tensor_ref::contiguous(c.data(), ctfx::f32, {4})},
+                   std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(out.data(), ctfx::f32, {4})})
+              .ok);
+  CHECK(out == std::vector<float>{1.5f, 2.25f, 2, 12});
+}
+
+TEST_CASE("fx: a module attribute without a tensor annotation is refused naming it") {
   const auto r = ctfx::parse_fx(R"(def forward(self, x: "f32[4][1]cpu"):
     _tensor_constant0 = self._tensor_constant0
     add = torch.ops.aten.add.Tensor(x, _tensor_constant0)
     return (add,)
 )");
   REQUIRE_FALSE(r.ok());
-  CHECK(ctfx::to_string(r.error).find("'self._tensor_constant0' is a tensor constant whose values are not in the printed graph") !=
+  CHECK(ctfx::to_string(r.error).find("'self._tensor_constant0' is a module attribute without a tensor type annotation") !=
         std::string::npos);
 }
 

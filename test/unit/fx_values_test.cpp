@@ -104,11 +104,18 @@ ctfx::host_array densify(const ctfx::host_array& a) {
 }
 
 // Runs `name` through `run` (the plan or the reference) and compares with PyTorch's results.
+// The tensor constants (<name>.<attribute>.npy) are the last inputs, after the parameters.
 template <class Run>
-void check_program(const std::string& name, const ctfx::ir& g, Run&& run) {
+void check_program(const std::string& name, const ctfx::ir& g, Run&& run, const std::vector<ctfx::fx_constant>& constants = {}) {
   CAPTURE(name);
   auto inputs = read_all(name, "input");
-  const auto before = read_all(name, "input");
+  for (const auto& c : constants) {
+    const std::string p = data_dir() + name + "." + std::string(c.attribute.view()) + ".npy";
+    ctfx::npy_read f = ctfx::read_npy(p);
+    REQUIRE_MESSAGE(f.ok, f.message);
+    inputs.push_back(std::move(f.array));
+  }
+  const auto before = inputs;
   const auto traced = traced_layouts(g);
   for (std::size_t i = 0; i < inputs.size() && i < traced.size(); ++i)
     if (static_strided(traced[i], inputs[i])) inputs[i] = restride(inputs[i], traced[i]);
@@ -141,7 +148,7 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
   for (const auto& e : std::filesystem::directory_iterator(data_dir()))
     if (e.path().extension() == ".txt") names.push_back(e.path().stem().string());
   std::sort(names.begin(), names.end());
-  int checked = 0;
+  int checked = 0, with_constants = 0;
   for (const auto& name : names) {
     CAPTURE(name);
     const auto r = ctfx::parse_fx_file(data_dir() + name + ".txt");
@@ -149,12 +156,14 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
     REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
     CHECK(ctfx::verify(r.graph).ok());
     const ctfx::runtime_plan plan(r.graph);
-    check_program(name, r.graph, [&](auto in, auto out) { return plan.run(in, out); });
-    check_program(name, r.graph, [&](auto in, auto out) { return plan.run(in, out, ctfx::device_ctx{ctfx::backend::omp}); });
-    check_program(name, r.graph, [&](auto in, auto out) { return ctfx::reference_run(r.graph, in, out); });
+    check_program(name, r.graph, [&](auto in, auto out) { return plan.run(in, out); }, r.constants);
+    check_program(name, r.graph, [&](auto in, auto out) { return plan.run(in, out, ctfx::device_ctx{ctfx::backend::omp}); }, r.constants);
+    check_program(name, r.graph, [&](auto in, auto out) { return ctfx::reference_run(r.graph, in, out); }, r.constants);
     ++checked;
+    with_constants += r.constants.empty() ? 0 : 1;
   }
   CHECK(checked >= 30);
+  CHECK(with_constants >= 2);  // tensor constants bound from their .npy files
   // The programs of the comparison, logical, where, clamp, mean, index and bool-mask index_put ops
   // are among them.
   for (const char* n : {"compare_ops", "logical_ops", "where_ops", "clamp_ops", "maximum_minimum_full", "mean_dims", "masked_fill_put",

@@ -11,6 +11,8 @@ copy_ epilogue, before reinplace_inplaceable_ops), prints it with
   test/data/fx/<name>.output<j>.npy the j-th graph output, from PyTorch eager
   test/data/fx/<name>.mutated<i>.npy the i-th tensor placeholder after the eager call, when the
                                     program mutates it
+  test/data/fx/<name>.<attr>.npy    the values of each tensor constant (`self.<attr>`, e.g.
+                                    _tensor_constant0), which the graph text does not hold
 
 Sym placeholders (dynamic shapes) are not files: ctfx binds symbols from the input shapes.
 Not run in CI (needs torch; `pip install torch numpy`). Usage: capture.py [OUTDIR]
@@ -605,10 +607,17 @@ def same_bits(a, b):
 
 
 def capture(name, fn, make_args, opts):
-    texts, placeholders = [], []
+    texts, placeholders, constants = [], [], {}
 
     def pre_pass(graph):
-        texts.append(graph.owning_module.print_readable(print_output=False, include_stride=True, include_device=True))
+        gm = graph.owning_module
+        texts.append(gm.print_readable(print_output=False, include_stride=True, include_device=True))
+        # Tensor constants (`self._tensor_constant0`): their values are not in the text; ctfx binds
+        # each by name from <name>.<attribute>.npy.
+        for n in graph.find_nodes(op="get_attr"):
+            v = getattr(gm, n.target)
+            if isinstance(v, torch.Tensor):
+                constants[n.target] = v.detach().clone()
 
     def backend(gm, example_inputs):
         # Dynamo's graph inputs in placeholder order: the real tensors (or SymInts) of this call.
@@ -637,6 +646,8 @@ def capture(name, fn, make_args, opts):
             np.save(os.path.join(OUT, f"{name}.mutated{i}.npy"), eager_args[k].numpy())
     for j, o in enumerate(outs):
         np.save(os.path.join(OUT, f"{name}.output{j}.npy"), o.detach().numpy())
+    for attr, v in constants.items():
+        np.save(os.path.join(OUT, f"{name}.{attr}.npy"), v.numpy())
     print(f"{name}: {texts[0].count(chr(10))} lines, {len(tensor_inputs)} inputs, {len(outs)} outputs")
 
 

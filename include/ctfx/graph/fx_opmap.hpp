@@ -111,6 +111,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.index_put_.default", lower::index_put, op_kind::index_put_},
     {"aten.le.Scalar", lower::binary, op_kind::le},
     {"aten.le.Tensor", lower::binary, op_kind::le},
+    {"aten.lift_fresh_copy.default", lower::unary, op_kind::clone},
     {"aten.log.default", lower::unary, op_kind::log},
     {"aten.logical_and.default", lower::binary, op_kind::logical_and},
     {"aten.logical_not.default", lower::unary, op_kind::logical_not},
