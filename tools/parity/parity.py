@@ -366,6 +366,13 @@ def main():
             "Inductor bytes copied", "ctfx bytes copied (Inductor table)", "ctfx bytes copied (executor table)",
             "ctfx outputs vs eager", "Inductor outputs vs eager"]
     table = [[n, cell(i), cell(c), cell(e), b(i), b(c), b(e), r, ir] for n, i, c, e, r, ir in rows]
+    # Totals, and the programs where ctfx (either table) reinplaces fewer candidates than Inductor.
+    done = [(n, i, c, e) for n, i, c, e, _, _ in rows if i is not None and c is not None]
+    tot = [sum(t[k][0] for t in [(i, c, e) for _, i, c, e in done]) for k in range(3)]
+    cands = sum(i[1] for _, i, _, _ in done)
+    fewer = [n for n, i, c, e in done if c[0] < i[0] or e[0] < i[0]]
+    summary = (f"{len(done)} programs, {cands} candidates: Inductor reinplaced {tot[0]}, ctfx {tot[1]} with Inductor's table, "
+               f"{tot[2]} with the executor table; ctfx below Inductor on: {', '.join(fewer) if fewer else 'none'}")
     if args.markdown:
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
@@ -376,6 +383,8 @@ def main():
         print("  ".join(h.ljust(w) for h, w in zip(head, widths)))
         for r in table:
             print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    print()
+    print(summary)
     print(f"(graphs and .npy files in {work})", file=sys.stderr)
 
 
