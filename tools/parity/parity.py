@@ -160,7 +160,26 @@ def index_put_accumulate_chain(x, i1, v1, i2, v2):
     x.index_put_((i2,), v2, accumulate=True)
 
 
+# Views of a written-back scatter returned after the copy_: the post-grad graph of epilogue_views
+# (`x[0] = 7; return x[:, 1], x.t()`, whose outputs alias x in eager) is this program's graph too,
+# whose outputs must not alias x (the clone is removed by no-op removal, its source not being an
+# input storage). Inductor reinplaces both; here its outputs alias x.
+def epilogue_clone_views(x):
+    x[0] = 7
+    y = x.clone()
+    return y[:, 1], y.t()
+
+
+def epilogue_clone_view_and_value(x, v):
+    x[1:3] = v
+    y = x.clone()
+    return y[2], y.sum()
+
+
 PROGRAMS = list(capture.PROGRAMS) + [
+    ("epilogue_clone_views", epilogue_clone_views, lambda: (torch.randn(3, 4),), {}),
+    ("epilogue_clone_view_and_value", epilogue_clone_view_and_value,
+     lambda: (torch.randint(-64, 64, (5, 4)).float() / 8, torch.randn(2, 4).round()), {}),
     ("dont_modify_live", dont_modify_live, lambda: (torch.randn(4), torch.ones(2, dtype=torch.int64)), {}),
     ("dont_modify_view_of_live", dont_modify_view_of_live, lambda: (torch.randn(4), torch.ones(2, dtype=torch.int64)), {}),
     ("dont_modify_input", dont_modify_input, lambda: (torch.randn(4), torch.ones(2, dtype=torch.int64)), {}),
@@ -302,8 +321,12 @@ def inductor_matches_eager(fn, make_args, opts):
         return [] if o is None else list(o) if isinstance(o, (tuple, list)) else [o]
 
     pairs = list(zip(flat(got), flat(want))) + list(zip(args, eager_args))
+    def same(g, w):  # NaN equals NaN in the same place
+        return g.shape == w.shape and g.dtype == w.dtype and (
+            torch.equal(g, w) or (g.is_floating_point() and torch.allclose(g, w, rtol=0, atol=0, equal_nan=True)))
+
     for g, w in pairs:
-        if g.shape != w.shape or g.dtype != w.dtype or not torch.equal(g, w):
+        if not same(g, w):
             return "differs" if torch.allclose(g, w) is False else "within rounding"
     aliased = any(isinstance(g, torch.Tensor) and any(g.data_ptr() == a.data_ptr() for a in args) for g in flat(got))
     aliased_eager = any(isinstance(w, torch.Tensor) and any(w.data_ptr() == a.data_ptr() for a in eager_args) for w in flat(want))

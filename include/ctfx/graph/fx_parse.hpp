@@ -20,6 +20,9 @@
 // symbols and make no node (ctfx binds symbols from the input shapes), so tensor inputs keep their
 // order but not their position. User ops called through higher_order.auto_functionalized are
 // resolved by name in a list the caller gives (ctfx::fx_custom, or the op types for fx_graph).
+// Module attributes (`_tensor_constant0 = self._tensor_constant0`), whose values the text does not
+// hold, become inputs after the forward's parameters, listed in fx_parse_result::constants so that
+// the caller binds each by name (ctfx_opt reads <graph>.<attribute>.npy).
 // Cost: linear in the text; names are found through a hash table, ops by bisection.
 #pragma once
 #include <array>
