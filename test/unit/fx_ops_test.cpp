@@ -599,3 +599,38 @@ TEST_CASE("fx: where.ScalarOther / ScalarSelf / Scalar take a number for a branc
   CHECK(o1 == std::vector<float>{2.5f, 7.0f, 2.5f, 11.0f});
   CHECK(o2 == std::vector<std::int64_t>{1, 0, 1, 0});
 }
+
+// ----- remainder (Python's modulo) -----
+static_assert(ctfx::ops::remainder_t::apply(-7, 3) == 2 && ctfx::ops::remainder_t::apply(7, -3) == -2);
+static_assert(ctfx::ops::remainder_t::apply(6, 3) == 0 && ctfx::ops::remainder_t::apply(5, 0) == 0);
+
+TEST_CASE("fx: remainder.Scalar and remainder.Tensor take the divisor's sign, on integers and floats") {
+  const auto r = ctfx::parse_fx(R"(def forward(self, n: "i64[6][1]cpu", x: "f32[6][1]cpu", y: "f32[6][1]cpu"):
+    remainder: "i64[6][1]cpu" = torch.ops.aten.remainder.Scalar(n, 4)
+    remainder_1: "f32[6][1]cpu" = torch.ops.aten.remainder.Tensor(x, y)
+    return (remainder, remainder_1)
+)");
+  REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+  CHECK(r.graph[3].op == ctfx::op_kind::remainder);
+  CHECK(ctfx::to_fx(r.graph).find("torch.ops.aten.remainder.Scalar(n, 4)") != std::string::npos);
+  CHECK(ctfx::to_fx(r.graph).find("torch.ops.aten.remainder.Tensor(x, y)") != std::string::npos);
+  std::vector<std::int64_t> n = {-7, -4, -1, 0, 5, 9}, nr(6);
+  std::vector<float> x = {-7.5f, 7.5f, -0.0f, 3.0f, 1e-3f, -2.0f}, y = {2.0f, -2.0f, 3.0f, 1.5f, -1.0f, 2.0f}, xr(6);
+  const auto run = [&](auto&& go) {
+    return go(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(n.data(), ctfx::i64, {6}),
+                                            ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {6}),
+                                            ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {6})},
+              std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(nr.data(), ctfx::i64, {6}),
+                                            ctfx::tensor_ref::contiguous(xr.data(), ctfx::f32, {6})});
+  };
+  REQUIRE(run([&](auto in, auto out) { return ctfx::runtime_plan(r.graph).run(in, out); }).ok);
+  CHECK(nr == std::vector<std::int64_t>{1, 0, 3, 0, 1, 1});
+  // fmod(-7.5, 2) = -1.5 -> 0.5; fmod(7.5, -2) = 1.5 -> -0.5; -0.0 stays; 1e-3 % -1 = 1e-3 - 1
+  CHECK(xr == std::vector<float>{0.5f, -0.5f, -0.0f, 0.0f, 1e-3f - 1.0f, 0.0f});
+  CHECK(std::signbit(xr[2]));
+  std::vector<std::int64_t> nr2 = nr;
+  std::vector<float> xr2 = xr;
+  REQUIRE(run([&](auto in, auto out) { return ctfx::reference_run(r.graph, in, out); }).ok);
+  CHECK(nr == nr2);
+  CHECK(xr == xr2);
+}

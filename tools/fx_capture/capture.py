@@ -841,6 +841,14 @@ def put_index_accumulate_computed(x, i, v):
     x.index_put_((i - 2,), v, accumulate=True)
 
 
+def put_index_remainder(x, i, v):
+    x[i % 4] = v
+
+
+def remainder_ops(n, x, y):
+    return n % 3, x % 1.5, x.remainder(y), n.remainder(-4)
+
+
 # ----- mutation through chains of views -----
 def chain_slice_select(x, v):
     x[1:3][:, 0] = v
@@ -954,6 +962,8 @@ PROGRAMS += [
     ("gather_index_times", gather_index_times, lambda: (R(8, 3), torch.tensor([0, 3, -1])), {}),
     ("kv_cache_next", kv_cache_next, lambda: (R(2, 8, 4), R(2, 1, 4), torch.tensor([4])), {}),
     ("put_index_accumulate_computed", put_index_accumulate_computed, lambda: (R(4, 3), torch.tensor([5, 2, 5]), R(3, 3)), {}),
+    ("put_index_remainder", put_index_remainder, lambda: (R(4, 3), torch.tensor([5, -1]), R(2, 3)), {}),
+    ("remainder_ops", remainder_ops, lambda: (torch.arange(-6, 6).reshape(3, 4), R(3, 4) * 4, R(3, 4) + 0.5), {}),
     ("chain_slice_select", chain_slice_select, lambda: (R(5, 3), R(2)), {}),
     ("chain_transpose_row", chain_transpose_row, lambda: (R(4, 3), R(4)), {}),
     ("chain_view_slice", chain_view_slice, lambda: (R(3, 4), R(2)), {}),
