@@ -22,7 +22,8 @@
 //                                         fusion), for parity with Inductor
 //
 // FILE is the text that print_readable() / TORCH_LOGS="post_grad_graphs" prints (see
-// graph/fx_parse.hpp). The user ops of tools/fx_capture (ctfx_test::sin_, sin_cos_, add_one_) are
+// graph/fx_parse.hpp). Its tensor constants (`self._tensor_constant0`) are inputs that --run reads
+// from beside FILE, `<stem>.<attribute>.npy` (tools/fx_capture saves them), not from --inputs. The user ops of tools/fx_capture (ctfx_test::sin_, sin_cos_, add_one_) are
 // known, with host kernels, so that the graphs captured with them parse and run.
 //
 // Any error (usage, parse, a broken rule after a pass, a bad input file, a failed run) prints one
