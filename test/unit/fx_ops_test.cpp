@@ -1,6 +1,6 @@
 // Ops PyTorch prints that ctfx takes: tanh, sigmoid and rsqrt (in the DSL and from the text; fused,
 // bit-identical to the reference, equal to the math in f32 and f16), scalar_tensor (x[i] = 0.5), the
-// message for a tensor constant whose values the text does not hold; comparisons, logical ops, where,
+// tensor constants (inputs bound by name); comparisons, logical ops, where,
 // clamp_min/clamp_max and mean (graphs, values, printing, messages).
 #include <doctest/doctest.h>
 #include <cmath>
@@ -76,14 +76,39 @@ TEST_CASE("scalar_tensor: x[i] = 0.5 as PyTorch prints it (index_put of a 0-d fu
   CHECK(x == std::vector<float>{1, 0.5f, 3, 4, 0.5f, 6});
 }
 
-TEST_CASE("fx: a tensor constant (self._tensor_constant0) is refused naming the constant and why") {
+TEST_CASE("fx: a tensor constant (self._tensor_constant0) becomes an input bound by name, after the parameters") {
+  const auto r = ctfx::parse_fx(R"(def forward(self, x: "f32[4][1]cpu", i: "i64[2][1]cpu"):
+    _tensor_constant0: "f32[4][1]cpu" = self._tensor_constant0
+    lift_fresh_copy: "f32[4][1]cpu" = torch.ops.aten.lift_fresh_copy.default(_tensor_constant0);  _tensor_constant0 = None
+    add: "f32[4][1]cpu" = torch.ops.aten.add.Tensor(x, lift_fresh_copy)
+    return (add,)
+)");
+  REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+  REQUIRE(r.constants.size() == 1);
+  CHECK(r.constants[0].attribute.view() == "_tensor_constant0");
+  CHECK(r.constants[0].input == 2);  // after x and i
+  CHECK(r.graph[r.constants[0].node].op == ctfx::op_kind::placeholder);
+  CHECK(r.graph[r.constants[0].node].name.view() == "_tensor_constant0");
+  CHECK(r.graph[3].op == ctfx::op_kind::clone);  // lift_fresh_copy: a copy of the constant
+  std::vector<float> x = {1, 2, 3, 4}, c = {0.5f, 0.25f, -1, 8}, out(4);
+  std::vector<std::int64_t> i = {0, 1};
+  REQUIRE(ctfx::runtime_plan(r.graph)
+              .run(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {4}),
+                                                 ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {2}),
+                                                 ctfx::tensor_ref::contiguous(c.data(), ctfx::f32, {4})},
+                   std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(out.data(), ctfx::f32, {4})})
+              .ok);
+  CHECK(out == std::vector<float>{1.5f, 2.25f, 2, 12});
+}
+
+TEST_CASE("fx: a module attribute without a tensor annotation is refused naming it") {
   const auto r = ctfx::parse_fx(R"(def forward(self, x: "f32[4][1]cpu"):
     _tensor_constant0 = self._tensor_constant0
     add = torch.ops.aten.add.Tensor(x, _tensor_constant0)
     return (add,)
 )");
   REQUIRE_FALSE(r.ok());
-  CHECK(ctfx::to_string(r.error).find("'self._tensor_constant0' is a tensor constant whose values are not in the printed graph") !=
+  CHECK(ctfx::to_string(r.error).find("'self._tensor_constant0' is a module attribute without a tensor type annotation") !=
         std::string::npos);
 }
 
@@ -573,4 +598,39 @@ TEST_CASE("fx: where.ScalarOther / ScalarSelf / Scalar take a number for a branc
   CHECK(o0[1].bits == ctfx::half_t(0.1f).bits);
   CHECK(o1 == std::vector<float>{2.5f, 7.0f, 2.5f, 11.0f});
   CHECK(o2 == std::vector<std::int64_t>{1, 0, 1, 0});
+}
+
+// ----- remainder (Python's modulo) -----
+static_assert(ctfx::ops::remainder_t::apply(-7, 3) == 2 && ctfx::ops::remainder_t::apply(7, -3) == -2);
+static_assert(ctfx::ops::remainder_t::apply(6, 3) == 0 && ctfx::ops::remainder_t::apply(5, 0) == 0);
+
+TEST_CASE("fx: remainder.Scalar and remainder.Tensor take the divisor's sign, on integers and floats") {
+  const auto r = ctfx::parse_fx(R"(def forward(self, n: "i64[6][1]cpu", x: "f32[6][1]cpu", y: "f32[6][1]cpu"):
+    remainder: "i64[6][1]cpu" = torch.ops.aten.remainder.Scalar(n, 4)
+    remainder_1: "f32[6][1]cpu" = torch.ops.aten.remainder.Tensor(x, y)
+    return (remainder, remainder_1)
+)");
+  REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+  CHECK(r.graph[3].op == ctfx::op_kind::remainder);
+  CHECK(ctfx::to_fx(r.graph).find("torch.ops.aten.remainder.Scalar(n, 4)") != std::string::npos);
+  CHECK(ctfx::to_fx(r.graph).find("torch.ops.aten.remainder.Tensor(x, y)") != std::string::npos);
+  std::vector<std::int64_t> n = {-7, -4, -1, 0, 5, 9}, nr(6);
+  std::vector<float> x = {-7.5f, 7.5f, -0.0f, 3.0f, 1e-3f, -2.0f}, y = {2.0f, -2.0f, 3.0f, 1.5f, -1.0f, 2.0f}, xr(6);
+  const auto run = [&](auto&& go) {
+    return go(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(n.data(), ctfx::i64, {6}),
+                                            ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {6}),
+                                            ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {6})},
+              std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(nr.data(), ctfx::i64, {6}),
+                                            ctfx::tensor_ref::contiguous(xr.data(), ctfx::f32, {6})});
+  };
+  REQUIRE(run([&](auto in, auto out) { return ctfx::runtime_plan(r.graph).run(in, out); }).ok);
+  CHECK(nr == std::vector<std::int64_t>{1, 0, 3, 0, 1, 1});
+  // fmod(-7.5, 2) = -1.5 -> 0.5; fmod(7.5, -2) = 1.5 -> -0.5; -0.0 stays; 1e-3 % -1 = 1e-3 - 1
+  CHECK(xr == std::vector<float>{0.5f, -0.5f, -0.0f, 0.0f, 1e-3f - 1.0f, 0.0f});
+  CHECK(std::signbit(xr[2]));
+  std::vector<std::int64_t> nr2 = nr;
+  std::vector<float> xr2 = xr;
+  REQUIRE(run([&](auto in, auto out) { return ctfx::reference_run(r.graph, in, out); }).ok);
+  CHECK(nr == nr2);
+  CHECK(xr == xr2);
 }

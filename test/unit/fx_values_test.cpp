@@ -104,11 +104,21 @@ ctfx::host_array densify(const ctfx::host_array& a) {
 }
 
 // Runs `name` through `run` (the plan or the reference) and compares with PyTorch's results.
+// The tensor constants (<name>.<attribute>.npy) are the last inputs, after the parameters.
 template <class Run>
-void check_program(const std::string& name, const ctfx::ir& g, Run&& run) {
+// name: the files' prefix (<graph> or <graph>.size<k>); graph: the graph's name, which its constants'
+// files (<graph>.<attribute>.npy) take.
+void check_program(const std::string& name, const ctfx::ir& g, Run&& run, const std::vector<ctfx::fx_constant>& constants = {},
+                   const std::string& graph = {}) {
   CAPTURE(name);
   auto inputs = read_all(name, "input");
-  const auto before = read_all(name, "input");
+  for (const auto& c : constants) {
+    const std::string p = data_dir() + (graph.empty() ? name : graph) + "." + std::string(c.attribute.view()) + ".npy";
+    ctfx::npy_read f = ctfx::read_npy(p);
+    REQUIRE_MESSAGE(f.ok, f.message);
+    inputs.push_back(std::move(f.array));
+  }
+  const auto before = inputs;
   const auto traced = traced_layouts(g);
   for (std::size_t i = 0; i < inputs.size() && i < traced.size(); ++i)
     if (static_strided(traced[i], inputs[i])) inputs[i] = restride(inputs[i], traced[i]);
@@ -141,7 +151,7 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
   for (const auto& e : std::filesystem::directory_iterator(data_dir()))
     if (e.path().extension() == ".txt") names.push_back(e.path().stem().string());
   std::sort(names.begin(), names.end());
-  int checked = 0, dynamic_sizes = 0;
+  int checked = 0, dynamic_sizes = 0, with_constants = 0;
   for (const auto& name : names) {
     CAPTURE(name);
     const auto r = ctfx::parse_fx_file(data_dir() + name + ".txt");
@@ -154,15 +164,17 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
     for (int k = 1; std::filesystem::exists(data_dir() + name + ".size" + std::to_string(k) + ".input0.npy"); ++k)
       runs.push_back(name + ".size" + std::to_string(k));
     for (const auto& files : runs) {
-      check_program(files, r.graph, [&](auto in, auto out) { return plan.run(in, out); });
-      check_program(files, r.graph, [&](auto in, auto out) { return plan.run(in, out, ctfx::device_ctx{ctfx::backend::omp}); });
-      check_program(files, r.graph, [&](auto in, auto out) { return ctfx::reference_run(r.graph, in, out); });
+      check_program(files, r.graph, [&](auto in, auto out) { return plan.run(in, out); }, r.constants, name);
+      check_program(files, r.graph, [&](auto in, auto out) { return plan.run(in, out, ctfx::device_ctx{ctfx::backend::omp}); }, r.constants, name);
+      check_program(files, r.graph, [&](auto in, auto out) { return ctfx::reference_run(r.graph, in, out); }, r.constants, name);
     }
     dynamic_sizes += static_cast<int>(runs.size()) - 1;
     ++checked;
+    with_constants += r.constants.empty() ? 0 : 1;
   }
   CHECK(checked >= 30);
   CHECK(dynamic_sizes >= 30);  // the dyn_* programs, each at a second size
+  CHECK(with_constants >= 2);  // tensor constants bound from their .npy files
   // The programs of the comparison, logical, where, clamp, mean, index and bool-mask index_put ops
   // are among them.
   for (const char* n : {"compare_ops", "logical_ops", "where_ops", "clamp_ops", "maximum_minimum_full", "mean_dims", "masked_fill_put",

@@ -22,7 +22,8 @@
 //                                         fusion), for parity with Inductor
 //
 // FILE is the text that print_readable() / TORCH_LOGS="post_grad_graphs" prints (see
-// graph/fx_parse.hpp). The user ops of tools/fx_capture (ctfx_test::sin_, sin_cos_, add_one_) are
+// graph/fx_parse.hpp). Its tensor constants (`self._tensor_constant0`) are inputs that --run reads
+// from beside FILE, `<stem>.<attribute>.npy` (tools/fx_capture saves them), not from --inputs. The user ops of tools/fx_capture (ctfx_test::sin_, sin_cos_, add_one_) are
 // known, with host kernels, so that the graphs captured with them parse and run.
 //
 // Any error (usage, parse, a broken rule after a pass, a bad input file, a failed run) prints one
@@ -34,6 +35,7 @@
 #include <ctfx/io/npy.hpp>
 #include <ctfx/plan/listing.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -275,19 +277,41 @@ struct device_buffers {
 #endif
 };
 
-void run_graph(const ctfx::ir& functional, const options& o) {
+// The files holding the graph's tensor constants: `<dir>/<stem>.<attribute>.npy` beside FILE
+// (tools/fx_capture saves them there), in input order. A missing one is refused by name.
+std::vector<std::string> constant_files(const std::string& file, const std::vector<ctfx::fx_constant>& constants) {
+  namespace fs = std::filesystem;
+  const fs::path f(file);
+  std::vector<std::string> out;
+  for (const auto& c : constants) {
+    const std::string attr(c.attribute.view());
+    const fs::path npy = f.parent_path() / (f.stem().string() + "." + attr + ".npy");
+    if (!fs::is_regular_file(npy))
+      throw failure{"tensor constant 'self." + attr + "': its values are not in the graph text, and " + npy.string() +
+                    " (where they are looked for) cannot be read"};
+    out.push_back(npy.string());
+  }
+  return out;
+}
+
+void run_graph(const ctfx::ir& functional, const options& user, const std::vector<std::string>& constants) {
   ctfx::plan_options po;
-  po.inductor_table = o.inductor_table;
+  po.inductor_table = user.inductor_table;
   ctfx::runtime_plan p(functional, po);
   if (!p.error().ok()) throw failure{"cannot plan the graph: " + ctfx::to_string(p.error())};
   const ctfx::ir& g = p.graph();
   const auto& nodes = p.input_nodes();
-  if (o.inputs.size() != nodes.size()) {
+  // The constants are the last inputs (the parser places them after the forward's parameters).
+  const std::size_t given = nodes.size() - std::min(constants.size(), nodes.size());
+  if (user.inputs.size() != given) {
     std::string names;
-    for (auto n : nodes) names += (names.empty() ? "" : ", ") + std::string(g[n].name.view());
-    throw failure{"the graph has " + std::to_string(nodes.size()) + " tensor input" + (nodes.size() == 1 ? "" : "s") + " (" +
-                  names + "), --inputs gives " + std::to_string(o.inputs.size())};
+    for (std::size_t k = 0; k < given; ++k) names += (names.empty() ? "" : ", ") + std::string(g[nodes[k]].name.view());
+    throw failure{"the graph has " + std::to_string(given) + " tensor input" + (given == 1 ? "" : "s") + " (" + names + ")" +
+                  (constants.empty() ? "" : " besides its " + std::to_string(constants.size()) + " tensor constant(s)") +
+                  ", --inputs gives " + std::to_string(user.inputs.size())};
   }
+  options o = user;
+  for (const auto& c : constants) o.inputs.push_back(c);
   for (const auto& [k, s] : o.strides)
     if (k >= o.inputs.size())
       throw failure{"--strides " + std::to_string(k) + "=...: the graph has " + std::to_string(o.inputs.size()) + " inputs (0 to " +
@@ -426,7 +450,7 @@ int main_checked(int argc, char** argv) {
     if (o.plan_arena)
       std::fputs(ctfx::arena_listing(p.graph(), p.life(), ctfx::plan_arena(p.graph(), p.life()), lo).c_str(), stdout);
   }
-  if (o.run) run_graph(functional, o);
+  if (o.run) run_graph(functional, o, constant_files(o.file, parsed.constants));
   return 0;
 }
 

@@ -529,6 +529,15 @@ constexpr tensor pow(tensor a, double e, source_loc at = source_loc::current()) 
   const builder::call_site site(a.b, at);
   return detail::binary(op_kind::pow, a, e, detail::is_int(e));
 }
+/// `aten.remainder`: Python's modulo (the result has the divisor's sign).
+constexpr tensor remainder(tensor a, tensor b, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b ? a.b : b.b, at);
+  return detail::binary(op_kind::remainder, a, b);
+}
+constexpr tensor remainder(tensor a, double s, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b, at);
+  return detail::binary(op_kind::remainder, a, s, detail::is_int(s));
+}
 
 // Comparisons (bool results, computed in the operands' promoted type) and logical ops. Functions,
 // not operators: `a == b` compares handles.

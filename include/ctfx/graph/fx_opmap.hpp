@@ -111,6 +111,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.index_put_.default", lower::index_put, op_kind::index_put_},
     {"aten.le.Scalar", lower::binary, op_kind::le},
     {"aten.le.Tensor", lower::binary, op_kind::le},
+    {"aten.lift_fresh_copy.default", lower::unary, op_kind::clone},
     {"aten.log.default", lower::unary, op_kind::log},
     {"aten.logical_and.default", lower::binary, op_kind::logical_and},
     {"aten.logical_not.default", lower::unary, op_kind::logical_not},
@@ -133,6 +134,8 @@ inline constexpr op_row op_rows[] = {
     {"aten.pow.Tensor_Scalar", lower::binary, op_kind::pow},
     {"aten.pow.Tensor_Tensor", lower::binary, op_kind::pow},
     {"aten.relu.default", lower::unary, op_kind::relu},
+    {"aten.remainder.Scalar", lower::binary, op_kind::remainder},
+    {"aten.remainder.Tensor", lower::binary, op_kind::remainder},
     {"aten.reshape.default", lower::view, op_kind::view},
     {"aten.round.default", lower::unary, op_kind::round},
     {"aten.rsqrt.default", lower::unary, op_kind::rsqrt},
@@ -190,6 +193,7 @@ constexpr const op_row* find_op(std::string_view name) {
 constexpr std::string_view aten_name(op_kind k) {
   switch (k) {
     case op_kind::pow: return "aten.pow.Tensor_Tensor";
+    case op_kind::remainder: return "aten.remainder.Tensor";
     case op_kind::sum: return "aten.sum.dim_IntList";
     case op_kind::mean: return "aten.mean.dim";
     case op_kind::convert: return "prims.convert_element_type.default";
@@ -232,6 +236,7 @@ constexpr std::string_view aten_name(op_kind k) {
 // `clamp_min.default`); empty where the .Tensor overload takes the scalar as well.
 constexpr std::string_view aten_scalar_name(op_kind k) {
   switch (k) {
+    case op_kind::remainder: return "aten.remainder.Scalar";
     case op_kind::clamp_min: return "aten.clamp_min.default";
     case op_kind::clamp_max: return "aten.clamp_max.default";
     case op_kind::eq: return "aten.eq.Scalar";

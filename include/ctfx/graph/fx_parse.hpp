@@ -20,6 +20,9 @@
 // symbols and make no node (ctfx binds symbols from the input shapes), so tensor inputs keep their
 // order but not their position. User ops called through higher_order.auto_functionalized are
 // resolved by name in a list the caller gives (ctfx::fx_custom, or the op types for fx_graph).
+// Module attributes (`_tensor_constant0 = self._tensor_constant0`), whose values the text does not
+// hold, become inputs after the forward's parameters, listed in fx_parse_result::constants so that
+// the caller binds each by name (ctfx_opt reads <graph>.<attribute>.npy).
 // Cost: linear in the text; names are found through a hash table, ops by bisection.
 #pragma once
 #include <array>
@@ -49,9 +52,19 @@ constexpr fx_custom fx_custom_of() {
   return {s, Op::signature};
 }
 
+/// A module attribute the graph reads (`_tensor_constant0 = self._tensor_constant0`): its values are
+/// not in the text, so it becomes a graph input, after the forward's parameters, that the caller
+/// binds by name (ctfx_opt loads `<graph>.<attribute>.npy`).
+struct fx_constant {
+  name_t attribute{};        ///< the attribute, without `self.` (e.g. `_tensor_constant0`)
+  std::int32_t node = -1;    ///< its placeholder node
+  std::int32_t input = -1;   ///< its input position (the placeholder's aux)
+};
+
 /// What parse_fx returns: the graph, or the first error with its line and column.
 struct fx_parse_result {
   ir graph;  ///< the graph (meaningful when ok())
+  std::vector<fx_constant> constants{};  ///< the tensor constants, in input order (inputs after the parameters)
   diagnostic error{};  ///< the first error
   std::int32_t line = 0;    ///< the error's line, 1-based; 0 when none or not known
   std::int32_t column = 0;  ///< the error's column, 1-based; 0 when none or not known
@@ -184,6 +197,7 @@ class parser {
       r.column = err_col_;
     }
     r.graph = static_cast<builder&&>(b_).finish();
+    r.constants = static_cast<std::vector<fx_constant>&&>(constants_);
     if (r.error.ok()) {
       // The output node: finish() made it with no arguments, at the end of the argument pool.
       node& o = r.graph.nodes.back();
@@ -204,6 +218,7 @@ class parser {
   std::vector<sym_expr> pbuf_;
   std::int32_t err_line_ = 0, err_col_ = 0;
   std::int32_t placeholders_ = 0;
+  std::vector<fx_constant> constants_;
 
   constexpr bool stopped() const { return c_.failed || !b_.g.error.ok(); }
 
@@ -476,9 +491,27 @@ class parser {
       return;
     }
     // A module attribute: a tensor constant (`_tensor_constant0 = self._tensor_constant0`) or a
-    // parameter. Its values are not in the text, so the graph cannot be built from it alone.
+    // parameter. Its values are not in the text: it becomes an input the caller binds by name (an
+    // input rather than a node holding values, so that graphs stay value-free and the passes treat it
+    // as Inductor treats get_attr: a graph input, written only through a copy_ epilogue).
     if (callee.size() > 5 && callee.substr(0, 5) == "self.") {
-      fail(op_at, "'", callee, "' is a tensor constant whose values are not in the printed graph: pass it as an input");
+      std::string_view attr = callee.substr(5);
+      if (!t.present || t.is_sym) {
+        fail(op_at, "'", callee, "' is a module attribute without a tensor type annotation (print with print_readable())");
+        return;
+      }
+      if (attr.size() >= max_name) {
+        fail(op_at, "'", callee, "': the attribute's name is too long to bind by name");
+        return;
+      }
+      add_placeholder(name, t, op_at);
+      if (stopped()) return;
+      const entry* e = lookup(name);
+      fx_constant k{};
+      k.attribute = name_t(attr);
+      k.node = e->node;
+      k.input = static_cast<std::int32_t>(b_.g[e->node].aux);
+      constants_.push_back(k);
       return;
     }
     // Arithmetic on symbolic sizes: `add_1: "Sym(s0 + 1)" = sym_size_int + 1`.

@@ -201,6 +201,7 @@ inline op_chunk_fn op_chunk_for(op_kind k, bool scalar) {
     CTFX_UNARY(logical_not)
     CTFX_BINARY(maximum, clamp_min) CTFX_BINARY(minimum, clamp_max)
     case op_kind::pow: return scalar ? &binary_scalar_chunk<op_kind::pow, C> : &binary_chunk<op_kind::pow, C>;
+    case op_kind::remainder: return scalar ? &binary_scalar_chunk<op_kind::remainder, C> : &binary_chunk<op_kind::remainder, C>;
 #define CTFX_PREDICATE(K) case op_kind::K: return scalar ? &binary_scalar_chunk<op_kind::K, C> : &binary_chunk<op_kind::K, C>;
     CTFX_PREDICATE(eq) CTFX_PREDICATE(ne) CTFX_PREDICATE(lt) CTFX_PREDICATE(le) CTFX_PREDICATE(gt) CTFX_PREDICATE(ge)
     CTFX_PREDICATE(logical_and) CTFX_PREDICATE(logical_or)

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include "../detail/python_mod.hpp"
 #include "../ops/op_kind.hpp"
 #include "element.hpp"
 #include "launch.hpp"
@@ -122,6 +123,7 @@ CTFX_HD inline C binary_value(op_kind k, C a, C b) {
         for (C e = b; e > 0; e >>= 1) { if (e & 1) r = wrap_mul(r, base); base = wrap_mul(base, base); }
         return r;
       } else return std::pow(a, b);
+    case op_kind::remainder: return ops::detail::python_mod(a, b);
     // bool results as 0/1 in C (stored as b8); a NaN compares unequal and is true
     case op_kind::eq: return C(a == b);
     case op_kind::ne: return C(a != b);

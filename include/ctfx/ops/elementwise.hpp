@@ -3,6 +3,7 @@
 #pragma once
 #include <cmath>
 #include "../detail/meta_util.hpp"
+#include "../detail/python_mod.hpp"
 #include "result_layout.hpp"
 #include "schema.hpp"
 
@@ -44,6 +45,9 @@ CTFX_BINARY(div, "div.Tensor(Tensor self, Tensor other) -> Tensor", a / b)
 CTFX_BINARY(maximum, "maximum(Tensor self, Tensor other) -> Tensor", a < b ? b : a)
 CTFX_BINARY(minimum, "minimum(Tensor self, Tensor other) -> Tensor", b < a ? b : a)
 CTFX_BINARY(pow, "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", static_cast<T>(std::pow(a, b)))
+// Python's modulo: the result has the divisor's sign (PyTorch: fmod, then + b where the signs differ);
+// an integer remainder by 0 is 0 here, where PyTorch raises.
+CTFX_BINARY(remainder, "remainder.Tensor(Tensor self, Tensor other) -> Tensor", detail::python_mod(a, b))
 CTFX_BINARY(add_, "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", a + b)
 CTFX_BINARY(sub_, "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", a - b)
 CTFX_BINARY(mul_, "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", a * b)

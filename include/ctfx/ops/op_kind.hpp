@@ -18,7 +18,7 @@ enum class op_kind : std::uint8_t {
   neg, abs, exp, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, sigmoid, rsqrt, convert,
   logical_not,
   // elementwise binary (a tensor or a scalar right operand) and their in-place twins
-  add, sub, mul, div, maximum, minimum, pow,
+  add, sub, mul, div, maximum, minimum, pow, remainder,
   add_, sub_, mul_, div_,
   clamp_min, clamp_max,
   // comparisons and logical binary ops: bool results, computed in the operands' promoted type
@@ -101,6 +101,7 @@ inline constexpr op_facts op_table[] = {
     {"maximum", op_family::binary},
     {"minimum", op_family::binary},
     {"pow", op_family::binary},
+    {"remainder", op_family::binary},
     {"add_", op_family::binary, false, true, 0, op_kind::add},
     {"sub_", op_family::binary, false, true, 0, op_kind::sub},
     {"mul_", op_family::binary, false, true, 0, op_kind::mul},

@@ -77,10 +77,12 @@ constexpr std::int32_t view_root(const ir& g, std::int32_t i) {
 }
 
 // Inductor's is_node_realized: a buffer (input, output, user op call, list op, or an element of
-// one), or a node whose users need realized inputs.
+// one), or a node whose users need realized inputs: fallback kernels (user ops, collectives, list
+// ops) and as_strided, which Inductor's lowering realizes its input for (needs_realized_inputs), so
+// `x[1:3] = s; x.as_strided(...).add_(1)` reinplaces the slice write as Inductor does.
 constexpr bool needs_realized_inputs(op_kind k) {
   return k == op_kind::custom || k == op_kind::auto_functionalized || facts(k).family == op_family::collective ||
-         is_list_op(k);
+         is_list_op(k) || k == op_kind::as_strided;
 }
 constexpr bool is_buffer(const ir& g, std::int32_t i) {
   op_kind k = g[i].op;

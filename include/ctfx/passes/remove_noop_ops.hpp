@@ -12,16 +12,20 @@
 //      stays a fresh tensor, pytorch#197893). The output storages grow as outputs are redirected, so
 //      `return (t.clone(), t.clone())` keeps one clone (Inductor computes them once);
 //   3. guard 2: a view that is itself an output is not replaced by an input or another output;
-//   4. a fresh copy of a graph input that the program writes (copy_ epilogue) is kept when the copy
-//      is itself the source of an epilogue copy_, directly or through views or other no-op candidates
-//      (pytorch#198131: `dst[:] = src[:]; src.add_(1)` must not copy the updated src). Other
-//      readers are left to reinplacing, which does not write src while a later node reads it; so
-//      the traced `y = x.clone(); y[0:2] = s; x.copy_(y)` still loses its clone and runs in place.
+//   4. a fresh copy (not a view) of a graph input that the program writes (copy_ epilogue) is kept,
+//      as Inductor keeps every such copy of a mutated storage (pytorch#198131: `dst[:] = src[:];
+//      src.add_(1)` must not copy the updated src; `x.index_put_((i,), x[0:2].clone())` keeps its
+//      2-row clone, without which reinplacing sees the values read x and copies all of x). One
+//      exception, where ctfx drops more than Inductor: a copy whose every use (through views) is the
+//      tensor a scatter or index_put updates (argument 0) is never read as a value, and reinplacing
+//      decides whether that update may run in x; so the traced `y = x.clone(); y[0:2] = s;
+//      x.copy_(y)` still loses its clone and runs in place.
 #pragma once
 #include <cstdint>
 #include <vector>
 #include "../detail/cvec.hpp"
 #include "../analysis/users.hpp"
+#include "inplace_tables.hpp"
 #include "noop_rules.hpp"
 #include "rewrite.hpp"
 
@@ -57,20 +61,24 @@ constexpr ir remove_noop_ops_with(ir g) {
       std::int32_t s = g.meta(g.args[static_cast<std::size_t>(nd.arg0)]).storage;
       if (s >= 0 && u.is_input_storage(s)) written_input[static_cast<std::size_t>(s)] = 1;
     }
-  // Per old node: its value may reach the source of an epilogue copy_ through no-op candidates
-  // (each forwards only the argument its rule names). One reverse sweep over the edges.
-  detail::cvec<std::uint8_t> feeds_copy(static_cast<std::size_t>(g.size()));
-  for (std::int32_t user = g.size() - 1; user >= 0; --user) {
-    const op_kind k = g[user].op;
-    const bool copies = k == op_kind::copy_;
-    // Views forward their base too: `x2.copy_(y.select(0, 0))` reads y as surely as `x2.copy_(y)`
-    // (found by the differential fuzzer).
-    const bool views = is_view_op(k);
-    if (!copies && !(feeds_copy[static_cast<std::size_t>(user)] && (views || Rules::has(k)))) continue;
-    auto a = g.args_of(user);
-    for (std::size_t j = 0; j < a.size(); ++j)
-      if (a[j] >= 0 && (copies ? j == 1 : views ? j == 0 : Rules::forwards(k, static_cast<int>(j))))
-        feeds_copy[static_cast<std::size_t>(a[j])] = 1;
+  // Per old node: every use, through views, is argument 0 of a functional scatter or index_put
+  // (the tensor it updates), and there is at least one. One reverse sweep over the users.
+  detail::cvec<std::uint8_t> base_only(static_cast<std::size_t>(g.size()));
+  for (std::int32_t i = g.size() - 1; i >= 0; --i) {
+    bool ok = u.count(i) > 0;
+    for (std::int32_t user : u.of(i)) {
+      const op_kind k = g[user].op;
+      if (is_meta_only(k)) continue;
+      if (is_view_op(k) && g.arg(user, 0) == i && base_only[static_cast<std::size_t>(user)]) continue;
+      const op_family f = facts(k).family;
+      const bool updates = (f == op_family::scatter || f == op_family::index) && k != op_kind::index && !is_mutating(k);
+      auto a = g.args_of(user);
+      for (std::size_t j = 0; j < a.size() && updates; ++j)
+        if (a[j] == i && j != 0) ok = false;
+      if (!updates) ok = false;
+      if (!ok) break;
+    }
+    base_only[static_cast<std::size_t>(i)] = ok ? 1 : 0;
   }
   auto flag = [](const detail::cvec<std::uint8_t>& v, std::int32_t s) {
     return s >= 0 && static_cast<std::size_t>(s) < v.size() && v[static_cast<std::size_t>(s)] != 0;
@@ -104,8 +112,8 @@ constexpr ir remove_noop_ops_with(ir g) {
     if (node_is_view && is_output[static_cast<std::size_t>(id)] &&
         (src_is_input || is_output[static_cast<std::size_t>(src)]))
       continue;  // guard 2
-    if (!node_is_view && flag(written_input, sm.storage) && feeds_copy[static_cast<std::size_t>(i)])
-      continue;  // pytorch#198131
+    if (!node_is_view && flag(written_input, sm.storage) && !base_only[static_cast<std::size_t>(i)])
+      continue;  // a copy of a written input (pytorch#198131)
     // Replace: the uses of node i read src; src inherits what node i was to the output.
     if (flag(out_storage, m.storage) && sm.storage >= 0) out_storage[static_cast<std::size_t>(sm.storage)] = 1;
     if (is_output[static_cast<std::size_t>(id)]) is_output[static_cast<std::size_t>(src)] = 1;
