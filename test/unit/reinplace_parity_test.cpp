@@ -3,9 +3,13 @@
 //   - a clone of a written input read as the values of a put into that input survives
 //     remove_noop_ops, as Inductor keeps it, so the put runs in place (160 bytes cloned, not 4000);
 //   - an as_strided read of a scatter result realizes it (Inductor's needs_realized_inputs), so
-//     Inductor's profitability check reinplaces the slice write before an as_strided write.
+//     Inductor's profitability check reinplaces the slice write before an as_strided write;
+//   - views of a written-back value made after the copy_ epilogue are the program's own aliases of
+//     the input (`x[0] = 7; return x.t()`), so the write runs in place; made before it (a clone's
+//     views, the clone removed as a no-op), they would be new aliases and the write stays functional.
 #include <doctest/doctest.h>
 #include <ctfx.hpp>
+#include <ctfx/graph/fx_parse.hpp>
 #include <ctfx/passes/pipeline.hpp>
 #include <string>
 
@@ -158,6 +162,41 @@ TEST_CASE("parity: without the as_strided read, the slice write runs in place th
   CHECK(log.items.size() == 2);
   CHECK(reinplaced(log) == 2);
   CHECK(bytes_copied(log) == 0);
+}
+
+// `x[0] = 7; return x[:, 1], x.t()` (eager returns views of x) and `x[0] = 7; y = x.clone();
+// return y[:, 1], y.t()` (eager returns views of a copy), as Inductor's post-grad graphs print them:
+// the same nodes, the output views after the copy_ in the first, before it in the second.
+constexpr const char* views_after = R"(def forward(self, arg0_1: "f32[3, 4][4, 1]cpu"):
+    full_default: "f32[4][1]cpu" = torch.ops.aten.full.default([4], 7, dtype = torch.float32, layout = torch.strided, device = device(type='cpu'), pin_memory = False)
+    select_scatter: "f32[3, 4][4, 1]cpu" = torch.ops.aten.select_scatter.default(arg0_1, full_default, 0, 0)
+    copy_: "f32[3, 4][4, 1]cpu" = torch.ops.aten.copy_.default(arg0_1, select_scatter)
+    select_3: "f32[3][4]cpu" = torch.ops.aten.select.int(select_scatter, 1, 1)
+    permute_1: "f32[4, 3][1, 4]cpu" = torch.ops.aten.permute.default(select_scatter, [1, 0])
+    return (select_3, permute_1)
+)";
+constexpr const char* views_before = R"(def forward(self, arg0_1: "f32[3, 4][4, 1]cpu"):
+    full_default: "f32[4][1]cpu" = torch.ops.aten.full.default([4], 7, dtype = torch.float32, layout = torch.strided, device = device(type='cpu'), pin_memory = False)
+    select_scatter: "f32[3, 4][4, 1]cpu" = torch.ops.aten.select_scatter.default(arg0_1, full_default, 0, 0)
+    select_2: "f32[3][4]cpu" = torch.ops.aten.select.int(select_scatter, 1, 1)
+    permute: "f32[4, 3][1, 4]cpu" = torch.ops.aten.permute.default(select_scatter, [1, 0])
+    copy_: "f32[3, 4][4, 1]cpu" = torch.ops.aten.copy_.default(arg0_1, select_scatter)
+    return (select_2, permute)
+)";
+
+TEST_CASE("parity: output views made after the copy_ epilogue alias the input as in eager; made before it, they would not") {
+  for (bool after : {true, false}) {
+    CAPTURE(after);
+    const auto r = ctfx::parse_fx(after ? views_after : views_before);
+    REQUIRE(r.ok());
+    ctfx::reinplace_log log;
+    auto p = passes(r.graph, log);
+    REQUIRE(log.items.size() == 1);
+    CHECK(reinplaced(log) == (after ? 1 : 0));
+    CHECK(bytes_copied(log) == (after ? 0 : 48));
+    if (!after) CHECK(log.items[0].why == ctfx::reinplace_reason::result_escapes);
+    CHECK((p[2].find("_inplace_generalized_scatter(%arg0_1") != std::string::npos) == after);
+  }
 }
 
 }  // namespace

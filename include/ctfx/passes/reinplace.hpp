@@ -391,7 +391,15 @@ struct reinplacer {
         if (rs < 0) continue;
         for (std::int32_t k = reads_from(rs, cut); k < read_off[static_cast<std::size_t>(rs) + 1]; ++k) {
           auto [u, m] = reads[static_cast<std::size_t>(k)];
-          if (g[u].op == op_kind::output) return fail(reinplace_reason::result_escapes, u);
+          if (g[u].op == op_kind::output) {
+            // A view made after the copy_ is the program's own alias of the input (AOTAutograd
+            // regenerates an output that is a view of a mutated input from its new value, after
+            // the epilogue: `x[0] = 7; return x.t()`): eager returns it aliasing the input too.
+            // A view made before it (`y = x.clone()` removed as a no-op, `return y.t()`) would be a
+            // new alias (pytorch#195451).
+            if (m > cut && is_view_op(g[m].op)) continue;
+            return fail(reinplace_reason::result_escapes, u);
+          }
           if (u != cut) return fail(reinplace_reason::observed_after_epilogue, u);
           const tensor_meta& now = v.layout_changed ? mm : g.meta(m);
           std::int32_t dst = g.arg(u, 0);
