@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <ctfx.hpp>
+#include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
 
 TEST_CASE("kernels: float16 and bfloat16 round to nearest even") {
@@ -209,5 +210,40 @@ TEST_CASE("kernels: relu on the bits equals x < 0 ? 0 : x on every special value
   for (double v : {0.0, -0.0, 2.0, -2.0, dinf, -dinf, dnan, -dnan, 5e-324, -5e-324}) {
     const double a = ctfx::kernels::relu_bits(v), b = v < 0.0 ? 0.0 : v;
     CHECK(std::memcmp(&a, &b, sizeof a) == 0);
+  }
+}
+
+TEST_CASE("kernels: pow by a scalar exponent as PyTorch's CPU kernel computes it; by a tensor, std::pow") {
+  // x.pow(3) is x*x*x (two roundings), not the correctly rounded cube; x.pow(t) with t = 3 is std::pow.
+  constexpr auto g = ctfx::graph([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {6});
+    auto t = b.input("t", ctfx::f32, {6});
+    b.output(ctfx::pow(x, 3.0f), ctfx::pow(x, 2.0f), ctfx::pow(x, -2.0f), ctfx::pow(x, 0.5f), ctfx::pow(x, -0.5f),
+             ctfx::pow(x, -1.0f), ctfx::pow(x, t), ctfx::pow(x, 1.5f));
+  });
+  std::vector<float> x{1.1f, 2.7182817f, 0.3f, 7.77f, 1e-3f, 123.456f}, t(6, 3.0f);
+  std::vector<std::vector<float>> o(8, std::vector<float>(6));
+  std::vector<ctfx::tensor_ref> in{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {6}), ctfx::tensor_ref::contiguous(t.data(), ctfx::f32, {6})};
+  std::vector<ctfx::tensor_ref> out;
+  for (auto& v : o) out.push_back(ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {6}));
+  for (int how = 0; how < 3; ++how) {
+    for (auto& v : o) std::fill(v.begin(), v.end(), -7.0f);
+    auto st = how == 0 ? ctfx::compiled<decltype(g)>::run(in, out) : how == 1 ? ctfx::runtime_plan(g.get()).run(in, out)
+                                                                               : ctfx::reference_run(g.get(), in, out);
+    REQUIRE_MESSAGE(st.ok, st.message);
+    bool cube_differs = false;
+    for (std::size_t i = 0; i < 6; ++i) {
+      const float a = x[i];
+      CHECK(o[0][i] == a * a * a);
+      CHECK(o[1][i] == a * a);
+      CHECK(o[2][i] == 1.0f / (a * a));
+      CHECK(o[3][i] == std::sqrt(a));
+      CHECK(o[4][i] == 1.0f / std::sqrt(a));
+      CHECK(o[5][i] == 1.0f / a);
+      CHECK(o[6][i] == std::pow(a, 3.0f));
+      CHECK(o[7][i] == std::pow(a, 1.5f));
+      cube_differs = cube_differs || a * a * a != std::pow(a, 3.0f);
+    }
+    CHECK(cube_differs);  // the inputs tell the two cubes apart
   }
 }

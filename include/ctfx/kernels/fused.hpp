@@ -75,7 +75,7 @@ void binary_scalar_chunk(void* out, const void* a, const void*, double scalar, i
   auto* o = static_cast<C*>(out);
   const auto* x = static_cast<const C*>(a);
   const C y = static_cast<C>(scalar);  // as binary_fn: the scalar in the result's compute type
-  for (index_t i = 0; i < n; ++i) o[i] = binary_value<C>(K, x[i], y);
+  for (index_t i = 0; i < n; ++i) o[i] = scalar_binary_value<C>(K, x[i], y);
 }
 
 template <class C>
@@ -542,7 +542,7 @@ struct fused_elem_fn {
               const std::byte* b = o.b >= max_fused_ops ? leafp[o.b - max_fused_ops] : v[o.b];
               y = load_dyn<C>(o.b >= max_fused_ops ? k.leaf_dt[o.b - max_fused_ops] : k.ops[o.b].out, b);
             }
-            r = binary_value<C>(o.k, x, y);
+            r = o.b >= 0 ? binary_value<C>(o.k, x, y) : scalar_binary_value<C>(o.k, x, y);
           }
           store_as<dtype::b8, C>(v[j], r);
         });
@@ -559,7 +559,7 @@ struct fused_elem_fn {
               const std::byte* b = o.b >= max_fused_ops ? leafp[o.b - max_fused_ops] : v[o.b];
               y = load_dyn<C>(o.b >= max_fused_ops ? k.leaf_dt[o.b - max_fused_ops] : k.ops[o.b].out, b);
             }
-            store_as<O, C>(v[j], binary_value<C>(o.k, x, y));
+            store_as<O, C>(v[j], o.b >= 0 ? binary_value<C>(o.k, x, y) : scalar_binary_value<C>(o.k, x, y));
           }
         });
       }

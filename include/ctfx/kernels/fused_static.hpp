@@ -127,10 +127,8 @@ struct static_group {
       } else {
         static_assert(is_binary(K), "ctfx: a fused group holds elementwise ops only");
         const V x = fetch<V, arg(I, 0), Unit>(p, i);
-        V y;
-        if constexpr (at(I).nargs > 1) y = fetch<V, arg(I, 1), Unit>(p, i);
-        else y = static_cast<V>(at(I).scalar);
-        return round_to<O, V>(binary_value<V>(K, x, y));
+        if constexpr (at(I).nargs > 1) return round_to<O, V>(binary_value<V>(K, x, fetch<V, arg(I, 1), Unit>(p, i)));
+        else return round_to<O, V>(scalar_binary_value<V>(K, x, static_cast<V>(at(I).scalar)));
       }
     }
   };

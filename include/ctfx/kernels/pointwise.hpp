@@ -137,6 +137,26 @@ CTFX_HD inline C binary_value(op_kind k, C a, C b) {
   }
 }
 
+// op(a, s) with a scalar right operand s. The same as binary_value, but for a floating-point pow by
+// a scalar exponent, which PyTorch's CPU kernel (pow_tensor_scalar) computes as arithmetic for the
+// exponents it specializes: 2 as a*a, 3 as a*a*a, -2 as 1/(a*a), 0.5 as sqrt, -0.5 as 1/sqrt, -1 as
+// 1/a (a*a*a is not the correctly rounded cube std::pow gives). A tensor exponent stays std::pow,
+// as in PyTorch.
+template <class C>
+CTFX_HD inline C scalar_binary_value(op_kind k, C a, C s) {
+  if constexpr (!std::is_integral_v<C>) {
+    if (k == op_kind::pow) {
+      if (s == C(2)) return a * a;
+      if (s == C(3)) return a * a * a;
+      if (s == C(-2)) return C(1) / (a * a);
+      if (s == C(0.5)) return std::sqrt(a);
+      if (s == C(-0.5)) return C(1) / std::sqrt(a);
+      if (s == C(-1)) return C(1) / a;
+    }
+  }
+  return binary_value<C>(k, a, s);
+}
+
 // The dtype an elementwise op computes in: its result's, except for the ops with bool results,
 // which test their operands in the operands' promoted type (`operands`: ops/elementwise.hpp's
 // operand_dtype), so that 0.5 is true and an f32 compares as f32.
@@ -173,8 +193,8 @@ struct binary_fn {
   CTFX_HD void operator()(index_t i) const {
     using C = compute_t<P>;
     const C x = load_dyn<C>(a.dt, a.at(i));
-    const C y = has_scalar ? scalar_operand<P, C>(op.kind(), scalar) : load_dyn<C>(b.dt, b.at(i));
-    store_as<O, C>(out.at(i), binary_value<C>(op.kind(), x, y));
+    if (has_scalar) store_as<O, C>(out.at(i), scalar_binary_value<C>(op.kind(), x, scalar_operand<P, C>(op.kind(), scalar)));
+    else store_as<O, C>(out.at(i), binary_value<C>(op.kind(), x, load_dyn<C>(b.dt, b.at(i))));
   }
 };
 
