@@ -112,6 +112,49 @@ TEST_CASE("fx: a module attribute without a tensor annotation is refused naming 
         std::string::npos);
 }
 
+// ----- split and repeat -----
+namespace {
+constexpr auto split_text = R"(def forward(self, x: "f32[7, 2][2, 1]cpu"):
+    split = torch.ops.aten.split.Tensor(x, 3)
+    getitem: "f32[3, 2][2, 1]cpu" = split[0]
+    getitem_2: "f32[1, 2][2, 1]cpu" = split[2]
+    repeat: "f32[2, 6][6, 1]cpu" = torch.ops.aten.repeat.default(getitem_2, [2, 3])
+    return (getitem, repeat)
+)";
+static_assert(ctfx::parse_fx(split_text).ok());  // also in the compiler
+}  // namespace
+
+TEST_CASE("fx: split is a tuple of slices read with [k]; repeat is unsqueeze, expand, a contiguous clone and a view") {
+  const auto r = ctfx::parse_fx(split_text);
+  REQUIRE(r.ok());
+  const std::string text = ctfx::to_text(r.graph);
+  CHECK(text.find("%getitem : f32[3, 2] = slice(%x, dim=0, start=0, end=3)") != std::string::npos);
+  CHECK(text.find("%getitem_2 : f32[1, 2] = slice(%x, dim=0, start=6, end=7)") != std::string::npos);  // the short last piece
+  CHECK(text.find("%repeat_expand") != std::string::npos);
+  CHECK(text.find("%repeat : f32[2, 6] = view(%repeat_clone") != std::string::npos);
+  std::vector<float> x(14), a(6), rep(12);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  REQUIRE(ctfx::runtime_plan(r.graph)
+              .run({ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {7, 2})},
+                   {ctfx::tensor_ref::contiguous(a.data(), ctfx::f32, {3, 2}), ctfx::tensor_ref::contiguous(rep.data(), ctfx::f32, {2, 6})})
+              .ok);
+  CHECK(a == std::vector<float>{0, 1, 2, 3, 4, 5});
+  CHECK(rep == std::vector<float>{12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13});
+}
+
+TEST_CASE("fx: a split's tuple used as a tensor, an element past its end, and too few repeats are refused") {
+  auto error_of = [](const char* body) {
+    const auto r = ctfx::parse_fx(std::string(R"(def forward(self, x: "f32[6, 2][2, 1]cpu"):
+    split = torch.ops.aten.split.Tensor(x, 3)
+)") + body);
+    return r.ok() ? std::string("ok") : ctfx::to_string(r.error);
+  };
+  CHECK(error_of("    add = torch.ops.aten.add.Tensor(split, 1)\n    return (add,)\n").find("'split' is a split's tuple of views: use one of its elements") != std::string::npos);
+  CHECK(error_of("    g = split[2]\n    return (g,)\n").find("index out of range of the split 'split'") != std::string::npos);
+  CHECK(error_of("    r = torch.ops.aten.repeat.default(x, [2])\n    return (r,)\n").find("repeat needs as many repeats as dimensions") != std::string::npos);
+  CHECK(error_of("    g = split[-1]\n    return (g,)\n") == "ok");
+}
+
 // ----- comparisons, logical ops, where, clamp, mean -----
 namespace {
 // Every new elementwise op in one chain, so that the groups fuse them: a compare feeding a where

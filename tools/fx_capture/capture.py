@@ -1074,6 +1074,35 @@ def overlap_put_rows(x, i):
     x[i] = x[1:3] + 1
 
 
+# ----- split and repeat: a tuple of slices; unsqueeze, expand, contiguous clone, view -----
+def split_rows(x):
+    a, b, c = torch.split(x, 2)
+    return a * 2, c + 1
+
+
+def chunk_cols(x):
+    a, b = x.chunk(2, dim=1)
+    return a - b
+
+
+def split_sizes(x):
+    a, b = torch.split(x, [1, 4])
+    return b.sum(0), a
+
+
+def split_write(x, v):  # a write through an element of a split: in place in x
+    a, b = torch.split(x, 3)
+    b.add_(v)
+
+
+def repeat_op(x):
+    return x.repeat(2, 3)
+
+
+def repeat_3d(x):
+    return x.repeat(2, 1, 1) * 1.5
+
+
 PROGRAMS += [
     ("put_own_rows", put_own_rows, lambda: (R(50, 20), torch.tensor([3, 7])), {}),
     ("slice_then_as_strided", slice_then_as_strided, lambda: (R(4, 4), R(2, 4)), {}),
@@ -1146,6 +1175,12 @@ PROGRAMS += [
     ("overlap_two_views", overlap_two_views, lambda: (R(6, 2),), {}),
     ("overlap_read_sum", overlap_read_sum, lambda: (R(5, 2),), {}),
     ("overlap_put_rows", overlap_put_rows, lambda: (R(5, 2), torch.tensor([2, 0])), {}),
+    ("split_rows", split_rows, lambda: (R(6, 3),), {}),
+    ("chunk_cols", chunk_cols, lambda: (R(3, 4),), {}),
+    ("split_sizes", split_sizes, lambda: (R(5, 2),), {}),
+    ("split_write", split_write, lambda: (R(6, 2), R(3, 2)), {}),
+    ("repeat_op", repeat_op, lambda: (R(2, 3),), {}),
+    ("repeat_3d", repeat_3d, lambda: (R(2, 3),), {}),
 ]
 
 

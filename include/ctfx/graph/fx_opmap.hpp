@@ -36,6 +36,8 @@ enum class lower : std::uint8_t {
   sym_size,            // (x, dim): a symbolic size, also a node
   fill,                // (x, value)
   auto_functionalized, // (op, **kwargs): a user op from the list the caller gives
+  split,               // (x, split_size or split_sizes, dim=0): a tuple of slices, read with [k]
+  repeat,              // (x, repeats): unsqueeze, expand, a contiguous clone, view (PyTorch's decomposition)
 };
 
 struct op_row {
@@ -136,6 +138,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.relu.default", lower::unary, op_kind::relu},
     {"aten.remainder.Scalar", lower::binary, op_kind::remainder},
     {"aten.remainder.Tensor", lower::binary, op_kind::remainder},
+    {"aten.repeat.default", lower::repeat, op_kind::view},
     {"aten.reshape.default", lower::view, op_kind::view},
     {"aten.round.default", lower::unary, op_kind::round},
     {"aten.rsqrt.default", lower::unary, op_kind::rsqrt},
@@ -146,6 +149,8 @@ inline constexpr op_row op_rows[] = {
     {"aten.sin.default", lower::unary, op_kind::sin},
     {"aten.slice.Tensor", lower::slice, op_kind::slice},
     {"aten.slice_scatter.default", lower::slice_scatter, op_kind::slice_scatter},
+    {"aten.split.Tensor", lower::split, op_kind::slice},
+    {"aten.split_with_sizes.default", lower::split, op_kind::slice},
     {"aten.sqrt.default", lower::unary, op_kind::sqrt},
     {"aten.squeeze.dim", lower::dim, op_kind::squeeze},
     {"aten.sub.Scalar", lower::binary, op_kind::sub},

@@ -142,6 +142,15 @@ struct entry {
   std::int32_t node = -1;
   bool is_sym = false;
   sym_expr sym{};
+  std::int32_t split = -1;  // a split's tuple of slices (parser::splits_), read with [k]
+};
+
+/// `split = aten.split.Tensor(x, 2)`: no node of its own; `split[k]` is slice k of x along dim,
+/// between bounds k and k + 1 (parser::split_bounds_[first + k], count + 1 of them).
+struct split_views {
+  std::int32_t base = -1;
+  std::int32_t dim = 0;
+  std::int32_t first = 0, count = 0;
 };
 
 /// What a type annotation says: "f32[4, 8][8, 1]cpu" or "Sym(s0)".
@@ -219,6 +228,8 @@ class parser {
   std::int32_t err_line_ = 0, err_col_ = 0;
   std::int32_t placeholders_ = 0;
   std::vector<fx_constant> constants_;
+  std::vector<split_views> splits_;
+  std::vector<sym_expr> split_bounds_;
 
   constexpr bool stopped() const { return c_.failed || !b_.g.error.ok(); }
 
@@ -479,6 +490,10 @@ class parser {
       --c_.depth;
       if (stopped()) return;
       if (idx.k != vkind::integer || idx.is_bool) { fail(idx.at, "a tuple index must be an integer"); return; }
+      if (const entry* e = lookup(callee); e && e->split >= 0) {
+        split_element(name, t, *e, idx.i, idx.at, op_at);
+        return;
+      }
       value tv{};
       tv.k = vkind::name;
       tv.text = callee;
@@ -557,6 +572,7 @@ class parser {
     if (v.k != vkind::name) { fail(v.at, "expected a tensor node for ", what); return -1; }
     const entry* e = lookup(v.text);
     if (!e) { fail(v.at, "'", v.text, "' is not defined before its use"); return -1; }
+    if (e->split >= 0) { fail(v.at, "'", v.text, "' is a split's tuple of views: use one of its elements ([k])"); return -1; }
     if (e->node < 0 || e->is_sym) { fail(v.at, "'", v.text, "' is a symbolic size, not a tensor"); return -1; }
     return e->node;
   }
@@ -715,6 +731,20 @@ class parser {
     err_col_ = t.at.col;
   }
 
+  // Element k of a split: slice k of its base.
+  constexpr void split_element(std::string_view name, const annotation& t, const entry& e, std::int64_t k, position kat,
+                               position at) {
+    const split_views& s = splits_[static_cast<std::size_t>(e.split)];
+    if (k < 0) k += s.count;
+    if (k < 0 || k >= s.count) { fail(kat, "index out of range of the split '", e.name, "'"); return; }
+    abuf_.clear();
+    pbuf_.clear();
+    abuf_.push_back(s.base);
+    const auto b = static_cast<std::size_t>(s.first + k);
+    for (const sym_expr& x : {sym_expr(s.dim), split_bounds_[b], split_bounds_[b + 1], sym_expr(1)}) pbuf_.push_back(x);
+    emit_bufs(name, t, op_kind::slice, 0, 0.0, at);
+  }
+
   constexpr void lower_call(std::string_view name, const annotation& t, std::string_view callee, const value& call,
                             position at) {
     abuf_.clear();
@@ -723,6 +753,10 @@ class parser {
       const value* tv = arg(call, 0, "");
       const value* iv = arg(call, 1, "");
       if (!tv || !iv || iv->k != vkind::integer) { fail(at, "operator.getitem expects (tuple, index)"); return; }
+      if (const entry* e = tv->k == vkind::name ? lookup(tv->text) : nullptr; e && e->split >= 0) {
+        split_element(name, t, *e, iv->i, iv->at, at);
+        return;
+      }
       std::int32_t tup = node_of(*tv, "the tuple");
       if (tup < 0) return;
       std::int32_t k = element_index(tup, iv->i, iv->at);
@@ -774,6 +808,86 @@ class parser {
             return;
           }
         emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::split: {
+        // A tuple of views, as PyTorch's split: pieces of split_size along dim (the last one
+        // shorter), or of the given sizes; its elements are read with [k] (split_element).
+        if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 2, "dim", 0, x0, at)) return;
+        const std::int32_t base = abuf_[0];
+        const tensor_meta& xm = b_.g.meta(base);
+        if (!x0.is_static() || x0.value() < -xm.rank || x0.value() >= xm.rank) {
+          fail(at, "node '", name, "': split's dim is out of range");
+          return;
+        }
+        const auto d = static_cast<std::int32_t>(x0.value() < 0 ? x0.value() + xm.rank : x0.value());
+        split_views s{base, d, static_cast<std::int32_t>(split_bounds_.size()), 0};
+        split_bounds_.push_back(sym_expr(0));
+        if (callee.find("split_with_sizes") != std::string_view::npos) {
+          if (!list_arg(call, 1, "split_sizes", at)) return;
+          for (const sym_expr& n : pbuf_) split_bounds_.push_back(split_bounds_.back() + n);
+        } else {
+          if (!int_arg(call, 1, "split_size", required, x1, at)) return;
+          const sym_expr& n = xm.size[d];
+          if (!x1.is_static() || x1.value() < 1 || !n.is_static()) {
+            fail(at, "node '", name, "': split into pieces of a static size along a static extent (the number of pieces is the tuple's length)");
+            return;
+          }
+          for (index_t b = 0; b < n.value(); b += x1.value())
+            split_bounds_.push_back(sym_expr(b + x1.value() < n.value() ? b + x1.value() : n.value()));
+          if (n.value() == 0) split_bounds_.push_back(sym_expr(0));
+        }
+        s.count = static_cast<std::int32_t>(split_bounds_.size()) - s.first - 1;
+        splits_.push_back(s);
+        entry e{};
+        e.name = name;
+        e.split = static_cast<std::int32_t>(splits_.size()) - 1;
+        define(e, at);
+        return;
+      }
+      case lower::repeat: {
+        // x.repeat(r0, ..., rk) as PyTorch decomposes it: x with leading 1s to k+1 dimensions, a 1
+        // before each dimension (<name>_u<i>), expanded to [r0, s0, r1, s1, ...] (<name>_expand),
+        // copied contiguous (<name>_clone), viewed as [r0*s0, r1*s1, ...] (the line's node).
+        if (!tensor_arg(call, 0, "self", at) || !list_arg(call, 1, "repeats", at)) return;
+        const std::vector<sym_expr> reps(pbuf_.begin(), pbuf_.end());
+        std::int32_t cur = abuf_[0];
+        const int R = static_cast<int>(reps.size()), r0 = b_.g.meta(cur).rank;
+        if (R < r0 || 2 * R > max_rank) {
+          fail(at, "node '", name, "': repeat needs as many repeats as dimensions, and at most half of ctfx's maximum rank");
+          return;
+        }
+        int made = 0;
+        auto step = [&](op_kind op, std::span<const sym_expr> p, std::int32_t aux) {
+          text_buf<max_name + 16> nm;
+          nm << name << (op == op_kind::expand ? "_expand" : op == op_kind::clone ? "_clone" : "_u") << made++;
+          abuf_.clear();
+          abuf_.push_back(cur);
+          pbuf_.assign(p.begin(), p.end());
+          emit_bufs(nm.view(), annotation{}, op, aux, 0.0, at);
+          cur = b_.g.size() - 1;
+          return !stopped();
+        };
+        const sym_expr zero(0);
+        for (int i = r0; i < R; ++i)
+          if (!step(op_kind::unsqueeze, std::span<const sym_expr>(&zero, 1), 0)) return;
+        std::vector<sym_expr> wide, flat;
+        for (int i = R - 1; i >= 0; --i) {
+          const sym_expr at_i(i);
+          if (!step(op_kind::unsqueeze, std::span<const sym_expr>(&at_i, 1), 0)) return;
+        }
+        const tensor_meta& m = b_.g.meta(cur);  // [1, s0, 1, s1, ...]
+        for (int i = 0; i < R; ++i) {
+          wide.push_back(reps[static_cast<std::size_t>(i)]);
+          wide.push_back(m.size[2 * i + 1]);
+          flat.push_back(reps[static_cast<std::size_t>(i)] * m.size[2 * i + 1]);
+        }
+        if (!step(op_kind::expand, std::span<const sym_expr>(wide.data(), wide.size()), 0)) return;
+        if (!step(op_kind::clone, {}, 1)) return;
+        abuf_.clear();
+        abuf_.push_back(cur);
+        pbuf_.assign(flat.begin(), flat.end());
+        emit_bufs(name, t, op_kind::view, 0, 0.0, at);
         return;
       }
       case lower::clamp: {
