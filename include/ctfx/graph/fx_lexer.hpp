@@ -240,17 +240,24 @@ struct value_parser {
     if (r.is_static()) { v.k = vkind::integer; v.i = r.value(); }
     else { v.k = vkind::sym; v.e = r; }
     if (r.overflow) {
-      char more[48]{};
-      text_of(more, "a symbolic size needs more than ", sym_max_terms, " terms of ", sym_max_degree, " symbols");
+      char more[96]{};
+      text_of(more, sizeof more, "a symbolic size needs more than ", sym_max_terms, " terms of ", sym_max_degree, " symbols");
       c.fail(at, more);
     }
     return v;
   }
-  // "text n text n text" into a fixed buffer (the limits in an error message).
-  static constexpr void text_of(char* out, std::string_view a, int n1, std::string_view b, int n2, std::string_view d) {
+  // "text n text n text" into a fixed buffer of `cap` bytes, zero-terminated, cut if it must be
+  // (the limits in an error message; n1 and n2 are single digits).
+  static constexpr void text_of(char* out, std::size_t cap, std::string_view a, int n1, std::string_view b, int n2,
+                                std::string_view d) {
     std::size_t k = 0;
-    auto put = [&](std::string_view s) { for (char ch : s) out[k++] = ch; };
-    put(a); out[k++] = static_cast<char>('0' + n1); put(b); out[k++] = static_cast<char>('0' + n2); put(d);
+    auto put = [&](std::string_view s) {
+      for (char ch : s)
+        if (k + 1 < cap) out[k++] = ch;
+    };
+    const char d1[1] = {static_cast<char>('0' + n1)}, d2[1] = {static_cast<char>('0' + n2)};
+    put(a); put(std::string_view(d1, 1)); put(b); put(std::string_view(d2, 1)); put(d);
+    out[k] = '\0';
   }
   /// The symbolic functions PyTorch prints (sympy's and torch's) and the operation of each, or 0.
   static constexpr char function_op(std::string_view f) {
