@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
     // The same buffer gathered and reduce-scattered in blocks, in place (after the Jacobi steps:
     // measured before them, these 64 MiB exchanges slowed the steps that followed by ~10%).
     const int breps = std::max(5, reps / 5);
-    const auto X = [&](std::vector<float>& v) { return ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {big}); };
+    const auto X = [&](std::vector<float>& buf) { return ctfx::tensor_ref::contiguous(buf.data(), ctfx::f32, {big}); };
     using gb_plan = ctfx::compiled<decltype(gather_blocks)>;
     using sb_plan = ctfx::compiled<decltype(scatter_blocks)>;
     const int quarter = static_cast<int>(big / 4);

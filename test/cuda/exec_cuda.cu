@@ -12,6 +12,7 @@
 #include <ctfx/exec/mdspan.hpp>
 #include <ctfx/exec/program.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <ctfx/exec/instantiate.hpp>  // the whole executor, as ctfx::runtime compiles it, under nvcc
 #include <ctfx/exec/tensor.hpp>
 #include <ctfx/kernels/element.hpp>
 #include <ctfx/kernels/fused.hpp>

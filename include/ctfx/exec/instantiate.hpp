@@ -7,6 +7,7 @@
 // The instance compiled here runs the host and OMP backends (as this file's THRUST_DEVICE_SYSTEM
 // says); a program that runs on CUDA compiles this header with nvcc (or keeps the header-only
 // default) — otherwise a CUDA run fails with `rule backend`.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "runtime.hpp"
 
