@@ -172,11 +172,14 @@ class builder {
   }
   /// A size known at run time from an input's shape (PyTorch's s0).
   constexpr sym_expr sym(std::string_view name) { return new_symbol(name, symbol_kind::backed); }
-  /// Size arithmetic that is not a polynomial, as PyTorch's sizes use it (graph/sym_ops.hpp):
-  /// Python's floor division and modulo, Max and Min.
+  // Size arithmetic that is not a polynomial, as PyTorch's sizes use it (graph/sym_ops.hpp).
+  /// Python's floor division a // b of two sizes (a derived symbol unless it simplifies).
   constexpr sym_expr floordiv(const sym_expr& a, const sym_expr& b) { return sym_floordiv(g, a, b); }
+  /// Python's modulo a % b of two sizes (the sign of b).
   constexpr sym_expr mod(const sym_expr& a, const sym_expr& b) { return sym_mod(g, a, b); }
+  /// The larger of two sizes (sympy's Max).
   constexpr sym_expr max(const sym_expr& a, const sym_expr& b) { return sym_max(g, a, b); }
+  /// The smaller of two sizes (sympy's Min).
   constexpr sym_expr min(const sym_expr& a, const sym_expr& b) { return sym_min(g, a, b); }
   /// A data-dependent size (PyTorch's u0), known only once a kernel has run.
   constexpr sym_expr unbacked(std::string_view name) { return new_symbol(name, symbol_kind::unbacked); }

@@ -883,7 +883,9 @@ class parser {
           flat.push_back(reps[static_cast<std::size_t>(i)] * m.size[2 * i + 1]);
         }
         if (!step(op_kind::expand, std::span<const sym_expr>(wide.data(), wide.size()), 0)) return;
-        if (!step(op_kind::clone, {}, 1)) return;
+        // (aux 1, memory_format=contiguous_format, only where a plain clone would keep other
+        // strides: as the parser reads such a clone back.)
+        if (!step(op_kind::clone, {}, detail::clone_meta(b_.g.meta(cur)).is_contiguous() ? 0 : 1)) return;
         abuf_.clear();
         abuf_.push_back(cur);
         pbuf_.assign(flat.begin(), flat.end());

@@ -88,7 +88,8 @@ struct symbol {
   sym_op op = sym_op::none;  ///< for derived symbols: the operation
   std::int32_t input = -1;  ///< for backed symbols: the placeholder and dimension that bind it
   std::int32_t dim = -1;  ///< the dimension of that placeholder
-  sym_expr a{}, b{};  ///< for derived symbols: the operands
+  sym_expr a{};  ///< for derived symbols: the first operand
+  sym_expr b{};  ///< for derived symbols: the second operand
 };
 
 /// What a user op declares (see ops/custom.hpp): its name, its tensor arguments and which it

@@ -443,7 +443,7 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
       const void* leafp[max_fused_leaves];
       for (int l = 0; l < k.n_leaves; ++l)
         leafp[l] = detail::gather(k.leaf[l], off[l + 1] + c0 * nest.istride[l + 1], nest.istride[l + 1], n, leafbuf[l]);
-      const void* res[max_fused_ops];  // op j's value in its dtype's element type
+      const void* res[max_fused_ops]{};  // op j's value in its dtype's element type
       std::byte* dst = k.out.p + (off[0] + c0 * nest.istride[0]) * out_es;
       auto operand = [&](fused_ref r) { return r >= max_fused_ops ? leafp[r - max_fused_ops] : res[r]; };
       for (int j = 0; j < k.n_ops; ++j) {
