@@ -440,7 +440,8 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
   order.reserve(b.size());
   auto len = [&](std::int32_t i) { return b[static_cast<std::size_t>(i)].upper - b[static_cast<std::size_t>(i)].lower; };
   auto sz = [&](std::int32_t i) { return b[static_cast<std::size_t>(i)].size; };
-  auto finish = [&]() -> arena_result& { r.work = spent(); return r; };
+  // By value, r moved out (every caller returns it): nvcc warns on a lambda returning a reference to r.
+  auto finish = [&]() -> arena_result { r.work = spent(); return static_cast<arena_result&&>(r); };
   auto try_order = [&](bool best_fit) {
     // The floor run always completes (there must be a plan); later ones stop at the budget.
     const std::int64_t peak = P.run(order, best_fit, r.best_run < 0 ? -1 : budget - B.work);
