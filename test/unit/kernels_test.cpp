@@ -247,3 +247,65 @@ TEST_CASE("kernels: pow by a scalar exponent as PyTorch's CPU kernel computes it
     CHECK(cube_differs);  // the inputs tell the two cubes apart
   }
 }
+
+namespace {
+// out[o] = the fold, in row-major order, of x's elements that reduce into o: the order every
+// backend keeps. x is [a, b, c] row-major; `dims` flags the reduced dimensions.
+std::vector<float> fold(const std::vector<float>& x, int a, int b, int c, unsigned dims, bool is_max) {
+  const int n[3] = {a, b, c};
+  int on[3];
+  for (int d = 0; d < 3; ++d) on[d] = (dims >> d) & 1 ? 1 : n[d];
+  std::vector<float> out(static_cast<std::size_t>(on[0] * on[1] * on[2]));
+  std::vector<char> seen(out.size(), 0);
+  for (int i = 0; i < a; ++i)
+    for (int j = 0; j < b; ++j)
+      for (int k = 0; k < c; ++k) {
+        const int idx[3] = {i, j, k};
+        int o = 0;
+        for (int d = 0; d < 3; ++d) o = o * on[d] + ((dims >> d) & 1 ? 0 : idx[d]);
+        const float v = x[static_cast<std::size_t>((i * b + j) * c + k)];
+        float& acc = out[static_cast<std::size_t>(o)];
+        if (!seen[static_cast<std::size_t>(o)]) acc = is_max ? v : 0.0f + v;
+        else if (is_max) acc = acc != acc ? acc : v != v ? v : acc < v ? v : acc;
+        else acc = acc + v;
+        seen[static_cast<std::size_t>(o)] = 1;
+      }
+  return out;
+}
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+}  // namespace
+
+TEST_CASE("kernels: sums and amax fold each output in row-major order, on one thread and on OMP's") {
+  // Values whose sum depends on the order (large and small magnitudes), a NaN and signed zeros for amax.
+  constexpr int A = 5, B = 67, C = 203;
+  std::vector<float> x(A * B * C);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>((i * 7919) % 1013) * ((i % 3) ? 1e-3f : 1e5f) * ((i % 5) ? 1.0f : -1.0f);
+  x[9 * C + 4] = std::numeric_limits<float>::quiet_NaN();
+  for (int k = 0; k < C; ++k) x[static_cast<std::size_t>(3 * C + k)] = (k % 2) ? 0.0f : -0.0f;
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto t = b.input("x", ctfx::f32, {A, B, C});
+    b.output(t.sum({2}), t.amax({2}), t.sum({0}), t.sum({0, 2}), t.amax({1}), t.sum({1, 2}));
+  });
+  const struct { unsigned dims; bool is_max; } want[] = {{4u, false}, {4u, true}, {1u, false}, {5u, false}, {2u, true}, {6u, false}};
+  for (ctfx::backend where : {ctfx::backend::host, ctfx::backend::omp}) {
+    CAPTURE(ctfx::name_of(where));
+    std::vector<std::vector<float>> out = {std::vector<float>(A * B), std::vector<float>(A * B), std::vector<float>(B * C),
+                                           std::vector<float>(B), std::vector<float>(A * C), std::vector<float>(A)};
+    std::vector<ctfx::tensor_ref> o = {
+        ctfx::tensor_ref::contiguous(out[0].data(), ctfx::f32, {A, B}), ctfx::tensor_ref::contiguous(out[1].data(), ctfx::f32, {A, B}),
+        ctfx::tensor_ref::contiguous(out[2].data(), ctfx::f32, {B, C}), ctfx::tensor_ref::contiguous(out[3].data(), ctfx::f32, {B}),
+        ctfx::tensor_ref::contiguous(out[4].data(), ctfx::f32, {A, C}), ctfx::tensor_ref::contiguous(out[5].data(), ctfx::f32, {A})};
+    auto st = ctfx::runtime_plan(g).run({ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {A, B, C})}, o,
+                                        ctfx::device_ctx{where});
+    REQUIRE_MESSAGE(st.ok, st.message);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      CAPTURE(i);
+      CHECK(same_bits(out[i], fold(x, A, B, C, want[i].dims, want[i].is_max)));
+    }
+    CHECK(std::isnan(out[1][9]));
+    CHECK(std::signbit(out[1][3]));  // amax over -0, 0, -0, ...: the first of equal values is kept
+  }
+}

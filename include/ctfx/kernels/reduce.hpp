@@ -4,6 +4,9 @@
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "pointwise.hpp"
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 namespace ctfx::kernels {
 
@@ -42,75 +45,131 @@ inline void next_output(const strided& out, const strided& kept, int dims, index
   }
 }
 
-// The host loop: dtypes fixed once per kernel; outputs walked with an odometer, each folding its
-// reduced elements in row-major order (the same order as reduce_fn) with an odometer too, and a
-// plain pointer loop when the reduced elements are one unit-stride run. No division per element.
+// Sets the odometer over out's first `dims` dimensions to position o (once per thread's range).
+inline void seek_output(const strided& out, const strided& kept, int dims, index_t o, index_t* idx, index_t& ooff, index_t& koff) {
+  ooff = koff = 0;
+  for (int d = dims - 1; d >= 0; --d) {
+    idx[d] = o % out.size[d];
+    o /= out.size[d];
+    ooff += idx[d] * out.stride[d];
+    koff += idx[d] * kept.stride[d];
+  }
+}
+
+// The reduced dimensions with those contiguous with each other collapsed (row-major order kept).
+struct reduced_dims {
+  index_t size[max_rank], stride[max_rank];
+  int rank = 0;
+  index_t n = 1;  // elements folded into each output
+  explicit reduced_dims(const strided& red) {
+    for (int d = 0; d < red.rank; ++d) {
+      if (red.size[d] == 1) continue;
+      if (rank > 0 && stride[rank - 1] == red.stride[d] * red.size[d]) {
+        size[rank - 1] *= red.size[d];
+        stride[rank - 1] = red.stride[d];
+      } else {
+        size[rank] = red.size[d];
+        stride[rank++] = red.stride[d];
+      }
+    }
+    for (int d = 0; d < rank; ++d) n *= size[d];
+  }
+  // One unit-stride run per output (a sum over the last dimension, say).
+  bool unit_run() const { return rank == 0 || (rank == 1 && stride[0] == 1); }
+  void next(index_t* idx, index_t& off) const {
+    for (int d = rank - 1; d >= 0; --d) {
+      off += stride[d];
+      if (++idx[d] < size[d]) break;
+      off -= stride[d] * size[d];
+      idx[d] = 0;
+    }
+  }
+};
+
+// Outputs contiguous in the input and in out along their last dimension (a sum over rows, say):
+// `rows` of them, from row `r0`. Each output still folds its elements in row-major order, but a
+// chunk of outputs advances together, so the inner loop runs over neighbouring outputs and vectorizes.
 template <dtype S, dtype O>
-void reduce_host(bool is_max, const strided& out, const strided& kept, const strided& red, double divisor) {
+void reduce_rows(bool is_max, const strided& out, const strided& kept, const reduced_dims& rd, double divisor,
+                 index_t r0, index_t r1) {
   using C = compute_t<O>;
   using E = element_t<S>;
-  // Collapse the reduced dimensions that are contiguous with each other (row-major order kept).
-  index_t rs[max_rank], rst[max_rank];
-  int rr = 0;
-  for (int d = 0; d < red.rank; ++d) {
-    if (red.size[d] == 1) continue;
-    if (rr > 0 && rst[rr - 1] == red.stride[d] * red.size[d]) {
-      rs[rr - 1] *= red.size[d];
-      rst[rr - 1] = red.stride[d];
-    } else {
-      rs[rr] = red.size[d];
-      rst[rr++] = red.stride[d];
-    }
-  }
-  index_t n = 1;
-  for (int d = 0; d < rr; ++d) n *= rs[d];
-  const index_t m = out.numel();
-  // Outputs contiguous in the input and in out along their last dimension (a sum over rows, say):
-  // each output still folds its elements in row-major order, but a chunk of outputs advances
-  // together, so the inner loop runs over neighbouring outputs and vectorizes.
+  constexpr index_t B = 4096;  // whole rows of outputs (32 KiB of accumulators at most): long unit-stride runs
+  C acc[B];
   const int lr = out.rank - 1;
-  if (lr >= 0 && n > 0 && out.size[lr] >= 8 && out.stride[lr] == 1 && kept.stride[lr] == 1) {
-    constexpr index_t B = 4096;  // whole rows of outputs (32 KiB of accumulators at most): long unit-stride runs
-    C acc[B];
-    const index_t inner = out.size[lr], rows = m / inner;
-    index_t oidx[max_rank]{}, ooff = 0, koff = 0;
-    for (index_t row = 0; row < rows; ++row) {
-      for (index_t j0 = 0; j0 < inner; j0 += B) {
-        const index_t nb = inner - j0 < B ? inner - j0 : B;
-        const E* base = reinterpret_cast<const E*>(kept.p) + koff + j0;
-        index_t ridx[max_rank]{}, roff = 0;
-        for (index_t r = 0; r < n; ++r) {
-          const E* q = base + roff;
-          if (r == 0) {
-            if (is_max) for (index_t j = 0; j < nb; ++j) acc[j] = load_as<S, C>(q + j);
-            else for (index_t j = 0; j < nb; ++j) acc[j] = wrap_add(C(0), load_as<S, C>(q + j));
-          } else if (is_max) {
-            for (index_t j = 0; j < nb; ++j) acc[j] = binary_value<C>(op_kind::maximum, acc[j], load_as<S, C>(q + j));
-          } else {
-            for (index_t j = 0; j < nb; ++j) acc[j] = wrap_add(acc[j], load_as<S, C>(q + j));
-          }
-          for (int d = rr - 1; d >= 0; --d) {
-            roff += rst[d];
-            if (++ridx[d] < rs[d]) break;
-            roff -= rst[d] * rs[d];
-            ridx[d] = 0;
-          }
-        }
-        auto* o = reinterpret_cast<element_t<O>*>(out.p) + ooff + j0;
-        if (divisor != 0) for (index_t j = 0; j < nb; ++j) acc[j] = acc[j] / static_cast<C>(divisor);
-        for (index_t j = 0; j < nb; ++j) store_as<O, C>(o + j, acc[j]);
-      }
-      next_output(out, kept, lr, oidx, ooff, koff);  // the next row of outputs
-    }
-    return;
-  }
+  const index_t inner = out.size[lr];
   index_t oidx[max_rank]{}, ooff = 0, koff = 0;
-  for (index_t o = 0; o < m; ++o) {
+  seek_output(out, kept, lr, r0, oidx, ooff, koff);
+  for (index_t row = r0; row < r1; ++row) {
+    for (index_t j0 = 0; j0 < inner; j0 += B) {
+      const index_t nb = inner - j0 < B ? inner - j0 : B;
+      const E* base = reinterpret_cast<const E*>(kept.p) + koff + j0;
+      index_t ridx[max_rank]{}, roff = 0;
+      for (index_t r = 0; r < rd.n; ++r) {
+        const E* q = base + roff;
+        if (r == 0) {
+          if (is_max) for (index_t j = 0; j < nb; ++j) acc[j] = load_as<S, C>(q + j);
+          else for (index_t j = 0; j < nb; ++j) acc[j] = wrap_add(C(0), load_as<S, C>(q + j));
+        } else if (is_max) {
+          for (index_t j = 0; j < nb; ++j) acc[j] = binary_value<C>(op_kind::maximum, acc[j], load_as<S, C>(q + j));
+        } else {
+          for (index_t j = 0; j < nb; ++j) acc[j] = wrap_add(acc[j], load_as<S, C>(q + j));
+        }
+        rd.next(ridx, roff);
+      }
+      auto* o = reinterpret_cast<element_t<O>*>(out.p) + ooff + j0;
+      if (divisor != 0) for (index_t j = 0; j < nb; ++j) acc[j] = acc[j] / static_cast<C>(divisor);
+      for (index_t j = 0; j < nb; ++j) store_as<O, C>(o + j, acc[j]);
+    }
+    next_output(out, kept, lr, oidx, ooff, koff);  // the next row of outputs
+  }
+}
+
+// Outputs [o0, o1) one by one, each folding its elements in row-major order. Where each output's
+// elements are one unit-stride run, eight outputs fold side by side: eight independent chains of
+// adds instead of one (a sum is a chain of dependent adds; each output keeps its own order).
+template <dtype S, dtype O>
+void reduce_each(bool is_max, const strided& out, const strided& kept, const reduced_dims& rd, double divisor,
+                 index_t o0, index_t o1) {
+  using C = compute_t<O>;
+  using E = element_t<S>;
+  const index_t n = rd.n;
+  auto finish = [&](C acc, index_t ooff) {
+    if (divisor != 0) acc = acc / static_cast<C>(divisor);
+    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + ooff, acc);
+  };
+  index_t oidx[max_rank]{}, ooff = 0, koff = 0;
+  seek_output(out, kept, out.rank, o0, oidx, ooff, koff);
+  index_t o = o0;
+  if (rd.unit_run() && n > 0) {
+    constexpr int L = 8;
+    for (; o + L <= o1; o += L) {
+      const E* b[L];
+      index_t at[L];
+      for (int k = 0; k < L; ++k) {
+        b[k] = reinterpret_cast<const E*>(kept.p) + koff;
+        at[k] = ooff;
+        next_output(out, kept, out.rank, oidx, ooff, koff);
+      }
+      C acc[L];
+      if (is_max) {
+        for (int k = 0; k < L; ++k) acc[k] = load_as<S, C>(b[k]);
+        for (index_t r = 1; r < n; ++r)
+          for (int k = 0; k < L; ++k) acc[k] = binary_value<C>(op_kind::maximum, acc[k], load_as<S, C>(b[k] + r));
+      } else {
+        for (int k = 0; k < L; ++k) acc[k] = C(0);
+        for (index_t r = 0; r < n; ++r)
+          for (int k = 0; k < L; ++k) acc[k] = wrap_add(acc[k], load_as<S, C>(b[k] + r));
+      }
+      for (int k = 0; k < L; ++k) finish(acc[k], at[k]);
+    }
+  }
+  for (; o < o1; ++o) {
     const E* base = reinterpret_cast<const E*>(kept.p) + koff;
     C acc;
     if (n == 0) {
       acc = C(0);
-    } else if (rr <= 1 && (rr == 0 || rst[0] == 1)) {
+    } else if (rd.unit_run()) {
       acc = is_max ? load_as<S, C>(base) : C(0);
       if (is_max) for (index_t r = 1; r < n; ++r) acc = binary_value<C>(op_kind::maximum, acc, load_as<S, C>(base + r));
       else for (index_t r = 0; r < n; ++r) acc = wrap_add(acc, load_as<S, C>(base + r));
@@ -120,18 +179,42 @@ void reduce_host(bool is_max, const strided& out, const strided& kept, const str
       for (index_t r = 0; r < n; ++r) {
         const C v = load_as<S, C>(base + roff);
         acc = r == 0 && is_max ? v : is_max ? binary_value<C>(op_kind::maximum, acc, v) : wrap_add(acc, v);
-        for (int d = rr - 1; d >= 0; --d) {
-          roff += rst[d];
-          if (++ridx[d] < rs[d]) break;
-          roff -= rst[d] * rs[d];
-          ridx[d] = 0;
-        }
+        rd.next(ridx, roff);
       }
     }
-    if (divisor != 0) acc = acc / static_cast<C>(divisor);
-    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + ooff, acc);
+    finish(acc, ooff);
     next_output(out, kept, out.rank, oidx, ooff, koff);
   }
+}
+
+// The host loop: dtypes fixed once per kernel, no division per element; outputs walked with an
+// odometer, each folding its reduced elements in row-major order (the same order as reduce_fn).
+// On the OMP backend the outputs are split across threads (each output's order is unchanged).
+template <dtype S, dtype O>
+void reduce_host(const device_ctx& ctx, bool is_max, const strided& out, const strided& kept, const strided& red,
+                 double divisor) {
+  const reduced_dims rd(red);
+  const index_t m = out.numel();
+  const int lr = out.rank - 1;
+  const bool by_rows = lr >= 0 && rd.n > 0 && out.size[lr] >= 8 && out.stride[lr] == 1 && kept.stride[lr] == 1;
+  const index_t units = by_rows ? m / out.size[lr] : m;
+  auto part = [&](index_t u0, index_t u1) {
+    if (by_rows) reduce_rows<S, O>(is_max, out, kept, rd, divisor, u0, u1);
+    else reduce_each<S, O>(is_max, out, kept, rd, divisor, u0, u1);
+  };
+#if defined(_OPENMP)
+  // Worth threads only when each output folds enough elements or there are many outputs.
+  if (ctx.where == backend::omp && units > 1 && m * rd.n >= (index_t{1} << 15)) {
+#pragma omp parallel
+    {
+      const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
+      part(units * t / T, units * (t + 1) / T);
+    }
+    return;
+  }
+#endif
+  (void)ctx;
+  part(0, units);
 }
 
 // out = sum/amax of `in` over the dimensions flagged in `dims` (bit d), keepdim or not. A nonzero
@@ -155,17 +238,17 @@ inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const
       kept.stride[k++] = in.stride[d];
     }
   }
-  if (ctx.where != backend::cuda) {  // host and OMP (the reduction itself runs on one thread)
+  if (ctx.where != backend::cuda) {  // host and OMP
     // The pairs ops/reductions.hpp makes: the input's dtype, or an integer sum in int64 (each pair
     // instantiated is a loop nest the compiler optimizes in every program that runs plans).
     if (out.dt == in.dt) {
-      visit_dtype(in.dt, [&](auto sd) { reduce_host<decltype(sd)::value, decltype(sd)::value>(is_max, out, kept, red, divisor); });
+      visit_dtype(in.dt, [&](auto sd) { reduce_host<decltype(sd)::value, decltype(sd)::value>(ctx, is_max, out, kept, red, divisor); });
       return;
     }
     if (out.dt == dtype::i64 && (in.dt == dtype::b8 || in.dt == dtype::i8 || in.dt == dtype::i32)) {
-      if (in.dt == dtype::b8) reduce_host<dtype::b8, dtype::i64>(is_max, out, kept, red, 0);
-      else if (in.dt == dtype::i8) reduce_host<dtype::i8, dtype::i64>(is_max, out, kept, red, 0);
-      else reduce_host<dtype::i32, dtype::i64>(is_max, out, kept, red, 0);
+      if (in.dt == dtype::b8) reduce_host<dtype::b8, dtype::i64>(ctx, is_max, out, kept, red, 0);
+      else if (in.dt == dtype::i8) reduce_host<dtype::i8, dtype::i64>(ctx, is_max, out, kept, red, 0);
+      else reduce_host<dtype::i32, dtype::i64>(ctx, is_max, out, kept, red, 0);
       return;
     }
   }
