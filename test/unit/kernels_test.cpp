@@ -285,6 +285,8 @@ TEST_CASE("kernels: sums and amax fold each output in row-major order, on one th
     x[i] = static_cast<float>((i * 7919) % 1013) * ((i % 3) ? 1e-3f : 1e5f) * ((i % 5) ? 1.0f : -1.0f);
   x[9 * C + 4] = std::numeric_limits<float>::quiet_NaN();
   for (int k = 0; k < C; ++k) x[static_cast<std::size_t>(3 * C + k)] = (k % 2) ? 0.0f : -0.0f;
+  for (int k = 0; k < C; ++k) x[static_cast<std::size_t>(4 * C + k)] = (k % 3) ? -2.5f * static_cast<float>(k) : -0.0f;
+  x[11 * C + 7] = -std::numeric_limits<float>::infinity();
   auto g = ctfx::build_checked([](ctfx::builder& b) {
     auto t = b.input("x", ctfx::f32, {A, B, C});
     b.output(t.sum({2}), t.amax({2}), t.sum({0}), t.sum({0, 2}), t.amax({1}), t.sum({1, 2}));
@@ -307,5 +309,6 @@ TEST_CASE("kernels: sums and amax fold each output in row-major order, on one th
     }
     CHECK(std::isnan(out[1][9]));
     CHECK(std::signbit(out[1][3]));  // amax over -0, 0, -0, ...: the first of equal values is kept
+    CHECK((out[1][4] == 0.0f && std::signbit(out[1][4])));  // over -0 and negatives: -0
   }
 }

@@ -125,6 +125,22 @@ void reduce_rows(bool is_max, const strided& out, const strided& kept, const red
   }
 }
 
+// The amax of n > 0 floats as the fold computes it, on integer keys that order floats as `<` does:
+// a loop compilers vectorize (a float compare is not, under g++'s default -ftrapping-math). Where
+// keys cannot tell the fold's answer — a NaN (the first is the result) or a maximum of +0 (a -0 may
+// have come first) — it returns false and the caller folds.
+inline bool amax_by_keys(const float* p, index_t n, float& out) {
+  std::int32_t best = INT32_MIN, nan = 0;
+  for (index_t r = 0; r < n; ++r) {
+    const std::int32_t u = __builtin_bit_cast(std::int32_t, p[r]);
+    const std::int32_t key = u ^ ((u >> 31) & 0x7fffffff);
+    best = key > best ? key : best;
+    nan |= static_cast<std::int32_t>((u & 0x7fffffff) > 0x7f800000);
+  }
+  out = __builtin_bit_cast(float, best ^ ((best >> 31) & 0x7fffffff));
+  return nan == 0 && (best & 0x7fffffff) != 0;
+}
+
 // Outputs [o0, o1) one by one, each folding its elements in row-major order. Where each output's
 // elements are one unit-stride run, eight outputs fold side by side: eight independent chains of
 // adds instead of one (a sum is a chain of dependent adds; each output keeps its own order).
@@ -141,6 +157,21 @@ void reduce_each(bool is_max, const strided& out, const strided& kept, const red
   index_t oidx[max_rank]{}, ooff = 0, koff = 0;
   seek_output(out, kept, out.rank, o0, oidx, ooff, koff);
   index_t o = o0;
+  if constexpr (S == dtype::f32 && std::is_same_v<C, float>) {
+    if (is_max && rd.unit_run() && n > 0) {
+      for (; o < o1; ++o) {
+        const E* base = reinterpret_cast<const E*>(kept.p) + koff;
+        C acc;
+        if (!amax_by_keys(base, n, acc)) {
+          acc = base[0];
+          for (index_t r = 1; r < n; ++r) acc = binary_value<C>(op_kind::maximum, acc, base[r]);
+        }
+        finish(acc, ooff);
+        next_output(out, kept, out.rank, oidx, ooff, koff);
+      }
+      return;
+    }
+  }
   if (rd.unit_run() && n > 0) {
     constexpr int L = 8;
     for (; o + L <= o1; o += L) {
