@@ -385,3 +385,42 @@ TEST_CASE("outputs in place: computed straight into the caller's buffers; a stri
   }
   CHECK(m3 == m2);
 }
+
+TEST_CASE("fusion: a CUDA thread's element offsets in a collapsed nest equal each operand's own strided offsets") {
+  // Operands over the domain [3, 4, 5, 6]: dense (the dimensions collapse into one), transposed,
+  // broadcast along two dimensions, a slice of a larger buffer, and a destination with a gap.
+  ctfx::kernels::fused_kernel k;
+  auto layout = [](std::initializer_list<ctfx::index_t> st) {
+    ctfx::strided s;
+    s.rank = 4;
+    const ctfx::index_t sizes[4] = {3, 4, 5, 6};
+    int d = 0;
+    for (auto v : st) {
+      s.size[d] = sizes[d];
+      s.stride[d++] = v;
+    }
+    return s;
+  };
+  k.out = layout({160, 40, 8, 1});       // rows of 6 in rows of 8
+  k.n_leaves = 4;
+  k.leaf[0] = layout({120, 30, 6, 1});   // dense
+  k.leaf[1] = layout({1, 3, 12, 60});    // transposed (column-major)
+  k.leaf[2] = layout({0, 6, 0, 1});      // broadcast over dims 0 and 2
+  k.leaf[3] = layout({240, 60, 12, 2});  // every other element of a larger buffer
+  for (const bool dense_only : {true, false}) {
+    ctfx::kernels::fused_kernel kk = k;
+    if (dense_only) {
+      kk.out = k.leaf[0];
+      kk.n_leaves = 1;
+    }
+    const ctfx::kernels::fused_nest nest = ctfx::kernels::make_nest(kk);
+    if (dense_only) CHECK(nest.rank == 0);  // one run of 360
+    const int ops = kk.n_leaves + 1;
+    for (ctfx::index_t i = 0; i < kk.out.numel(); ++i) {
+      ctfx::index_t off[ctfx::max_fused_leaves + 1];
+      ctfx::kernels::element_offsets(nest, ops, i, off);
+      CHECK(off[0] == kk.out.offset_of(i));
+      for (int l = 0; l < kk.n_leaves; ++l) CHECK(off[l + 1] == kk.leaf[l].offset_of(i));
+    }
+  }
+}

@@ -108,7 +108,6 @@ struct compiled {
     constexpr op_kind K = frozen.nodes[I].op;
     constexpr bool arithmetic = (is_unary(K) && K != op_kind::convert) || is_binary(K) || is_ternary(K);
     if constexpr (fused_members[I] > 0 || (arithmetic && frozen.nodes[I].meta.is_tensor())) {
-      if (f.ctx.where == backend::cuda) return false;  // the group's per-element kernel
       kernels::static_group<graph_view, static_cast<std::int32_t>(I)>::run(f.ctx, [&](std::int32_t id) { return f.view(id); });
       return true;
     } else {

@@ -392,6 +392,20 @@ inline fused_nest make_nest(const fused_kernel& k) {
   return nest;
 }
 
+// The operands' offsets of element i of a nest (row-major over its collapsed dimensions): one
+// division by the row length and one per outer dimension, for a thread that computes one element
+// (CUDA); the host walks rows instead (row_offsets).
+CTFX_HD inline void element_offsets(const fused_nest& n, int operands, index_t i, index_t* off) {
+  index_t row = i / n.inner;
+  const index_t j = i - row * n.inner;
+  for (int o = 0; o < operands; ++o) off[o] = j * n.istride[o];
+  for (int d = n.rank - 1; d >= 0; --d) {
+    const index_t idx = row % n.size[d];
+    row /= n.size[d];
+    for (int o = 0; o < operands; ++o) off[o] += idx * n.stride[o][d];
+  }
+}
+
 // The operands' offsets of consecutive rows of a nest: the first by one division per outer
 // dimension, each next one by an odometer step (no division per row, which counts for short rows).
 // The strides are stored dimension-major: a per-operand column of strides, gathered by the

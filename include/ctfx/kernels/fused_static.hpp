@@ -9,9 +9,16 @@
 //
 // Values are carried in the compute type of their dtype and rounded to that dtype after every op
 // (`round_to`), exactly as the unfused kernels store and reload them, so results are bit-identical.
+//
+// The expression types (leaf_x, op_x) take integers and enums only — scalars as their bits — never
+// the graph's type: a CUDA kernel's type may not involve the closure type of the user's graph
+// lambda (nvcc cannot name it in the kernel's host stub), and these types are the kernel's.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include <cstdint>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include "fused.hpp"
 
 namespace ctfx::kernels {
@@ -27,6 +34,77 @@ CTFX_HD inline compute_t<D> round_to(C v) {
 struct leaf_ptrs {
   const std::byte* p[max_fused_leaves];
   index_t st[max_fused_leaves];
+};
+
+// Operand l of the group, of dtype S, loaded at element i (stride st[l] unless Unit).
+template <int L, dtype S>
+struct leaf_x {
+  template <class C, bool Unit>
+  CTFX_HD static C get(const leaf_ptrs& p, index_t i) {
+    const auto* q = reinterpret_cast<const element_t<S>*>(p.p[L]);
+    return load_as<S, C>(q + (Unit ? i : i * p.st[L]));
+  }
+};
+
+// A node of the group: op K with result dtype O, its operands' expressions A... (a conversion's
+// source alone), P the dtype a bool-result op tests its operands in, and a scalar operand's bits.
+template <op_kind K, dtype O, dtype P, std::uint64_t ScalarBits, class... A>
+struct op_x {
+  using V = compute_t<O>;
+  static constexpr dtype result = O;
+  static constexpr double scalar = __builtin_bit_cast(double, ScalarBits);
+  template <std::size_t k>
+  using operand = std::tuple_element_t<k, std::tuple<A...>>;
+  template <class C, bool Unit>
+  CTFX_HD static C get(const leaf_ptrs& p, index_t i) { return static_cast<C>(eval<Unit>(p, i)); }
+  template <bool Unit>
+  CTFX_HD static V eval(const leaf_ptrs& p, index_t i) {
+    if constexpr (K == op_kind::copy_ || K == op_kind::clone || K == op_kind::convert) {
+      // as kernels::copy: through double, or int64 between integers
+      using C2 = std::conditional_t<(is_floating(P) || is_floating(O)), double, std::int64_t>;
+      return round_to<O, C2>(operand<0>::template get<C2, Unit>(p, i));
+    } else if constexpr (K == op_kind::where) {
+      const bool c = operand<0>::template get<std::int64_t, Unit>(p, i) != 0;
+      return round_to<O, V>(c ? operand<1>::template get<V, Unit>(p, i) : operand<2>::template get<V, Unit>(p, i));
+    } else if constexpr (yields_bool(K)) {  // tested in the operands' promoted type P, stored as bool
+      using C = compute_t<P>;
+      const C x = operand<0>::template get<C, Unit>(p, i);
+      if constexpr (is_unary(K)) {
+        return round_to<O, C>(unary_value<C>(K, x));
+      } else if constexpr (sizeof...(A) > 1) {
+        return round_to<O, C>(binary_value<C>(K, x, operand<1>::template get<C, Unit>(p, i)));
+      } else {
+        return round_to<O, C>(binary_value<C>(K, x, scalar_operand<P, C>(K, scalar)));
+      }
+    } else if constexpr (is_unary(K)) {
+      return round_to<O, V>(unary_value<V>(K, operand<0>::template get<V, Unit>(p, i)));
+    } else {
+      static_assert(is_binary(K), "ctfx: a fused group holds elementwise ops only");
+      const V x = operand<0>::template get<V, Unit>(p, i);
+      if constexpr (sizeof...(A) > 1) return round_to<O, V>(binary_value<V>(K, x, operand<1>::template get<V, Unit>(p, i)));
+      else return round_to<O, V>(scalar_binary_value<V>(K, x, static_cast<V>(scalar)));
+    }
+  }
+};
+
+// One element of a group per call, for CUDA (Thrust's for_each_n: a grid-stride loop over the
+// elements): the root expression Root, each operand's offset from the nest.
+template <class Root, dtype OutDt, int Leaves>
+struct static_element_fn {
+  fused_nest nest;
+  const std::byte* leaf[max_fused_leaves];
+  index_t leaf_bytes[max_fused_leaves];
+  std::byte* out;
+  CTFX_HD void operator()(index_t i) const {
+    index_t off[max_fused_leaves + 1];
+    element_offsets(nest, Leaves + 1, i, off);
+    leaf_ptrs p;
+    for (int l = 0; l < Leaves; ++l) {
+      p.p[l] = leaf[l] + off[l + 1] * leaf_bytes[l];
+      p.st[l] = 0;
+    }
+    store_as<OutDt, typename Root::V>(reinterpret_cast<element_t<OutDt>*>(out) + off[0], Root::template eval<true>(p, 0));
+  }
 };
 
 template <class GV, std::int32_t R>
@@ -71,71 +149,41 @@ struct static_group {
     return -1;
   }
 
+  // The expression type of node I (a member, or R itself) and of each of its operands.
   template <std::int32_t I>
-  struct ex;
-
-  // Operand A of a node, in compute type C: a leaf loaded from memory, or a member's value.
-  template <class C, std::int32_t A, bool Unit>
-  static C fetch(const leaf_ptrs& p, index_t i) {
-    if constexpr (inside(A) && A != R) {
-      return static_cast<C>(ex<A>::template eval<Unit>(p, i));
-    } else {
-      constexpr int l = leaf_index(A);
-      constexpr dtype S = at(A).meta.dt;
-      const auto* q = reinterpret_cast<const element_t<S>*>(p.p[l]);
-      return load_as<S, C>(q + (Unit ? i : i * p.st[l]));
-    }
+  struct node_expr;
+  template <std::int32_t A>
+  static constexpr auto operand_expr() {
+    if constexpr (inside(A) && A != R) return std::type_identity<typename node_expr<A>::type>{};
+    else return std::type_identity<leaf_x<leaf_index(A), at(A).meta.dt>>{};
   }
-
   template <std::int32_t I>
-  struct ex {
+  struct node_expr {
     static constexpr op_kind K = at(I).op;
     static constexpr bool conversion = K == op_kind::copy_ || K == op_kind::clone || K == op_kind::convert;
     static constexpr dtype O = writes_arg0(K) ? at(arg(I, 0)).meta.dt : at(I).meta.dt;
-    using V = compute_t<O>;
-    // The dtype a bool-result op tests its operands in (ops/elementwise.hpp's operand_dtype).
-    static constexpr dtype operand_dtype() {
-      if constexpr (K == op_kind::logical_not) return at(arg(I, 0)).meta.dt;
+    // The operands read: a conversion's source alone (copy_ writes its destination, never reads it).
+    static constexpr int first = K == op_kind::copy_ ? 1 : 0;
+    static constexpr int count = conversion ? 1 : at(I).nargs;
+    // Conversions: the source's dtype; bool-result ops: the dtype they test in (ops/elementwise.hpp's operand_dtype).
+    static constexpr dtype P = [] {
+      if constexpr (conversion) return at(arg(I, first)).meta.dt;
+      else if constexpr (K == op_kind::logical_not) return at(arg(I, 0)).meta.dt;
+      else if constexpr (!yields_bool(K)) return O;
       else if constexpr (at(I).nargs > 1) return result_type(at(arg(I, 0)).meta.dt, at(arg(I, 0)).meta.rank > 0,
                                                              at(arg(I, 1)).meta.dt, at(arg(I, 1)).meta.rank > 0);
       else return promote_scalar(at(arg(I, 0)).meta.dt, at(I).aux == 2);
-    }
-    template <bool Unit>
-    static V eval(const leaf_ptrs& p, index_t i) {
-      if constexpr (conversion) {  // as kernels::copy: through double, or int64 between integers
-        constexpr std::int32_t src = K == op_kind::copy_ ? arg(I, 1) : arg(I, 0);
-        constexpr dtype S = at(src).meta.dt;
-        using C2 = std::conditional_t<(is_floating(S) || is_floating(O)), double, std::int64_t>;
-        return round_to<O, C2>(fetch<C2, src, Unit>(p, i));
-      } else if constexpr (K == op_kind::where) {
-        const bool c = fetch<std::int64_t, arg(I, 0), Unit>(p, i) != 0;
-        return round_to<O, V>(c ? fetch<V, arg(I, 1), Unit>(p, i) : fetch<V, arg(I, 2), Unit>(p, i));
-      } else if constexpr (yields_bool(K)) {  // tested in the operands' promoted type P, stored as bool
-        constexpr dtype P = operand_dtype();
-        using C = compute_t<P>;
-        const C x = fetch<C, arg(I, 0), Unit>(p, i);
-        if constexpr (is_unary(K)) {
-          return round_to<O, C>(unary_value<C>(K, x));
-        } else {
-          C y;
-          if constexpr (at(I).nargs > 1) y = fetch<C, arg(I, 1), Unit>(p, i);
-          else y = scalar_operand<P, C>(K, at(I).scalar);
-          return round_to<O, C>(binary_value<C>(K, x, y));
-        }
-      } else if constexpr (is_unary(K)) {
-        return round_to<O, V>(unary_value<V>(K, fetch<V, arg(I, 0), Unit>(p, i)));
-      } else {
-        static_assert(is_binary(K), "ctfx: a fused group holds elementwise ops only");
-        const V x = fetch<V, arg(I, 0), Unit>(p, i);
-        if constexpr (at(I).nargs > 1) return round_to<O, V>(binary_value<V>(K, x, fetch<V, arg(I, 1), Unit>(p, i)));
-        else return round_to<O, V>(scalar_binary_value<V>(K, x, static_cast<V>(at(I).scalar)));
-      }
-    }
+    }();
+    template <std::size_t... k>
+    static auto make(std::index_sequence<k...>)
+        -> op_x<K, O, P, __builtin_bit_cast(std::uint64_t, at(I).scalar),
+                typename decltype(operand_expr<arg(I, first + static_cast<int>(k))>())::type...>;
+    using type = decltype(make(std::make_index_sequence<count>{}));
   };
 
-  using root = ex<R>;
+  using root = typename node_expr<R>::type;
   static constexpr dtype out_dt = at(dst).meta.dt;
-  static_assert(out_dt == root::O, "ctfx: a fused group's last op computes its destination's dtype");
+  static_assert(out_dt == root::result, "ctfx: a fused group's last op computes its destination's dtype");
 
   template <bool Unit>
   static void inner(element_t<out_dt>* d, index_t dst_stride, const leaf_ptrs& p, index_t n) {
@@ -161,7 +209,7 @@ struct static_group {
     }
   }
 
-  // Runs the group on the host (CPP or OMP); `view(id)` gives node id's bound tensor.
+  // Runs the group on the context's backend; `view(id)` gives node id's bound tensor.
   template <class View>
   static void run(const device_ctx& ctx, View&& view) {
     fused_kernel k;
@@ -170,6 +218,17 @@ struct static_group {
     for (int l = 0; l < leaves.n; ++l) k.leaf[l] = view(leaves.id[l]).broadcast_to(k.out.rank, k.out.size);
     if (k.out.numel() == 0) return;
     const fused_nest nest = make_nest(k);
+    if (ctx.where == backend::cuda) {
+      static_element_fn<root, out_dt, leaves.n> f{};
+      f.nest = nest;
+      for (int l = 0; l < leaves.n; ++l) {
+        f.leaf[l] = k.leaf[l].p;
+        f.leaf_bytes[l] = size_of(k.leaf[l].dt);
+      }
+      f.out = k.out.p;
+      parallel_for(ctx, k.out.numel(), f);
+      return;
+    }
 #if defined(_OPENMP)
     if (ctx.where == backend::omp && nest.rows > 1) {
 #pragma omp parallel

@@ -146,7 +146,8 @@ struct reporting_stage {
   static constexpr auto make_report() {
     if constexpr (once.n_items <= report_capacity) {
       reinplace_report<once.n_items> r{};
-      for (std::size_t k = 0; k < once.n_items; ++k) r.items[k] = once.items[k];
+      // (`!=`: with no items, nvcc would warn that `k < 0` is a pointless comparison.)
+      for (std::size_t k = 0; k != once.n_items; ++k) r.items[k] = once.items[k];
       r.unused_count = once.n_unused;
       r.unused_listed = once.unused;
       return r;
