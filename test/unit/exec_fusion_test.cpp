@@ -1,9 +1,12 @@
 // Kernel fusion (plan/fusion.hpp) and the fused kernels (kernels/fused.hpp, kernels/fused_static.hpp):
 // which nodes are grouped, the legality rules (writer-index-map, no-write-between), the buffers a
-// fused plan no longer needs, and results bit-identical to the reference on both executors.
+// fused plan no longer needs (and the results computed straight into a cat's slice), and results
+// bit-identical to the reference on both executors.
 #include <doctest/doctest.h>
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
@@ -423,4 +426,192 @@ TEST_CASE("fusion: a CUDA thread's element offsets in a collapsed nest equal eac
       for (int l = 0; l < kk.n_leaves; ++l) CHECK(off[l + 1] == kk.leaf[l].offset_of(i));
     }
   }
+}
+
+namespace {
+// RoPE into a KV cache: the two rotated halves are each a fused group whose only reader is cat, so
+// each group writes its half of cat's buffer and cat copies nothing.
+constexpr long KB = 2, KH = 4, KS = 6, KD = 32;
+constexpr auto rope = ctfx::graph([](ctfx::builder& b) {
+  auto cache = b.input("cache", ctfx::f32, {KB, KH, KS, KD});
+  auto k = b.input("k", ctfx::f32, {KB, KH, 1, KD});
+  auto cs = b.input("cos", ctfx::f32, {KD / 2});
+  auto sn = b.input("sin", ctfx::f32, {KD / 2});
+  auto pos = b.input("pos", ctfx::i64, {1});
+  auto k1 = k.slice(3, 0, KD / 2), k2 = k.slice(3, KD / 2, KD);
+  auto rot = ctfx::cat({k1 * cs - k2 * sn, k2 * cs + k1 * sn}, 3);
+  b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, rot));
+});
+using rope_plan = ctfx::compiled<decltype(rope)>;
+constexpr std::size_t rope_half_bytes = KB * KH * (KD / 2) * 4, rope_cat_bytes = 2 * rope_half_bytes;  // 512 B, 1024 B
+// Planned in the compiler: cat's buffer only (the halves' buffers were 2 x 512 B more).
+static_assert(rope_plan::static_buffer_bytes() == rope_cat_bytes);
+
+// Operands that must still be copied: `a` has a second reader (the group computing the second
+// operand reads it: were `a` in its slice, that group would read cat's buffer), `h` is converted
+// by cat (f16 into f32). The second operand is placed.
+constexpr auto catmix = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {3, 8});
+  auto y = b.input("y", ctfx::f32, {3, 8});
+  auto h = b.input("h", ctfx::f16, {3, 4});
+  auto a = x * 2.0f;
+  b.output(ctfx::cat({a, (a + y) * 0.5f, h + 1.0f}, 1) * 3.0f);
+});
+using catmix_plan = ctfx::compiled<decltype(catmix)>;
+
+bool same(const ctfx::detail::cvec<std::int32_t>& a, const ctfx::detail::cvec<std::int32_t>& b) {
+  return std::vector<std::int32_t>(a.begin(), a.end()) == std::vector<std::int32_t>(b.begin(), b.end());
+}
+
+std::int32_t count_into(const ctfx::fusion& f, std::int32_t n) {
+  std::int32_t k = 0;
+  for (std::int32_t i = 0; i < n; ++i) k += f.into_of(i) >= 0;
+  return k;
+}
+
+std::string plan_listing(const ctfx::ir& g, const ctfx::fusion& f, const ctfx::liveness& L) {
+  ctfx::listing_options lo;
+  lo.fused = &f;
+  return ctfx::listing(g, L, ctfx::plan_reuse(L), lo);
+}
+}  // namespace
+
+TEST_CASE("cat: fused groups write straight into their slices of cat's buffer; cat copies nothing") {
+  const ctfx::ir g = rope_plan::graph();
+  const std::int32_t cat = find(g, ctfx::op_kind::cat);
+  REQUIRE(cat >= 0);
+  // The same decision in the compiler and at run time.
+  const ctfx::fusion f = rope_plan::fused();
+  ctfx::runtime_plan p(rope.get());
+  REQUIRE(p.error().ok());
+  CHECK(same(f.root, p.fused().root));
+  CHECK(same(f.into, p.fused().into));
+  CHECK(f.into_of(g.arg(cat, 0)) == cat);
+  CHECK(f.into_of(g.arg(cat, 1)) == cat);
+  CHECK(count_into(f, g.size()) == 2);
+  // One buffer, cat's, allocated before the first group writes into it; none for the halves.
+  const ctfx::liveness L = rope_plan::life();
+  REQUIRE(L.buffers.size() == 1);
+  CHECK(L.buffers[0].node == cat);
+  CHECK(L.buffers[0].bytes.value() == static_cast<ctfx::index_t>(rope_cat_bytes));
+  CHECK(L.buffers[0].def_step == L.step_of[static_cast<std::size_t>(g.arg(cat, 0))]);
+  CHECK(L.buffers[0].last_step == L.step_of[static_cast<std::size_t>(find(g, ctfx::op_kind::index_put_))]);
+  // Without the slices: three buffers, the halves' bytes more.
+  const ctfx::liveness L0 = ctfx::compute_liveness(g, f.root.data());
+  REQUIRE(L0.buffers.size() == 3);
+  CHECK(L0.buffers[0].bytes.value() + L0.buffers[1].bytes.value() == static_cast<ctfx::index_t>(rope_cat_bytes));
+  const std::vector<ctfx::tensor_desc> d = {
+      ctfx::tensor_desc::contiguous(ctfx::f32, {KB, KH, KS, KD}), ctfx::tensor_desc::contiguous(ctfx::f32, {KB, KH, 1, KD}),
+      ctfx::tensor_desc::contiguous(ctfx::f32, {KD / 2}), ctfx::tensor_desc::contiguous(ctfx::f32, {KD / 2}),
+      ctfx::tensor_desc::contiguous(ctfx::i64, {1})};
+  const std::size_t ws = p.bind(d).workspace_bytes;
+  CHECK(ws >= rope_cat_bytes);
+  CHECK(ws < rope_cat_bytes + rope_half_bytes);  // cat's buffer and the run's small scratch
+  CHECK(rope_plan::bind(d).workspace_bytes == ws);
+  // The listing says so.
+  const std::string text = plan_listing(g, f, L);
+  CHECK(text.find("# %cat\n") != std::string::npos);  // the one allocation
+  CHECK(text.find("fused, into %cat slice\n") != std::string::npos);
+  CHECK(text.find("fused, into %cat slice\n", text.find("fused, into %cat slice\n") + 1) != std::string::npos);
+  CHECK(text.find("no copy: every operand computed in its slice") != std::string::npos);
+  CHECK(plan_listing(p.graph(), p.fused(), p.life()) == text);
+  // Values: both executors bit-identical to the reference, for positions at both ends.
+  std::vector<float> k = ramp(KB * KH * KD), cs(KD / 2), sn(KD / 2);
+  for (long j = 0; j < KD / 2; ++j) { cs[static_cast<std::size_t>(j)] = std::cos(0.1f * static_cast<float>(j)); sn[static_cast<std::size_t>(j)] = std::sin(0.1f * static_cast<float>(j)); }
+  for (std::int64_t pos : {std::int64_t{0}, std::int64_t{KS - 1}, std::int64_t{-2}}) {
+    std::vector<float> c1 = ramp(KB * KH * KS * KD, 0.01f), c2 = c1, c3 = c1;
+    auto in = [&](std::vector<float>& c) {
+      return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(c.data(), d[0]), ctfx::tensor_ref(k.data(), d[1]), ctfx::tensor_ref(cs.data(), d[2]),
+                                           ctfx::tensor_ref(sn.data(), d[3]), ctfx::tensor_ref(&pos, d[4])};
+    };
+    REQUIRE(rope_plan::run(in(c1), {}).ok);
+    REQUIRE(p.run(in(c2), {}).ok);
+    REQUIRE(ctfx::reference_run(rope.get(), in(c3), {}).ok);
+    CHECK(std::memcmp(c1.data(), c3.data(), c1.size() * 4) == 0);
+    CHECK(std::memcmp(c2.data(), c3.data(), c2.size() * 4) == 0);
+  }
+  // With every access checked against the planned lifetimes.
+  ctfx::plan_options lo;
+  lo.check_lifetimes = true;
+  std::vector<float> c1 = ramp(KB * KH * KS * KD, 0.01f), c2 = c1;
+  std::int64_t pos = 3;
+  auto in = [&](std::vector<float>& c) {
+    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(c.data(), d[0]), ctfx::tensor_ref(k.data(), d[1]), ctfx::tensor_ref(cs.data(), d[2]),
+                                         ctfx::tensor_ref(sn.data(), d[3]), ctfx::tensor_ref(&pos, d[4])};
+  };
+  auto st = ctfx::runtime_plan(rope.get(), lo).run(in(c1), {});
+  REQUIRE_MESSAGE(st.ok, st.message);
+  REQUIRE(ctfx::reference_run(rope.get(), in(c2), {}).ok);
+  CHECK(c1 == c2);
+}
+
+TEST_CASE("cat: an operand read elsewhere, or converted by cat, is still copied; the others go into their slices") {
+  const ctfx::ir g = catmix_plan::graph();
+  const std::int32_t cat = find(g, ctfx::op_kind::cat);
+  REQUIRE(cat >= 0);
+  const ctfx::fusion f = catmix_plan::fused();
+  ctfx::runtime_plan p(catmix.get());
+  CHECK(same(f.into, p.fused().into));
+  CHECK(f.into_of(g.arg(cat, 0)) == -1);   // a: read by the second operand's group as well
+  CHECK(f.into_of(g.arg(cat, 1)) == cat);  // (a + y) * 0.5: cat is its only reader
+  CHECK(f.into_of(g.arg(cat, 2)) == -1);   // h + 1 is f16, cat's buffer f32
+  CHECK(count_into(f, g.size()) == 1);
+  const std::string text = plan_listing(g, f, catmix_plan::life());
+  CHECK(text.find("fused, into %cat slice\n") != std::string::npos);
+  CHECK(text.find("copies 2 of 3 operands") != std::string::npos);
+  // a and h + 1 keep their buffers; (a + y) * 0.5 has none.
+  const ctfx::liveness L = catmix_plan::life();
+  for (const auto& b : L.buffers) CHECK(b.node != g.arg(cat, 1));
+  CHECK(L.buffers.size() == ctfx::compute_liveness(g, f.root.data()).buffers.size() - 1);
+
+  std::vector<float> x = ramp(24), y = ramp(24, 0.3f), o1(3 * 20), o2(o1.size()), o3(o1.size());
+  std::vector<ctfx::half_t> h(12);
+  for (std::size_t j = 0; j < h.size(); ++j) h[j] = ctfx::half_t(static_cast<float>(j) * 0.37f - 2.0f);
+  const std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {3, 8}), ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {3, 8}),
+                                            ctfx::tensor_ref::contiguous(h.data(), ctfx::f16, {3, 4})};
+  REQUIRE(catmix_plan::run(in, {ctfx::tensor_ref::contiguous(o1.data(), ctfx::f32, {3, 20})}).ok);
+  REQUIRE(p.run(in, {ctfx::tensor_ref::contiguous(o2.data(), ctfx::f32, {3, 20})}).ok);
+  REQUIRE(ctfx::reference_run(catmix.get(), in, {ctfx::tensor_ref::contiguous(o3.data(), ctfx::f32, {3, 20})}).ok);
+  CHECK(std::memcmp(o1.data(), o3.data(), o1.size() * 4) == 0);
+  CHECK(std::memcmp(o2.data(), o3.data(), o2.size() * 4) == 0);
+}
+
+TEST_CASE("cat: a returned cat gets its operands computed in the caller's buffer; symbolic offsets") {
+  // Returned: the caller's output buffer is cat's, so the operands' kernels write straight into it.
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {b.sym("s0"), 5});
+    auto y = b.input("y", ctfx::f32, {b.sym("s1"), 5});
+    b.output(ctfx::cat({ctfx::relu(x * 2.0f - 1.0f), y + 0.5f, -x}, 0));
+  });
+  ctfx::runtime_plan p(g);
+  REQUIRE(p.error().ok());
+  const std::int32_t cat = find(p.graph(), ctfx::op_kind::cat);
+  CHECK(count_into(p.fused(), p.graph().size()) == 3);
+  CHECK(p.life().buffers.size() == 1);
+  const std::string text = plan_listing(p.graph(), p.fused(), p.life());
+  CHECK(text.find("= output0  # %cat, computed in the caller's buffer") != std::string::npos);
+  CHECK(text.find("no copy: every operand computed in its slice") != std::string::npos);
+  (void)cat;
+  for (long s0 : {1L, 4L, 0L})
+    for (long s1 : {3L, 0L}) {
+      const auto dx = ctfx::tensor_desc::contiguous(ctfx::f32, {s0, 5}), dy = ctfx::tensor_desc::contiguous(ctfx::f32, {s1, 5});
+      const auto dout = ctfx::tensor_desc::contiguous(ctfx::f32, {2 * s0 + s1, 5});
+      std::vector<float> x = ramp(static_cast<std::size_t>(s0 * 5)), y = ramp(static_cast<std::size_t>(s1 * 5), 0.2f);
+      y.resize(x.size() > y.size() ? x.size() : y.size());
+      x.resize(y.size());
+      check_same<float>(g, {x, y}, {dx, dy}, {dout});
+    }
+  // A strided caller buffer: computed in a temporary, then copied.
+  std::vector<float> x = ramp(10), y = ramp(15, 0.2f), wide(2 * 7 * 5, -1.0f), ref(7 * 5);
+  ctfx::tensor_desc sd = ctfx::tensor_desc::contiguous(ctfx::f32, {7, 5});
+  sd.stride[0] = 10;
+  const std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {2, 5}), ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {3, 5})};
+  auto st = p.run(in, {ctfx::tensor_ref(wide.data(), sd)});
+  REQUIRE_MESSAGE(st.ok, st.message);
+  REQUIRE(ctfx::reference_run(g, in, {ctfx::tensor_ref::contiguous(ref.data(), ctfx::f32, {7, 5})}).ok);
+  for (std::size_t r = 0; r < 7; ++r)
+    for (std::size_t j = 0; j < 5; ++j) {
+      CHECK(wide[r * 10 + j] == ref[r * 5 + j]);
+      CHECK(wide[r * 10 + 5 + j] == -1.0f);
+    }
 }

@@ -83,7 +83,10 @@ constexpr bool uses_unbacked(const ir& g, const sym_expr& e) {
 // computes it), a node fused into a later one is no step and gets no buffer: its reads happen at
 // its root's step. The loops read the graph's pools through raw pointers (nvcc's front end
 // charges each accessor call against its constexpr budget, g++ pays for each as well).
-constexpr liveness compute_liveness(const ir& g, const std::int32_t* fused_root = nullptr) {
+// With `into` (plan/fusion.hpp's fusion::into: per node, the cat whose buffer holds its result, or
+// -1), such a node gets no buffer of its own: it writes cat's, which is allocated at the first step
+// that writes into it and lives as cat's result does.
+constexpr liveness compute_liveness(const ir& g, const std::int32_t* fused_root = nullptr, const std::int32_t* into = nullptr) {
   liveness L;
   const std::int32_t n = g.size();
   const node* N = g.nodes.data();
@@ -119,17 +122,19 @@ constexpr liveness compute_liveness(const ir& g, const std::int32_t* fused_root 
       step = step_of[A[nd.arg0]];  // allocated by the tuple's step
     }
     step_of[i] = step;
-    const std::int32_t s = nd.meta.storage;
+    const std::int32_t holder = into && into[i] >= 0 ? into[i] : i;  // the node whose result owns the memory
+    const node& hd = N[holder];
+    const std::int32_t s = hd.meta.storage;
     if (step < 0 || s < 0 || is_input[s] || buffer_of[s] >= 0) continue;
     buffer_life b{};
     b.storage = s;
-    b.node = i;
+    b.node = holder;
     b.def_step = step;
     b.last_step = step;
-    b.bytes = storage_bytes(nd.meta);
-    b.dt = nd.meta.dt;
+    b.bytes = storage_bytes(hd.meta);
+    b.dt = hd.meta.dt;
     b.unbacked = !b.bytes.is_static() && uses_unbacked(g, b.bytes);
-    b.partition = nd.partition;
+    b.partition = hd.partition;
     buffer_of[s] = static_cast<std::int32_t>(L.buffers.size());
     L.buffers.push_back(b);
   }
@@ -143,6 +148,11 @@ constexpr liveness compute_liveness(const ir& g, const std::int32_t* fused_root 
     const std::int32_t step = step_of[i];
     const bool out = nd.op == op_kind::output;
     if (!out && (step < 0 || nd.op == op_kind::getitem)) continue;
+    if (!out && into) {  // a step writes the buffer that holds its result (cat's, after a write into a slice)
+      const std::int32_t hs = N[into[i] >= 0 ? into[i] : i].meta.storage;
+      const std::int32_t bi = hs >= 0 ? buffer_of[hs] : -1;
+      if (bi >= 0 && B[bi].last_step < step) B[bi].last_step = step;
+    }
     for (const std::int32_t* a = A + nd.arg0; a != A + nd.arg0 + nd.nargs; ++a) {
       if (*a < 0 || N[*a].meta.storage < 0) continue;
       const std::int32_t bi = buffer_of[N[*a].meta.storage];

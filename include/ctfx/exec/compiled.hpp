@@ -37,13 +37,21 @@ struct compiled {
   static constexpr ir graph() { return pipeline_type::get(); }
 
   // The kernel grouping, made by the compiler (plan/fusion.hpp): per node, the node whose kernel
-  // computes it.
-  static constexpr auto fused_roots = [] {
-    std::array<std::int32_t, node_count> r{};
+  // computes it, and the cat whose buffer holds its result (or -1).
+  struct fusion_arrays {
+    std::array<std::int32_t, node_count> root{}, into{};
+  };
+  static constexpr fusion_arrays fusion_plan = [] {
+    fusion_arrays a;
     const fusion f = plan_fusion(pipeline_type::get());
-    for (std::size_t i = 0; i < node_count; ++i) r[i] = f.root[i];
-    return r;
+    for (std::size_t i = 0; i < node_count; ++i) {
+      a.root[i] = f.root[i];
+      a.into[i] = f.into[i];
+    }
+    return a;
   }();
+  static constexpr auto fused_roots = fusion_plan.root;
+  static constexpr auto fused_into = fusion_plan.into;
   // Per node: how many nodes are fused into it (0: a kernel of its own, or a member).
   static constexpr auto fused_members = [] {
     std::array<std::int32_t, node_count> m{};
@@ -54,15 +62,18 @@ struct compiled {
 
   // The grouping and the lifetimes the plan runs with (for listings: ctfx::listing(graph(), life(),
   // plan_reuse(life()), {.fused = &f}) with f = fused()).
-  static fusion fused() { return fusion{detail::cvec<std::int32_t>(fused_roots.data(), fused_roots.data() + node_count)}; }
-  static liveness life() { return compute_liveness(graph(), fused_roots.data()); }
+  static fusion fused() {
+    return fusion{detail::cvec<std::int32_t>(fused_roots.data(), fused_roots.data() + node_count),
+                  detail::cvec<std::int32_t>(fused_into.data(), fused_into.data() + node_count)};
+  }
+  static liveness life() { return compute_liveness(graph(), fused_roots.data(), fused_into.data()); }
 
   // Bytes of the planned buffers when every extent is static (outputs computed straight into the
   // caller's buffers excluded: plan/outputs.hpp), computed by the compiler with the
   // memory plan the program uses (bind() adds the run's small scratch to get the workspace).
   static constexpr std::size_t static_buffer_bytes() {
     const ir g = pipeline_type::get();
-    const liveness L = compute_liveness(g, fused_roots.data());
+    const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
     const reuse_plan R = plan_reuse(L);
     const auto direct = direct_outputs(g, L);  // computed in the caller's buffers
     std::size_t total = 0;
@@ -80,7 +91,7 @@ struct compiled {
   }
 
   static const program& prog() {
-    static const program p(pipeline_type::get(), program_options{true, false, false, nullptr, true, true, fused_roots.data()});
+    static const program p(pipeline_type::get(), program_options{true, false, false, nullptr, true, true, fused_roots.data(), fused_into.data()});
     return p;
   }
 

@@ -100,6 +100,8 @@ struct program_options {
   // compiled<G>): one entry per node.
   bool fuse = false;
   const std::int32_t* fused_roots = nullptr;
+  // With fused_roots: per node, the cat whose buffer holds its result (fusion::into), or null.
+  const std::int32_t* fused_into = nullptr;
 };
 
 // What a call will need: outputs' shapes (contiguous) and the workspace size.
@@ -207,7 +209,7 @@ class basic_program {
     std::vector<bound_layout> L(static_cast<std::size_t>(g_.size()));
     for (std::int32_t i = 0; i < g_.size(); ++i)
       if (g_[i].meta.is_tensor()) {
-        L[static_cast<std::size_t>(i)] = evaluate(g_[i].meta, b.symbols);
+        L[static_cast<std::size_t>(i)] = evaluate(layout_meta(i), b.symbols);
         for (int d = 0; d < L[static_cast<std::size_t>(i)].rank; ++d)
           if (L[static_cast<std::size_t>(i)].size[d] < 0)
             return run_status::failure(i, "rule extent-non-negative: " + detail::node_label(g_, i) + " has extent " +
@@ -415,8 +417,14 @@ class basic_program {
     std::vector<std::int32_t> nodes;  // members then root, in program order
   };
   fusion fusion_;
+  std::vector<tensor_meta> slice_meta_;  // per node computed in a cat's slice: that slice (else unused)
   std::vector<std::int32_t> group_of_;
   std::vector<group> groups_;
+
+  // The layout a node's result has in this plan: its own, or its slice of a cat's buffer.
+  const tensor_meta& layout_meta(std::int32_t i) const {
+    return fusion_.into_of(i) >= 0 ? slice_meta_[static_cast<std::size_t>(i)] : g_[i].meta;
+  }
 
   static std::size_t align_ws(index_t bytes) {
     return (static_cast<std::size_t>(std::max<index_t>(bytes, 0)) + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
@@ -447,10 +455,20 @@ class basic_program {
       return;
     }
     if (opt_.fuse) {
-      if (opt_.fused_roots) fusion_.root = detail::cvec<std::int32_t>(opt_.fused_roots, opt_.fused_roots + g_.size());
-      else fusion_ = plan_fusion(g_);
+      if (opt_.fused_roots) {
+        fusion_.root = detail::cvec<std::int32_t>(opt_.fused_roots, opt_.fused_roots + g_.size());
+        if (opt_.fused_into) fusion_.into = detail::cvec<std::int32_t>(opt_.fused_into, opt_.fused_into + g_.size());
+      } else {
+        fusion_ = plan_fusion(g_);
+      }
+      // Results computed in a cat's slice are laid out as that slice (and cat skips them).
+      for (std::int32_t i = 0; i < g_.size(); ++i)
+        if (const std::int32_t c = fusion_.into_of(i); c >= 0) {
+          if (slice_meta_.empty()) slice_meta_.resize(static_cast<std::size_t>(g_.size()));
+          slice_meta_[static_cast<std::size_t>(i)] = cat_slice_meta(g_, c, i);
+        }
     }
-    life_ = compute_liveness(g_, opt_.fuse ? fusion_.root.data() : nullptr);
+    life_ = compute_liveness(g_, opt_.fuse ? fusion_.root.data() : nullptr, opt_.fuse && !fusion_.into.empty() ? fusion_.into.data() : nullptr);
     if (opt_.fuse) make_groups();
     inputs_ = detail::input_nodes_of(g_);
     if (auto o = g_.output_node(); o >= 0)
@@ -1019,7 +1037,7 @@ class basic_program {
     const std::int32_t i = life_.steps[static_cast<std::size_t>(step)];
     auto touch = [&](std::int32_t node) -> run_status {
       if (node < 0 || !g_.meta(node).is_tensor()) return {};
-      const auto bi = life_.buffer_of[static_cast<std::size_t>(g_.meta(node).storage)];
+      const auto bi = life_.buffer_of[static_cast<std::size_t>(layout_meta(node).storage)];
       if (bi < 0) return {};
       const auto& b = life_.buffers[static_cast<std::size_t>(bi)];
       const std::int64_t t0 = 2 * static_cast<std::int64_t>(step), t1 = t0 + 1;
@@ -1148,7 +1166,7 @@ class basic_program {
           strided part = out;
           part.size[d] = src.size[d];
           part.p = out.p + at * out.stride[d] * size_of(out.dt);
-          kernels::copy(ctx, part, src);
+          if (fusion_.into_of(g_.arg(i, k)) != i) kernels::copy(ctx, part, src);  // else: computed there already
           at += src.size[d];
         }
         return {};

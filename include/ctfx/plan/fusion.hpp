@@ -23,6 +23,14 @@
 //     member and the root writes memory.
 //   size: at most max_fused_ops ops and max_fused_leaves distinct operands per group (the CUDA
 //     kernel carries them in its parameters).
+//
+// Results written into a cat's slice (Inductor's ConcatKernel with NonOwningLayout):
+//   f.into[i] == c               // kernel root i writes its result straight into its slice of cat
+//                                // c's buffer; i gets no buffer and c copies nothing for it
+// Legal when i is an elementwise kernel (a group root or a single op) of cat's dtype and rank, and
+// cat is the only reader of i: then nothing reads the slice before cat would have written it, and
+// nothing else can see cat's buffer early (a group that read it would have to read i, a second
+// use). The memory planner (analysis/liveness.hpp) starts cat's buffer at the first such write.
 #pragma once
 #include <cstdint>
 #include "../detail/cvec.hpp"
@@ -37,6 +45,9 @@ struct fusion {
   // Per node: the node whose kernel computes it (itself if none). (detail::cvec, not std::vector:
   // clang 14 cannot constant-evaluate libstdc++'s sized vector constructors.)
   detail::cvec<std::int32_t> root;
+  // Per node: the cat whose buffer holds its result (see above), or -1. Empty: none.
+  detail::cvec<std::int32_t> into;
+  constexpr std::int32_t into_of(std::int32_t i) const { return into.empty() ? -1 : into[static_cast<std::size_t>(i)]; }
   constexpr bool is_member(std::int32_t i) const { return root[static_cast<std::size_t>(i)] != i; }
   // Kernels that fuse more than one node.
   constexpr std::int32_t groups_with_members() const {
@@ -145,7 +156,47 @@ constexpr fusion plan_fusion(const ir& g) {
     const std::int32_t p = parent[static_cast<std::size_t>(i)];
     f.root[static_cast<std::size_t>(i)] = p == i ? i : f.root[static_cast<std::size_t>(p)];
   }
+  // Kernel roots that write straight into their cat's slice.
+  f.into.assign(N, -1);
+  for (std::int32_t c = 0; c < n; ++c) {
+    const node& cn = g.nodes[static_cast<std::size_t>(c)];
+    if (cn.op != op_kind::cat || !cn.meta.is_tensor()) continue;
+    const std::int32_t d0 = cn.npar ? static_cast<std::int32_t>(g.iparam(c, 0)) : 0;
+    const std::int32_t d = d0 < 0 ? d0 + cn.meta.rank : d0;
+    sym_expr at(0);  // the operand's offset along d, as cat_slice_meta computes it
+    for (std::int32_t k = 0; k < cn.nargs; ++k) {
+      const std::int32_t m = g.args[static_cast<std::size_t>(cn.arg0 + k)];
+      if (m < 0) continue;
+      const node& mn = g.nodes[static_cast<std::size_t>(m)];
+      const bool fits = mn.meta.rank == cn.meta.rank;
+      const bool placed = is_fusible_elementwise(mn.op) && f.root[static_cast<std::size_t>(m)] == m &&
+                          uses[static_cast<std::size_t>(m)] == 1 && mn.meta.is_tensor() && mn.meta.dt == cn.meta.dt && fits &&
+                          mn.partition == cn.partition && !(cn.meta.offset + at * cn.meta.stride[d]).overflow;
+      if (placed) f.into[static_cast<std::size_t>(m)] = c;
+      if (fits) at = at + mn.meta.size[d];
+    }
+  }
   return f;
+}
+
+// The layout of operand m's slice of cat c's result (the view cat would copy m into): cat's
+// storage and strides, m's extents, the offset of the operands before m along cat's dimension.
+constexpr tensor_meta cat_slice_meta(const ir& g, std::int32_t c, std::int32_t m) {
+  const node& cn = g.nodes[static_cast<std::size_t>(c)];
+  tensor_meta s = cn.meta;
+  const std::int32_t d0 = cn.npar ? static_cast<std::int32_t>(g.iparam(c, 0)) : 0;
+  const std::int32_t d = d0 < 0 ? d0 + s.rank : d0;
+  sym_expr at(0);
+  for (std::int32_t k = 0; k < cn.nargs; ++k) {
+    const std::int32_t a = g.args[static_cast<std::size_t>(cn.arg0 + k)];
+    if (a == m) break;
+    const tensor_meta& am = g.nodes[static_cast<std::size_t>(a)].meta;
+    if (am.rank == s.rank) at = at + am.size[d];  // (a legacy 1-D empty operand takes no room)
+  }
+  const tensor_meta& mm = g.nodes[static_cast<std::size_t>(m)].meta;
+  for (int j = 0; j < s.rank; ++j) s.size[j] = mm.size[j];
+  s.offset = s.offset + at * s.stride[d];
+  return s;
 }
 
 }  // namespace ctfx

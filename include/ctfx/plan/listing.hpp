@@ -48,6 +48,14 @@ inline std::string kernel_text(const ir& g, std::int32_t nid, std::int32_t st, c
     s = "    # fused kernel: " + std::to_string(members + 1) + " nodes, one pass, no buffer between them\n" + s;
     prov += ", fused";
   }
+  // Results computed in a cat's slice (fusion::into), and the copies the cat is left with.
+  if (opt.fused && opt.fused->into_of(nid) >= 0) prov += ", into %" + std::string(g[opt.fused->into_of(nid)].name.view()) + " slice";
+  if (opt.fused && g[nid].op == op_kind::cat) {
+    std::int32_t placed = 0;
+    for (auto a : g.args_of(nid)) placed += a >= 0 && opt.fused->into_of(a) == nid;
+    if (placed == g[nid].nargs) prov += ", no copy: every operand computed in its slice";
+    else if (placed > 0) prov += ", copies " + std::to_string(g[nid].nargs - placed) + " of " + std::to_string(g[nid].nargs) + " operands";
+  }
   return s + "    " + node_text(g, nid) + "  # step " + std::to_string(st) + prov + "\n";
 }
 }  // namespace detail
