@@ -323,8 +323,18 @@ inline const void* gather(const strided& t, index_t off, index_t st, index_t n, 
   const int es = size_of(t.dt);
   const std::byte* p = t.p + off * es;
   if (st == 1) return p;
-  if (st == 0) {
-    for (index_t i = 0; i < n; ++i) std::memcpy(buf + i * es, p, static_cast<std::size_t>(es));
+  if (st == 0) {  // one value broadcast over the chunk: a typed fill (vectorized), not a copy per element
+    auto fill = [&](auto v) {
+      std::memcpy(&v, p, sizeof v);
+      auto* b = reinterpret_cast<decltype(v)*>(buf);
+      for (index_t i = 0; i < n; ++i) b[i] = v;
+    };
+    switch (es) {
+      case 1: fill(std::uint8_t{}); break;
+      case 2: fill(std::uint16_t{}); break;
+      case 4: fill(std::uint32_t{}); break;
+      default: fill(std::uint64_t{}); break;
+    }
     return buf;
   }
   switch (es) {
@@ -452,11 +462,15 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
   row_offsets w(nest, nop, r0);
   const index_t* off = w.off;
   for (index_t row = r0; row < r1; ++row, w.next()) {
+    const void* leafp[max_fused_leaves];
     for (index_t c0 = 0; c0 < nest.inner; c0 += B) {
       const index_t n = nest.inner - c0 < B ? nest.inner - c0 : B;
-      const void* leafp[max_fused_leaves];
-      for (int l = 0; l < k.n_leaves; ++l)
-        leafp[l] = detail::gather(k.leaf[l], off[l + 1] + c0 * nest.istride[l + 1], nest.istride[l + 1], n, leafbuf[l]);
+      for (int l = 0; l < k.n_leaves; ++l) {
+        const index_t at = off[l + 1] + c0 * nest.istride[l + 1];
+        // A value broadcast along the row (softmax's row maximum) fills its buffer once per row.
+        if (nest.istride[l + 1] == 0 && c0 > 0) continue;
+        leafp[l] = detail::gather(k.leaf[l], at, nest.istride[l + 1], n, leafbuf[l]);
+      }
       const void* res[max_fused_ops]{};  // op j's value in its dtype's element type
       std::byte* dst = k.out.p + (off[0] + c0 * nest.istride[0]) * out_es;
       auto operand = [&](fused_ref r) { return r >= max_fused_ops ? leafp[r - max_fused_ops] : res[r]; };
