@@ -12,6 +12,7 @@
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/plan/listing.hpp>
+#include "../common/stencil.hpp"
 
 namespace {
 
@@ -54,18 +55,7 @@ void check_same(const ctfx::ir& g, std::vector<std::vector<T>> ins, const std::v
 
 // A 5-point stencil on the interior of a grid with periodic ghost cells, written back in place.
 ctfx::ir stencil(long G) {
-  return ctfx::build_checked([G](ctfx::builder& b) {
-    auto x = b.input("grid", ctfx::f32, {G, G});
-    auto y = ctfx::slice_scatter(x, x.slice(0, G - 2, G - 1), 0, 0, 1);
-    y = ctfx::slice_scatter(y, y.slice(0, 1, 2), 0, G - 1, G);
-    y = ctfx::slice_scatter(y, y.slice(1, G - 2, G - 1), 1, 0, 1);
-    y = ctfx::slice_scatter(y, y.slice(1, 1, 2), 1, G - 1, G);
-    auto c = y.slice(0, 1, G - 1).slice(1, 1, G - 1);
-    auto n = y.slice(0, 0, G - 2).slice(1, 1, G - 1), s = y.slice(0, 2, G).slice(1, 1, G - 1);
-    auto w = y.slice(0, 1, G - 1).slice(1, 0, G - 2), e = y.slice(0, 1, G - 1).slice(1, 2, G);
-    auto nw = c + ((n + s) + (w + e) - c * 4.0f) * 0.2f;
-    b.update(x, ctfx::slice_scatter(y, ctfx::slice_scatter(y.slice(0, 1, G - 1), nw, 1, 1, G - 1), 0, 1, G - 1));
-  });
+  return ctfx::build_checked([G](ctfx::builder& b) { ctfx_test::periodic_stencil(b, b.input("grid", ctfx::f32, {G, G}), G); });
 }
 
 }  // namespace
