@@ -5,7 +5,9 @@
 // buffer for every functional op) and the optimized plan (the reinplaced graph, slots shared as
 // plan/reuse.hpp decided). A run is: bind symbols -> evaluate layouts -> validate everything ->
 // only then write: workspace first, then caller buffers. So a failed run returns a run_status and
-// leaves every caller buffer bit-identical. (One refinement on the host: an in-place 1-D scatter
+// leaves every caller buffer bit-identical. Indices the graph computes are checked once computed,
+// at their user's step or, for a user after the first caller-buffer write, just before that write
+// (see plan_computed_index_checks). (One refinement on the host: an in-place 1-D scatter
 // that no caller-buffer write precedes checks its indices inside its put, into a private copy of its
 // destination written back only after the last check: still before any caller-buffer write, with
 // the indices read once. See plan_fused_checks.)
