@@ -310,6 +310,48 @@ TEST_CASE("exec: indices computed after an in-place write into an input are comp
   }
 }
 
+TEST_CASE("exec: hoisting computed indices keeps a read of their storage before its in-place write") {
+  // t = zeros; r = t * 2 (reads t); t[0] = i[0] (in place, after reinplacing); y[t]. Computing the
+  // indices ahead of the write into x moves the write into t, and with it the read r must stay
+  // before that write.
+  constexpr auto g = ctfx::graph([](ctfx::builder& gb) {
+    auto x = gb.input("x", ctfx::f32, {4});
+    auto y = gb.input("y", ctfx::f32, {4});
+    auto i = gb.input("i", ctfx::i64, {2});
+    gb.update(x, ctfx::slice_scatter(x, y.slice(0, 0, 1), 0, 0, 1));
+    auto t = gb.zeros({2}, ctfx::i64);
+    auto r = t * 2;
+    gb.output(r, ctfx::index(y, {ctfx::slice_scatter(t, i.slice(0, 0, 1), 0, 0, 1)}));
+  });
+  using C = ctfx::compiled<decltype(g)>;
+  ctfx::runtime_plan plan(g.get());
+  REQUIRE_MESSAGE(plan.error().ok(), plan.error().message());
+  for (const ctfx::ir& pg : {plan.graph(), C::graph()}) {
+    std::int32_t mul = -1, write_t = -1, write_x = -1;
+    for (std::int32_t n = 0; n < pg.size(); ++n) {
+      if (pg[n].op == ctfx::op_kind::mul) mul = n;
+      if (pg[n].op == ctfx::op_kind::copy_) (pg.meta(n).dt == ctfx::i64 ? write_t : write_x) = n;
+    }
+    REQUIRE(mul >= 0);
+    REQUIRE(write_t >= 0);  // reinplaced: t is written in place
+    REQUIRE(write_x >= 0);
+    CHECK(mul < write_t);
+    CHECK(write_t < write_x);
+  }
+  for (int how = 0; how < 3; ++how) {
+    std::vector<float> x = {1, 2, 3, 4}, y = {5, 6, 7, 8}, out(2, -1.0f);
+    std::vector<std::int64_t> i = {3, 9}, r(2, -1);
+    const std::vector<tensor_ref> in{tensor_ref::contiguous(x.data(), ctfx::f32, {4}), tensor_ref::contiguous(y.data(), ctfx::f32, {4}),
+                                     tensor_ref::contiguous(i.data(), ctfx::i64, {2})};
+    const std::vector<tensor_ref> o{tensor_ref::contiguous(r.data(), ctfx::i64, {2}), tensor_ref::contiguous(out.data(), ctfx::f32, {2})};
+    auto st = how == 0 ? C::run(in, o) : how == 1 ? plan.run(in, o) : ctfx::reference_run(g.get(), in, o);
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(r == std::vector<std::int64_t>{0, 0});
+    CHECK(out == std::vector<float>{8, 5});  // t = {3, 0}
+    CHECK(x == std::vector<float>{5, 2, 3, 4});
+  }
+}
+
 TEST_CASE("exec: an index op that reads an input after its update still has its computed indices checked before it") {
   // x[0] = 2 * x[1] (in place), then out = x_new[i - 1]: the gather must come after the write, the
   // check of i - 1 before it.
