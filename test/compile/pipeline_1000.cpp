@@ -3,7 +3,7 @@
 // (the traced form of `x[i % 64] = src * (i + 1)` in a loop). CI compiles this file with g++,
 // clang++-14 and nvcc (test/CMakeLists.txt), nvcc with its default constexpr limits (each pass,
 // and the memory plan, is one constant evaluation within EDG's budget: bench/RESULTS.md §1); each
-// must run the five passes with a verify after each (ctfx::pipeline), liveness and buffer reuse,
+// must run the six passes with a verify after each (ctfx::pipeline), liveness and buffer reuse,
 // and agree on the result below.
 #include <ctfx.hpp>
 #include "scatter_chain.hpp"

@@ -4,8 +4,8 @@
 // seeded PRNG: inputs (f32, sometimes f64/i32, sometimes a symbolic first extent), then a mix of
 // unary/binary ops with broadcasting and scalars (comparisons and logical ops feeding where, clamps,
 // means among them), views of views, view scatters (also the nested view->scatter chains
-// canonicalize_view_scatter_ops fuses), index_put with input indices (with and without accumulate,
-// with duplicates) or a computed bool mask, gathers (index), clones, reductions, cat, foreach lists,
+// canonicalize_view_scatter_ops fuses), index_put with input or computed indices (with and without
+// accumulate, with duplicates) or a computed bool mask, gathers (index), clones, reductions, cat, foreach lists,
 // a mutating user op (auto_functionalized), copy_ epilogues into inputs (also of values that alias
 // the input through views) and outputs that may be inputs or their views, repeated uses everywhere.
 #pragma once
@@ -282,6 +282,11 @@ class generator {
         const std::size_t k = pick(static_cast<unsigned>(index_.size()));
         if (index_bound_[k] != dim_size(t, 0)) break;
         tensor idx = index_[k];
+        if (pick(3) == 0) {  // indices computed in the graph (same values): checked once computed
+          const int c = 1 + static_cast<int>(pick(3));  // an integral scalar: the indices stay i64
+          idx = (idx + c) - c;
+          note("computed_index");
+        }
         if (pick(3) == 0) { push(ctfx::index(t, {idx})); note("index"); break; }
         // values: [len, rest...] or broadcast [rest...]
         tensor vals;

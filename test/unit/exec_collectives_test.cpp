@@ -8,6 +8,8 @@
 #include <ctfx/graph/fx_parse.hpp>
 #include <ctfx/comm/communicator.hpp>
 #include <ctfx/graph/fx_print.hpp>
+#include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -397,4 +399,84 @@ TEST_CASE("collectives in blocks check the group size and print their parameters
   REQUIRE_FALSE(st.ok);
   CHECK(st.message.find("rule comm-world") != std::string::npos);
   CHECK(buf == blocks());
+}
+
+namespace {
+// Rank 0 of two, whose other rank holds zeros: records what a run asked of it, in order: 'x' an
+// exchange, 'a' an agreement (ranks learn whether any check failed).
+struct recording_world final : ctfx::communicator {
+  std::string events;
+  int rank() const override { return 0; }
+  int size() const override { return 2; }
+  const char* engine() const override { return "fake"; }
+  bool supports(ctfx::dtype, ctfx::reduce_op) const override { return true; }
+  std::string all_reduce(const void* s, void* r, std::size_t n, ctfx::dtype dt, ctfx::reduce_op) override {
+    events += 'x';
+    if (s != r) std::memcpy(r, s, n * static_cast<std::size_t>(ctfx::size_of(dt)));
+    return {};
+  }
+  std::string broadcast(void*, std::size_t, ctfx::dtype, int) override { return "unused"; }
+  std::string all_gather(const void*, void*, std::size_t, ctfx::dtype) override { return "unused"; }
+  std::string reduce_scatter(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return "unused"; }
+  std::string sendrecv(const void*, std::size_t, int, void*, std::size_t, int) override { return "unused"; }
+  int agree(bool ok) override {
+    events += 'a';
+    return ok ? -1 : 0;
+  }
+  void share(std::string&, std::int32_t&, int) override {}
+};
+
+// The exchange comes first in program order, the index computation after it.
+constexpr auto gather_after_exchange = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4});
+  auto i = b.input("i", ctfx::i64, {2});
+  auto r = ctfx::all_reduce(x);
+  auto j = i + 1;
+  b.output(ctfx::index(r, {j}));
+});
+}  // namespace
+
+TEST_CASE("indices computed after an exchange in program order are computed and checked before it") {
+  ctfx::runtime_plan plan(gather_after_exchange.get());
+  REQUIRE_MESSAGE(plan.error().ok(), plan.error().message());
+  for (int how = 0; how < 2; ++how) {
+    recording_world w;
+    const ctfx::device_ctx ctx{ctfx::backend::host, nullptr, &w};
+    std::vector<float> x{1, 2, 3, 4}, out(2, -1.0f);
+    std::vector<std::int64_t> i{0, 2};
+    auto run = [&] {
+      const std::vector<ctfx::tensor_ref> in{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {4}),
+                                             ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {2})};
+      const std::vector<ctfx::tensor_ref> o{ctfx::tensor_ref::contiguous(out.data(), ctfx::f32, {2})};
+      return how == 0 ? ctfx::compiled<decltype(gather_after_exchange)>::run(in, o, ctx) : plan.run(in, o, ctx);
+    };
+    auto st = run();
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(out == std::vector<float>{2, 4});
+    CHECK(w.events == "ax");  // ranks agree, then exchange
+    // j = {1, 4}: refused before the exchange, every rank told.
+    i = {0, 3};
+    w.events.clear();
+    const auto out0 = out;
+    st = run();
+    REQUIRE_FALSE(st.ok);
+    CHECK(st.message.find("rule index-in-range") != std::string::npos);
+    CHECK(w.events == "a");
+    CHECK(out == out0);
+  }
+}
+
+TEST_CASE("indices computed from what an exchange receives are refused at plan time") {
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {4});
+    auto i = b.input("i", ctfx::i64, {2});
+    auto y = x * 2.0f;  // a first caller-independent step
+    b.output(ctfx::index(y, {ctfx::all_reduce(i)}));
+  });
+  ctfx::runtime_plan plan(g);
+  REQUIRE_FALSE(plan.error().ok());
+  const std::string m(plan.error().message());
+  CHECK(m.find("rule validate-before-mutate: node 'index'") == 0);
+  CHECK(m.find("from what node 'all_reduce' receives from other ranks") != std::string::npos);
+  CHECK(m.find("compute the indices from local values, or pass them as an input") != std::string::npos);
 }

@@ -1,10 +1,12 @@
 // Validate before mutate: every kind of run-time failure is reported before the first write, and
 // leaves every caller buffer bit-identical.
 #include <doctest/doctest.h>
+#include <algorithm>
 #include <cstring>
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <ctfx/plan/listing.hpp>
 
 namespace {
 
@@ -231,31 +233,188 @@ TEST_CASE("exec: an in-place put whose indices the graph computes checks them, t
   }
 }
 
-TEST_CASE("exec: indices computed in the graph after an in-place write into an input are refused at plan time") {
-  auto g = ctfx::build_checked([](ctfx::builder& gb) {
+namespace {
+// The bytes of caller buffers, to show that a failed run left them untouched.
+template <class... V>
+std::vector<unsigned char> bytes_of(const V&... v) {
+  std::vector<unsigned char> b;
+  auto add = [&](const auto& x) {
+    const auto* p = reinterpret_cast<const unsigned char*>(x.data());
+    b.insert(b.end(), p, p + x.size() * sizeof(x[0]));
+  };
+  (add(v), ...);
+  return b;
+}
+
+// x[0] = y[0] (reinplaced: an early write into input x), then a put whose indices the graph computes.
+constexpr auto computed_after_write = ctfx::graph([](ctfx::builder& gb) {
+  auto x = gb.input("x", ctfx::f32, {4});
+  auto y = gb.input("y", ctfx::f32, {4});
+  auto i = gb.input("i", ctfx::i64, {2});
+  gb.update(x, ctfx::slice_scatter(x, y.slice(0, 0, 1), 0, 0, 1));
+  auto j = i + 1;  // computed indices
+  gb.output(ctfx::index_put(y, {j}, y.slice(0, 0, 2)));
+});
+}  // namespace
+
+TEST_CASE("exec: indices computed after an in-place write into an input are computed and checked before it") {
+  // The pipeline's last pass computes j before x is written, and the executor checks j there.
+  ctfx::runtime_plan plan(computed_after_write.get());
+  REQUIRE_MESSAGE(plan.error().ok(), plan.error().message());
+  using C = ctfx::compiled<decltype(computed_after_write)>;
+  for (const ctfx::ir& g : {plan.graph(), C::graph()}) {
+    std::int32_t add = -1, write = -1;
+    for (std::int32_t n = 0; n < g.size(); ++n) {
+      if (g[n].op == ctfx::op_kind::add) add = n;
+      if (g[n].op == ctfx::op_kind::copy_) write = n;
+    }
+    REQUIRE(add >= 0);
+    REQUIRE(write >= 0);
+    CHECK(add < write);
+  }
+  // The listing shows that order: the add is step 0, the write into x step 1.
+  const std::string text = ctfx::listing(plan.graph(), plan.life(), plan.memory_plan(), {.fused = &plan.fused()});
+  CHECK(text.find("add(%i, 1)  # step 0") != std::string::npos);
+  CHECK(text.find("copy_(") != std::string::npos);
+  CHECK(text.find("add(%i, 1)") < text.find("copy_("));
+  for (int how = 0; how < 2; ++how) {
+    std::vector<float> x = {1, 2, 3, 4}, y = {5, 6, 7, 8}, out(4, -1.0f), xr = x, outr(4, -1.0f);
+    std::vector<std::int64_t> i = {0, 2};
+    auto refs = [](std::vector<float>& xv, std::vector<float>& yv, std::vector<std::int64_t>& iv) {
+      return std::vector<tensor_ref>{tensor_ref::contiguous(xv.data(), ctfx::f32, {4}), tensor_ref::contiguous(yv.data(), ctfx::f32, {4}),
+                                     tensor_ref::contiguous(iv.data(), ctfx::i64, {2})};
+    };
+    auto run = [&] {
+      const std::vector<tensor_ref> o = {tensor_ref::contiguous(out.data(), ctfx::f32, {4})};
+      return how == 0 ? C::run(refs(x, y, i), o) : plan.run(refs(x, y, i), o);
+    };
+    auto st = run();
+    REQUIRE_MESSAGE(st.ok, st.message);
+    std::vector<float> yr = y;
+    REQUIRE(ctfx::reference_run(computed_after_write.get(), refs(xr, yr, i),
+                                std::vector<tensor_ref>{tensor_ref::contiguous(outr.data(), ctfx::f32, {4})}).ok);
+    CHECK(out == outr);
+    CHECK(x == xr);
+    CHECK(out == std::vector<float>{5, 5, 7, 6});
+    CHECK(x == std::vector<float>{5, 2, 3, 4});
+    // j = {1, 4}: 4 is past the end of y. The run fails naming the put, before x is written.
+    i = {0, 3};
+    x = {1, 2, 3, 4};
+    std::fill(out.begin(), out.end(), -1.0f);
+    const auto before = bytes_of(x, y, i, out);
+    st = run();
+    REQUIRE_FALSE(st.ok);
+    CHECK(st.message.find("rule index-in-range") != std::string::npos);
+    CHECK(st.message.find("'index_put'") != std::string::npos);
+    CHECK(bytes_of(x, y, i, out) == before);
+  }
+}
+
+TEST_CASE("exec: hoisting computed indices keeps a read of their storage before its in-place write") {
+  // t = zeros; r = t * 2 (reads t); t[0] = i[0] (in place, after reinplacing); y[t]. Computing the
+  // indices ahead of the write into x moves the write into t, and with it the read r must stay
+  // before that write.
+  constexpr auto g = ctfx::graph([](ctfx::builder& gb) {
     auto x = gb.input("x", ctfx::f32, {4});
     auto y = gb.input("y", ctfx::f32, {4});
     auto i = gb.input("i", ctfx::i64, {2});
-    gb.update(x, ctfx::slice_scatter(x, y.slice(0, 0, 1), 0, 0, 1));  // reinplaced: writes x early
-    auto j = i + 1;                                                     // computed indices
-    gb.output(ctfx::index_put(y, {j}, y.slice(0, 0, 2)));
+    gb.update(x, ctfx::slice_scatter(x, y.slice(0, 0, 1), 0, 0, 1));
+    auto t = gb.zeros({2}, ctfx::i64);
+    auto r = t * 2;
+    gb.output(r, ctfx::index(y, {ctfx::slice_scatter(t, i.slice(0, 0, 1), 0, 0, 1)}));
+  });
+  using C = ctfx::compiled<decltype(g)>;
+  ctfx::runtime_plan plan(g.get());
+  REQUIRE_MESSAGE(plan.error().ok(), plan.error().message());
+  for (const ctfx::ir& pg : {plan.graph(), C::graph()}) {
+    std::int32_t mul = -1, write_t = -1, write_x = -1;
+    for (std::int32_t n = 0; n < pg.size(); ++n) {
+      if (pg[n].op == ctfx::op_kind::mul) mul = n;
+      if (pg[n].op == ctfx::op_kind::copy_) (pg.meta(n).dt == ctfx::i64 ? write_t : write_x) = n;
+    }
+    REQUIRE(mul >= 0);
+    REQUIRE(write_t >= 0);  // reinplaced: t is written in place
+    REQUIRE(write_x >= 0);
+    CHECK(mul < write_t);
+    CHECK(write_t < write_x);
+  }
+  for (int how = 0; how < 3; ++how) {
+    std::vector<float> x = {1, 2, 3, 4}, y = {5, 6, 7, 8}, out(2, -1.0f);
+    std::vector<std::int64_t> i = {3, 9}, r(2, -1);
+    const std::vector<tensor_ref> in{tensor_ref::contiguous(x.data(), ctfx::f32, {4}), tensor_ref::contiguous(y.data(), ctfx::f32, {4}),
+                                     tensor_ref::contiguous(i.data(), ctfx::i64, {2})};
+    const std::vector<tensor_ref> o{tensor_ref::contiguous(r.data(), ctfx::i64, {2}), tensor_ref::contiguous(out.data(), ctfx::f32, {2})};
+    auto st = how == 0 ? C::run(in, o) : how == 1 ? plan.run(in, o) : ctfx::reference_run(g.get(), in, o);
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(r == std::vector<std::int64_t>{0, 0});
+    CHECK(out == std::vector<float>{8, 5});  // t = {3, 0}
+    CHECK(x == std::vector<float>{5, 2, 3, 4});
+  }
+}
+
+TEST_CASE("exec: an index op that reads an input after its update still has its computed indices checked before it") {
+  // x[0] = 2 * x[1] (in place), then out = x_new[i - 1]: the gather must come after the write, the
+  // check of i - 1 before it.
+  constexpr auto g = ctfx::graph([](ctfx::builder& gb) {
+    auto x = gb.input("x", ctfx::f32, {4});
+    auto i = gb.input("i", ctfx::i64, {2});
+    auto nx = ctfx::slice_scatter(x, x.slice(0, 1, 2) * 2.0, 0, 0, 1);
+    gb.update(x, nx);
+    gb.output(ctfx::index(nx, {i - 1}));
+  });
+  for (int how = 0; how < 3; ++how) {
+    std::vector<float> x = {1, 2, 3, 4}, out(2, -1.0f);
+    std::vector<std::int64_t> i = {1, 4};
+    auto run = [&] {
+      const std::vector<tensor_ref> in{tensor_ref::contiguous(x.data(), ctfx::f32, {4}), tensor_ref::contiguous(i.data(), ctfx::i64, {2})};
+      const std::vector<tensor_ref> o{tensor_ref::contiguous(out.data(), ctfx::f32, {2})};
+      return how == 0 ? ctfx::compiled<decltype(g)>::run(in, o) : how == 1 ? ctfx::runtime_plan(g.get()).run(in, o)
+                                                                           : ctfx::reference_run(g.get(), in, o);
+    };
+    auto st = run();
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(x == std::vector<float>{4, 2, 3, 4});
+    CHECK(out == std::vector<float>{4, 4});  // x_new[0], x_new[3]
+    i = {1, 5};  // 5 - 1 = 4 is past the end
+    x = {1, 2, 3, 4};
+    const auto before = bytes_of(x, i, out);
+    st = run();
+    REQUIRE_FALSE(st.ok);
+    CHECK(st.message.find("rule index-in-range") != std::string::npos);
+    CHECK(bytes_of(x, i, out) == before);
+  }
+}
+
+TEST_CASE("exec: indices computed from what an in-place write into an input wrote are refused at plan time") {
+  // p[0] = p[1] + 1 (reinplaced: written into input p), then y[p_new]: the indices exist only after
+  // the write into the caller's p, so they cannot be checked before it.
+  auto g = ctfx::build_checked([](ctfx::builder& gb) {
+    auto y = gb.input("y", ctfx::f32, {4});
+    auto p = gb.input("p", ctfx::i64, {2});
+    auto np = ctfx::slice_scatter(p, p.slice(0, 1, 2) + 1, 0, 0, 1);
+    gb.update(p, np);
+    gb.output(ctfx::index(y, {np}));
   });
   ctfx::runtime_plan plan(g);
-  CHECK_FALSE(plan.error().ok());
-  CHECK(std::string(plan.error().message()).find("rule validate-before-mutate") != std::string::npos);
+  REQUIRE_FALSE(plan.error().ok());
+  const std::string m(plan.error().message());
+  CHECK(m.find("rule validate-before-mutate") != std::string::npos);
+  CHECK(m.find("'index'") != std::string::npos);             // the node
+  CHECK(m.find("'copy_'") != std::string::npos);             // the write it depends on
+  CHECK(m.find("input 1 ('p')") != std::string::npos);       // into which caller buffer
+  CHECK(m.find("pass the indices as an input") != std::string::npos);  // the fix
   // The reference, which writes inputs only in its epilogue, runs it and checks the indices.
-  std::vector<float> x = {1, 2, 3, 4}, y = {5, 6, 7, 8}, out(4);
-  std::vector<std::int64_t> i = {0, 3};
-  std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {4}), tensor_ref::contiguous(y.data(), ctfx::f32, {4}),
-                                tensor_ref::contiguous(i.data(), ctfx::i64, {2})};
-  std::vector<tensor_ref> o = {tensor_ref::contiguous(out.data(), ctfx::f32, {4})};
+  std::vector<float> y = {5, 6, 7, 8}, out(2);
+  std::vector<std::int64_t> p = {0, 3};
+  std::vector<tensor_ref> in = {tensor_ref::contiguous(y.data(), ctfx::f32, {4}), tensor_ref::contiguous(p.data(), ctfx::i64, {2})};
+  std::vector<tensor_ref> o = {tensor_ref::contiguous(out.data(), ctfx::f32, {2})};
   auto st = ctfx::reference_run(g, in, o);
   CHECK(st.message.find("rule index-in-range") != std::string::npos);
-  CHECK(x == std::vector<float>{1, 2, 3, 4});
-  i[1] = 2;
-  CHECK(ctfx::reference_run(g, in, o).ok);
-  CHECK(out == std::vector<float>{5, 5, 7, 6});
-  CHECK(x == std::vector<float>{5, 2, 3, 4});
+  CHECK(p == std::vector<std::int64_t>{0, 3});
+  p = {0, 2};
+  REQUIRE(ctfx::reference_run(g, in, o).ok);
+  CHECK(p == std::vector<std::int64_t>{3, 2});
+  CHECK(out == std::vector<float>{8, 7});
 }
 
 TEST_CASE("exec: the lifecycle checker catches a planted plan violation") {

@@ -217,6 +217,7 @@ std::vector<pass_step> pipeline_steps() {
        [](const ctfx::ir& g, ctfx::reinplace_log& log) { return ctfx::reinplace_with_log<Table>(g, log); }},
       {"decompose_generalized_scatter", [](const ctfx::ir& g, ctfx::reinplace_log&) { return ctfx::decompose_generalized_scatter(g); }},
       {"dce", [](const ctfx::ir& g, ctfx::reinplace_log&) { return ctfx::dce(g); }},
+      {"hoist_computed_indices", [](const ctfx::ir& g, ctfx::reinplace_log&) { return ctfx::hoist_computed_indices(g); }},
   };
 }
 

@@ -13,16 +13,16 @@ function(expect text regex)
   endif()
 endfunction()
 
-# --print-after-all: the five passes in pipeline order; after reinplacing the user op runs directly.
+# --print-after-all: the six passes in pipeline order; after reinplacing the user op runs directly.
 run_opt(t ${DATA}/inplace_custom_op_intermediate.txt --print-after-all)
-expect("${t}" "After remove_noop_ops.*After canonicalize_view_scatter_ops.*After reinplace_inplaceable_ops_core.*After decompose_generalized_scatter.*After dce")
+expect("${t}" "After remove_noop_ops.*After canonicalize_view_scatter_ops.*After reinplace_inplaceable_ops_core.*After decompose_generalized_scatter.*After dce.*After hoist_computed_indices")
 string(FIND "${t}" "IR Dump After reinplace_inplaceable_ops_core" at)
 string(SUBSTRING "${t}" ${at} -1 after)
 expect("${after}" "%auto_functionalized = custom\\(ctfx_test::sin_, %arg0_1, %empty\\)")
 expect("${after}" "return \\(%empty, %add\\)")
 # With no option: the optimized graph, which is the last dump.
 run_opt(final ${DATA}/inplace_custom_op_intermediate.txt)
-set(marker "IR Dump After dce //----- //\n")
+set(marker "IR Dump After hoist_computed_indices //----- //\n")
 string(FIND "${t}" "${marker}" at)
 string(LENGTH "${marker}" len)
 math(EXPR at "${at} + ${len}")

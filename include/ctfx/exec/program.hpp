@@ -5,7 +5,9 @@
 // buffer for every functional op) and the optimized plan (the reinplaced graph, slots shared as
 // plan/reuse.hpp decided). A run is: bind symbols -> evaluate layouts -> validate everything ->
 // only then write: workspace first, then caller buffers. So a failed run returns a run_status and
-// leaves every caller buffer bit-identical. (One refinement on the host: an in-place 1-D scatter
+// leaves every caller buffer bit-identical. Indices the graph computes are checked once computed,
+// at their user's step or, for a user after the first caller-buffer write, just before that write
+// (see plan_computed_index_checks). (One refinement on the host: an in-place 1-D scatter
 // that no caller-buffer write precedes checks its indices inside its put, into a private copy of its
 // destination written back only after the last check: still before any caller-buffer write, with
 // the indices read once. See plan_fused_checks.)
@@ -29,6 +31,7 @@
 #include <string>
 #include <vector>
 #include "../analysis/liveness.hpp"
+#include "../analysis/order.hpp"
 #include "../kernels/collectives.hpp"
 #include "../kernels/fused.hpp"
 #include "../kernels/gather.hpp"
@@ -352,6 +355,9 @@ class basic_program {
     const exec_frame frame{&L, &base, ctx};
     for (std::size_t step = 0; step < life_.steps.size(); ++step) {
       const std::int32_t i = life_.steps[step];
+      if (static_cast<std::int32_t>(step) == check_barrier_)  // indices computed ahead of the first caller write
+        for (auto h : hoisted_checks_)
+          if (auto st = check_indices(h, L, base, ctx, scratch); !st) return st;
       if (ctx.comm && static_cast<std::int32_t>(step) == sync_step_) {
         // A step that checks indices computed in the graph checks them before the ranks agree.
         if (is_index_op(g_[i].op) && !index_checkable_early(i))
@@ -401,6 +407,9 @@ class basic_program {
   std::vector<std::int32_t> input_of_storage_;  // per storage: input position, or -1
   std::vector<std::int32_t> first_write_step_;  // per storage: the first step that writes it, or -1
   std::int32_t first_caller_write_ = -1;        // the first step that writes a caller buffer
+  std::int32_t check_barrier_ = -1;             // no computed index is checked after this step
+  std::vector<std::int32_t> hoisted_checks_;    // index nodes after it, whose indices are checked just before it
+  std::vector<std::uint8_t> check_hoisted_;     // per node: in hoisted_checks_
   std::vector<std::uint8_t> fused_check_;       // per node: index put that may check inside its put
   std::int32_t first_custom_ = -1;
   bool kernels_needed_ = false;
@@ -582,40 +591,14 @@ class basic_program {
       }
     }
     std::sort(mutated_inputs_.begin(), mutated_inputs_.end());
-    // Indices computed in the graph are checked at their user's step, before it writes: that must
-    // come no later than the first write into a caller buffer, or a failed check would leave one
-    // half-written. (The user may be that first write itself: `x[i - 3] = v` checks i - 3, then
-    // writes x.)
-    for (auto i : index_nodes_) {
-      if (index_checkable_early(i)) continue;
-      const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
-      if (first_caller_write_ >= 0 && first_caller_write_ < step) {
-        prepare_error_ = run_status::failure(
-            i, "rule validate-before-mutate: " + detail::node_label(g_, i) +
-                   " uses indices computed in the graph, and " +
-                   detail::node_label(g_, life_.steps[static_cast<std::size_t>(first_caller_write_)]) +
-                   " writes a caller buffer before them; ctfx checks every index before the first such write, "
-                   "so pass these indices as an input (or compute them before any in-place update of an input)");
-        return;
-      }
-    }
+    plan_computed_index_checks();
+    if (!prepare_error_.ok) return;
     plan_fused_checks();
     // Ranks agree before the first step that writes a caller buffer (an input, or an output
     // computed in the caller's buffer) or communicates; indices computed in the graph are checked
-    // before it (above), so every failure a rank can have comes before the agreement.
-    sync_step_ = first_caller_write_ < 0 ? static_cast<std::int32_t>(life_.steps.size()) : first_caller_write_;
-    std::int32_t first_exchange = static_cast<std::int32_t>(life_.steps.size());
-    for (auto i : collective_nodes_) first_exchange = std::min(first_exchange, life_.step_of[static_cast<std::size_t>(i)]);
-    sync_step_ = std::min(sync_step_, first_exchange);
-    for (auto i : index_nodes_)
-      if (!index_checkable_early(i) && life_.step_of[static_cast<std::size_t>(i)] > first_exchange) {
-        prepare_error_ = run_status::failure(
-            i, "rule validate-before-mutate: " + detail::node_label(g_, i) + " uses indices computed in the graph after " +
-                   detail::node_label(g_, life_.steps[static_cast<std::size_t>(first_exchange)]) +
-                   " communicates; ranks agree that every check passed before their first exchange, so compute these "
-                   "indices before it (or pass them as an input)");
-        return;
-      }
+    // before it (above), so every failure a rank can have comes before the agreement. (Outputs are
+    // computed in the caller's buffer only when no index is computed: plan/outputs.hpp.)
+    sync_step_ = check_barrier_;
     for (auto st : direct_storage_) {
       if (st < 0) continue;
       const auto bi = life_.buffer_of[static_cast<std::size_t>(st)];
@@ -628,6 +611,81 @@ class basic_program {
     kernels::collective_node c{g_[i].op, g_[i].aux, {}};
     for (std::int32_t k = 0; k < g_[i].npar && k < 3; ++k) c.param[k] = g_.iparam(i, k);
     return c;
+  }
+
+  // Indices computed in the graph are checked once they exist, and before the barrier: the first
+  // step that writes a caller buffer (an input) or exchanges with other ranks. An index op at or
+  // before the barrier checks them at its own step, before it reads or writes (`x[i - 3] = v`
+  // checks i - 3, then writes x). A later one has them checked just before the barrier, which needs
+  // their values computed by then: the pipeline's last pass (passes/hoist_computed_indices.hpp)
+  // moves that computation ahead of the barrier wherever it does not depend on it. Where it does
+  // (or the graph was not scheduled), the plan is refused here.
+  void plan_computed_index_checks() {
+    const auto n_steps = static_cast<std::int32_t>(life_.steps.size());
+    check_barrier_ = first_caller_write_ < 0 ? n_steps : first_caller_write_;
+    for (auto i : collective_nodes_) check_barrier_ = std::min(check_barrier_, life_.step_of[static_cast<std::size_t>(i)]);
+    check_hoisted_.assign(static_cast<std::size_t>(g_.size()), 0);
+    order_deps deps;
+    bool have_deps = false;
+    for (auto i : index_nodes_) {
+      if (index_checkable_early(i) || life_.step_of[static_cast<std::size_t>(i)] <= check_barrier_) continue;
+      if (!have_deps) { deps = order_of(g_); have_deps = true; }
+      // The last step the index values depend on: their nodes' (through views), and writes into them.
+      std::int32_t ready = -1;
+      for_each_index_tensor(g_, i, [&](std::int32_t x) {
+        while (x >= 0 && life_.step_of[static_cast<std::size_t>(x)] < 0 && is_view_op(g_[x].op)) x = g_.arg(x, 0);
+        if (x >= 0) ready = std::max(ready, life_.step_of[static_cast<std::size_t>(x)]);
+      });
+      for (auto p : deps.index_part(i)) ready = std::max(ready, life_.step_of[static_cast<std::size_t>(p)]);
+      if (ready < check_barrier_) {
+        check_hoisted_[static_cast<std::size_t>(i)] = 1;
+        hoisted_checks_.push_back(i);
+        continue;
+      }
+      prepare_error_ = run_status::failure(i, late_index_message(i, deps));
+      return;
+    }
+  }
+
+  // Why index node i cannot be checked before the barrier: the write or exchange its indices depend
+  // on, when there is one (a walk back over what they depend on), or else the barrier itself.
+  std::string late_index_message(std::int32_t i, const order_deps& deps) const {
+    std::vector<std::uint8_t> seen(static_cast<std::size_t>(g_.size()), 0);
+    std::vector<std::int32_t> todo;
+    auto push = [&](std::int32_t x) {
+      if (x >= 0 && !seen[static_cast<std::size_t>(x)]) { seen[static_cast<std::size_t>(x)] = 1; todo.push_back(x); }
+    };
+    for_each_index_tensor(g_, i, push);
+    for (auto p : deps.index_part(i)) push(p);
+    std::int32_t cause = -1, cause_input = -1;  // the earliest such node, and the input it writes (-1: it communicates)
+    while (!todo.empty()) {
+      const std::int32_t x = todo.back();
+      todo.pop_back();
+      std::int32_t written = -1;
+      for_each_write(g_, x, [&](std::int32_t s) {
+        if (s >= 0 && input_of_storage_[static_cast<std::size_t>(s)] >= 0) written = input_of_storage_[static_cast<std::size_t>(s)];
+      });
+      const bool exchange = facts(g_[x].op).family == op_family::collective;
+      if ((written >= 0 || exchange) && (cause < 0 || x < cause)) { cause = x; cause_input = exchange ? -1 : written; }
+      for (auto a : g_.args_of(x)) push(a);
+      for (auto p : deps.of(x)) push(p);
+    }
+    // (A diagnostic holds 256 characters: the fix comes before anything long.)
+    const std::string who = "rule validate-before-mutate: " + detail::node_label(g_, i) + " checks indices computed ";
+    if (cause >= 0 && cause_input >= 0)
+      return who + "from what " + detail::node_label(g_, cause) + " writes into input " + std::to_string(cause_input) + " ('" +
+             std::string(g_[inputs_[static_cast<std::size_t>(cause_input)]].name.view()) +
+             "'), so not before that write: pass the indices as an input, or compute them from values the graph does not "
+             "update in place";
+    if (cause >= 0)
+      return who + "from what " + detail::node_label(g_, cause) +
+             " receives from other ranks, so not before ranks agree that every check passed: compute the indices from "
+             "local values, or pass them as an input";
+    const std::int32_t b = life_.steps[static_cast<std::size_t>(check_barrier_)];
+    return who + "after " + detail::node_label(g_, b) +
+           (facts(g_[b].op).family == op_family::collective ? " communicates" : " writes a caller buffer") +
+           "; every index is checked before that: compute them before it (the pipeline does, where it can), or pass "
+           "them as an input";
   }
 
   // In-place index puts whose index check may run inside the put itself (host, see
@@ -821,18 +879,7 @@ class basic_program {
 
   template <class F>
   void for_each_written(std::int32_t i, F&& f) const {
-    const node& n = g_[i];
-    if (is_mutating(n.op)) {
-      if (is_list_op(n.op)) {
-        for (std::int32_t k = 0; k < n.aux; ++k) f(g_.meta(g_.arg(i, k)).storage);
-      } else {
-        f(g_.meta(g_.arg(i, 0)).storage);
-      }
-    } else if (n.op == op_kind::custom) {
-      const auto& s = g_.customs[static_cast<std::size_t>(n.aux)];
-      for (int a = 0; a < s.n_args; ++a)
-        if (((s.mutates >> a) & 1u) && !((n.clone_mask >> a) & 1u)) f(g_.meta(g_.arg(i, a)).storage);
-    }
+    for_each_write(g_, i, f);
   }
 
   // The put's bool mask (its one index): the x dimension it starts at, or -1 when it has none.
@@ -1112,7 +1159,7 @@ class basic_program {
         const bool inplace = n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put_;
         const std::int32_t dst = inplace ? g_.arg(i, 0) : i;
         const bound_layout& dl = L[static_cast<std::size_t>(dst)];
-        if (!index_checkable_early(i))
+        if (!index_checkable_early(i) && !check_hoisted_[static_cast<std::size_t>(i)])
           if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
         if (!inplace) kernels::copy(ctx, view(i), arg(0));
         if (const int d0 = mask_dim(i); d0 >= 0) {  // x[mask] = v: elementwise over x
@@ -1129,7 +1176,7 @@ class basic_program {
         return {};
       }
       case op_kind::index: {  // x[indices]: checked (unless the validation pass did) before the read
-        if (!index_checkable_early(i))
+        if (!index_checkable_early(i) && !check_hoisted_[static_cast<std::size_t>(i)])
           if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
         const bound_layout& xl = L[static_cast<std::size_t>(g_.arg(i, 0))];
         kernels::gather(ctx, index_args(i, L, base, base[static_cast<std::size_t>(xl.storage)], xl));

@@ -1,6 +1,8 @@
 // ctfx/passes/pipeline.hpp — Inductor's post-grad order, with the verifier after every pass:
 //   remove_noop_ops -> canonicalize_view_scatter_ops -> reinplace_inplaceable_ops_core
-//     -> decompose_generalized_scatter -> dce
+//     -> decompose_generalized_scatter -> dce -> hoist_computed_indices
+// (the last one is ctfx's: it fixes the step order so that indices the graph computes are checked
+// before the first write into a caller buffer; passes/hoist_computed_indices.hpp)
 //
 // At compile time the passes run in the compiler: under g++ and clang as one constant evaluation
 // (detail::fused_pipeline), under nvcc as one evaluation per pass (ctfx::stage: nvcc refuses long
@@ -20,6 +22,7 @@
 #include <array>
 #include <type_traits>
 #include "../graph/graph.hpp"
+#include "hoist_computed_indices.hpp"
 #include "reinplace.hpp"
 #include "report.hpp"
 
@@ -60,7 +63,7 @@ constexpr ir verified(ir g, std::string_view after, verify_level level = verify_
 }  // namespace detail
 
 // The whole pipeline at run time (also constexpr). `log` receives the reinplacing decisions.
-// `between`: how much the verifier checks after the first four passes (after the last it always
+// `between`: how much the verifier checks after the first five passes (after the last it always
 // checks everything). `full` — every node's metadata re-derived after every pass — names the pass
 // that broke a rule; `structure` and `links` cost less (a fifth of the compile time of a large
 // graph, and 4% more), and `links` is what the compile-time pipeline runs first (it reruns with
@@ -80,7 +83,9 @@ constexpr ir run_pipeline(ir g, reinplace_log* log = nullptr, verify_level betwe
   if (!g.error.ok()) return g;
   g = detail::verified(decompose_generalized_scatter(static_cast<ir&&>(g)), "decompose_generalized_scatter", between);
   if (!g.error.ok()) return g;
-  return detail::verified(dce(static_cast<ir&&>(g)), "dce");
+  g = detail::verified(dce(static_cast<ir&&>(g)), "dce", between);
+  if (!g.error.ok()) return g;
+  return detail::verified(hoist_computed_indices(static_cast<ir&&>(g)), "hoist_computed_indices");
 }
 
 namespace detail {
@@ -193,7 +198,7 @@ template <class Source, class Table>
 using reinplace_stage_with_report = reporting_stage<Source, Table, &reinplace_with_log<Table>, true, Source>;
 
 // g++ and clang: the whole pipeline as ONE constant evaluation — take the source's graph once, run
-// the five passes with the verifier after each (pipeline_logged), keep the report, freeze once. A
+// the six passes with the verifier after each (pipeline_logged), keep the report, freeze once. A
 // stage per pass thaws and freezes the graph five times; the fused form costs less compile time
 // (bench/RESULTS.md §1). nvcc gives up on one evaluation that long ("excessive constexpr function
 // call complexity"), so there each pass stays its own stage.
@@ -218,7 +223,8 @@ struct staged_pipeline {
   using canonical = checked_stage<stage<noop, &canonicalize_view_scatter_ops, true>>;
   using reinplaced = checked_stage<reinplace_stage_with_report<canonical, Table>>;
   using decomposed = checked_stage<stage<reinplaced, &decompose_generalized_scatter, true>>;
-  using final_stage = checked_stage<stage<decomposed, &dce, true>>;
+  using dced = checked_stage<stage<decomposed, &dce, true>>;
+  using final_stage = checked_stage<stage<dced, &hoist_computed_indices, true>>;
 };
 
 // The final graph's stage (pipeline<>::final_stage), nameable without instantiating pipeline<>: a
@@ -244,7 +250,9 @@ struct pipeline {
   using reinplaced = typename stages::reinplaced;
   /// The graph after decompose_generalized_scatter.
   using decomposed = typename stages::decomposed;
-  /// The final graph (after dce).
+  /// The graph after dce.
+  using dced = typename stages::dced;
+  /// The final graph (after hoist_computed_indices).
   using final_stage = detail::final_stage_t<Source, Table>;
   /// The first broken rule of the final graph (a compile error when not ok).
   static constexpr diagnostic diag = final_stage::diag;
