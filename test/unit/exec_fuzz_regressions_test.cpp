@@ -89,3 +89,46 @@ TEST_CASE("fuzz regression: a clone of an input read through a view after the in
     b.output(x0 + 1.0);
   }));
 }
+
+namespace {
+// out <- 3 x + out, elementwise, through each argument's strides (the fuzzer's user op).
+struct axpy3 : ctfx::custom_op<"regress::axpy3_", "axpy3_(Tensor x, Tensor(a!) out) -> ()"> {
+  static void run(const ctfx::custom_call& c) {
+    const ctfx::tensor_ref &x = c.args[0], &o = c.args[1];
+    for (ctfx::index_t i = 0; i < o.size[0]; ++i) {
+      auto* po = static_cast<float*>(o.data) + i * o.stride[0];
+      *po = static_cast<const float*>(x.data)[i * x.stride[0]] * 3.0f + *po;
+    }
+  }
+};
+}  // namespace
+
+TEST_CASE("fuzz regression: a user op's updated argument whose layout reinplacing changed") {
+  // slice_scatter into a row of t runs in t's storage, so its result becomes a view at offset 6; the
+  // user op's copy of it keeps that offset and stride (clone_preserve_strides), and the getitem
+  // that reads the copy must be derived again (it kept the old, offset-0 layout: metadata-consistent).
+  const auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {4, 6});
+    auto t = x * 2.0;
+    auto s = t.select(0, 1);
+    auto ss = ctfx::slice_scatter(s, s.slice(0, 2, 5) + 1.5, 0, 2, 5);
+    auto c1 = ss.clone();
+    auto r = b.call<axpy3>(c1, ss);
+    b.output(r[0], ctfx::floor(c1), t);
+  });
+  ctfx::kernel_table k;
+  k.add<axpy3>();
+  ctfx::runtime_plan plan(g);
+  REQUIRE_MESSAGE(plan.error().ok(), std::string(plan.error().message()));
+  std::vector<float> x(24), a(6), b6(6), t(24), ra(6), rb(6), rt(24);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.5f - 3.0f;
+  auto in = [&] { return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {4, 6})}; };
+  REQUIRE(plan.run(in(), {ctfx::tensor_ref::contiguous(a.data(), ctfx::f32, {6}), ctfx::tensor_ref::contiguous(b6.data(), ctfx::f32, {6}),
+                          ctfx::tensor_ref::contiguous(t.data(), ctfx::f32, {4, 6})}, ctfx::backend::host, {}, &k).ok);
+  REQUIRE(ctfx::reference_run(g, in(), {ctfx::tensor_ref::contiguous(ra.data(), ctfx::f32, {6}), ctfx::tensor_ref::contiguous(rb.data(), ctfx::f32, {6}),
+                                        ctfx::tensor_ref::contiguous(rt.data(), ctfx::f32, {4, 6})}, &k).ok);
+  CHECK(a == ra);
+  CHECK(b6 == rb);
+  CHECK(t == rt);
+  CHECK(a[3] == 3.0f * (2.0f * x[9] + 1.5f) + (2.0f * x[9] + 1.5f));  // out <- 3 x + out, x a copy of out
+}

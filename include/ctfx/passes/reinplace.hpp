@@ -695,7 +695,8 @@ constexpr ir rebuild(const ir& g, reinplacer& R) {
     for (const std::int32_t *x = A + N[i].arg0, *e = x + N[i].nargs; x != e; ++x) {
       const std::int32_t old = *x;
       a.push_back(old < 0 ? old : map[old]);
-      if (same && old >= 0 && !kept[old]) same = same_meta_and_storage(out.meta(map[old]), N[old].meta);
+      // (A tuple's metadata says nothing of its elements: its getitems are derived again.)
+      if (same && old >= 0 && !kept[old]) same = N[old].meta.storage >= 0 && same_meta_and_storage(out.meta(map[old]), N[old].meta);
     }
     if (new_op == op_kind::copy_) {
       const tensor_meta& d = out.meta(a[0]);
@@ -723,7 +724,9 @@ constexpr ir rebuild(const ir& g, reinplacer& R) {
     if (!compute_meta(out, id, m)) return out;
     if (m.storage == fresh) m.storage = N[i].meta.storage >= 0 ? N[i].meta.storage : out.fresh_storage();
     out[id].meta = m;
-    kept[i] = same_meta_and_storage(m, N[i].meta) ? 1 : 0;
+    // A tuple (a user op's results, a list op's) is kept only with its arguments: its getitems'
+    // layouts follow the arguments' (an updated argument's clone keeps its strides and offset).
+    kept[i] = m.storage >= 0 && same_meta_and_storage(m, N[i].meta) ? 1 : 0;
   }
   return out;
 }
