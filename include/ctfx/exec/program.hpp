@@ -332,6 +332,8 @@ class basic_program {
       }
       if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
     }
+    // Rows that kernels write for a put: placed at the put's position, now that it is checked.
+    for (const auto& [nd, p] : row_nodes_) L[static_cast<std::size_t>(nd)].offset += row_shift(p, L, base, ctx);
     if (kernels_needed_ && !kernels)
       return run_status::failure(first_custom_, "rule custom-kernel: " + detail::node_label(g_, first_custom_) +
                                                    " calls a user op; pass a kernel_table that implements it");
@@ -417,7 +419,9 @@ class basic_program {
     std::vector<std::int32_t> nodes;  // members then root, in program order
   };
   fusion fusion_;
-  std::vector<tensor_meta> slice_meta_;  // per node computed in a cat's slice: that slice (else unused)
+  std::vector<tensor_meta> slice_meta_;  // per node computed in a cat's slice or a put's row: that layout (else unused)
+  // (node, put): nodes computed in a put's row, whose offset moves by the put's checked position.
+  std::vector<std::pair<std::int32_t, std::int32_t>> row_nodes_;
   std::vector<std::int32_t> group_of_;
   std::vector<group> groups_;
 
@@ -461,12 +465,21 @@ class basic_program {
       } else {
         fusion_ = plan_fusion(g_);
       }
-      // Results computed in a cat's slice are laid out as that slice (and cat skips them).
+      // Results computed in a put's row are laid out as that row (its position added at run
+      // time); results computed in a cat's slice as that slice of wherever cat's result lives.
       for (std::int32_t i = 0; i < g_.size(); ++i)
         if (const std::int32_t c = fusion_.into_of(i); c >= 0) {
           if (slice_meta_.empty()) slice_meta_.resize(static_cast<std::size_t>(g_.size()));
-          slice_meta_[static_cast<std::size_t>(i)] = cat_slice_meta(g_, c, i);
+          if (is_index_op(g_[c].op)) slice_meta_[static_cast<std::size_t>(i)] = row_put_meta(g_, c);
         }
+      for (std::int32_t i = 0; i < g_.size(); ++i)
+        if (const std::int32_t c = fusion_.into_of(i); c >= 0 && g_[c].op == op_kind::cat)
+          slice_meta_[static_cast<std::size_t>(i)] = cat_slice_meta(g_, c, i, &layout_meta(c));
+      for (std::int32_t i = 0; i < g_.size(); ++i) {
+        std::int32_t h = i;
+        while (fusion_.into_of(h) >= 0) h = fusion_.into_of(h);
+        if (h != i && is_index_op(g_[h].op)) row_nodes_.push_back({i, h});
+      }
     }
     life_ = compute_liveness(g_, opt_.fuse ? fusion_.root.data() : nullptr, opt_.fuse && !fusion_.into.empty() ? fusion_.into.data() : nullptr);
     if (opt_.fuse) make_groups();
@@ -638,7 +651,8 @@ class basic_program {
     fused_check_.assign(static_cast<std::size_t>(g_.size()), 0);
     for (auto i : index_nodes_) {
       const op_kind k = g_[i].op;
-      if ((k != op_kind::index_put_ && k != op_kind::unsafe_index_put_) || mask_dim(i) >= 0 || !index_checkable_early(i)) continue;
+      if ((k != op_kind::index_put_ && k != op_kind::unsafe_index_put_) || mask_dim(i) >= 0 || !index_checkable_early(i) || put_in_row(i))
+        continue;
       const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
       bool ok = first_caller_write_ < 0 || first_caller_write_ >= step;
       for (auto st : direct_storage_) {  // an output in the caller's buffer: defined (or written) before?
@@ -819,9 +833,19 @@ class basic_program {
     return static_cast<std::size_t>(r) < v.size() ? v[static_cast<std::size_t>(r)] : -1;
   }
 
+  // The put whose row holds node i's result (fusion::into), or -1.
+  std::int32_t row_put_of(std::int32_t i) const {
+    for (const auto& r : row_nodes_)
+      if (r.first == i) return r.second;
+    return -1;
+  }
+  // True when put i writes nothing: its values were computed in the row it selects.
+  bool put_in_row(std::int32_t i) const { return is_index_op(g_[i].op) && g_[i].nargs > 1 && fusion_.into_of(g_.arg(i, 1)) == i; }
+
   template <class F>
   void for_each_written(std::int32_t i, F&& f) const {
     const node& n = g_[i];
+    if (const std::int32_t p = row_put_of(i); p >= 0) f(g_.meta(g_.arg(p, 0)).storage);  // a kernel writing a put's row
     if (is_mutating(n.op)) {
       if (is_list_op(n.op)) {
         for (std::int32_t k = 0; k < n.aux; ++k) f(g_.meta(g_.arg(i, k)).storage);
@@ -1024,6 +1048,30 @@ class basic_program {
     return index_failure(i, a, which, value);
   }
 
+  // Elements from the start of row put p's destination to the row its (checked) index selects.
+  index_t row_shift(std::int32_t p, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base, const device_ctx& ctx) const {
+    std::int32_t ix = -1;
+    const int d = row_put_dim(g_, p, &ix);
+    const bound_layout& il = L[static_cast<std::size_t>(ix)];
+    const bound_layout& x = L[static_cast<std::size_t>(g_.arg(p, 0))];
+    const std::byte* at = base[static_cast<std::size_t>(il.storage)] + il.offset * size_of(il.dt);
+    std::int64_t v = 0;
+    if (ctx.where == backend::cuda) {
+#if defined(__CUDACC__)
+      if (il.dt == dtype::i64) cudaMemcpy(&v, at, 8, cudaMemcpyDeviceToHost);
+      else { std::int32_t w = 0; cudaMemcpy(&w, at, 4, cudaMemcpyDeviceToHost); v = w; }
+#endif
+    } else if (il.dt == dtype::i64) {
+      std::memcpy(&v, at, 8);
+    } else {
+      std::int32_t w = 0;
+      std::memcpy(&w, at, 4);
+      v = w;
+    }
+    if (v < 0) v += x.size[d];
+    return static_cast<index_t>(v) * x.stride[d];
+  }
+
   run_status index_failure(std::int32_t i, const kernels::index_put_args& a, int which, index_t value) const {
     std::int32_t idx_node = -1;
     for (std::int32_t k = first_index_arg(g_[i].op), seen = 0; k < g_[i].nargs; ++k)
@@ -1110,6 +1158,7 @@ class basic_program {
       case op_kind::index_put: case op_kind::unsafe_index_put:
       case op_kind::index_put_: case op_kind::unsafe_index_put_: {
         const bool inplace = n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put_;
+        if (put_in_row(i)) return {};  // its values were computed in the row (checked in validation)
         const std::int32_t dst = inplace ? g_.arg(i, 0) : i;
         const bound_layout& dl = L[static_cast<std::size_t>(dst)];
         if (!index_checkable_early(i))
