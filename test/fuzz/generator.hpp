@@ -295,6 +295,7 @@ class generator {
         else {
           tensor row = t.select(0, 0);
           if (t.rank() == 2 && coin()) vals = (row * 2.0).unsqueeze(0).expand({len, t.size(1)});
+          else if (len == 1) vals = like(row).unsqueeze(0) + 0.25;  // one whole row: may be computed in place (fusion::into)
           else vals = like(row);  // broadcast over the index positions
         }
         const bool acc = coin();

@@ -420,7 +420,8 @@ TEST_CASE("fusion: a CUDA thread's element offsets in a collapsed nest equal eac
 
 namespace {
 // RoPE into a KV cache: the two rotated halves are each a fused group whose only reader is cat, so
-// each group writes its half of cat's buffer and cat copies nothing.
+// each group writes its half of cat's buffer and cat copies nothing; cat's only reader is the
+// in-place put of one row at a run-time position, so cat's buffer is that row of the cache.
 constexpr long KB = 2, KH = 4, KS = 6, KD = 32;
 constexpr auto rope = ctfx::graph([](ctfx::builder& b) {
   auto cache = b.input("cache", ctfx::f32, {KB, KH, KS, KD});
@@ -434,8 +435,9 @@ constexpr auto rope = ctfx::graph([](ctfx::builder& b) {
 });
 using rope_plan = ctfx::compiled<decltype(rope)>;
 constexpr std::size_t rope_half_bytes = KB * KH * (KD / 2) * 4, rope_cat_bytes = 2 * rope_half_bytes;  // 512 B, 1024 B
-// Planned in the compiler: cat's buffer only (the halves' buffers were 2 x 512 B more).
-static_assert(rope_plan::static_buffer_bytes() == rope_cat_bytes);
+// Planned in the compiler: no buffer (cat's result lives in the cache's row; the halves' were
+// 2 x 512 B more, cat's 1024 B).
+static_assert(rope_plan::static_buffer_bytes() == 0);
 
 // Operands that must still be copied: `a` has a second reader (the group computing the second
 // operand reads it: were `a` in its slice, that group would read cat's buffer), `h` is converted
@@ -468,8 +470,9 @@ std::string plan_listing(const ctfx::ir& g, const ctfx::fusion& f, const ctfx::l
 
 TEST_CASE("cat: fused groups write straight into their slices of cat's buffer; cat copies nothing") {
   const ctfx::ir g = rope_plan::graph();
-  const std::int32_t cat = find(g, ctfx::op_kind::cat);
+  const std::int32_t cat = find(g, ctfx::op_kind::cat), put = find(g, ctfx::op_kind::index_put_);
   REQUIRE(cat >= 0);
+  REQUIRE(put >= 0);
   // The same decision in the compiler and at run time.
   const ctfx::fusion f = rope_plan::fused();
   ctfx::runtime_plan p(rope.get());
@@ -478,14 +481,20 @@ TEST_CASE("cat: fused groups write straight into their slices of cat's buffer; c
   CHECK(same(f.into, p.fused().into));
   CHECK(f.into_of(g.arg(cat, 0)) == cat);
   CHECK(f.into_of(g.arg(cat, 1)) == cat);
-  CHECK(count_into(f, g.size()) == 2);
-  // One buffer, cat's, allocated before the first group writes into it; none for the halves.
+  CHECK(f.into_of(cat) == put);  // cat's result: the cache's row
+  CHECK(count_into(f, g.size()) == 3);
+  // No buffer: the halves are computed in cat's slices, cat's result is the cache's row.
   const ctfx::liveness L = rope_plan::life();
-  REQUIRE(L.buffers.size() == 1);
-  CHECK(L.buffers[0].node == cat);
-  CHECK(L.buffers[0].bytes.value() == static_cast<ctfx::index_t>(rope_cat_bytes));
-  CHECK(L.buffers[0].def_step == L.step_of[static_cast<std::size_t>(g.arg(cat, 0))]);
-  CHECK(L.buffers[0].last_step == L.step_of[static_cast<std::size_t>(find(g, ctfx::op_kind::index_put_))]);
+  CHECK(L.buffers.empty());
+  // Without the row: one buffer, cat's, allocated before the first group writes into it.
+  ctfx::fusion fc = f;
+  fc.into[static_cast<std::size_t>(cat)] = -1;
+  const ctfx::liveness L1 = ctfx::compute_liveness(g, fc.root.data(), fc.into.data());
+  REQUIRE(L1.buffers.size() == 1);
+  CHECK(L1.buffers[0].node == cat);
+  CHECK(L1.buffers[0].bytes.value() == static_cast<ctfx::index_t>(rope_cat_bytes));
+  CHECK(L1.buffers[0].def_step == L1.step_of[static_cast<std::size_t>(g.arg(cat, 0))]);
+  CHECK(L1.buffers[0].last_step == L1.step_of[static_cast<std::size_t>(put)]);
   // Without the slices: three buffers, the halves' bytes more.
   const ctfx::liveness L0 = ctfx::compute_liveness(g, f.root.data());
   REQUIRE(L0.buffers.size() == 3);
@@ -495,20 +504,20 @@ TEST_CASE("cat: fused groups write straight into their slices of cat's buffer; c
       ctfx::tensor_desc::contiguous(ctfx::f32, {KD / 2}), ctfx::tensor_desc::contiguous(ctfx::f32, {KD / 2}),
       ctfx::tensor_desc::contiguous(ctfx::i64, {1})};
   const std::size_t ws = p.bind(d).workspace_bytes;
-  CHECK(ws >= rope_cat_bytes);
-  CHECK(ws < rope_cat_bytes + rope_half_bytes);  // cat's buffer and the run's small scratch
+  CHECK(ws < rope_half_bytes);  // the run's small scratch only (it was cat's 1024 B and more)
   CHECK(rope_plan::bind(d).workspace_bytes == ws);
   // The listing says so.
   const std::string text = plan_listing(g, f, L);
-  CHECK(text.find("# %cat\n") != std::string::npos);  // the one allocation
+  CHECK(text.find("empty_strided") == std::string::npos);  // no allocation
   CHECK(text.find("fused, into %cat slice\n") != std::string::npos);
   CHECK(text.find("fused, into %cat slice\n", text.find("fused, into %cat slice\n") + 1) != std::string::npos);
-  CHECK(text.find("no copy: every operand computed in its slice") != std::string::npos);
+  CHECK(text.find("into %cache row, no copy: every operand computed in its slice") != std::string::npos);
+  CHECK(text.find("copies nothing: %cat computed in the row") != std::string::npos);
   CHECK(plan_listing(p.graph(), p.fused(), p.life()) == text);
   // Values: both executors bit-identical to the reference, for positions at both ends.
   std::vector<float> k = ramp(KB * KH * KD), cs(KD / 2), sn(KD / 2);
   for (long j = 0; j < KD / 2; ++j) { cs[static_cast<std::size_t>(j)] = std::cos(0.1f * static_cast<float>(j)); sn[static_cast<std::size_t>(j)] = std::sin(0.1f * static_cast<float>(j)); }
-  for (std::int64_t pos : {std::int64_t{0}, std::int64_t{KS - 1}, std::int64_t{-2}}) {
+  for (std::int64_t pos : {std::int64_t{0}, std::int64_t{KS - 1}, std::int64_t{2}, std::int64_t{-2}, std::int64_t{-KS}}) {
     std::vector<float> c1 = ramp(KB * KH * KS * KD, 0.01f), c2 = c1, c3 = c1;
     auto in = [&](std::vector<float>& c) {
       return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(c.data(), d[0]), ctfx::tensor_ref(k.data(), d[1]), ctfx::tensor_ref(cs.data(), d[2]),
@@ -618,4 +627,126 @@ TEST_CASE("fusion: a value broadcast along rows longer than a chunk (softmax's r
   check_same<float>(g, {ramp(5000, 0.11f), ramp(1000, 0.01f)},
                     {ctfx::tensor_desc::contiguous(ctfx::f32, {5, 1000}), ctfx::tensor_desc::contiguous(ctfx::f32, {1000})},
                     {ctfx::tensor_desc::contiguous(ctfx::f32, {5, 1000})});
+}
+
+namespace {
+// Variants of the row put: values an elementwise group (no cat), an i32 position; an index the
+// graph computes; a reader of the cache between the first write into the row and the put (kept
+// copies), one before it (placed); an accumulating put (kept).
+template <int Variant>
+constexpr auto row_graph = ctfx::graph([](ctfx::builder& b) {
+  auto cache = b.input("cache", ctfx::f32, {KB, KH, KS, KD});
+  auto k = b.input("k", ctfx::f32, {KB, KH, 1, KD});
+  auto pos = b.input("pos", Variant == 0 ? ctfx::i32 : ctfx::i64, {1});
+  if constexpr (Variant == 0) {
+    b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, k * 2.0f + 1.0f));
+  } else if constexpr (Variant == 1) {
+    b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos + 1}, ctfx::cat({k.slice(3, 0, 8) * 2.0f, k.slice(3, 8, KD) - 1.0f}, 3)));
+  } else if constexpr (Variant == 2) {
+    auto rot = ctfx::cat({k.slice(3, 0, 8) * 2.0f, k.slice(3, 8, KD) - 1.0f}, 3);
+    auto peek = cache.slice(2, 0, 2) + 0.5f;  // reads the cache after cat's operands are computed
+    b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, rot));
+    b.output(peek);
+  } else if constexpr (Variant == 3) {
+    auto peek = cache.slice(2, 0, 2) + 0.5f;  // reads the cache before anything writes the row
+    auto rot = ctfx::cat({k.slice(3, 0, 8) * 2.0f, k.slice(3, 8, KD) - 1.0f}, 3);
+    b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, rot));
+    b.output(peek);
+  } else {
+    b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, k * 2.0f + 1.0f, true));
+  }
+});
+
+// Runs compiled<G>, runtime_plan and the reference at `pos`; returns the placed node count.
+template <int Variant, class Pos>
+std::int32_t check_row_variant(Pos pos, std::size_t n_out) {
+  using P = ctfx::compiled<decltype(row_graph<Variant>)>;
+  const ctfx::ir g = P::graph();
+  ctfx::runtime_plan rp(row_graph<Variant>.get());
+  REQUIRE(rp.error().ok());
+  CHECK(same(P::fused().into, rp.fused().into));
+  const auto pd = ctfx::tensor_desc::contiguous(sizeof(Pos) == 4 ? ctfx::i32 : ctfx::i64, {1});
+  std::vector<float> k = ramp(KB * KH * KD), c1 = ramp(KB * KH * KS * KD, 0.01f), c2 = c1, c3 = c1;
+  std::vector<float> o1(n_out), o2(n_out), o3(n_out);
+  auto in = [&](std::vector<float>& c) {
+    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(c.data(), ctfx::f32, {KB, KH, KS, KD}),
+                                         ctfx::tensor_ref::contiguous(k.data(), ctfx::f32, {KB, KH, 1, KD}), ctfx::tensor_ref(&pos, pd)};
+  };
+  auto out = [&](std::vector<float>& o) {
+    std::vector<ctfx::tensor_ref> r;
+    if (n_out) r.push_back(ctfx::tensor_ref::contiguous(o.data(), ctfx::f32, {KB, KH, 2, KD}));
+    return r;
+  };
+  auto st = P::run(in(c1), out(o1));
+  REQUIRE_MESSAGE(st.ok, st.message);
+  st = rp.run(in(c2), out(o2));
+  REQUIRE_MESSAGE(st.ok, st.message);
+  REQUIRE(ctfx::reference_run(row_graph<Variant>.get(), in(c3), out(o3)).ok);
+  CHECK(std::memcmp(c1.data(), c3.data(), c1.size() * 4) == 0);
+  CHECK(std::memcmp(c2.data(), c3.data(), c2.size() * 4) == 0);
+  CHECK(o1 == o3);
+  CHECK(o2 == o3);
+  return count_into(P::fused(), g.size());
+}
+}  // namespace
+
+TEST_CASE("put's row: an elementwise group computed in the row; an i32 position; values at several positions") {
+  using P = ctfx::compiled<decltype(row_graph<0>)>;
+  static_assert(P::static_buffer_bytes() == 0);
+  const ctfx::ir g = P::graph();
+  const std::int32_t put = find(g, ctfx::op_kind::index_put_);
+  REQUIRE(put >= 0);
+  CHECK(P::fused().into_of(g.arg(put, 1)) == put);
+  const std::string text = plan_listing(g, P::fused(), P::life());
+  CHECK(text.find("fused, into %cache row\n") != std::string::npos);
+  CHECK(text.find("copies nothing: %add computed in the row") != std::string::npos);
+  for (std::int32_t pos : {0, 1, int{KS} - 1, -1, -int{KS}}) CHECK(check_row_variant<0>(pos, 0) == 1);
+}
+
+TEST_CASE("put's row: kept where it is not safe (an index computed in the graph, a reader of the cache in between, accumulate)") {
+  // pos + 1 is computed in the graph: checked only at the put's step, so nothing may write the
+  // cache before it.
+  CHECK(ctfx::compiled<decltype(row_graph<1>)>::fused().into_of(find(ctfx::compiled<decltype(row_graph<1>)>::graph(), ctfx::op_kind::cat)) == -1);
+  for (std::int64_t pos : {std::int64_t{0}, std::int64_t{KS - 2}, std::int64_t{-3}}) CHECK(check_row_variant<1>(pos, 0) == 2);
+  // peek reads rows 0 and 1 after the first kernel that would write the row: the row stays cat's buffer.
+  {
+    using P = ctfx::compiled<decltype(row_graph<2>)>;
+    CHECK(P::fused().into_of(find(P::graph(), ctfx::op_kind::cat)) == -1);
+    CHECK(P::static_buffer_bytes() > 0);
+    for (std::int64_t pos : {std::int64_t{0}, std::int64_t{1}, std::int64_t{4}}) CHECK(check_row_variant<2>(pos, KB * KH * 2 * KD) == 2);
+  }
+  // peek reads them before: the row is placed, and peek still sees the old rows.
+  {
+    using P = ctfx::compiled<decltype(row_graph<3>)>;
+    const std::int32_t put = find(P::graph(), ctfx::op_kind::index_put_);
+    CHECK(P::fused().into_of(find(P::graph(), ctfx::op_kind::cat)) == put);
+    for (std::int64_t pos : {std::int64_t{0}, std::int64_t{1}, std::int64_t{4}}) CHECK(check_row_variant<3>(pos, KB * KH * 2 * KD) == 3);
+  }
+  // accumulate adds into the row: the values need their own buffer.
+  for (std::int64_t pos : {std::int64_t{0}, std::int64_t{3}}) CHECK(check_row_variant<4>(pos, 0) == 0);
+}
+
+TEST_CASE("put's row: a position out of range fails before any write; the cache is untouched") {
+  const std::vector<ctfx::tensor_desc> d = {
+      ctfx::tensor_desc::contiguous(ctfx::f32, {KB, KH, KS, KD}), ctfx::tensor_desc::contiguous(ctfx::f32, {KB, KH, 1, KD}),
+      ctfx::tensor_desc::contiguous(ctfx::f32, {KD / 2}), ctfx::tensor_desc::contiguous(ctfx::f32, {KD / 2}),
+      ctfx::tensor_desc::contiguous(ctfx::i64, {1})};
+  std::vector<float> k = ramp(KB * KH * KD), cs = ramp(KD / 2, 0.01f), sn = ramp(KD / 2, 0.02f);
+  ctfx::runtime_plan p(rope.get());
+  for (std::int64_t pos : {std::int64_t{KS}, std::int64_t{-KS - 1}, std::int64_t{1} << 40}) {
+    const std::vector<float> c0 = ramp(KB * KH * KS * KD, 0.01f);
+    std::vector<float> c1 = c0, c2 = c0;
+    auto in = [&](std::vector<float>& c) {
+      return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(c.data(), d[0]), ctfx::tensor_ref(k.data(), d[1]), ctfx::tensor_ref(cs.data(), d[2]),
+                                           ctfx::tensor_ref(sn.data(), d[3]), ctfx::tensor_ref(&pos, d[4])};
+    };
+    const auto s1 = rope_plan::run(in(c1), {});
+    const auto s2 = p.run(in(c2), {});
+    CHECK_FALSE(s1.ok);
+    CHECK_FALSE(s2.ok);
+    CHECK(s1.message.find("rule index-in-range") != std::string::npos);
+    CHECK(s2.message == s1.message);
+    CHECK(c1 == c0);
+    CHECK(c2 == c0);
+  }
 }

@@ -85,7 +85,9 @@ constexpr bool uses_unbacked(const ir& g, const sym_expr& e) {
 // charges each accessor call against its constexpr budget, g++ pays for each as well).
 // With `into` (plan/fusion.hpp's fusion::into: per node, the cat whose buffer holds its result, or
 // -1), such a node gets no buffer of its own: it writes cat's, which is allocated at the first step
-// that writes into it and lives as cat's result does.
+// that writes into it and lives as cat's result does. A chain ends at its holder: a cat placed in
+// a put's row (into[cat] == the put) holds its operands' results in the put's destination, a
+// caller's buffer, so none of them gets a buffer.
 constexpr liveness compute_liveness(const ir& g, const std::int32_t* fused_root = nullptr, const std::int32_t* into = nullptr) {
   liveness L;
   const std::int32_t n = g.size();
@@ -122,7 +124,8 @@ constexpr liveness compute_liveness(const ir& g, const std::int32_t* fused_root 
       step = step_of[A[nd.arg0]];  // allocated by the tuple's step
     }
     step_of[i] = step;
-    const std::int32_t holder = into && into[i] >= 0 ? into[i] : i;  // the node whose result owns the memory
+    std::int32_t holder = i;  // the node whose result owns the memory (a cat, a put's destination)
+    while (into && into[holder] >= 0) holder = into[holder];
     const node& hd = N[holder];
     const std::int32_t s = hd.meta.storage;
     if (step < 0 || s < 0 || is_input[s] || buffer_of[s] >= 0) continue;
@@ -149,7 +152,9 @@ constexpr liveness compute_liveness(const ir& g, const std::int32_t* fused_root 
     const bool out = nd.op == op_kind::output;
     if (!out && (step < 0 || nd.op == op_kind::getitem)) continue;
     if (!out && into) {  // a step writes the buffer that holds its result (cat's, after a write into a slice)
-      const std::int32_t hs = N[into[i] >= 0 ? into[i] : i].meta.storage;
+      std::int32_t h = i;
+      while (into[h] >= 0) h = into[h];
+      const std::int32_t hs = N[h].meta.storage;
       const std::int32_t bi = hs >= 0 ? buffer_of[hs] : -1;
       if (bi >= 0 && B[bi].last_step < step) B[bi].last_step = step;
     }

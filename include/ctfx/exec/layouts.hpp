@@ -112,15 +112,16 @@ inline run_status bind_symbols(const ir& g, const std::vector<std::int32_t>& inp
     return run_status::failure(-1, "rule input-count: the graph takes " + std::to_string(inputs.size()) +
                                        " tensor inputs, the call passes " + std::to_string(given.size()));
   // First pass: plain symbols bind; second pass: everything must agree.
+  // (Names are built only for a failure: a run that passes pays for no string.)
+  auto who = [&](std::size_t k) { return "input " + std::to_string(k) + " ('" + std::string(g[inputs[k]].name.view()) + "')"; };
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const tensor_meta& m = g.meta(inputs[k]);
     const tensor_desc& t = given[k];
-    const std::string who = "input " + std::to_string(k) + " ('" + std::string(g[inputs[k]].name.view()) + "')";
     if (t.dt != m.dt)
-      return run_status::failure(inputs[k], "rule input-dtype: " + who + " must be " + std::string(name_of(m.dt)) +
+      return run_status::failure(inputs[k], "rule input-dtype: " + who(k) + " must be " + std::string(name_of(m.dt)) +
                                                 ", got " + std::string(name_of(t.dt)));
     if (t.rank != m.rank)
-      return run_status::failure(inputs[k], "rule input-rank: " + who + " must have rank " + std::to_string(m.rank) +
+      return run_status::failure(inputs[k], "rule input-rank: " + who(k) + " must have rank " + std::to_string(m.rank) +
                                                 ", got " + std::to_string(t.rank));
     for (int d = 0; d < m.rank; ++d) {
       const sym_expr& e = m.size[d];
@@ -152,7 +153,6 @@ inline run_status bind_symbols(const ir& g, const std::vector<std::int32_t>& inp
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const tensor_meta& m = g.meta(inputs[k]);
     const tensor_desc& t = given[k];
-    const std::string who = "input " + std::to_string(k) + " ('" + std::string(g[inputs[k]].name.view()) + "')";
     index_t want[max_rank]{}, wstride[max_rank]{};
     for (int d = 0; d < m.rank; ++d) {
       want[d] = m.size[d].eval(values);
@@ -160,12 +160,12 @@ inline run_status bind_symbols(const ir& g, const std::vector<std::int32_t>& inp
     }
     for (int d = 0; d < m.rank; ++d)
       if (want[d] != t.size[d])
-        return run_status::failure(inputs[k], "rule input-shape: " + who + " has shape " + detail::shape_text(t.size, t.rank) +
+        return run_status::failure(inputs[k], "rule input-shape: " + who(k) + " has shape " + detail::shape_text(t.size, t.rank) +
                                                   "; the graph needs " + detail::shape_text(want, m.rank) +
                                                   " (dimension " + std::to_string(d) + ")");
     for (int d = 0; d < m.rank; ++d)
       if (t.size[d] > 1 && wstride[d] != t.stride[d])
-        return run_status::failure(inputs[k], "rule input-strides: " + who + " has strides " + detail::shape_text(t.stride, t.rank) +
+        return run_status::failure(inputs[k], "rule input-strides: " + who(k) + " has strides " + detail::shape_text(t.stride, t.rank) +
                                                   "; the graph was traced with " + detail::shape_text(wstride, m.rank));
   }
   return {};

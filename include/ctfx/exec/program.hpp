@@ -167,6 +167,11 @@ class basic_program {
     if (!prepare_error_.ok) { b.status = prepare_error_; return b; }
     b.status = bind_symbols(g_, inputs_, inputs, b.symbols);
     if (!b.status) return b;
+    if (static_) {  // no symbols: what follows was computed when the program was made
+      b.outputs = static_outputs_;
+      b.workspace_bytes = static_workspace_;
+      return b;
+    }
     for (auto a : out_args_) {
       bound_layout l = evaluate(g_.meta(a), b.symbols);
       tensor_desc d = l.desc();
@@ -209,34 +214,27 @@ class basic_program {
     binding b = bind(descs);
     if (!b.status) return b.status;
     // ---- validation: nothing below writes until every check has passed
-    std::vector<bound_layout> L(static_cast<std::size_t>(g_.size()));
-    for (std::int32_t i = 0; i < g_.size(); ++i)
-      if (g_[i].meta.is_tensor()) {
-        L[static_cast<std::size_t>(i)] = evaluate(layout_meta(i), b.symbols);
-        for (int d = 0; d < L[static_cast<std::size_t>(i)].rank; ++d)
-          if (L[static_cast<std::size_t>(i)].size[d] < 0)
-            return run_status::failure(i, "rule extent-non-negative: " + detail::node_label(g_, i) + " has extent " +
-                                              std::to_string(L[static_cast<std::size_t>(i)].size[d]) + " in dimension " +
-                                              std::to_string(d) + " for these input shapes");
-      }
+    std::vector<bound_layout> L;
+    if (static_) L = static_layouts_;
+    else if (auto st = evaluate_layouts(b.symbols, L); !st) return st;
     if (outputs.size() != out_args_.size())
       return run_status::failure(g_.output_node(), "rule output-count: the graph returns " + std::to_string(out_args_.size()) +
                                                        " tensors, the call passes " + std::to_string(outputs.size()) + " buffers");
     for (std::size_t j = 0; j < outputs.size(); ++j) {
       const tensor_desc& want = b.outputs[j];
       const tensor_ref& o = outputs[j];
-      const std::string who = "output " + std::to_string(j);
+      auto who = [j] { return "output " + std::to_string(j); };
       if (o.dt != want.dt)
-        return run_status::failure(out_args_[j], "rule output-dtype: " + who + " is " + std::string(name_of(want.dt)) +
+        return run_status::failure(out_args_[j], "rule output-dtype: " + who() + " is " + std::string(name_of(want.dt)) +
                                                      ", the buffer is " + std::string(name_of(o.dt)));
       bool same = o.rank == want.rank;
       for (int d = 0; same && d < want.rank; ++d) same = o.size[d] == want.size[d];
       if (!same)
-        return run_status::failure(out_args_[j], "rule output-shape: " + who + " has shape " +
+        return run_status::failure(out_args_[j], "rule output-shape: " + who() + " has shape " +
                                                      detail::shape_text(want.size, want.rank) + ", the buffer " +
                                                      detail::shape_text(o.size, o.rank));
       if (o.numel() > 0 && o.data == nullptr)
-        return run_status::failure(out_args_[j], "rule output-buffer: " + who + " has no data pointer");
+        return run_status::failure(out_args_[j], "rule output-buffer: " + who() + " has no data pointer");
     }
     for (std::size_t k = 0; k < inputs.size(); ++k)
       if (inputs[k].numel() > 0 && inputs[k].data == nullptr)
@@ -335,6 +333,8 @@ class basic_program {
       }
       if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
     }
+    // Rows that kernels write for a put: placed at the put's position, now that it is checked.
+    for (const auto& [nd, p] : row_nodes_) L[static_cast<std::size_t>(nd)].offset += row_shift(p, L, base, ctx);
     if (kernels_needed_ && !kernels)
       return run_status::failure(first_custom_, "rule custom-kernel: " + detail::node_label(g_, first_custom_) +
                                                    " calls a user op; pass a kernel_table that implements it");
@@ -351,7 +351,7 @@ class basic_program {
         return run_status::failure(i, e.substr(0, e.find(':') + 2) + detail::node_label(g_, i) + ": " + e.substr(e.find(':') + 2));
     }
     // ---- execution
-    std::vector<std::int32_t> owner(slots_.size(), -1);
+    std::vector<std::int32_t> owner(opt_.check_lifetimes ? slots_.size() : 0, -1);
     const exec_frame frame{&L, &base, ctx};
     for (std::size_t step = 0; step < life_.steps.size(); ++step) {
       const std::int32_t i = life_.steps[step];
@@ -390,6 +390,40 @@ class basic_program {
 
   struct slot { sym_expr bytes{}; };
 
+  // Every node's layout for these symbols (a failure when an extent comes out negative).
+  run_status evaluate_layouts(const std::vector<index_t>& sym, std::vector<bound_layout>& L) const {
+    L.assign(static_cast<std::size_t>(g_.size()), bound_layout{});
+    for (std::int32_t i = 0; i < g_.size(); ++i)
+      if (g_[i].meta.is_tensor()) {
+        L[static_cast<std::size_t>(i)] = evaluate(layout_meta(i), sym);
+        for (int d = 0; d < L[static_cast<std::size_t>(i)].rank; ++d)
+          if (L[static_cast<std::size_t>(i)].size[d] < 0)
+            return run_status::failure(i, "rule extent-non-negative: " + detail::node_label(g_, i) + " has extent " +
+                                              std::to_string(L[static_cast<std::size_t>(i)].size[d]) + " in dimension " +
+                                              std::to_string(d) + " for these input shapes");
+      }
+    return {};
+  }
+
+  // A graph without symbols has the same layouts, outputs and workspace on every run: computed
+  // once here (each run still checks its inputs against them, and everything else it checks).
+  void prepare_static() {
+    if (!g_.syms.empty() || !prepare_error_.ok) return;
+    const std::vector<index_t> no_symbols;
+    if (!evaluate_layouts(no_symbols, static_layouts_)) return;
+    for (auto a : out_args_) {
+      tensor_desc d = evaluate(g_.meta(a), no_symbols).desc();
+      d.set_contiguous();
+      static_outputs_.push_back(d);
+    }
+    static_workspace_ = buffer_region_bytes(no_symbols) + scratch_bytes(no_symbols);
+    static_ = true;
+  }
+  bool static_ = false;
+  std::vector<bound_layout> static_layouts_;
+  std::vector<tensor_desc> static_outputs_;
+  std::size_t static_workspace_ = 0;
+
   ir g_;
   program_options opt_{};
   run_status prepare_error_{};
@@ -426,7 +460,9 @@ class basic_program {
     std::vector<std::int32_t> nodes;  // members then root, in program order
   };
   fusion fusion_;
-  std::vector<tensor_meta> slice_meta_;  // per node computed in a cat's slice: that slice (else unused)
+  std::vector<tensor_meta> slice_meta_;  // per node computed in a cat's slice or a put's row: that layout (else unused)
+  // (node, put): nodes computed in a put's row, whose offset moves by the put's checked position.
+  std::vector<std::pair<std::int32_t, std::int32_t>> row_nodes_;
   std::vector<std::int32_t> group_of_;
   std::vector<group> groups_;
 
@@ -470,12 +506,21 @@ class basic_program {
       } else {
         fusion_ = plan_fusion(g_);
       }
-      // Results computed in a cat's slice are laid out as that slice (and cat skips them).
+      // Results computed in a put's row are laid out as that row (its position added at run
+      // time); results computed in a cat's slice as that slice of wherever cat's result lives.
       for (std::int32_t i = 0; i < g_.size(); ++i)
         if (const std::int32_t c = fusion_.into_of(i); c >= 0) {
           if (slice_meta_.empty()) slice_meta_.resize(static_cast<std::size_t>(g_.size()));
-          slice_meta_[static_cast<std::size_t>(i)] = cat_slice_meta(g_, c, i);
+          if (is_index_op(g_[c].op)) slice_meta_[static_cast<std::size_t>(i)] = row_put_meta(g_, c);
         }
+      for (std::int32_t i = 0; i < g_.size(); ++i)
+        if (const std::int32_t c = fusion_.into_of(i); c >= 0 && g_[c].op == op_kind::cat)
+          slice_meta_[static_cast<std::size_t>(i)] = cat_slice_meta(g_, c, i, &layout_meta(c));
+      for (std::int32_t i = 0; i < g_.size(); ++i) {
+        std::int32_t h = i;
+        while (fusion_.into_of(h) >= 0) h = fusion_.into_of(h);
+        if (h != i && is_index_op(g_[h].op)) row_nodes_.push_back({i, h});
+      }
     }
     life_ = compute_liveness(g_, opt_.fuse ? fusion_.root.data() : nullptr, opt_.fuse && !fusion_.into.empty() ? fusion_.into.data() : nullptr);
     if (opt_.fuse) make_groups();
@@ -605,6 +650,7 @@ class basic_program {
       if (bi >= 0) sync_step_ = std::min(sync_step_, life_.buffers[static_cast<std::size_t>(bi)].def_step);
       if (first_write_step_[static_cast<std::size_t>(st)] >= 0) sync_step_ = std::min(sync_step_, first_write_step_[static_cast<std::size_t>(st)]);
     }
+    prepare_static();
   }
 
   kernels::collective_node collective_of(std::int32_t i) const {
@@ -696,7 +742,8 @@ class basic_program {
     fused_check_.assign(static_cast<std::size_t>(g_.size()), 0);
     for (auto i : index_nodes_) {
       const op_kind k = g_[i].op;
-      if ((k != op_kind::index_put_ && k != op_kind::unsafe_index_put_) || mask_dim(i) >= 0 || !index_checkable_early(i)) continue;
+      if ((k != op_kind::index_put_ && k != op_kind::unsafe_index_put_) || mask_dim(i) >= 0 || !index_checkable_early(i) || put_in_row(i))
+        continue;
       const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
       bool ok = first_caller_write_ < 0 || first_caller_write_ >= step;
       for (auto st : direct_storage_) {  // an output in the caller's buffer: defined (or written) before?
@@ -877,8 +924,18 @@ class basic_program {
     return static_cast<std::size_t>(r) < v.size() ? v[static_cast<std::size_t>(r)] : -1;
   }
 
+  // The put whose row holds node i's result (fusion::into), or -1.
+  std::int32_t row_put_of(std::int32_t i) const {
+    for (const auto& r : row_nodes_)
+      if (r.first == i) return r.second;
+    return -1;
+  }
+  // True when put i writes nothing: its values were computed in the row it selects.
+  bool put_in_row(std::int32_t i) const { return is_index_op(g_[i].op) && g_[i].nargs > 1 && fusion_.into_of(g_.arg(i, 1)) == i; }
+
   template <class F>
   void for_each_written(std::int32_t i, F&& f) const {
+    if (const std::int32_t p = row_put_of(i); p >= 0) f(g_.meta(g_.arg(p, 0)).storage);  // a kernel writing a put's row
     for_each_write(g_, i, f);
   }
 
@@ -956,7 +1013,18 @@ class basic_program {
     a.accumulate = g_[i].aux != 0;
     // The selected shape S, as ops/index.hpp computes it, with numbers.
     struct idx { int dim; std::int32_t node; };
-    std::vector<idx> ix;
+    struct idx_list {  // at most one index per dimension of x: no allocation per run
+      idx v[max_rank]{};
+      std::size_t n = 0;
+      void push_back(idx e) { if (n < max_rank) v[n++] = e; }
+      bool empty() const { return n == 0; }
+      std::size_t size() const { return n; }
+      const idx& front() const { return v[0]; }
+      const idx& back() const { return v[n - 1]; }
+      const idx& operator[](std::size_t k) const { return v[k]; }
+      const idx* begin() const { return v; }
+      const idx* end() const { return v + n; }
+    } ix;
     int dim = 0;
     for (std::int32_t k = first_index_arg(g_[i].op); k < g_[i].nargs; ++k, ++dim) {
       const std::int32_t x = g_.arg(i, k);
@@ -1033,23 +1101,24 @@ class basic_program {
                                             std::to_string(d0 + d < x.rank ? x.size[d0 + d] : 0));
       return {};
     }
-    kernels::index_put_args a = index_args(i, L, base, base[static_cast<std::size_t>(x.storage)], x);
     int which = -1;
     index_t value = 0, at = -1;
     if (ctx.where == backend::cuda) {
 #if defined(__CUDACC__)
-      at = detail::first_bad_index_cuda(a, ctx, scratch, &which, &value);
+      at = detail::first_bad_index_cuda(index_args(i, L, base, base[static_cast<std::size_t>(x.storage)], x), ctx, scratch, &which, &value);
 #endif
     } else {
-      // On the host: each index tensor's own elements (not every selected position).
+      // On the host: each index tensor's own elements (not every selected position), against the
+      // extent of the dimension it indexes.
       (void)scratch;
-      for (int k = 0; k < a.n_index && at < 0; ++k) {
-        std::int32_t node = -1;
-        for (std::int32_t q = first_index_arg(g_[i].op), seen = 0; q < g_[i].nargs; ++q)
-          if (g_.arg(i, q) >= 0 && seen++ == k) node = g_.arg(i, q);
+      const std::int32_t q0 = first_index_arg(g_[i].op);
+      for (std::int32_t q = q0, k = -1; q < g_[i].nargs && at < 0; ++q) {
+        const std::int32_t node = g_.arg(i, q);
+        if (node < 0) continue;
+        ++k;
         const bound_layout& il = L[static_cast<std::size_t>(node)];
         const strided t = il.at(base[static_cast<std::size_t>(il.storage)]);
-        const index_t lo = -a.index_extent[k], hi = a.index_extent[k];
+        const index_t lo = -x.size[q - q0], hi = x.size[q - q0];
         if (t.rank == 1 && t.dt == dtype::i64) {  // the common case, as a plain loop
           const auto* p = reinterpret_cast<const std::int64_t*>(t.p);
           const index_t n = t.size[0], st = t.stride[0];
@@ -1068,7 +1137,31 @@ class basic_program {
       }
     }
     if (at < 0) return {};
-    return index_failure(i, a, which, value);
+    return index_failure(i, index_args(i, L, base, base[static_cast<std::size_t>(x.storage)], x), which, value);
+  }
+
+  // Elements from the start of row put p's destination to the row its (checked) index selects.
+  index_t row_shift(std::int32_t p, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base, const device_ctx& ctx) const {
+    std::int32_t ix = -1;
+    const int d = row_put_dim(g_, p, &ix);
+    const bound_layout& il = L[static_cast<std::size_t>(ix)];
+    const bound_layout& x = L[static_cast<std::size_t>(g_.arg(p, 0))];
+    const std::byte* at = base[static_cast<std::size_t>(il.storage)] + il.offset * size_of(il.dt);
+    std::int64_t v = 0;
+    if (ctx.where == backend::cuda) {
+#if defined(__CUDACC__)
+      if (il.dt == dtype::i64) cudaMemcpy(&v, at, 8, cudaMemcpyDeviceToHost);
+      else { std::int32_t w = 0; cudaMemcpy(&w, at, 4, cudaMemcpyDeviceToHost); v = w; }
+#endif
+    } else if (il.dt == dtype::i64) {
+      std::memcpy(&v, at, 8);
+    } else {
+      std::int32_t w = 0;
+      std::memcpy(&w, at, 4);
+      v = w;
+    }
+    if (v < 0) v += x.size[d];
+    return static_cast<index_t>(v) * x.stride[d];
   }
 
   run_status index_failure(std::int32_t i, const kernels::index_put_args& a, int which, index_t value) const {
@@ -1157,6 +1250,7 @@ class basic_program {
       case op_kind::index_put: case op_kind::unsafe_index_put:
       case op_kind::index_put_: case op_kind::unsafe_index_put_: {
         const bool inplace = n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put_;
+        if (put_in_row(i)) return {};  // its values were computed in the row (checked in validation)
         const std::int32_t dst = inplace ? g_.arg(i, 0) : i;
         const bound_layout& dl = L[static_cast<std::size_t>(dst)];
         if (!index_checkable_early(i) && !check_hoisted_[static_cast<std::size_t>(i)])

@@ -461,22 +461,39 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
   const int out_es = size_of(k.out.dt);
   row_offsets w(nest, nop, r0);
   const index_t* off = w.off;
+  // Per row only what changes per row (rows are short when a broadcast operand keeps dimensions
+  // from merging): unit-stride leaves are addressed in place, absorbed ops are skipped up front.
+  int leaf_es[max_fused_leaves];
+  bool leaf_unit[max_fused_leaves];
+  for (int l = 0; l < k.n_leaves; ++l) {
+    leaf_es[l] = size_of(k.leaf[l].dt);
+    leaf_unit[l] = nest.istride[l + 1] == 1;
+  }
+  int run_ops[max_fused_ops];
+  int n_run = 0;
+  for (int j = 0; j < k.n_ops; ++j)
+    if (!k.ops[j].absorbed) run_ops[n_run++] = j;  // the others are computed inside their reader's loop (pair_ops)
+  // Op j's value in its dtype's element type: cleared once per call, not per chunk (each entry is
+  // written before it is read; an absorbed op's result is read only inside its reader's loop).
+  const void* res[max_fused_ops]{};
   for (index_t row = r0; row < r1; ++row, w.next()) {
     const void* leafp[max_fused_leaves];
     for (index_t c0 = 0; c0 < nest.inner; c0 += B) {
       const index_t n = nest.inner - c0 < B ? nest.inner - c0 : B;
       for (int l = 0; l < k.n_leaves; ++l) {
-        const index_t at = off[l + 1] + c0 * nest.istride[l + 1];
+        if (leaf_unit[l]) {
+          leafp[l] = k.leaf[l].p + (off[l + 1] + c0) * leaf_es[l];
+          continue;
+        }
         // A value broadcast along the row (softmax's row maximum) fills its buffer once per row.
         if (nest.istride[l + 1] == 0 && c0 > 0) continue;
-        leafp[l] = detail::gather(k.leaf[l], at, nest.istride[l + 1], n, leafbuf[l]);
+        leafp[l] = detail::gather(k.leaf[l], off[l + 1] + c0 * nest.istride[l + 1], nest.istride[l + 1], n, leafbuf[l]);
       }
-      const void* res[max_fused_ops]{};  // op j's value in its dtype's element type
       std::byte* dst = k.out.p + (off[0] + c0 * nest.istride[0]) * out_es;
       auto operand = [&](fused_ref r) { return r >= max_fused_ops ? leafp[r - max_fused_ops] : res[r]; };
-      for (int j = 0; j < k.n_ops; ++j) {
+      for (int jj = 0; jj < n_run; ++jj) {
+        const int j = run_ops[jj];
         const fused_op& o = k.ops[j];
-        if (o.absorbed) continue;  // computed inside its reader's loop (pair_ops)
         const bool last = j == k.n_ops - 1;
         // Where the result goes: straight into the destination for the last op when it is dense.
         std::byte* target = last ? (dense_out ? dst : outbuf) : elem[j];

@@ -31,6 +31,17 @@
 // cat is the only reader of i: then nothing reads the slice before cat would have written it, and
 // nothing else can see cat's buffer early (a group that read it would have to read i, a second
 // use). The memory planner (analysis/liveness.hpp) starts cat's buffer at the first such write.
+//
+// Results written into the row of a caller's buffer that an in-place put selects:
+//   f.into[v] == p               // p: x.index_put_({None, ..., pos}, v) with pos one integer of a
+//                                // graph input; kernel v (a cat or an elementwise root, p its only
+//                                // reader, x's dtype, exactly the selected extents) writes x[..., pos, ...]
+// v gets no buffer and p copies nothing; v's layout is x's with pos * stride added once the run has
+// checked pos (exec/program.hpp checks such a put's index in the validation phase, before the first
+// write into any caller buffer). Legal when no node writes pos, and no kernel from the first write
+// into the row (v, or the first operand computed in v's slices) up to p reads or writes x's
+// storage or can fail a check of its own (indices computed in the graph, user ops, collectives);
+// otherwise v keeps its buffer and p copies it.
 #pragma once
 #include <cstdint>
 #include "../detail/cvec.hpp"
@@ -45,7 +56,8 @@ struct fusion {
   // Per node: the node whose kernel computes it (itself if none). (detail::cvec, not std::vector:
   // clang 14 cannot constant-evaluate libstdc++'s sized vector constructors.)
   detail::cvec<std::int32_t> root;
-  // Per node: the cat whose buffer holds its result (see above), or -1. Empty: none.
+  // Per node: the cat whose buffer holds its result, or the put whose row does (see above), or -1.
+  // Empty: none.
   detail::cvec<std::int32_t> into;
   constexpr std::int32_t into_of(std::int32_t i) const { return into.empty() ? -1 : into[static_cast<std::size_t>(i)]; }
   constexpr bool is_member(std::int32_t i) const { return root[static_cast<std::size_t>(i)] != i; }
@@ -82,6 +94,71 @@ constexpr void for_each_leaf(const ir& g, const std::int32_t* parent, std::int32
     if (parent[a] == m && a != m) for_each_leaf(g, parent, a, f);
     else f(a);
   }
+}
+
+// The values of p when p is an in-place index_put_ (not accumulating) that writes one whole row
+// of a caller's buffer: x[:, ..., pos] = v with pos one integer element of a graph input that no
+// node writes, and v of x's dtype with exactly the selected extents (no broadcast). Else -1.
+constexpr std::int32_t row_put_values(const ir& g, std::int32_t p) {
+  const node& pn = g.nodes[static_cast<std::size_t>(p)];
+  if ((pn.op != op_kind::index_put_ && pn.op != op_kind::unsafe_index_put_) || pn.aux != 0 || pn.nargs < 3) return -1;
+  const std::int32_t x = g.args[static_cast<std::size_t>(pn.arg0)], v = g.args[static_cast<std::size_t>(pn.arg0 + 1)];
+  std::int32_t ix = -1, d = -1;
+  for (std::int32_t k = 2; k < pn.nargs; ++k) {
+    const std::int32_t a = g.args[static_cast<std::size_t>(pn.arg0 + k)];
+    if (a < 0) continue;
+    if (ix >= 0) return -1;  // more than one index
+    ix = a;
+    d = k - 2;
+  }
+  if (x < 0 || v < 0 || ix < 0) return -1;
+  const tensor_meta &xm = g.nodes[static_cast<std::size_t>(x)].meta, &vm = g.nodes[static_cast<std::size_t>(v)].meta;
+  const node& in = g.nodes[static_cast<std::size_t>(ix)];
+  if (in.op != op_kind::placeholder || (in.meta.dt != dtype::i64 && in.meta.dt != dtype::i32)) return -1;
+  if (in.meta.rank > 1 || (in.meta.rank == 1 && !(in.meta.size[0] == sym_expr(1)))) return -1;
+  if (!vm.is_tensor() || !xm.is_tensor() || vm.dt != xm.dt || vm.rank != xm.rank || d >= xm.rank) return -1;
+  for (int j = 0; j < xm.rank; ++j)
+    if (!(vm.size[j] == (j == d ? sym_expr(1) : xm.size[j]))) return -1;
+  bool caller = false;  // x lives in a graph input's storage
+  for (const node& q : g.nodes) caller = caller || (q.op == op_kind::placeholder && q.meta.storage == xm.storage);
+  if (!caller || xm.storage < 0) return -1;
+  for (std::int32_t q = 0; q < g.size(); ++q) {  // nothing writes pos
+    const node& qn = g.nodes[static_cast<std::size_t>(q)];
+    const bool user = qn.op == op_kind::custom || qn.op == op_kind::auto_functionalized;
+    if (!is_mutating(qn.op) && !user) continue;
+    const std::int32_t written = user ? qn.nargs : is_list_op(qn.op) ? qn.aux : 1;
+    for (std::int32_t k = 0; k < written && k < qn.nargs; ++k) {
+      const std::int32_t a = g.args[static_cast<std::size_t>(qn.arg0 + k)];
+      if (a >= 0 && g.nodes[static_cast<std::size_t>(a)].meta.storage == in.meta.storage) return -1;
+    }
+  }
+  return v;
+}
+
+// True when the kernels between position `first` (the first write into the row) and the put p
+// neither read nor write the put's destination storage (so writing the row early changes nothing
+// any of them sees), and none of them can fail a run-time check of its own (indices computed in the
+// graph, a user op, a collective): those are checked before the first write into a caller buffer,
+// which would now be `first`. A fused member's reads happen at its root's position.
+constexpr bool row_clear_between(const ir& g, const std::int32_t* root, std::int32_t p, std::int32_t first) {
+  const std::int32_t xs = g.nodes[static_cast<std::size_t>(g.args[static_cast<std::size_t>(g.nodes[static_cast<std::size_t>(p)].arg0)])].meta.storage;
+  for (std::int32_t q = 0; q < p; ++q) {
+    const std::int32_t r = root[static_cast<std::size_t>(q)];
+    if (r < first || r >= p) continue;
+    const node& qn = g.nodes[static_cast<std::size_t>(q)];
+    if (qn.op == op_kind::placeholder || qn.op == op_kind::getitem || qn.op == op_kind::sym_size || is_view_op(qn.op)) continue;
+    if (qn.op == op_kind::custom || qn.op == op_kind::auto_functionalized || facts(qn.op).family == op_family::collective) return false;
+    if (is_index_op(qn.op))
+      for (std::int32_t k = first_index_arg(qn.op); k < qn.nargs; ++k) {
+        const std::int32_t a = g.args[static_cast<std::size_t>(qn.arg0 + k)];
+        if (a >= 0 && g.nodes[static_cast<std::size_t>(a)].op != op_kind::placeholder) return false;
+      }
+    for (std::int32_t k = 0; k < qn.nargs; ++k) {
+      const std::int32_t a = g.args[static_cast<std::size_t>(qn.arg0 + k)];
+      if (a >= 0 && g.nodes[static_cast<std::size_t>(a)].meta.storage == xs) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace detail
@@ -176,14 +253,30 @@ constexpr fusion plan_fusion(const ir& g) {
       if (fits) at = at + mn.meta.size[d];
     }
   }
+  // Kernels (a cat, an elementwise root) that write straight into the row of a caller's buffer an
+  // in-place index_put_ selects with one run-time position.
+  for (std::int32_t p = 0; p < n; ++p) {
+    const std::int32_t v = detail::row_put_values(g, p);
+    if (v < 0) continue;
+    const node& vn = g.nodes[static_cast<std::size_t>(v)];
+    const bool kernel = (vn.op == op_kind::cat || is_fusible_elementwise(vn.op)) && f.root[static_cast<std::size_t>(v)] == v &&
+                        f.into[static_cast<std::size_t>(v)] < 0;
+    if (!kernel || uses[static_cast<std::size_t>(v)] != 1 || vn.partition != g.nodes[static_cast<std::size_t>(p)].partition) continue;
+    // The kernels that would write the row: v and the operands computed in v's slices.
+    std::int32_t first = v;
+    for (std::int32_t m = 0; m < v; ++m)
+      if (f.into[static_cast<std::size_t>(m)] == v && m < first) first = m;
+    if (detail::row_clear_between(g, f.root.data(), p, first)) f.into[static_cast<std::size_t>(v)] = p;
+  }
   return f;
 }
 
 // The layout of operand m's slice of cat c's result (the view cat would copy m into): cat's
 // storage and strides, m's extents, the offset of the operands before m along cat's dimension.
-constexpr tensor_meta cat_slice_meta(const ir& g, std::int32_t c, std::int32_t m) {
+// (`cat_layout`: where cat's result lives, when not in its own buffer: a row of a put.)
+constexpr tensor_meta cat_slice_meta(const ir& g, std::int32_t c, std::int32_t m, const tensor_meta* cat_layout = nullptr) {
   const node& cn = g.nodes[static_cast<std::size_t>(c)];
-  tensor_meta s = cn.meta;
+  tensor_meta s = cat_layout ? *cat_layout : cn.meta;
   const std::int32_t d0 = cn.npar ? static_cast<std::int32_t>(g.iparam(c, 0)) : 0;
   const std::int32_t d = d0 < 0 ? d0 + s.rank : d0;
   sym_expr at(0);
@@ -197,6 +290,28 @@ constexpr tensor_meta cat_slice_meta(const ir& g, std::int32_t c, std::int32_t m
   for (int j = 0; j < s.rank; ++j) s.size[j] = mm.size[j];
   s.offset = s.offset + at * s.stride[d];
   return s;
+}
+
+// The layout of the values of row put p (see row_put_values) in the put's destination: x's
+// storage, strides and offset, the selected extents; the row's position is added at run time
+// (position * x's stride along the indexed dimension), once the index is checked.
+constexpr tensor_meta row_put_meta(const ir& g, std::int32_t p) {
+  const node& pn = g.nodes[static_cast<std::size_t>(p)];
+  tensor_meta s = g.nodes[static_cast<std::size_t>(g.args[static_cast<std::size_t>(pn.arg0)])].meta;
+  const tensor_meta& vm = g.nodes[static_cast<std::size_t>(g.args[static_cast<std::size_t>(pn.arg0 + 1)])].meta;
+  for (int j = 0; j < s.rank; ++j) s.size[j] = vm.size[j];
+  return s;
+}
+
+// The indexed dimension of row put p and its index node.
+constexpr std::int32_t row_put_dim(const ir& g, std::int32_t p, std::int32_t* index_node = nullptr) {
+  const node& pn = g.nodes[static_cast<std::size_t>(p)];
+  for (std::int32_t k = 2; k < pn.nargs; ++k)
+    if (const std::int32_t a = g.args[static_cast<std::size_t>(pn.arg0 + k)]; a >= 0) {
+      if (index_node) *index_node = a;
+      return k - 2;
+    }
+  return -1;
 }
 
 }  // namespace ctfx

@@ -49,7 +49,12 @@ inline std::string kernel_text(const ir& g, std::int32_t nid, std::int32_t st, c
     prov += ", fused";
   }
   // Results computed in a cat's slice (fusion::into), and the copies the cat is left with.
-  if (opt.fused && opt.fused->into_of(nid) >= 0) prov += ", into %" + std::string(g[opt.fused->into_of(nid)].name.view()) + " slice";
+  if (const std::int32_t c = opt.fused ? opt.fused->into_of(nid) : -1; c >= 0) {
+    if (g[c].op == op_kind::cat) prov += ", into %" + std::string(g[c].name.view()) + " slice";
+    else prov += ", into %" + std::string(g[g.arg(c, 0)].name.view()) + " row";  // a put's row, at its checked position
+  }
+  if (opt.fused && is_index_op(g[nid].op) && g[nid].nargs > 1 && opt.fused->into_of(g.arg(nid, 1)) == nid)
+    prov += ", copies nothing: %" + std::string(g[g.arg(nid, 1)].name.view()) + " computed in the row, index checked before the first write";
   if (opt.fused && g[nid].op == op_kind::cat) {
     std::int32_t placed = 0;
     for (auto a : g.args_of(nid)) placed += a >= 0 && opt.fused->into_of(a) == nid;
