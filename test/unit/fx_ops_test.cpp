@@ -127,11 +127,11 @@ static_assert(ctfx::parse_fx(split_text).ok());  // also in the compiler
 TEST_CASE("fx: split is a tuple of slices read with [k]; repeat is unsqueeze, expand, a contiguous clone and a view") {
   const auto r = ctfx::parse_fx(split_text);
   REQUIRE(r.ok());
-  const std::string text = ctfx::to_text(r.graph);
-  CHECK(text.find("%getitem : f32[3, 2] = slice(%x, dim=0, start=0, end=3)") != std::string::npos);
-  CHECK(text.find("%getitem_2 : f32[1, 2] = slice(%x, dim=0, start=6, end=7)") != std::string::npos);  // the short last piece
-  CHECK(text.find("%repeat_expand") != std::string::npos);
-  CHECK(text.find("%repeat : f32[2, 6] = view(%repeat_clone") != std::string::npos);
+  const std::string printed = ctfx::to_text(r.graph);
+  CHECK(printed.find("%getitem : f32[3, 2] = slice(%x, dim=0, start=0, end=3)") != std::string::npos);
+  CHECK(printed.find("%getitem_2 : f32[1, 2] = slice(%x, dim=0, start=6, end=7)") != std::string::npos);  // the short last piece
+  CHECK(printed.find("%repeat_expand") != std::string::npos);
+  CHECK(printed.find("%repeat : f32[2, 6] = view(%repeat_clone") != std::string::npos);
   std::vector<float> x(14), a(6), rep(12);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
   REQUIRE(ctfx::runtime_plan(r.graph)
