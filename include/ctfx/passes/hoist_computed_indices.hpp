@@ -37,7 +37,9 @@ constexpr bool is_check_barrier(const ir& g, std::int32_t i, const std::uint8_t*
 }
 }  // namespace detail
 
-constexpr ir hoist_computed_indices(ir g) {
+// `moved`: set when the pass reordered nodes (the pipeline verifies the graph again only then).
+constexpr ir hoist_computed_indices_moved(ir g, bool& moved) {
+  moved = false;
   if (!g.error.ok()) return g;
   const std::int32_t n = g.size();
   std::int32_t ns = g.next_storage;
@@ -93,7 +95,13 @@ constexpr ir hoist_computed_indices(ir g) {
   std::int32_t* ps = pos.data();
   rebuilder rb(g);
   for (auto i : order) ps[i] = rb.copy(i, [&](std::int32_t a) { return ps[a]; });
+  moved = true;
   return static_cast<rebuilder&&>(rb).finish();
+}
+
+constexpr ir hoist_computed_indices(ir g) {
+  bool moved = false;
+  return hoist_computed_indices_moved(static_cast<ir&&>(g), moved);
 }
 
 }  // namespace ctfx
