@@ -632,7 +632,7 @@ TEST_CASE("fusion: a value broadcast along rows longer than a chunk (softmax's r
 namespace {
 // Variants of the row put: values an elementwise group (no cat), an i32 position; an index the
 // graph computes; a reader of the cache between the first write into the row and the put (kept
-// copies), one before it (placed); an accumulating put (kept).
+// copies), one before it (placed); an accumulating put (kept); a later put with a computed index (kept).
 template <int Variant>
 constexpr auto row_graph = ctfx::graph([](ctfx::builder& b) {
   auto cache = b.input("cache", ctfx::f32, {KB, KH, KS, KD});
@@ -652,8 +652,13 @@ constexpr auto row_graph = ctfx::graph([](ctfx::builder& b) {
     auto rot = ctfx::cat({k.slice(3, 0, 8) * 2.0f, k.slice(3, 8, KD) - 1.0f}, 3);
     b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, rot));
     b.output(peek);
-  } else {
+  } else if constexpr (Variant == 4) {
     b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, k * 2.0f + 1.0f, true));
+  } else {
+    // A later put whose index the graph computes: it is checked before the first write into a
+    // caller buffer, and the pipeline computes it before the row put, not before the row's kernel.
+    b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, k * 2.0f + 1.0f));
+    b.output(ctfx::index_put(ctfx::cat({k, k}, 2) * 0.5f, {ctfx::none, ctfx::none, pos - pos}, k + 3.0f));
   }
 });
 
@@ -724,6 +729,8 @@ TEST_CASE("put's row: kept where it is not safe (an index computed in the graph,
   }
   // accumulate adds into the row: the values need their own buffer.
   for (std::int64_t pos : {std::int64_t{0}, std::int64_t{3}}) CHECK(check_row_variant<4>(pos, 0) == 0);
+  // a later put checks an index the graph computes (found by the fuzzer: the plan was refused).
+  for (std::int64_t pos : {std::int64_t{0}, std::int64_t{5}}) CHECK(check_row_variant<5>(pos, KB * KH * 2 * KD) == 0);
 }
 
 TEST_CASE("put's row: a position out of range fails before any write; the cache is untouched") {

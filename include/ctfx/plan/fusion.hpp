@@ -40,8 +40,9 @@
 // checked pos (exec/program.hpp checks such a put's index in the validation phase, before the first
 // write into any caller buffer). Legal when no node writes pos, and no kernel from the first write
 // into the row (v, or the first operand computed in v's slices) up to p reads or writes x's
-// storage or can fail a check of its own (indices computed in the graph, user ops, collectives);
-// otherwise v keeps its buffer and p copies it.
+// storage or can fail a check of its own (indices computed in the graph, user ops, collectives),
+// and no index op after p checks indices computed in the graph; otherwise v keeps its buffer and
+// p copies it.
 #pragma once
 #include <cstdint>
 #include "../detail/cvec.hpp"
@@ -156,6 +157,16 @@ constexpr bool row_clear_between(const ir& g, const std::int32_t* root, std::int
     for (std::int32_t k = 0; k < qn.nargs; ++k) {
       const std::int32_t a = g.args[static_cast<std::size_t>(qn.arg0 + k)];
       if (a >= 0 && g.nodes[static_cast<std::size_t>(a)].meta.storage == xs) return false;
+    }
+  }
+  // Nor may an index op after p check indices computed in the graph: the pipeline computes those
+  // before p's write (passes/hoist_computed_indices.hpp), not before `first`.
+  for (std::int32_t q = p + 1; q < g.size(); ++q) {
+    const node& qn = g.nodes[static_cast<std::size_t>(q)];
+    if (!is_index_op(qn.op)) continue;
+    for (std::int32_t k = first_index_arg(qn.op); k < qn.nargs; ++k) {
+      const std::int32_t a = g.args[static_cast<std::size_t>(qn.arg0 + k)];
+      if (a >= 0 && g.nodes[static_cast<std::size_t>(a)].op != op_kind::placeholder) return false;
     }
   }
   return true;
