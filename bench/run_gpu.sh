@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU benchmarks, for a machine with an NVIDIA GPU (issue 6, part 4): builds bench/cuda with nvcc
+# GPU benchmarks, for a machine with an NVIDIA GPU: builds bench/cuda with nvcc
 # (Release, in ./build-gpu; CTFX_BUILD_DIR overrides), runs the CUDA workloads against the
 # device-to-device copy bound and CUDA-graph replay against per-op launches, then — where torch
 # with CUDA is installed — PyTorch eager and torch.compile on the same GPU. Progress on stderr,

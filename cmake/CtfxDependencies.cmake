@@ -26,7 +26,16 @@ if(CTFX_CUDA STREQUAL "ON" OR (CTFX_CUDA STREQUAL "AUTO" AND CTFX_BUILD_TESTS))
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 90)  # H100/H200
+      # H100/H200: machine code for sm_90 and PTX. On a machine without a GPU, where the CUDA tests
+      # can be compiled but not run, PTX only (90-virtual): every phase but ptxas, the assembler,
+      # which costs ~90 s per test file (a GPU's driver would compile the PTX when it loads it).
+      execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE _ctfx_smi OUTPUT_QUIET ERROR_QUIET)
+      if(_ctfx_smi EQUAL 0)
+        set(CMAKE_CUDA_ARCHITECTURES 90)
+      else()
+        set(CMAKE_CUDA_ARCHITECTURES 90-virtual)
+        message(STATUS "ctfx: no GPU visible (nvidia-smi): CUDA code compiled to PTX only (CMAKE_CUDA_ARCHITECTURES=90-virtual)")
+      endif()
     endif()
     enable_language(CUDA)
     # CMake 3.25 does not know nvcc's C++20 dialect flag (nvcc >= 12 has -std=c++20): teach it, so

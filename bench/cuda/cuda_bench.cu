@@ -1,4 +1,4 @@
-// bench/cuda — run time on the CUDA backend (issue 6, part 4), for a machine with an NVIDIA GPU:
+// bench/cuda — run time on the CUDA backend, for a machine with an NVIDIA GPU:
 //  1. the host benchmark's workloads (bench/runtime/workloads.hpp) on the device: ctfx with
 //     reinplacing, ctfx functional (reinplacing off), a hand-written baseline (cudaMemcpy*Async or
 //     one atomicAdd kernel), and the copy bound (bytes the update must write / device-to-device

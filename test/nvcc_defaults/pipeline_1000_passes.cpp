@@ -1,6 +1,6 @@
 // The reinplacing pipeline on 1,000-node graphs under nvcc's *default* constexpr limits (no
-// -Xcudafe --max_cost_constexpr_call, no -fconstexpr-ops-limit for its host g++): issue 3's
-// done-when. Under nvcc each pass is its own constant evaluation (ctfx::stage), and each must stay
+// -Xcudafe --max_cost_constexpr_call, no -fconstexpr-ops-limit for its host g++).
+// Under nvcc each pass is its own constant evaluation (ctfx::stage), and each must stay
 // within EDG's default budget (it admits a 950,000-iteration `r += i` loop and refuses 1,000,000;
 // bench/RESULTS.md §1). Two graphs: the scatter chain of test/compile/pipeline_1000.cpp and the
 // halo exchange of bench/compile/gen.py (nested scatters that canonicalization fuses, re-creating
