@@ -51,11 +51,12 @@ ctfx::tensor_meta read_meta(std::istringstream& in, ctfx::dtype dt) {
 // ----- the rules against PyTorch -----
 
 TEST_CASE("layout rules: random operand layouts give the result strides PyTorch's fake tensors give") {
-  // test/data/layout_cases.txt: made by tools/layout_cases/make_cases.py from torch's FakeTensorMode.
+  // test/data/layout_cases.txt: made by tools/layout_cases/make_cases.py from torch's FakeTensorMode
+  // (elementwise ops, copies, empty_like, cat and foreach elements).
   std::ifstream f(data_path("layout_cases.txt"));
   REQUIRE(f.good());
   std::string line;
-  int cases = 0;
+  int cases = 0, cat_cases = 0;
   while (std::getline(f, line)) {
     CAPTURE(line);
     std::istringstream in(line);
@@ -68,24 +69,53 @@ TEST_CASE("layout rules: random operand layouts give the result strides PyTorch'
     in >> rank;
     std::vector<long long> want(static_cast<std::size_t>(rank));
     for (auto& s : want) in >> s;
+    const bool cat = op.rfind("cat.", 0) == 0;
     ctfx::tensor_meta shape = ops[0];
-    for (int k = 1; k < n; ++k) REQUIRE(ctfx::detail::broadcast_into(shape, ops[static_cast<std::size_t>(k)]));
+    if (!cat)
+      for (int k = 1; k < n; ++k) REQUIRE(ctfx::detail::broadcast_into(shape, ops[static_cast<std::size_t>(k)]));
     const ctfx::tensor_meta* ptr[3] = {&ops[0], n > 1 ? &ops[1] : nullptr, n > 2 ? &ops[2] : nullptr};
     ctfx::tensor_meta got;
-    if (op == "add" || op == "where" || op == "neg") got = ctfx::detail::elementwise_result(shape, ctfx::f32, ptr, n);
-    else if (op == "clone") got = ctfx::detail::clone_meta(ops[0]);
-    else if (op == "empty_like") got = ctfx::detail::empty_like_result(ops[0], ctfx::f32);
-    else if (op == "convert") got = ctfx::detail::preserve_format_result(ops[0], ctfx::f64);
-    else FAIL("unknown op " << op);
+    if (op == "add" || op == "where" || op == "neg" || op == "foreach_add" || op == "foreach_mul_scalar") {
+      // (a foreach element: the elementwise op on element i of each list)
+      got = ctfx::detail::elementwise_result(shape, ctfx::f32, ptr, n);
+    } else if (op == "clone") {
+      got = ctfx::detail::clone_meta(ops[0]);
+    } else if (op == "empty_like") {
+      got = ctfx::detail::empty_like_result(ops[0], ctfx::f32);
+    } else if (op == "convert") {
+      got = ctfx::detail::preserve_format_result(ops[0], ctfx::f64);
+    } else if (cat) {  // through the graph's rule: the inputs as placeholders, then cat
+      ctfx::ir g;
+      std::vector<std::int32_t> ids;
+      for (const auto& m : ops) {
+        ctfx::node ph{};
+        ph.op = ctfx::op_kind::placeholder;
+        ph.meta = m;
+        ph.meta.storage = g.fresh_storage();
+        ids.push_back(g.append(ph, {}, {}));
+      }
+      ctfx::node c{};
+      c.op = ctfx::op_kind::cat;
+      const ctfx::sym_expr d(std::stoll(op.substr(4)));
+      const std::int32_t id = g.append(c, std::span<const std::int32_t>(ids.data(), ids.size()), std::span<const ctfx::sym_expr>(&d, 1));
+      REQUIRE(ctfx::infer_meta(g, id));
+      got = g.meta(id);
+      ++cat_cases;
+    } else {
+      FAIL("unknown op " << op);
+    }
     REQUIRE(got.rank == rank);
-    // Strides of extent-1 dimensions address nothing (PyTorch's printed strides are compared without them).
+    // Strides of extent-1 dimensions address nothing (PyTorch's printed strides are compared without
+    // them); cat's are compared too (a later cat asks whether its inputs' strides are like
+    // channels-last, extent-1 dimensions included).
     for (int k = 0; k < rank; ++k) {
       CAPTURE(k);
-      if (got.size[k].value() != 1) CHECK(got.stride[k].value() == want[static_cast<std::size_t>(k)]);
+      if (cat || got.size[k].value() != 1) CHECK(got.stride[k].value() == want[static_cast<std::size_t>(k)]);
     }
     ++cases;
   }
-  CHECK(cases >= 400);
+  CHECK(cases >= 600);
+  CHECK(cat_cases >= 150);
 }
 
 // ----- each rule on a built graph -----
