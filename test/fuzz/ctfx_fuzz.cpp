@@ -58,9 +58,10 @@ ctfx::run_status run_on_device(const ctfx::runtime_plan& plan, std::size_t ws_by
 #endif
 
 // `fused` counts the plan's kernels that fuse several nodes (plan/fusion.hpp), `into_cat` the
-// results computed straight into a cat's slice, `into_row` those computed in a put's row.
+// results computed straight into a cat's slice, `into_row` those computed in a put's row,
+// `cl_cat` the cats with a channels-last result.
 std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool reuse, bool arena, long* fused = nullptr,
-                       long* into_cat = nullptr, long* into_row = nullptr) {
+                       long* into_cat = nullptr, long* into_row = nullptr, long* cl_cat = nullptr) {
   if (!c.graph.error.ok()) return "generator built an invalid graph: " + std::string(c.graph.error.message());
   if (auto d = ctfx::verify(c.graph); !d.ok()) return "generator graph fails verify: " + std::string(d.message());
   const ctfx::kernel_table kernels = ctfx_fuzz::fuzz_kernels();
@@ -77,6 +78,10 @@ std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool 
       if (into_cat && !row) ++*into_cat;
       if (into_row && row) ++*into_row;
     }
+  for (std::int32_t i = 0; cl_cat && i < plan.graph().size(); ++i)
+    if (plan.graph()[i].op == ctfx::op_kind::cat &&
+        ctfx::detail::suggest_memory_format(plan.graph().meta(i)) != ctfx::detail::memory_format::contiguous)
+      ++*cl_cat;
   std::vector<ctfx::tensor_desc> descs;
   for (const auto& i : c.inputs) descs.push_back(i.desc);
   auto bnd = plan.bind(descs);
@@ -176,7 +181,7 @@ int main(int argc, char** argv) {
   }
 #endif
   if (emit) return emit_cpp(emit, seed, cases);
-  long passed = 0, failed = 0, fused = 0, fused_plans = 0, into_cat = 0, into_row = 0;
+  long passed = 0, failed = 0, fused = 0, fused_plans = 0, into_cat = 0, into_row = 0, cl_cat = 0;
   for (long k = 0; k < cases; ++k) {
     const std::uint64_t s = seed * 1000003u + static_cast<std::uint64_t>(k);
     ctfx_fuzz::generator gen(s);
@@ -184,7 +189,7 @@ int main(int argc, char** argv) {
     if (k < print_graphs) std::printf("case %ld (seed %llu): %s\n%s\n", k, static_cast<unsigned long long>(s), c.what.c_str(),
                                       ctfx::to_text(c.graph).c_str());
     const long before = fused;
-    std::string why = check_case(c, where, reuse, arena, &fused, &into_cat, &into_row);
+    std::string why = check_case(c, where, reuse, arena, &fused, &into_cat, &into_row, &cl_cat);
     fused_plans += fused > before;
     if (why.empty()) { ++passed; continue; }
     ++failed;
@@ -192,7 +197,8 @@ int main(int argc, char** argv) {
       std::printf("FAIL case %ld (case seed %llu): %s\n  ops: %s\n%s\n", k, static_cast<unsigned long long>(s), why.c_str(),
                   c.what.c_str(), ctfx::to_text(c.graph).c_str());
   }
-  std::printf("%ld passed, %ld failed (fused kernels: %ld, in %ld plans; results computed in a cat slice: %ld, in a put's row: %ld)\n",
-              passed, failed, fused, fused_plans, into_cat, into_row);
+  std::printf("%ld passed, %ld failed (fused kernels: %ld, in %ld plans; results computed in a cat slice: %ld, in a put's row: %ld; "
+              "channels-last cats: %ld)\n",
+              passed, failed, fused, fused_plans, into_cat, into_row, cl_cat);
   return failed == 0 ? 0 : 1;
 }

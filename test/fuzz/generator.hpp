@@ -5,9 +5,10 @@
 // unary/binary ops with broadcasting and scalars (comparisons and logical ops feeding where, clamps,
 // means among them), views of views, view scatters (also the nested view->scatter chains
 // canonicalize_view_scatter_ops fuses), index_put with input or computed indices (with and without
-// accumulate, with duplicates) or a computed bool mask, gathers (index), clones, reductions, cat, foreach lists,
-// a mutating user op (auto_functionalized), copy_ epilogues into inputs (also of values that alias
-// the input through views) and outputs that may be inputs or their views, repeated uses everywhere.
+// accumulate, with duplicates) or a computed bool mask, gathers (index), clones, reductions, cat
+// (also of channels-last views, whose result is channels-last), foreach lists, a mutating user op
+// (auto_functionalized), copy_ epilogues into inputs (also of values that alias the input through
+// views) and outputs that may be inputs or their views, repeated uses everywhere.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -314,6 +315,13 @@ class generator {
       }
       case 11: {
         if (t.rank() < 1) break;
+        if (t.rank() == 3 && coin()) {  // channels-last [1, C, H, W] views of an [H, W, C] value, cat along any dim
+          tensor cl = t.unsqueeze(0).permute({0, 3, 1, 2});
+          tensor u = like(cl);
+          push(ctfx::cat({cl * 0.5, u}, pick(4)));
+          note("cat_channels_last");
+          break;
+        }
         tensor u = like(t);
         push(ctfx::cat({t, u}, t.rank() - 1));
         note("cat");

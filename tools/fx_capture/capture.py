@@ -480,6 +480,38 @@ def equal_strides_tie(x):
     return x.expand(3, 4) + 1, x.t() * 2
 
 
+def cat_channels_last_dim0(x, y):
+    return torch.cat([x, y], 0)
+
+
+def cat_channels_last_dim1(x, y):
+    return torch.cat([x, y], 1) * 2
+
+
+def cat_channels_last_dim3(x, y):
+    return torch.cat([x, y], 3) + 1
+
+
+def cat_channels_last_plus_contig(x, y):
+    return torch.cat([x, y], 1) + 1
+
+
+def cat_channels_last_of_ops(x, y):
+    return torch.cat([torch.relu(x) + 1, x * y], 1) * 0.5, torch.cat([x - y, y * 2], 0)
+
+
+def cat_channels_last_3d(x, y):
+    return torch.cat([x, y], 2) + 1
+
+
+def foreach_add_permuted(a, b, c, s):
+    return torch._foreach_add([a, b.t(), s.expand(4, 3)], [c, c, a])
+
+
+def foreach_mul_permuted(a, b, c, s):
+    return (*torch._foreach_mul([a, s.expand(3, 4)], [c.t(), b.t()]), *torch._foreach_mul([b.t(), a], 3.0))
+
+
 def with_nan(*shape):
     t = torch.randn(*shape)
     t.view(-1)[1] = float("nan")
@@ -599,6 +631,14 @@ PROGRAMS += [
     ("layout_chain_permuted", chain_permuted, lambda: (R(3, 4, 2),), {}),
     ("layout_step_slice_clone", step_slice_clone, lambda: (R(3, 8),), {}),
     ("layout_equal_strides_tie", equal_strides_tie, lambda: (R(1, 4), ), {}),
+    ("layout_cat_channels_last_dim0", cat_channels_last_dim0, lambda: (R(2, 3, 4, 5).to(memory_format=CL), R(1, 3, 4, 5).to(memory_format=CL)), {}),
+    ("layout_cat_channels_last_dim1", cat_channels_last_dim1, lambda: (R(2, 3, 4, 5).to(memory_format=CL), R(2, 2, 4, 5).to(memory_format=CL)), {}),
+    ("layout_cat_channels_last_dim3", cat_channels_last_dim3, lambda: (R(2, 3, 4, 5).to(memory_format=CL), R(2, 3, 4, 2).to(memory_format=CL)), {}),
+    ("layout_cat_channels_last_plus_contig", cat_channels_last_plus_contig, lambda: (R(2, 3, 4, 5).to(memory_format=CL), R(2, 2, 4, 5)), {}),
+    ("layout_cat_channels_last_of_ops", cat_channels_last_of_ops, lambda: (R(2, 3, 4, 5).to(memory_format=CL), R(2, 3, 4, 5).to(memory_format=CL)), {}),
+    ("layout_cat_channels_last_3d", cat_channels_last_3d, lambda: (R(2, 3, 2, 3, 4).to(memory_format=torch.channels_last_3d), R(2, 3, 1, 3, 4).to(memory_format=torch.channels_last_3d)), {}),
+    ("layout_foreach_add_permuted", foreach_add_permuted, lambda: (fortran(4, 3), R(3, 4), R(4, 3), R(1, 1)), {}),
+    ("layout_foreach_mul_permuted", foreach_mul_permuted, lambda: (fortran(3, 4), R(4, 3), R(4, 3), R(1, 4)), {}),
 ]
 
 

@@ -124,7 +124,13 @@ constexpr bool getitem_meta(ir& g, std::int32_t id, tensor_meta& out) {
   if (is_list_op(p.op)) {
     if (i < 0 || i >= p.aux) return bad();
     const tensor_meta& a = g.meta(g.arg(t, i));
-    out = is_mutating(p.op) ? a : contiguous_like(a, a.dt);
+    if (is_mutating(p.op)) { out = a; return true; }
+    // Element i is the op on element i of each list (ATen's foreach_tensor_*_kernel_slow, which the
+    // meta device runs: self[i].add(other[i]) or self[i].mul(scalar)), so it takes the elementwise
+    // result's strides from both operands, not empty_like(self[i])'s.
+    const bool list_b = p.nargs == 2 * p.aux;
+    const tensor_meta* ops[2] = {&a, list_b ? &g.meta(g.arg(t, p.aux + i)) : nullptr};
+    out = elementwise_result(a, a.dt, ops, list_b ? 2 : 1);
     return true;
   }
   if (p.op == op_kind::custom || p.op == op_kind::auto_functionalized) {

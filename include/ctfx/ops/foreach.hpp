@@ -1,5 +1,6 @@
 // ctfx/ops/foreach.hpp — list ops: _foreach_add / _foreach_mul and their in-place twins. Their
-// results are tuples; getitem(t, i) reads element i.
+// results are tuples; getitem(t, i) reads element i, laid out as the elementwise op on element i of
+// each list lays out its result (ops/custom.hpp: getitem_meta).
 #pragma once
 #include "../detail/meta_util.hpp"
 #include "schema.hpp"

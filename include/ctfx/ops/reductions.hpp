@@ -2,6 +2,7 @@
 #pragma once
 #include <span>
 #include "../detail/meta_util.hpp"
+#include "result_layout.hpp"
 #include "schema.hpp"
 
 namespace ctfx {
@@ -71,7 +72,10 @@ constexpr bool cat_meta(ir& g, std::int32_t id, std::span<const std::int32_t> ts
     r.size[d] = r.size[d] + t.size[d];
     r.dt = promote(r.dt, t.dt);
   }
-  out = contiguous_like(r, r.dt);
+  // Row-major, or channels-last when every input suggests it (cat_compute_output_memory_format).
+  memory_format mf = suggest_memory_format(f);
+  for (std::size_t i = 1; i < ts.size(); ++i) mf = cat_output_format(mf, g.meta(ts[i]));
+  out = result_in_format(r, r.dt, mf);
   return true;
 }
 

@@ -1,9 +1,11 @@
 // ctfx/ops/result_layout.hpp — the strides PyTorch gives a fresh result: elementwise ops keep the
-// stride order of their operands, and preserve_format copies keep a dense layout or the stride
-// order of a non-dense one. These mirror the rules FakeTensor runs for Inductor's graphs
-// (torch/_prims_common: compute_elementwise_output_logical_to_physical_perm, is_contiguous,
-// is_non_overlapping_and_dense; torch/_prims/broadcast_in_dim; torch/_refs/empty_like), so a graph
-// PyTorch printed with strides checks out as printed.
+// stride order of their operands, preserve_format copies keep a dense layout or the stride order of
+// a non-dense one, and cat is channels-last when all its inputs suggest it. These mirror the rules
+// FakeTensor runs for Inductor's graphs (torch/_prims_common:
+// compute_elementwise_output_logical_to_physical_perm, is_contiguous, is_non_overlapping_and_dense;
+// torch/_prims/broadcast_in_dim; torch/_refs/empty_like; ATen's cat meta function with
+// cat_compute_output_memory_format and c10's suggest_memory_format), so a graph PyTorch printed
+// with strides checks out as printed.
 //
 // Static layouts only: a symbolic extent or stride gives a row-major result unless the rule can
 // tell from symbolic equality (all operands row-major, or a dense copy's own strides).
@@ -207,6 +209,62 @@ constexpr tensor_meta preserve_format_result(const tensor_meta& x, dtype dt) {
 constexpr tensor_meta preserve_strides_result(const tensor_meta& x) {
   tensor_meta r = x;
   r.storage = fresh;
+  return r;
+}
+
+// A tensor's suggested memory format (c10's TensorBase::suggest_memory_format, exact_match false):
+// channels-last for a 4-d tensor whose strides are like channels-last
+// (is_channels_last_strides_2d_s4), channels-last-3d for such a 5-d one
+// (is_channels_last_strides_3d_s5), else contiguous. The strides of extent-1 dimensions count.
+enum class memory_format : std::uint8_t { contiguous, channels_last, channels_last_3d };
+
+// is_channels_last_strides_{2d_s4,3d_s5}: order lists the dimensions innermost first (C, then the
+// spatial ones from the last, then N).
+constexpr bool strides_like_channels_last(const int_layout& x, const int* order) {
+  index_t min = 0;
+  if (x.stride[1] == 0) return false;  // a trivial C dimension: NCHW by default
+  for (int k = 0; k < x.rank; ++k) {
+    const int d = order[k];
+    if (x.size[d] == 0) return false;
+    if (x.stride[d] < min) return false;
+    // N111 with equal strides (or N11W sliced on W): ambiguous, NCHW by default.
+    if (d == 0 && min == x.stride[1]) return false;
+    min = x.stride[d];
+    if (x.size[d] > 1) min *= x.size[d];
+  }
+  return true;
+}
+
+// Symbolic extents or strides: contiguous (ctfx keeps such results row-major).
+constexpr memory_format suggest_memory_format(const tensor_meta& m) {
+  if ((m.rank != 4 && m.rank != 5) || !static_layout(m)) return memory_format::contiguous;
+  constexpr int order4[4] = {1, 3, 2, 0};
+  constexpr int order5[5] = {1, 4, 3, 2, 0};
+  const int_layout x = int_of(m);
+  if (m.rank == 4) return strides_like_channels_last(x, order4) ? memory_format::channels_last : memory_format::contiguous;
+  return strides_like_channels_last(x, order5) ? memory_format::channels_last_3d : memory_format::contiguous;
+}
+
+// ATen's cat_compute_output_memory_format, one input at a time: the format of the inputs so far
+// (the first input's suggested format to start), then `next`: contiguous once any input suggests
+// contiguous or two suggest different formats, else the one they all suggest.
+constexpr memory_format cat_output_format(memory_format so_far, const tensor_meta& next) {
+  return so_far == suggest_memory_format(next) ? so_far : memory_format::contiguous;
+}
+
+// A fresh tensor of dtype dt and the shape of `shape`, allocated in format f (at::empty with a
+// memory_format): row-major, or get_channels_last_strides_2d / _3d (C innermost, then W, H (, D),
+// then N). A symbolic extent gives row-major.
+constexpr tensor_meta result_in_format(const tensor_meta& shape, dtype dt, memory_format f) {
+  tensor_meta r = contiguous_like(shape, dt);
+  if (f == memory_format::contiguous || !static_layout(r)) return r;
+  if ((f == memory_format::channels_last && r.rank != 4) || (f == memory_format::channels_last_3d && r.rank != 5)) return r;
+  // get_channels_last_strides multiplies the extents as they are; dense_in_order counts an extent
+  // of 0 as 1. They agree here: an input with an extent of 0 suggests contiguous, and cat's result
+  // has its inputs' extents outside the cat dimension and their sum in it.
+  constexpr int perm4[4] = {0, 2, 3, 1};
+  constexpr int perm5[5] = {0, 2, 3, 4, 1};
+  dense_in_order(r, f == memory_format::channels_last ? perm4 : perm5);
   return r;
 }
 

@@ -31,6 +31,8 @@
 // cat is the only reader of i: then nothing reads the slice before cat would have written it, and
 // nothing else can see cat's buffer early (a group that read it would have to read i, a second
 // use). The memory planner (analysis/liveness.hpp) starts cat's buffer at the first such write.
+// i is then laid out as its slice (cat_slice_meta): cat's strides, channels-last when cat's result
+// is, whatever i's own strides; cat reads i's values, not its layout.
 //
 // Results written into the row of a caller's buffer that an in-place put selects:
 //   f.into[v] == p               // p: x.index_put_({None, ..., pos}, v) with pos one integer of a
