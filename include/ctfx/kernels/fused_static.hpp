@@ -199,6 +199,25 @@ struct static_group {
     for (int l = 0; l < leaves.n; ++l) unit = unit && nest.istride[l + 1] == 1;
     leaf_ptrs p;
     for (int l = 0; l < leaves.n; ++l) p.st[l] = nest.istride[l + 1];
+    if (nest.rank <= 1) {
+      // One outer dimension (the common case once dimensions are collapsed): each operand's row
+      // start advances by a constant, in bytes; no odometer per row.
+      constexpr int n = leaves.n;
+      index_t step[max_fused_leaves > 0 ? max_fused_leaves : 1]{};
+      for (int l = 0; l < n; ++l) {
+        const index_t es = size_of(k.leaf[l].dt);
+        p.p[l] = k.leaf[l].p + (nest.rank ? nest.stride[l + 1][0] * r0 : 0) * es;
+        step[l] = (nest.rank ? nest.stride[l + 1][0] : 0) * es;
+      }
+      const index_t ostep = nest.rank ? nest.stride[0][0] : 0;
+      auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + ostep * r0;
+      for (index_t row = r0; row < r1; ++row, d += ostep) {
+        if (unit) inner<true>(d, 1, p, nest.inner);
+        else inner<false>(d, nest.istride[0], p, nest.inner);
+        for (int l = 0; l < n; ++l) p.p[l] += step[l];
+      }
+      return;
+    }
     row_offsets w(nest, leaves.n + 1, r0);
     const index_t* off = w.off;
     for (index_t row = r0; row < r1; ++row, w.next()) {
