@@ -10,10 +10,24 @@ build=${CTFX_BUILD_DIR:-$root/build}
 targets=(ctfx_runtime_bench ctfx_compute_bench ctfx_peak_bench)
 [ -f "$root/tools/ctfx_plan/CMakeLists.txt" ] && targets+=(ctfx_plan)
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+# The compute benchmark also for this CPU (-march=native) and on the OMP backend, when they build.
+extra=()
+for t in ctfx_compute_bench_native ctfx_compute_bench_omp; do
+  cmake --build "$build" -j "$(nproc)" --target "$t" >/dev/null 2>&1 && extra+=("$t")
+done
 echo "== run time on the host (bench/runtime)"
 "$build/bench/runtime/ctfx_runtime_bench" "$@"
 echo "== run time of programs that compute (bench/runtime/compute_bench.cpp; PyTorch: bench/torch/compute.py)"
 "$build/bench/runtime/ctfx_compute_bench"
+for t in "${extra[@]}"; do
+  if [ "$t" = ctfx_compute_bench_omp ]; then
+    echo "== the same on the OMP backend, all threads (the hand loops stay sequential)"
+    "$build/bench/runtime/$t" --omp
+  else
+    echo "== the same built with -march=native (ctfx, the hand loops and memcpy alike)"
+    "$build/bench/runtime/$t"
+  fi
+done
 echo "== planned peak memory of the example graphs (bench/memory)"
 "$build/bench/memory/ctfx_peak_bench"
 if [ -x "$root/bench/memplan/run.sh" ] || [ -f "$root/bench/memplan/run.sh" ]; then

@@ -12,6 +12,7 @@
 #include "../ops/op_kind.hpp"
 #include "element.hpp"
 #include "launch.hpp"
+#include "math.hpp"
 #include "strided.hpp"
 
 namespace ctfx {
@@ -80,7 +81,7 @@ CTFX_HD inline C unary_value(op_kind k, C x) {
     switch (k) {
       case op_kind::neg: return -x;
       case op_kind::abs: return std::fabs(x);
-      case op_kind::exp: return std::exp(x);
+      case op_kind::exp: return math::exp_of(x);
       case op_kind::log: return std::log(x);
       case op_kind::sin: return std::sin(x);
       case op_kind::cos: return std::cos(x);
@@ -91,7 +92,7 @@ CTFX_HD inline C unary_value(op_kind k, C x) {
       case op_kind::round: return std::nearbyint(x);  // half to even
       case op_kind::trunc: return std::trunc(x);
       case op_kind::tanh: return std::tanh(x);
-      case op_kind::sigmoid: return C(1) / (C(1) + std::exp(-x));
+      case op_kind::sigmoid: return C(1) / (C(1) + math::exp_of(-x));
       case op_kind::rsqrt: return C(1) / std::sqrt(x);
       case op_kind::logical_not: return C(x == C(0));  // not(nan) = false: nan is true
       default: return x;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include "../detail/meta_util.hpp"
 #include "../detail/python_mod.hpp"
+#include "../kernels/math.hpp"
 #include "result_layout.hpp"
 #include "schema.hpp"
 
@@ -15,7 +16,7 @@ namespace ops {
   };
 CTFX_UNARY(neg, "neg(Tensor self) -> Tensor", -x)
 CTFX_UNARY(abs, "abs(Tensor self) -> Tensor", x < T(0) ? -x : x)
-CTFX_UNARY(exp, "exp(Tensor self) -> Tensor", static_cast<T>(std::exp(x)))
+CTFX_UNARY(exp, "exp(Tensor self) -> Tensor", kernels::math::exp_of(x))
 CTFX_UNARY(log, "log(Tensor self) -> Tensor", static_cast<T>(std::log(x)))
 CTFX_UNARY(sin, "sin(Tensor self) -> Tensor", static_cast<T>(std::sin(x)))
 CTFX_UNARY(cos, "cos(Tensor self) -> Tensor", static_cast<T>(std::cos(x)))
@@ -26,7 +27,7 @@ CTFX_UNARY(floor, "floor(Tensor self) -> Tensor", static_cast<T>(std::floor(x)))
 CTFX_UNARY(round, "round(Tensor self) -> Tensor", static_cast<T>(std::nearbyint(x)))
 CTFX_UNARY(trunc, "trunc(Tensor self) -> Tensor", static_cast<T>(std::trunc(x)))
 CTFX_UNARY(tanh, "tanh(Tensor self) -> Tensor", static_cast<T>(std::tanh(x)))
-CTFX_UNARY(sigmoid, "sigmoid(Tensor self) -> Tensor", static_cast<T>(T(1) / (T(1) + std::exp(-x))))
+CTFX_UNARY(sigmoid, "sigmoid(Tensor self) -> Tensor", static_cast<T>(T(1) / (T(1) + kernels::math::exp_of(-x))))
 CTFX_UNARY(rsqrt, "rsqrt(Tensor self) -> Tensor", static_cast<T>(T(1) / std::sqrt(x)))
 #undef CTFX_UNARY
 struct logical_not_t : op_tag<op_kind::logical_not, "logical_not(Tensor self) -> Tensor"> {
