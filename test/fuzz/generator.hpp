@@ -69,7 +69,9 @@ struct fuzz_case {
 
 class generator {
  public:
-  explicit generator(std::uint64_t seed) : rng_(seed) {}
+  // libm_ops: also generate ops that call the backend's math library (sin), whose last bits differ
+  // between glibc and CUDA; ctfx's own f32 exp (kernels/math.hpp) is generated on every backend.
+  explicit generator(std::uint64_t seed, bool libm_ops = true) : rng_(seed), libm_ops_(libm_ops) {}
 
   fuzz_case make() {
     fuzz_case c;
@@ -83,6 +85,7 @@ class generator {
 
  private:
   std::mt19937_64 rng_;
+  bool libm_ops_ = true;
   bool sym_ = false;
   index_t sym_value_ = 4;
   std::vector<tensor> pool_;      // f32 values
@@ -198,12 +201,13 @@ class generator {
     tensor t = any();
     switch (pick(15)) {
       case 0: {  // unary
-        switch (pick(6)) {
+        switch (pick(7)) {
           case 0: push(-t); break;
           case 1: push(ctfx::abs(t)); break;
           case 2: push(ctfx::relu(t)); break;
           case 3: push(ctfx::floor(t)); break;
-          case 4: push(ctfx::sin(t)); break;
+          case 4: push(libm_ops_ ? ctfx::sin(t) : ctfx::exp(t)); break;
+          case 5: push(ctfx::exp(t)); break;
           default: push(ctfx::sqrt(ctfx::abs(t))); break;
         }
         note("unary");
