@@ -3,6 +3,9 @@
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <cstring>
+#include <limits>
+#include <vector>
 
 namespace {
 
@@ -78,4 +81,39 @@ TEST_CASE("compiled: a failed check leaves the caller's grid untouched") {
   CHECK_FALSE(st.ok);
   CHECK(st.message.find("rule input-shape") != std::string::npos);
   CHECK(a.grid == before);
+}
+
+namespace {
+// Softmax rows of 37 (no multiple of a vector width) times a 0-d scale: the row maximum and sum are
+// broadcast along each row (the kernels' inner loop reads one value per row), the scale along
+// everything. The second output is the same values transposed: its inner loop is strided.
+constexpr auto row_softmax = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {6, 37});
+  auto s = b.input("s", ctfx::f32, {});
+  auto e = ctfx::exp(x - x.amax({1}, true)) * s;
+  auto y = e / e.sum({1}, true);
+  b.output(y, y.transpose(0, 1) + 1.0f);
+});
+}  // namespace
+
+TEST_CASE("compiled: operands broadcast along a row (softmax's maximum and sum, a 0-d scale) equal the reference") {
+  std::vector<float> x(6 * 37), s{0.75f};
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.05f - 2.0f;
+  x[40] = -std::numeric_limits<float>::infinity();
+  std::vector<float> o1(6 * 37), o2(37 * 6), r1(o1.size()), r2(o2.size());
+  auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {6, 37}),
+                                          ctfx::tensor_ref::contiguous(s.data(), ctfx::f32, {})};
+  auto out = [](std::vector<float>& a, std::vector<float>& b) {
+    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(a.data(), ctfx::f32, {6, 37}),
+                                         ctfx::tensor_ref::contiguous(b.data(), ctfx::f32, {37, 6})};
+  };
+  auto st = ctfx::compiled<decltype(row_softmax)>::run(in, out(o1, o2));
+  REQUIRE_MESSAGE(st.ok, st.message);
+  REQUIRE(ctfx::reference_run(row_softmax.get(), in, out(r1, r2)).ok);
+  CHECK(std::memcmp(o1.data(), r1.data(), o1.size() * 4) == 0);
+  CHECK(std::memcmp(o2.data(), r2.data(), o2.size() * 4) == 0);
+  float row0 = 0;
+  for (int j = 0; j < 37; ++j) row0 += o1[static_cast<std::size_t>(j)];
+  CHECK(row0 == doctest::Approx(1.0f).epsilon(1e-5));  // the scale cancels
+  CHECK(o2[37 * 6 - 1] == o1[6 * 37 - 1] + 1.0f);
 }

@@ -36,13 +36,26 @@ struct leaf_ptrs {
   index_t st[max_fused_leaves];
 };
 
-// Operand l of the group, of dtype S, loaded at element i (stride st[l] unless Unit).
+// How a group's inner loop indexes its operands: with Unit, operand l at stride 1, or at stride 0
+// (one value for the whole loop: a value broadcast along the row, as softmax's row maximum) when
+// bit l of Zero is set; without Unit, each at its run-time stride st[l]. Strides that are constants
+// keep the loop vectorizable.
+template <bool Unit, std::uint32_t Zero = 0>
+struct access {
+  static constexpr bool unit = Unit;
+  static constexpr std::uint32_t zero = Zero;
+};
+using unit_access = access<true>;
+using strided_access = access<false>;
+
+// Operand l of the group, of dtype S, loaded at element i.
 template <int L, dtype S>
 struct leaf_x {
-  template <class C, bool Unit>
+  template <class C, class Ix>
   CTFX_HD static C get(const leaf_ptrs& p, index_t i) {
     const auto* q = reinterpret_cast<const element_t<S>*>(p.p[L]);
-    return load_as<S, C>(q + (Unit ? i : i * p.st[L]));
+    if constexpr (Ix::unit && ((Ix::zero >> L) & 1u) != 0) return load_as<S, C>(q);
+    else return load_as<S, C>(q + (Ix::unit ? i : i * p.st[L]));
   }
 };
 
@@ -55,33 +68,33 @@ struct op_x {
   static constexpr double scalar = __builtin_bit_cast(double, ScalarBits);
   template <std::size_t k>
   using operand = std::tuple_element_t<k, std::tuple<A...>>;
-  template <class C, bool Unit>
-  CTFX_HD static C get(const leaf_ptrs& p, index_t i) { return static_cast<C>(eval<Unit>(p, i)); }
-  template <bool Unit>
+  template <class C, class Ix>
+  CTFX_HD static C get(const leaf_ptrs& p, index_t i) { return static_cast<C>(eval<Ix>(p, i)); }
+  template <class Ix>
   CTFX_HD static V eval(const leaf_ptrs& p, index_t i) {
     if constexpr (K == op_kind::copy_ || K == op_kind::clone || K == op_kind::convert) {
       // as kernels::copy: through double, or int64 between integers
       using C2 = std::conditional_t<(is_floating(P) || is_floating(O)), double, std::int64_t>;
-      return round_to<O, C2>(operand<0>::template get<C2, Unit>(p, i));
+      return round_to<O, C2>(operand<0>::template get<C2, Ix>(p, i));
     } else if constexpr (K == op_kind::where) {
-      const bool c = operand<0>::template get<std::int64_t, Unit>(p, i) != 0;
-      return round_to<O, V>(c ? operand<1>::template get<V, Unit>(p, i) : operand<2>::template get<V, Unit>(p, i));
+      const bool c = operand<0>::template get<std::int64_t, Ix>(p, i) != 0;
+      return round_to<O, V>(c ? operand<1>::template get<V, Ix>(p, i) : operand<2>::template get<V, Ix>(p, i));
     } else if constexpr (yields_bool(K)) {  // tested in the operands' promoted type P, stored as bool
       using C = compute_t<P>;
-      const C x = operand<0>::template get<C, Unit>(p, i);
+      const C x = operand<0>::template get<C, Ix>(p, i);
       if constexpr (is_unary(K)) {
         return round_to<O, C>(unary_value<C>(K, x));
       } else if constexpr (sizeof...(A) > 1) {
-        return round_to<O, C>(binary_value<C>(K, x, operand<1>::template get<C, Unit>(p, i)));
+        return round_to<O, C>(binary_value<C>(K, x, operand<1>::template get<C, Ix>(p, i)));
       } else {
         return round_to<O, C>(binary_value<C>(K, x, scalar_operand<P, C>(K, scalar)));
       }
     } else if constexpr (is_unary(K)) {
-      return round_to<O, V>(unary_value<V>(K, operand<0>::template get<V, Unit>(p, i)));
+      return round_to<O, V>(unary_value<V>(K, operand<0>::template get<V, Ix>(p, i)));
     } else {
       static_assert(is_binary(K), "ctfx: a fused group holds elementwise ops only");
-      const V x = operand<0>::template get<V, Unit>(p, i);
-      if constexpr (sizeof...(A) > 1) return round_to<O, V>(binary_value<V>(K, x, operand<1>::template get<V, Unit>(p, i)));
+      const V x = operand<0>::template get<V, Ix>(p, i);
+      if constexpr (sizeof...(A) > 1) return round_to<O, V>(binary_value<V>(K, x, operand<1>::template get<V, Ix>(p, i)));
       else return round_to<O, V>(scalar_binary_value<V>(K, x, static_cast<V>(scalar)));
     }
   }
@@ -103,7 +116,7 @@ struct static_element_fn {
       p.p[l] = leaf[l] + off[l + 1] * leaf_bytes[l];
       p.st[l] = 0;
     }
-    store_as<OutDt, typename Root::V>(reinterpret_cast<element_t<OutDt>*>(out) + off[0], Root::template eval<true>(p, 0));
+    store_as<OutDt, typename Root::V>(reinterpret_cast<element_t<OutDt>*>(out) + off[0], Root::template eval<unit_access>(p, 0));
   }
 };
 
@@ -185,18 +198,35 @@ struct static_group {
   static constexpr dtype out_dt = at(dst).meta.dt;
   static_assert(out_dt == root::result, "ctfx: a fused group's last op computes its destination's dtype");
 
-  template <bool Unit>
+  // The operands the compiler knows are broadcast along the result's last dimension (their extent
+  // there is 1, or they have no dimensions, where the result's is a static extent above 1): their
+  // stride in the nest's inner loop is 0, and the loop reads one value for the whole row.
+  static constexpr std::uint32_t row_broadcast = [] {
+    const tensor_meta& o = at(dst).meta;
+    if (o.rank == 0 || !o.size[o.rank - 1].is_static() || o.size[o.rank - 1].value() < 2) return 0u;
+    std::uint32_t m = 0;
+    for (int l = 0; l < leaves.n; ++l) {
+      const tensor_meta& x = at(leaves.id[l]).meta;
+      if (x.rank == 0 || (x.size[x.rank - 1].is_static() && x.size[x.rank - 1].value() == 1)) m |= 1u << l;
+    }
+    return m;
+  }();
+  using dense_access = access<true, row_broadcast>;
+
+  template <class Ix>
   static void inner(element_t<out_dt>* d, index_t dst_stride, const leaf_ptrs& p, index_t n) {
-    if constexpr (Unit) {
-      for (index_t i = 0; i < n; ++i) store_as<out_dt, typename root::V>(d + i, root::template eval<true>(p, i));
+    if constexpr (Ix::unit) {
+      for (index_t i = 0; i < n; ++i) store_as<out_dt, typename root::V>(d + i, root::template eval<Ix>(p, i));
     } else {
-      for (index_t i = 0; i < n; ++i) store_as<out_dt, typename root::V>(d + i * dst_stride, root::template eval<false>(p, i));
+      for (index_t i = 0; i < n; ++i) store_as<out_dt, typename root::V>(d + i * dst_stride, root::template eval<Ix>(p, i));
     }
   }
 
   static void rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1) {
+    // The dense loop when the run's strides are the ones it assumes (stride 1, and 0 for the
+    // operands broadcast along the row), else each operand at its own stride.
     bool unit = nest.istride[0] == 1;
-    for (int l = 0; l < leaves.n; ++l) unit = unit && nest.istride[l + 1] == 1;
+    for (int l = 0; l < leaves.n; ++l) unit = unit && nest.istride[l + 1] == (((row_broadcast >> l) & 1u) != 0 ? 0 : 1);
     leaf_ptrs p;
     for (int l = 0; l < leaves.n; ++l) p.st[l] = nest.istride[l + 1];
     if (nest.rank <= 1) {
@@ -212,8 +242,8 @@ struct static_group {
       const index_t ostep = nest.rank ? nest.stride[0][0] : 0;
       auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + ostep * r0;
       for (index_t row = r0; row < r1; ++row, d += ostep) {
-        if (unit) inner<true>(d, 1, p, nest.inner);
-        else inner<false>(d, nest.istride[0], p, nest.inner);
+        if (unit) inner<dense_access>(d, 1, p, nest.inner);
+        else inner<strided_access>(d, nest.istride[0], p, nest.inner);
         for (int l = 0; l < n; ++l) p.p[l] += step[l];
       }
       return;
@@ -223,8 +253,8 @@ struct static_group {
     for (index_t row = r0; row < r1; ++row, w.next()) {
       for (int l = 0; l < leaves.n; ++l) p.p[l] = k.leaf[l].p + off[l + 1] * size_of(k.leaf[l].dt);
       auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + off[0];
-      if (unit) inner<true>(d, 1, p, nest.inner);
-      else inner<false>(d, nest.istride[0], p, nest.inner);
+      if (unit) inner<dense_access>(d, 1, p, nest.inner);
+      else inner<strided_access>(d, nest.istride[0], p, nest.inner);
     }
   }
 
