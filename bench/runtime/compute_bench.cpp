@@ -5,8 +5,8 @@
 // the program must read and write) measured in the same run. Medians of repeated runs.
 // PyTorch eager and torch.compile on the same programs: bench/torch/compute.py.
 //
-//   compute_bench [--reps N] [--omp]   (--omp: ctfx on the OMP backend, all threads; the hand loops
-//                                       stay sequential)
+//   compute_bench [--reps N] [--omp] [--only a|b|c|d|e]   (--omp: ctfx on the OMP backend, all
+//                                       threads; the hand loops stay sequential. --only: one workload)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -173,17 +173,20 @@ double time_memcpy(int reps, std::size_t bytes) {
 
 int main(int argc, char** argv) {
   int reps = 21;
+  std::string_view only;
   for (int i = 1; i < argc; ++i) {
     if (std::string_view(argv[i]) == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
     if (std::string_view(argv[i]) == "--omp") where = ctfx::backend::omp;
+    if (std::string_view(argv[i]) == "--only" && i + 1 < argc) only = argv[++i];
   }
+  auto run = [&](char w) { return only.empty() || only.find(w) != std::string_view::npos; };
   std::printf("| workload | compiled<G> | runtime_plan | hand loop -O3 | copy bound | compiled / hand | runtime / hand |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
   auto line = [](const char* name, double c, double r, double h, double bound) {
     std::printf("| %s | %.1f us | %.1f us | %.1f us | %.1f us | %.2fx | %.2fx |\n", name, c, r, h, bound, c / h, r / h);
     std::fflush(stdout);
   };
-  {
+  if (run('a')) {
     std::fprintf(stderr, "[1/5] stencil %ld x %ld f32...\n", G, G);
     std::vector<float> x(G * G), tmp(G * G);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f;
@@ -194,7 +197,7 @@ int main(int argc, char** argv) {
     // Bound: read the grid, write the interior to a temporary and back.
     line("(a) 5-point stencil 1026^2 f32, periodic ghosts, copy_ back", c, r, h, time_memcpy(reps, G * G * 4) * 2);
   }
-  {
+  if (run('b')) {
     std::fprintf(stderr, "[2/5] ring buffer [%ld, %ld] f32...\n", R, W);
     std::vector<float> buf(R * W), row(W), out(W);
     for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<float>((i * 37) % 101) * 0.01f;
@@ -209,7 +212,7 @@ int main(int argc, char** argv) {
     const double h = median_us(reps, [&] { ring_hand(buf.data(), row.data(), pos, out.data()); });
     line("(b) ring buffer [64, 4096] f32: row at a run-time position, window sum", c, r, h, time_memcpy(reps, R * W * 4));
   }
-  {
+  if (run('c')) {
     std::fprintf(stderr, "[3/5] RoPE into a KV cache...\n");
     std::vector<float> cache(RB * RH * RS * RD), k(RB * RH * RD), cs(RD / 2), sn(RD / 2);
     for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>((i * 37) % 101) * 0.01f;
@@ -225,7 +228,7 @@ int main(int argc, char** argv) {
     const double h = median_us(reps, [&] { rope_hand(cache.data(), k.data(), cs.data(), sn.data(), pos); });
     line("(c) RoPE of k [8, 32, 1, 128] f32 into a KV cache at a run-time position", c, r, h, time_memcpy(reps, RB * RH * RD * 4));
   }
-  {
+  if (run('d')) {
     std::fprintf(stderr, "[4/5] softmax [%ld, %ld] f32...\n", SN, SD);
     std::vector<float> x(SN * SD), y(SN * SD);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.05f;
@@ -236,7 +239,7 @@ int main(int argc, char** argv) {
     const double h = median_us(reps, [&] { softmax_hand(x.data(), y.data()); });
     line("(d) softmax over the last dim of [2048, 1024] f32 (amax, sub, exp, sum, div)", c, r, h, time_memcpy(reps, SN * SD * 4));
   }
-  {
+  if (run('e')) {
     std::fprintf(stderr, "[5/5] 8-op chain over %ld f32...\n", E);
     std::vector<float> x(E), y(E);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f - 0.3f;
