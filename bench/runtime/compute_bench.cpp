@@ -20,6 +20,7 @@
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include "timing.hpp"
+#include "../../test/common/stencil.hpp"
 
 namespace {
 
@@ -30,16 +31,7 @@ using ctfx_bench::median_us;
 // written back in place (copy_).
 constexpr long G = 1026;
 constexpr auto stencil = ctfx::graph([](ctfx::builder& b) {
-  auto x = b.input("grid", ctfx::f32, {G, G});
-  auto y = ctfx::slice_scatter(x, x.slice(0, G - 2, G - 1), 0, 0, 1);
-  y = ctfx::slice_scatter(y, y.slice(0, 1, 2), 0, G - 1, G);
-  y = ctfx::slice_scatter(y, y.slice(1, G - 2, G - 1), 1, 0, 1);
-  y = ctfx::slice_scatter(y, y.slice(1, 1, 2), 1, G - 1, G);
-  auto c = y.slice(0, 1, G - 1).slice(1, 1, G - 1);
-  auto n = y.slice(0, 0, G - 2).slice(1, 1, G - 1), s = y.slice(0, 2, G).slice(1, 1, G - 1);
-  auto w = y.slice(0, 1, G - 1).slice(1, 0, G - 2), e = y.slice(0, 1, G - 1).slice(1, 2, G);
-  auto nw = c + ((n + s) + (w + e) - c * 4.0f) * 0.2f;
-  b.update(x, ctfx::slice_scatter(y, ctfx::slice_scatter(y.slice(0, 1, G - 1), nw, 1, 1, G - 1), 0, 1, G - 1));
+  ctfx_test::periodic_stencil(b, b.input("grid", ctfx::f32, {G, G}), G);
 });
 
 __attribute__((noinline)) void stencil_hand(float* x, float* tmp) {

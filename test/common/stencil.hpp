@@ -1,5 +1,6 @@
 // The 5-point stencil on a G x G grid with periodic ghost rows and columns, its interior written
-// back in place (copy_): a program the host and CUDA tests share.
+// back in place (copy_): a program the host and CUDA tests and the compute benchmark
+// (bench/runtime/compute_bench.cpp) share.
 #pragma once
 #include <ctfx.hpp>
 
