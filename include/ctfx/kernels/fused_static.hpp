@@ -198,12 +198,17 @@ struct static_group {
   static constexpr dtype out_dt = at(dst).meta.dt;
   static_assert(out_dt == root::result, "ctfx: a fused group's last op computes its destination's dtype");
 
+  // The result's last extent when the compiler knows it, else 0.
+  static constexpr index_t last_extent = [] {
+    const tensor_meta& o = at(dst).meta;
+    return o.rank > 0 && o.size[o.rank - 1].is_static() ? o.size[o.rank - 1].value() : index_t{0};
+  }();
+
   // The operands the compiler knows are broadcast along the result's last dimension (their extent
   // there is 1, or they have no dimensions, where the result's is a static extent above 1): their
   // stride in the nest's inner loop is 0, and the loop reads one value for the whole row.
   static constexpr std::uint32_t row_broadcast = [] {
-    const tensor_meta& o = at(dst).meta;
-    if (o.rank == 0 || !o.size[o.rank - 1].is_static() || o.size[o.rank - 1].value() < 2) return 0u;
+    if (last_extent < 2) return 0u;
     std::uint32_t m = 0;
     for (int l = 0; l < leaves.n; ++l) {
       const tensor_meta& x = at(leaves.id[l]).meta;
@@ -225,12 +230,7 @@ struct static_group {
   // The result's last extent when the compiler knows it and it is short: a row of exactly that
   // many elements runs a loop whose trip count is a constant (unrolled, no remainder loop), which
   // matters when the rows are short (RoPE's halves: 64 elements).
-  static constexpr index_t fixed_inner = [] {
-    const tensor_meta& o = at(dst).meta;
-    if (o.rank == 0 || !o.size[o.rank - 1].is_static()) return index_t{0};
-    const index_t n = o.size[o.rank - 1].value();
-    return n >= 2 && n <= 256 ? n : index_t{0};
-  }();
+  static constexpr index_t fixed_inner = last_extent >= 2 && last_extent <= 256 ? last_extent : index_t{0};
 
   static void row(element_t<out_dt>* d, index_t dst_stride, const leaf_ptrs& p, index_t n, bool unit) {
     if (!unit) return inner<strided_access>(d, dst_stride, p, n);
