@@ -1,7 +1,7 @@
 // ctfx/exec/compiled.hpp — a graph compiled by the compiler: the reinplacing pipeline and the
 // memory plan are constants, and each node's kernel is a template instantiated for that node's op
 // and dtypes (static_op<K>, element types fixed), so the elementwise, copy and fill kernels carry
-// no run-time dispatch. Ops without a static instantiation here (index_put, reductions, cat,
+// no run-time dispatch. Ops without a static instantiation here (index_put, unfused reductions, cat,
 // scatters' two-step copies, list and user ops) run through the same kernels by run-time dispatch.
 //
 //   constexpr auto g = ctfx::graph([](ctfx::builder& b) { ... });
@@ -119,7 +119,8 @@ struct compiled {
     constexpr op_kind K = frozen.nodes[I].op;
     constexpr bool arithmetic = (is_unary(K) && K != op_kind::convert) || is_binary(K) || is_ternary(K);
     if constexpr (fused_members[I] > 0 || (arithmetic && frozen.nodes[I].meta.is_tensor())) {
-      kernels::static_group<graph_view, static_cast<std::int32_t>(I)>::run(f.ctx, [&](std::int32_t id) { return f.view(id); });
+      kernels::static_group<graph_view, static_cast<std::int32_t>(I)>::run(f.ctx, [&](std::int32_t id) { return f.view(id); },
+                                                                          [&](std::int32_t id) { return f.domain(id); });
       return true;
     } else {
       return single_step<I>(f);

@@ -34,6 +34,7 @@
 #include "../analysis/order.hpp"
 #include "../kernels/collectives.hpp"
 #include "../kernels/fused.hpp"
+#include "../kernels/fused_reduce.hpp"
 #include "../kernels/gather.hpp"
 #include "../kernels/index_put.hpp"
 #include "../kernels/pointwise.hpp"
@@ -125,6 +126,20 @@ struct exec_frame {
   strided view(std::int32_t id) const {
     const bound_layout& l = (*layouts)[static_cast<std::size_t>(id)];
     return l.at((*bases)[static_cast<std::size_t>(l.storage)]);
+  }
+  // Node id's dtype and extents, row-major, without memory: the loop domain of a fused value.
+  strided domain(std::int32_t id) const {
+    const bound_layout& l = (*layouts)[static_cast<std::size_t>(id)];
+    strided s;
+    s.dt = l.dt;
+    s.rank = l.rank;
+    index_t st = 1;
+    for (int d = l.rank - 1; d >= 0; --d) {
+      s.size[d] = l.size[d];
+      s.stride[d] = st;
+      st *= l.size[d];
+    }
+    return s;
   }
 };
 // A kernel instantiated for one node (or one fused group, at its root) of a compile-time plan
@@ -458,6 +473,7 @@ class basic_program {
     std::vector<std::int32_t> leaves;
     std::int32_t dst = -1;
     std::vector<std::int32_t> nodes;  // members then root, in program order
+    bool fold = false;                // the root is a reduction of the members' values
   };
   fusion fusion_;
   std::vector<tensor_meta> slice_meta_;  // per node computed in a cat's slice or a put's row: that layout (else unused)
@@ -862,6 +878,10 @@ class basic_program {
       };
       for (auto x : G.nodes) {
         const node& nd = g_[x];
+        if (is_reduction(nd.op)) {  // the root folds its input, the group's last op (fused_reduce.hpp)
+          G.fold = true;
+          continue;
+        }
         kernels::fused_op o;
         o.out = nd.meta.dt;
         if (nd.op == op_kind::copy_) {
@@ -914,6 +934,19 @@ class basic_program {
 
   void run_group(const group& G, const exec_frame& f) const {
     kernels::fused_kernel k = G.proto;
+    if (G.fold) {
+      const std::int32_t r = G.dst;
+      k.out = f.domain(g_.arg(r, 0));  // the reduction's input: computed, folded, never stored
+      for (int l = 0; l < k.n_leaves; ++l) k.leaf[l] = f.view(G.leaves[static_cast<std::size_t>(l)]).broadcast_to(k.out.rank, k.out.size);
+      const strided out = f.view(r);
+      const double count = static_cast<double>(out.numel() == 0 ? 0 : k.out.numel() / out.numel());
+      if (g_[r].op == op_kind::mean && count == 0) {  // 0 / 0, as the unfused mean
+        kernels::fill(f.ctx, out, std::numeric_limits<double>::quiet_NaN());
+        return;
+      }
+      kernels::run_fused_reduce(f.ctx, k, out, {g_[r].op == op_kind::amax, g_[r].op == op_kind::mean ? count : 0.0});
+      return;
+    }
     k.out = f.view(G.dst);
     for (int l = 0; l < k.n_leaves; ++l) k.leaf[l] = f.view(G.leaves[static_cast<std::size_t>(l)]).broadcast_to(k.out.rank, k.out.size);
     kernels::run_fused(f.ctx, k);

@@ -448,8 +448,15 @@ struct row_offsets {
   }
 };
 
-// The host loop over rows [r0, r1).
-inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1) {
+// Where a group's values go when they are not stored: a reduction folds each chunk of them as it is
+// computed (kernels/fused_reduce.hpp), receiving them in row-major order of the loop domain.
+struct chunk_sink {
+  void* self = nullptr;
+  void (*take)(void* self, const void* values, index_t n) = nullptr;  // values: the last op's dtype
+};
+
+// The host loop over rows [r0, r1), its values stored into k.out, or handed to `sink`.
+inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, const chunk_sink* sink = nullptr) {
   constexpr index_t B = fused_chunk;
   alignas(64) std::byte val[max_fused_ops][B * 8];     // each op's result, in its compute type
   alignas(64) std::byte elem[max_fused_ops][B * 8];    // ... and in its dtype, when they differ
@@ -457,7 +464,7 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
   alignas(64) std::byte conv[2][B * 8];
   alignas(64) std::byte outbuf[B * 8];
   const int nop = k.n_leaves + 1;
-  const bool dense_out = nest.istride[0] == 1;
+  const bool dense_out = !sink && nest.istride[0] == 1;
   const int out_es = size_of(k.out.dt);
   row_offsets w(nest, nop, r0);
   const index_t* off = w.off;
@@ -489,8 +496,13 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
         if (nest.istride[l + 1] == 0 && c0 > 0) continue;
         leafp[l] = detail::gather(k.leaf[l], off[l + 1] + c0 * nest.istride[l + 1], nest.istride[l + 1], n, leafbuf[l]);
       }
-      std::byte* dst = k.out.p + (off[0] + c0 * nest.istride[0]) * out_es;
+      std::byte* dst = dense_out ? k.out.p + (off[0] + c0 * nest.istride[0]) * out_es : nullptr;
       auto operand = [&](fused_ref r) { return r >= max_fused_ops ? leafp[r - max_fused_ops] : res[r]; };
+      // The last op's values, when they were not computed straight into a dense destination.
+      auto emit = [&](const void* values) {
+        if (sink) sink->take(sink->self, values, n);
+        else detail::scatter(k.out, off[0] + c0 * nest.istride[0], nest.istride[0], n, static_cast<const std::byte*>(values));
+      };
       for (int jj = 0; jj < n_run; ++jj) {
         const int j = run_ops[jj];
         const fused_op& o = k.ops[j];
@@ -502,7 +514,7 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
           const fused_op& q = k.ops[o.b];
           o.fn3(target, operand(p.a), operand(p.b), operand(q.a), operand(q.b), n);
           res[j] = target;
-          if (last && !dense_out) detail::scatter(k.out, off[0] + c0 * nest.istride[0], nest.istride[0], n, target);
+          if (last && !dense_out) emit(target);
           continue;
         }
         if (o.fn2) {  // a pair: all operands f32, read in place
@@ -511,7 +523,7 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
           o.fn2(target, operand(in.a), in.has_scalar ? nullptr : operand(in.b),
                 o.has_scalar ? nullptr : operand(right ? o.a : o.b), in.scalar, o.scalar, n);
           res[j] = target;
-          if (last && !dense_out) detail::scatter(k.out, off[0] + c0 * nest.istride[0], nest.istride[0], n, target);
+          if (last && !dense_out) emit(target);
           continue;
         }
         const void* a = operand(o.a);
@@ -542,7 +554,7 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
             res[j] = computed;
           }
         }
-        if (last && !dense_out) detail::scatter(k.out, off[0] + c0 * nest.istride[0], nest.istride[0], n, static_cast<const std::byte*>(res[j]));
+        if (last && !dense_out) emit(res[j]);
       }
     }
   }
@@ -552,6 +564,12 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
 struct fused_elem_fn {
   fused_kernel k;
   CTFX_HD void operator()(index_t i) const {
+    alignas(8) std::byte v[8];
+    value(i, v);
+    std::memcpy(k.out.at(i), v, static_cast<std::size_t>(size_of(k.out.dt)));
+  }
+  // The last op's value at element i of the loop domain (k.out's extents), in its dtype.
+  CTFX_HD void value(index_t i, std::byte* result) const {
     alignas(8) std::byte v[max_fused_ops][8];
     const std::byte* leafp[max_fused_leaves];
     for (int l = 0; l < k.n_leaves; ++l) leafp[l] = k.leaf[l].at(i);
@@ -609,7 +627,7 @@ struct fused_elem_fn {
         });
       }
     }
-    std::memcpy(k.out.at(i), v[k.n_ops - 1], static_cast<std::size_t>(size_of(k.out.dt)));
+    std::memcpy(result, v[k.n_ops - 1], 8);
   }
 };
 

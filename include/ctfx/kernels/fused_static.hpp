@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <utility>
 #include "fused.hpp"
+#include "fused_reduce.hpp"
 
 namespace ctfx::kernels {
 
@@ -120,6 +121,38 @@ struct static_element_fn {
   }
 };
 
+// One output of a fused reduction per call, for CUDA: its n values evaluated one by one (each
+// rounded to the input's dtype S, as storing it would) and folded in order.
+template <class Root, dtype S, dtype O, int Leaves>
+struct static_fold_fn {
+  fused_nest nest;
+  const std::byte* leaf[max_fused_leaves];
+  index_t leaf_bytes[max_fused_leaves];
+  strided out;
+  fold_spec spec;
+  index_t n;
+  CTFX_HD void operator()(index_t o) const {
+    using C = compute_t<O>;
+    C a = C(0);
+    for (index_t r = 0; r < n; ++r) {
+      index_t off[max_fused_leaves + 1];
+      element_offsets(nest, Leaves + 1, o * n + r, off);
+      leaf_ptrs p;
+      for (int l = 0; l < Leaves; ++l) {
+        p.p[l] = leaf[l] + off[l + 1] * leaf_bytes[l];
+        p.st[l] = 0;
+      }
+      element_t<S> e;
+      store_as<S, typename Root::V>(&e, Root::template eval<unit_access>(p, 0));
+      const C x = load_as<S, C>(&e);
+      a = r == 0 && spec.is_max ? x : spec.is_max ? binary_value<C>(op_kind::maximum, a, x) : wrap_add(a, x);
+    }
+    if (spec.divisor != 0) a = a / static_cast<C>(spec.divisor);
+    const output_cursor at(out, o);
+    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + at.off, a);
+  }
+};
+
 template <class GV, std::int32_t R>
 struct static_group {
   static constexpr const node& at(std::int32_t i) { return GV::nodes()[static_cast<std::size_t>(i)]; }
@@ -129,6 +162,10 @@ struct static_group {
 
   // The node the group writes: the destination of a copy_ or in-place root, else the root itself.
   static constexpr std::int32_t dst = writes_arg0(at(R).op) ? arg(R, 0) : R;
+  // A reduction root folds the values of its input, the group's last member (fused_reduce.hpp).
+  static constexpr bool folds = is_reduction(at(R).op);
+  // The node whose extents the group's loop runs over: the reduction's input, or the destination.
+  static constexpr std::int32_t domain = folds ? arg(R, 0) : dst;
 
   struct leaf_set {
     int n = 0;
@@ -194,13 +231,13 @@ struct static_group {
     using type = decltype(make(std::make_index_sequence<count>{}));
   };
 
-  using root = typename node_expr<R>::type;
-  static constexpr dtype out_dt = at(dst).meta.dt;
+  using root = typename node_expr<domain == dst ? R : domain>::type;
+  static constexpr dtype out_dt = at(domain).meta.dt;  // what the loop computes (a reduction's input)
   static_assert(out_dt == root::result, "ctfx: a fused group's last op computes its destination's dtype");
 
   // The result's last extent when the compiler knows it, else 0.
   static constexpr index_t last_extent = [] {
-    const tensor_meta& o = at(dst).meta;
+    const tensor_meta& o = at(domain).meta;
     return o.rank > 0 && o.size[o.rank - 1].is_static() ? o.size[o.rank - 1].value() : index_t{0};
   }();
 
@@ -240,11 +277,9 @@ struct static_group {
     inner<dense_access>(d, 1, p, n);
   }
 
-  static void rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1) {
-    // The dense loop when the run's strides are the ones it assumes (stride 1, and 0 for the
-    // operands broadcast along the row), else each operand at its own stride.
-    bool unit = nest.istride[0] == 1;
-    for (int l = 0; l < leaves.n; ++l) unit = unit && nest.istride[l + 1] == (((row_broadcast >> l) & 1u) != 0 ? 0 : 1);
+  // Walks rows [r0, r1) of the nest: row_fn(destination offset, operands at the row's start).
+  template <class Row>
+  static void walk_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, Row&& row_fn) {
     leaf_ptrs p;
     for (int l = 0; l < leaves.n; ++l) p.st[l] = nest.istride[l + 1];
     if (nest.rank <= 1) {
@@ -258,9 +293,9 @@ struct static_group {
         step[l] = (nest.rank ? nest.stride[l + 1][0] : 0) * es;
       }
       const index_t ostep = nest.rank ? nest.stride[0][0] : 0;
-      auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + ostep * r0;
-      for (index_t r = r0; r < r1; ++r, d += ostep) {
-        row(d, nest.istride[0], p, nest.inner, unit);
+      index_t o = ostep * r0;
+      for (index_t r = r0; r < r1; ++r, o += ostep) {
+        row_fn(o, static_cast<const leaf_ptrs&>(p));
         for (int l = 0; l < n; ++l) p.p[l] += step[l];
       }
       return;
@@ -269,13 +304,94 @@ struct static_group {
     const index_t* off = w.off;
     for (index_t r = r0; r < r1; ++r, w.next()) {
       for (int l = 0; l < leaves.n; ++l) p.p[l] = k.leaf[l].p + off[l + 1] * size_of(k.leaf[l].dt);
-      row(reinterpret_cast<element_t<out_dt>*>(k.out.p) + off[0], nest.istride[0], p, nest.inner, unit);
+      row_fn(off[0], static_cast<const leaf_ptrs&>(p));
     }
   }
 
-  // Runs the group on the context's backend; `view(id)` gives node id's bound tensor.
+  // The dense loop when the run's strides are the ones it assumes (stride 1, and 0 for the
+  // operands broadcast along the row), else each operand at its own stride.
+  static bool dense_leaves(const fused_nest& nest) {
+    bool unit = true;
+    for (int l = 0; l < leaves.n; ++l) unit = unit && nest.istride[l + 1] == (((row_broadcast >> l) & 1u) != 0 ? 0 : 1);
+    return unit;
+  }
+
+  static void rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1) {
+    const bool unit = nest.istride[0] == 1 && dense_leaves(nest);
+    auto* base = reinterpret_cast<element_t<out_dt>*>(k.out.p);
+    walk_rows(k, nest, r0, r1, [&](index_t o, const leaf_ptrs& p) { row(base + o, nest.istride[0], p, nest.inner, unit); });
+  }
+
+  // A reduction root: each row computed chunk by chunk into a typed buffer, each chunk folded.
+  template <class Sink>
+  static void fold_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, Sink& sink) {
+    const bool unit = dense_leaves(nest);
+    index_t es[max_fused_leaves > 0 ? max_fused_leaves : 1]{};
+    for (int l = 0; l < leaves.n; ++l) es[l] = size_of(k.leaf[l].dt);
+    alignas(64) element_t<out_dt> buf[fused_chunk];
+    walk_rows(k, nest, r0, r1, [&](index_t, const leaf_ptrs& p) {
+      for (index_t c0 = 0; c0 < nest.inner; c0 += fused_chunk) {
+        const index_t len = nest.inner - c0 < fused_chunk ? nest.inner - c0 : fused_chunk;
+        leaf_ptrs q = p;
+        for (int l = 0; l < leaves.n; ++l) q.p[l] += c0 * p.st[l] * es[l];
+        if (unit && len == fused_chunk) inner<dense_access>(buf, 1, q, fused_chunk);
+        else if (unit) inner<dense_access>(buf, 1, q, len);
+        else inner<strided_access>(buf, 1, q, len);
+        sink.take(buf, len);
+      }
+    });
+  }
+
+  // A reduction root: the group's values folded into the reduction's outputs (fused_reduce.hpp).
+  template <class View, class Domain>
+  static void run_fold(const device_ctx& ctx, View&& view, Domain&& domain_of) {
+    constexpr dtype O = at(R).meta.dt;
+    constexpr bool mean = at(R).op == op_kind::mean;
+    fused_kernel k;
+    k.out = domain_of(domain);
+    k.n_leaves = leaves.n;
+    for (int l = 0; l < leaves.n; ++l) k.leaf[l] = view(leaves.id[l]).broadcast_to(k.out.rank, k.out.size);
+    const strided out = view(R);
+    const index_t outputs = out.numel(), total = k.out.numel();
+    if (outputs == 0) return;
+    if (total == 0) {  // no value folded: 0, or a mean's 0 / 0 (as the unfused reduction)
+      fill(ctx, out, mean ? __builtin_nan("") : 0.0);
+      return;
+    }
+    const index_t n = total / outputs;
+    const fold_spec spec{at(R).op == op_kind::amax, mean ? static_cast<double>(n) : 0.0};
+    const fused_nest nest = make_nest(k);
+    if (ctx.where == backend::cuda) {
+      static_fold_fn<root, out_dt, O, leaves.n> f{};
+      f.nest = nest;
+      for (int l = 0; l < leaves.n; ++l) {
+        f.leaf[l] = k.leaf[l].p;
+        f.leaf_bytes[l] = size_of(k.leaf[l].dt);
+      }
+      f.out = out;
+      f.spec = spec;
+      f.n = n;
+      parallel_for(ctx, outputs, f);
+      return;
+    }
+    for_output_shares(ctx, outputs, n, nest.inner, nest.rows, [&](index_t o0, index_t r0, index_t r1) {
+      fold_sink<out_dt, O> sink(spec, n, out, o0);
+      fold_rows(k, nest, r0, r1, sink);
+      if (sink.have > 0) sink.drain();
+    });
+  }
+
+  // Runs the group on the context's backend; `view(id)` gives node id's bound tensor, `domain_of(id)`
+  // the extents of a value computed inside the group (no memory).
+  template <class View, class Domain>
+  static void run(const device_ctx& ctx, View&& view, Domain&& domain_of) {
+    if constexpr (folds) run_fold(ctx, view, domain_of);
+    else run_map(ctx, view);
+  }
+
+  // An elementwise root: the group's values stored into its destination.
   template <class View>
-  static void run(const device_ctx& ctx, View&& view) {
+  static void run_map(const device_ctx& ctx, View&& view) {
     fused_kernel k;
     k.out = view(dst);
     k.n_leaves = leaves.n;

@@ -1,7 +1,7 @@
 // ctfx/plan/fusion.hpp — grouping the nodes of a reinplaced graph into kernels, after reinplacing
 // and before memory planning: a chain of elementwise ops is fused into its consumer, so a value used
 // only inside a group is never written to memory and gets no buffer (Inductor's vertical fusion of
-// pointwise nodes).
+// pointwise nodes, and of pointwise nodes into the reduction that reads them).
 //
 //   fusion f = plan_fusion(g);   // constexpr: compiled<G> groups in the compiler, runtime_plan at run time
 //   f.root[i] == i               // node i is a kernel of its own (or the root of a group)
@@ -10,7 +10,10 @@
 // A member m (fused into its consumer c) is an elementwise op (unary, binary, where, convert, clone) whose
 // result nobody else reads: c is its only user, reads it directly (not through a view) and over the
 // same extents (m is never recomputed for a broadcast). The consumer c is an elementwise op, an
-// in-place binary op whose written argument is not m, or a copy_ whose source is m.
+// in-place binary op whose written argument is not m, a copy_ whose source is m, or a sum, amax or
+// mean of m over m's last dimensions (is_fusible_reduction): the group's loop domain is then m's
+// extents, and each value is folded into its output as it is computed (Inductor's reduction
+// fusion), in the order the unfused reduction folds it.
 //
 // The legality rules, each tested (test/unit/exec_fusion_test.cpp):
 //   writer-index-map: inside a group, every read of the storage the group writes (the destination
@@ -83,6 +86,32 @@ constexpr bool is_fusible_elementwise(op_kind k) {
 }
 // Ops that can be the last op of a group (they may write their first argument in place).
 constexpr bool is_fusion_consumer(op_kind k) { return is_fusible_elementwise(k) || (is_binary(k) && is_mutating(k)) || k == op_kind::copy_; }
+constexpr bool is_reduction(op_kind k) { return k == op_kind::sum || k == op_kind::amax || k == op_kind::mean; }
+
+// A reduction that folds its input's values as they are computed (kernels/fused_reduce.hpp): the
+// dimensions it reduces are the input's last ones (all of them, for a full reduction), so each
+// output's values are one run of the input in row-major order, the order it folds them in; and its
+// dtypes are a pair the host fold instantiates (the input's, or an integer sum into int64).
+constexpr bool is_fusible_reduction(const ir& g, std::int32_t c) {
+  const node& cn = g.nodes[static_cast<std::size_t>(c)];
+  if (!is_reduction(cn.op) || !cn.meta.is_tensor() || cn.nargs < 1) return false;
+  const std::int32_t a = g.args[static_cast<std::size_t>(cn.arg0)];
+  if (a < 0) return false;
+  const tensor_meta& x = g.nodes[static_cast<std::size_t>(a)].meta;
+  const dtype s = x.dt, o = cn.meta.dt;
+  if (!(s == o || (o == dtype::i64 && (s == dtype::b8 || s == dtype::i8 || s == dtype::i32)))) return false;
+  unsigned dims = 0;
+  for (std::int32_t k = 0; k < cn.npar; ++k) {
+    std::int64_t d = g.iparam(c, k);
+    if (d < 0) d += x.rank;
+    if (d < 0 || d >= x.rank) return false;
+    dims |= 1u << d;
+  }
+  if (cn.npar == 0) dims = (1u << x.rank) - 1;
+  // trailing: dims == {r-k, ..., r-1}
+  const unsigned low = dims == 0 ? 0 : (dims & (~dims + 1));  // lowest set bit
+  return dims != 0 && dims + low == (1u << x.rank);
+}
 
 namespace detail {
 
@@ -198,11 +227,13 @@ constexpr fusion plan_fusion(const ir& g) {
   detail::cvec<std::int32_t> leaves;
   for (std::int32_t c = 0; c < n; ++c) {
     const node& cn = g.nodes[static_cast<std::size_t>(c)];
-    if (!is_fusion_consumer(cn.op) || !cn.meta.is_tensor()) continue;
+    const bool folds = is_fusible_reduction(g, c);
+    if (!(is_fusion_consumer(cn.op) || folds) || !cn.meta.is_tensor()) continue;
     const bool writer = is_mutating(cn.op);
-    // The consumer's loop domain: its result (a copy_ or in-place op returns its destination).
-    const tensor_meta& domain = cn.meta;
-    for (std::int32_t k = writer ? 1 : 0; k < cn.nargs; ++k) {
+    // The consumer's loop domain: its result (a copy_ or in-place op returns its destination), or
+    // a reduction's input.
+    const tensor_meta& domain = folds ? g.nodes[static_cast<std::size_t>(g.args[static_cast<std::size_t>(cn.arg0)])].meta : cn.meta;
+    for (std::int32_t k = writer ? 1 : 0; k < (folds ? 1 : cn.nargs); ++k) {
       const std::int32_t m = g.args[static_cast<std::size_t>(cn.arg0 + k)];
       if (m < 0) continue;
       const node& mn = g.nodes[static_cast<std::size_t>(m)];

@@ -1,0 +1,256 @@
+// ctfx/kernels/fused_reduce.hpp — a sum, amax or mean whose input is computed by a fused group
+// (plan/fusion.hpp's is_fusible_reduction): the group's values are folded into the outputs as they
+// are computed, so the reduction's input is never written to memory.
+//
+// The reduced dimensions are the input's last ones, so the values of output o are elements
+// [o·n, (o+1)·n) of the input in row-major order, the order the group computes them in. Each output
+// folds its values in that order (kernels/reduce.hpp's order), so the results are the same bits as
+// the unfused reduction's. On the host, values arrive chunk by chunk into a tile; the outputs
+// complete in the tile are folded eight (four, two) side by side — independent chains of adds, as
+// reduce.hpp's reduce_each — and an output longer than the tile folds its chunks as they come.
+// On CUDA each thread folds one output, evaluating the group element by element.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
+#pragma once
+#include <cstring>
+#include "fused.hpp"
+#include "reduce.hpp"
+
+namespace ctfx::kernels {
+
+// What a reduction does with its values: the fold (sum or max), and a mean's divisor (0: none).
+struct fold_spec {
+  bool is_max = false;
+  double divisor = 0;
+};
+
+// The outputs of a reduction, in row-major order: one odometer step per output.
+struct output_cursor {
+  strided out;
+  index_t idx[max_rank]{};
+  index_t off = 0;
+  CTFX_HD output_cursor(const strided& o, index_t first) : out(o) {
+    for (int d = out.rank - 1; d >= 0; --d) {
+      idx[d] = first % out.size[d];
+      first /= out.size[d];
+      off += idx[d] * out.stride[d];
+    }
+  }
+  CTFX_HD void next() {
+    for (int d = out.rank - 1; d >= 0; --d) {
+      off += out.stride[d];
+      if (++idx[d] < out.size[d]) return;
+      off -= out.stride[d] * out.size[d];
+      idx[d] = 0;
+    }
+  }
+};
+
+// Folds a stream of values of dtype S (each output's n values in a row) into outputs of dtype O.
+template <dtype S, dtype O>
+struct fold_sink {
+  using C = compute_t<O>;
+  using E = element_t<S>;
+  static constexpr index_t tile_size = 4096;  // 16–32 KiB: the tile stays in L1
+
+  fold_spec spec;
+  index_t n;  // values per output, > 0
+  output_cursor at;
+  alignas(64) E tile[tile_size];
+  index_t have = 0;  // values in the tile (n <= tile_size)
+  C acc{};           // n > tile_size: the current output's fold so far
+  index_t got = 0;
+
+  fold_sink(fold_spec s, index_t values_per_output, const strided& out, index_t first_output)
+      : spec(s), n(values_per_output), at(out, first_output) {}
+
+  void finish(C a) {
+    if (spec.divisor != 0) a = a / static_cast<C>(spec.divisor);
+    store_as<O, C>(reinterpret_cast<element_t<O>*>(at.out.p) + at.off, a);
+    at.next();
+  }
+
+  // Folds p[0, m) into a, starting a new fold when `first`.
+  void fold_run(C& a, const E* p, index_t m, bool first) {
+    index_t r = 0;
+    if constexpr (S == dtype::f32 && std::is_same_v<C, float>) {
+      // a run without a NaN and with a nonzero maximum has exactly that maximum (reduce.hpp)
+      C best;
+      if (spec.is_max && m > 0 && amax_by_keys(p, m, best)) {
+        a = first ? best : binary_value<C>(op_kind::maximum, a, best);
+        return;
+      }
+    }
+    if (first) {
+      if (spec.is_max) {
+        if (m == 0) return;
+        a = load_as<S, C>(p);
+        r = 1;
+      } else {
+        a = C(0);
+      }
+    }
+    if (spec.is_max) for (; r < m; ++r) a = binary_value<C>(op_kind::maximum, a, load_as<S, C>(p + r));
+    else for (; r < m; ++r) a = wrap_add(a, load_as<S, C>(p + r));
+  }
+
+  // L outputs of the tile side by side, from value b (L independent chains).
+  template <int L>
+  void fold_lanes(index_t b) {
+    C a[L];
+    const E* p = tile + b;
+    if (spec.is_max) {
+      for (int k = 0; k < L; ++k) a[k] = load_as<S, C>(p + k * n);
+      for (index_t r = 1; r < n; ++r)
+        for (int k = 0; k < L; ++k) a[k] = binary_value<C>(op_kind::maximum, a[k], load_as<S, C>(p + k * n + r));
+    } else {
+      for (int k = 0; k < L; ++k) a[k] = C(0);
+      for (index_t r = 0; r < n; ++r)
+        for (int k = 0; k < L; ++k) a[k] = wrap_add(a[k], load_as<S, C>(p + k * n + r));
+    }
+    for (int k = 0; k < L; ++k) finish(a[k]);
+  }
+
+  // Folds the outputs complete in the tile; keeps the values of the next one.
+  void drain() {
+    const index_t outs = have / n;
+    index_t o = 0;
+    const bool keys = S == dtype::f32 && std::is_same_v<C, float> && spec.is_max;  // vectorized per output
+    if (!keys) {
+      for (; o + 8 <= outs; o += 8) fold_lanes<8>(o * n);
+      for (; o + 4 <= outs; o += 4) fold_lanes<4>(o * n);
+      for (; o + 2 <= outs; o += 2) fold_lanes<2>(o * n);
+    }
+    for (; o < outs; ++o) {
+      C a{};
+      fold_run(a, tile + o * n, n, true);
+      finish(a);
+    }
+    const index_t left = have - outs * n;
+    if (left > 0) std::memmove(tile, tile + outs * n, static_cast<std::size_t>(left) * sizeof(E));
+    have = left;
+  }
+
+  void take(const void* values, index_t m) {
+    const E* p = static_cast<const E*>(values);
+    if (n > tile_size) {  // one output spans many chunks: fold them as they come
+      while (m > 0) {
+        const index_t t = m < n - got ? m : n - got;
+        fold_run(acc, p, t, got == 0);
+        got += t;
+        p += t;
+        m -= t;
+        if (got == n) {
+          finish(acc);
+          got = 0;
+        }
+      }
+      return;
+    }
+    while (m > 0) {
+      const index_t t = m < tile_size - have ? m : tile_size - have;
+      std::memcpy(tile + have, p, static_cast<std::size_t>(t) * sizeof(E));
+      have += t;
+      p += t;
+      m -= t;
+      if (have == tile_size) drain();
+    }
+  }
+  static void take_erased(void* self, const void* values, index_t m) { static_cast<fold_sink*>(self)->take(values, m); }
+  chunk_sink erased() { return {this, &take_erased}; }
+};
+
+// The dtype pairs a fused reduction runs with (plan/fusion.hpp's is_fusible_reduction): the
+// input's dtype, or an integer sum into int64.
+template <class F>
+void visit_fold_dtypes(dtype s, dtype o, F&& f) {
+  if (s == o) {
+    visit_dtype(s, [&](auto d) { f(d, d); });
+  } else if (o == dtype::i64 && s == dtype::b8) {
+    f(std::integral_constant<dtype, dtype::b8>{}, std::integral_constant<dtype, dtype::i64>{});
+  } else if (o == dtype::i64 && s == dtype::i8) {
+    f(std::integral_constant<dtype, dtype::i8>{}, std::integral_constant<dtype, dtype::i64>{});
+  } else if (o == dtype::i64 && s == dtype::i32) {
+    f(std::integral_constant<dtype, dtype::i32>{}, std::integral_constant<dtype, dtype::i64>{});
+  }
+}
+
+// Splits the outputs across threads (OMP) and runs part(first output, first row, end row) for
+// each share, whose rows hold exactly its outputs' values: rows of `inner` values and n values per
+// output, where one divides the other (both are products of trailing extents of the domain).
+template <class Part>
+void for_output_shares(const device_ctx& ctx, index_t outputs, index_t n, index_t inner, index_t rows, Part&& part) {
+#if defined(_OPENMP)
+  const bool aligned = n % inner == 0 || inner % n == 0;
+  if (ctx.where == backend::omp && aligned && outputs > 1 && outputs * n >= (index_t{1} << 15)) {
+    // the units split: whole outputs (each n / inner rows), or whole rows (each inner / n outputs)
+    const bool by_output = n >= inner;
+    const index_t units = by_output ? outputs : rows;
+#pragma omp parallel
+    {
+      const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
+      const index_t u0 = units * t / T, u1 = units * (t + 1) / T;
+      if (by_output) part(u0, u0 * (n / inner), u1 * (n / inner));
+      else part(u0 * (inner / n), u0, u1);
+    }
+    return;
+  }
+#endif
+  (void)ctx;
+  (void)outputs;
+  (void)n;
+  (void)inner;
+  part(0, 0, rows);
+}
+
+// One output per thread (CUDA): the group evaluated at each of its values.
+template <dtype S, dtype O>
+struct fused_fold_fn {
+  fused_elem_fn group;  // its k.out: the loop domain (the reduction's input), never written
+  strided out;
+  fold_spec spec;
+  index_t n;
+  CTFX_HD void operator()(index_t o) const {
+    using C = compute_t<O>;
+    C a = C(0);
+    for (index_t r = 0; r < n; ++r) {
+      alignas(8) std::byte v[8];
+      group.value(o * n + r, v);
+      const C x = load_as<S, C>(reinterpret_cast<const element_t<S>*>(v));
+      a = r == 0 && spec.is_max ? x : spec.is_max ? binary_value<C>(op_kind::maximum, a, x) : wrap_add(a, x);
+    }
+    if (spec.divisor != 0) a = a / static_cast<C>(spec.divisor);
+    output_cursor at(out, o);
+    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + at.off, a);
+  }
+};
+
+// The reduction `out` of the group k over its domain's last dimensions: k.out describes the
+// domain (the input's extents; k.out.p unused); each output folds total / outputs values (the
+// product of the reduced extents). Outputs that fold no value are 0, as in kernels::reduce (a
+// mean's 0 / 0 is the caller's: it fills NaN without running the group).
+inline void run_fused_reduce(const device_ctx& ctx, const fused_kernel& k, const strided& out, fold_spec spec) {
+  const index_t outputs = out.numel();
+  if (outputs == 0) return;
+  const index_t total = k.out.numel();
+  const index_t n = total / outputs;
+  if (total == 0) {
+    fill(ctx, out, 0.0);
+    return;
+  }
+  visit_fold_dtypes(k.out.dt, out.dt, [&](auto sd, auto od) {
+    constexpr dtype S = decltype(sd)::value, O = decltype(od)::value;
+    if (ctx.where == backend::cuda) {
+      parallel_for(ctx, outputs, fused_fold_fn<S, O>{fused_elem_fn{k}, out, spec, n});
+      return;
+    }
+    const fused_nest nest = make_nest(k);
+    for_output_shares(ctx, outputs, n, nest.inner, nest.rows, [&](index_t o0, index_t r0, index_t r1) {
+      fold_sink<S, O> sink(spec, n, out, o0);
+      const chunk_sink s = sink.erased();
+      run_fused_rows(k, nest, r0, r1, &s);
+      if (sink.have > 0) sink.drain();
+    });
+  });
+}
+
+}  // namespace ctfx::kernels
