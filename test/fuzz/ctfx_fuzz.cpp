@@ -59,9 +59,9 @@ ctfx::run_status run_on_device(const ctfx::runtime_plan& plan, std::size_t ws_by
 
 // `fused` counts the plan's kernels that fuse several nodes (plan/fusion.hpp), `into_cat` the
 // results computed straight into a cat's slice, `into_row` those computed in a put's row,
-// `cl_cat` the cats with a channels-last result.
+// `cl_cat` the cats with a channels-last result, `folds` the reductions that fold a fused group's values.
 std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool reuse, bool arena, long* fused = nullptr,
-                       long* into_cat = nullptr, long* into_row = nullptr, long* cl_cat = nullptr) {
+                       long* into_cat = nullptr, long* into_row = nullptr, long* cl_cat = nullptr, long* folds = nullptr) {
   if (!c.graph.error.ok()) return "generator built an invalid graph: " + std::string(c.graph.error.message());
   if (auto d = ctfx::verify(c.graph); !d.ok()) return "generator graph fails verify: " + std::string(d.message());
   const ctfx::kernel_table kernels = ctfx_fuzz::fuzz_kernels();
@@ -72,6 +72,10 @@ std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool 
   ctfx::runtime_plan plan(c.graph, opt);
   if (!plan.error().ok()) return "pipeline/plan error: " + std::string(plan.error().message());
   if (fused) *fused += plan.fused().groups_with_members();
+  for (std::int32_t i = 0; folds && i < plan.graph().size(); ++i) {
+    const std::int32_t r = plan.fused().root[static_cast<std::size_t>(i)];
+    if (r != i && ctfx::is_reduction(plan.graph()[r].op) && plan.graph().arg(r, 0) == i) ++*folds;
+  }
   for (std::int32_t i = 0; i < plan.graph().size(); ++i)
     if (const std::int32_t h = plan.fused().into_of(i); h >= 0) {
       const bool row = ctfx::is_index_op(plan.graph()[h].op);
@@ -181,7 +185,7 @@ int main(int argc, char** argv) {
   }
 #endif
   if (emit) return emit_cpp(emit, seed, cases);
-  long passed = 0, failed = 0, fused = 0, fused_plans = 0, into_cat = 0, into_row = 0, cl_cat = 0;
+  long passed = 0, failed = 0, fused = 0, fused_plans = 0, into_cat = 0, into_row = 0, cl_cat = 0, folds = 0;
   for (long k = 0; k < cases; ++k) {
     const std::uint64_t s = seed * 1000003u + static_cast<std::uint64_t>(k);
     // On CUDA, no op that calls the backend's libm (sin): CUDA's and glibc's differ in the last bit.
@@ -190,7 +194,7 @@ int main(int argc, char** argv) {
     if (k < print_graphs) std::printf("case %ld (seed %llu): %s\n%s\n", k, static_cast<unsigned long long>(s), c.what.c_str(),
                                       ctfx::to_text(c.graph).c_str());
     const long before = fused;
-    std::string why = check_case(c, where, reuse, arena, &fused, &into_cat, &into_row, &cl_cat);
+    std::string why = check_case(c, where, reuse, arena, &fused, &into_cat, &into_row, &cl_cat, &folds);
     fused_plans += fused > before;
     if (why.empty()) { ++passed; continue; }
     ++failed;
@@ -198,8 +202,8 @@ int main(int argc, char** argv) {
       std::printf("FAIL case %ld (case seed %llu): %s\n  ops: %s\n%s\n", k, static_cast<unsigned long long>(s), why.c_str(),
                   c.what.c_str(), ctfx::to_text(c.graph).c_str());
   }
-  std::printf("%ld passed, %ld failed (fused kernels: %ld, in %ld plans; results computed in a cat slice: %ld, in a put's row: %ld; "
-              "channels-last cats: %ld)\n",
-              passed, failed, fused, fused_plans, into_cat, into_row, cl_cat);
+  std::printf("%ld passed, %ld failed (fused kernels: %ld, in %ld plans, %ld of them reductions; results computed in a cat slice: %ld, "
+              "in a put's row: %ld; channels-last cats: %ld)\n",
+              passed, failed, fused, fused_plans, folds, into_cat, into_row, cl_cat);
   return failed == 0 ? 0 : 1;
 }

@@ -313,6 +313,15 @@ class generator {
         if (t.rank() < 1) break;
         const index_t d = pick(static_cast<unsigned>(t.rank()));
         if (ctfx::is_floating(t.meta().dt) && pick(3) == 0) { push(t.mean({d}, coin())); note("mean"); break; }
+        if (pick(3) == 0) {  // of values computed here, over the last dimensions: a fused reduction
+          const index_t r = t.rank();
+          tensor v = ctfx::is_floating(t.meta().dt) ? ctfx::relu(t * 1.5 - 0.25) : t * 3 + 1;
+          if (r >= 2 && coin()) push(coin() ? v.sum({r - 2, r - 1}, coin()) : v.amax({r - 1, r - 2}, coin()));
+          else if (ctfx::is_floating(t.meta().dt) && coin()) push(v.mean({r - 1}, coin()));
+          else push(coin() ? v.sum({r - 1}, coin()) : v.amax({r - 1}, coin()));
+          note("reduce_fused");
+          break;
+        }
         push(coin() ? t.sum({d}, coin()) : t.amax({d}, coin()));
         note("reduce");
         break;
