@@ -39,6 +39,20 @@ constexpr auto stencil_chain = ctfx::graph([](ctfx::builder& b) {
 // is instantiated (an alias inside a function is not enough).
 using stencil_plan = ctfx::compiled<decltype(stencil_chain)>;
 
+// Reductions that fold a fused group's values (kernels/fused_reduce.hpp): a row sum of squares
+// minus a broadcast row, a row maximum of a transposed operand, a mean of everything.
+constexpr long RN = 48, RD = 200;
+constexpr auto row_folds = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {RN, RD});
+  auto y = b.input("y", ctfx::f32, {RD});
+  auto t = b.input("t", ctfx::f32, {RD, RN});
+  auto s = (x * x - y).sum({1});
+  auto m = ctfx::exp(t.transpose(0, 1) * 0.5f).amax({1}, true);
+  auto a = (x * y).mean({0, 1});
+  b.output(s, m, a);
+});
+using folds_plan = ctfx::compiled<decltype(row_folds)>;
+
 namespace {
 
 int failures = 0;
@@ -148,6 +162,45 @@ void compiled_groups() {
   cudaFree(ws);
 }
 
+// compiled<G> and runtime_plan on the device against compiled<G> on the host, bit for bit.
+void fused_reductions() {
+  std::vector<float> x(RN * RD), y(RD), t(RD * RN);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.013f - 0.6f;
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = static_cast<float>(i % 9) * 0.1f;
+  for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>((i * 11) % 89) * 0.02f - 0.9f;
+  std::vector<float> hs(RN), hm(RN), ha(1);
+  auto refs = [&](float* px, float* py, float* pt) {
+    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(px, ctfx::f32, {RN, RD}), ctfx::tensor_ref::contiguous(py, ctfx::f32, {RD}),
+                                         ctfx::tensor_ref::contiguous(pt, ctfx::f32, {RD, RN})};
+  };
+  auto outs = [&](float* ps, float* pm, float* pa) {
+    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(ps, ctfx::f32, {RN}), ctfx::tensor_ref::contiguous(pm, ctfx::f32, {RN, 1}),
+                                         ctfx::tensor_ref::contiguous(pa, ctfx::f32, {})};
+  };
+  check(folds_plan::run(refs(x.data(), y.data(), t.data()), outs(hs.data(), hm.data(), ha.data())).ok, "fused reductions run on the host");
+  dev_buf<float> dx(x), dy(y), dt(t), ds(hs), dm(hm), da(ha);
+  const std::vector<ctfx::tensor_ref> din = refs(dx.p, dy.p, dt.p);
+  const auto b = folds_plan::bind(std::vector<ctfx::tensor_desc>(din.begin(), din.end()));
+  std::byte* ws = nullptr;
+  cudaMalloc(&ws, b.workspace_bytes + 1);
+  const ctfx::device_ctx dev{ctfx::backend::cuda, nullptr};
+  auto st = folds_plan::run(din, outs(ds.p, dm.p, da.p), dev, std::span<std::byte>(ws, b.workspace_bytes));
+  cudaDeviceSynchronize();
+  check(st.ok, st.ok ? "compiled<G>: fused reductions run on the device" : st.message.c_str());
+  check(ds.get() == hs && dm.get() == hm && da.get() == ha, "compiled<G>: fused reductions equal to the host's, bit for bit");
+  ctfx::runtime_plan rp(row_folds.get());
+  dev_buf<float> rs(hs), rm(hm), ra(ha);
+  const auto rb = rp.bind(std::vector<ctfx::tensor_desc>(din.begin(), din.end()));
+  std::byte* rws = nullptr;
+  cudaMalloc(&rws, rb.workspace_bytes + 1);
+  st = rp.run(din, outs(rs.p, rm.p, ra.p), dev, std::span<std::byte>(rws, rb.workspace_bytes));
+  cudaDeviceSynchronize();
+  check(st.ok, st.ok ? "runtime_plan: fused reductions run on the device" : st.message.c_str());
+  check(rs.get() == hs && rm.get() == hm && ra.get() == ha, "runtime_plan: fused reductions equal to the host's, bit for bit");
+  cudaFree(ws);
+  cudaFree(rws);
+}
+
 }  // namespace
 
 int main() {
@@ -158,6 +211,7 @@ int main() {
   }
   kv_and_halo();
   compiled_groups();
+  fused_reductions();
   std::printf("%d failures\n", failures);
   return failures == 0 ? 0 : 1;
 }
