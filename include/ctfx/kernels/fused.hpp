@@ -452,7 +452,8 @@ struct row_offsets {
 // computed (kernels/fused_reduce.hpp), receiving them in row-major order of the loop domain.
 struct chunk_sink {
   void* self = nullptr;
-  void (*take)(void* self, const void* values, index_t n) = nullptr;  // values: the last op's dtype
+  void* (*reserve)(void* self, index_t n) = nullptr;  // where the last op writes the chunk's n values
+  void (*commit)(void* self, index_t n) = nullptr;    // ... which are then in
 };
 
 // The host loop over rows [r0, r1), its values stored into k.out, or handed to `sink`.
@@ -498,17 +499,18 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
       }
       std::byte* dst = dense_out ? k.out.p + (off[0] + c0 * nest.istride[0]) * out_es : nullptr;
       auto operand = [&](fused_ref r) { return r >= max_fused_ops ? leafp[r - max_fused_ops] : res[r]; };
-      // The last op's values, when they were not computed straight into a dense destination.
+      // The last op's values (in `target`), when they were not computed straight into a dense destination.
       auto emit = [&](const void* values) {
-        if (sink) sink->take(sink->self, values, n);
+        if (sink) sink->commit(sink->self, n);
         else detail::scatter(k.out, off[0] + c0 * nest.istride[0], nest.istride[0], n, static_cast<const std::byte*>(values));
       };
       for (int jj = 0; jj < n_run; ++jj) {
         const int j = run_ops[jj];
         const fused_op& o = k.ops[j];
         const bool last = j == k.n_ops - 1;
-        // Where the result goes: straight into the destination for the last op when it is dense.
-        std::byte* target = last ? (dense_out ? dst : outbuf) : elem[j];
+        // Where the result goes: straight into the destination for the last op when it is dense,
+        // or where the sink says.
+        std::byte* target = !last ? elem[j] : sink ? static_cast<std::byte*>(sink->reserve(sink->self, n)) : dense_out ? dst : outbuf;
         if (o.fn3) {  // a tree: all operands f32, read in place
           const fused_op& p = k.ops[o.a];
           const fused_op& q = k.ops[o.b];

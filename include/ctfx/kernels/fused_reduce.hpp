@@ -5,9 +5,10 @@
 // The reduced dimensions are the input's last ones, so the values of output o are elements
 // [o·n, (o+1)·n) of the input in row-major order, the order the group computes them in. Each output
 // folds its values in that order (kernels/reduce.hpp's order), so the results are the same bits as
-// the unfused reduction's. On the host, values arrive chunk by chunk into a tile; the outputs
-// complete in the tile are folded eight (four, two) side by side — independent chains of adds, as
-// reduce.hpp's reduce_each — and an output longer than the tile folds its chunks as they come.
+// the unfused reduction's. On the host, the group computes its values chunk by chunk straight into
+// a tile; the outputs complete in the tile are folded eight (four, two) side by side — independent
+// chains of adds, as reduce.hpp's reduce_each — and an output longer than the tile folds its
+// chunks as they come.
 // On CUDA each thread folds one output, evaluating the group element by element.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
@@ -50,7 +51,7 @@ template <dtype S, dtype O>
 struct fold_sink {
   using C = compute_t<O>;
   using E = element_t<S>;
-  static constexpr index_t tile_size = 4096;  // 16–32 KiB: the tile stays in L1
+  static constexpr index_t tile_size = 8192;  // eight outputs of 1,024 values side by side (32 KiB of f32)
 
   fold_spec spec;
   index_t n;  // values per output, > 0
@@ -130,33 +131,39 @@ struct fold_sink {
     have = left;
   }
 
-  void take(const void* values, index_t m) {
-    const E* p = static_cast<const E*>(values);
-    if (n > tile_size) {  // one output spans many chunks: fold them as they come
-      while (m > 0) {
-        const index_t t = m < n - got ? m : n - got;
-        fold_run(acc, p, t, got == 0);
-        got += t;
-        p += t;
-        m -= t;
-        if (got == n) {
-          finish(acc);
-          got = 0;
-        }
-      }
+  // Where the next m <= fused_chunk values go: the tile (folding the outputs complete in it first
+  // when it has no room), or, for outputs longer than the tile, its start as a scratch.
+  E* reserve(index_t m) {
+    if (n > tile_size) return tile;
+    if (have + m > tile_size) drain();
+    return tile + have;
+  }
+  // The m values written where reserve() said are in.
+  void commit(index_t m) {
+    if (n <= tile_size) {
+      have += m;
       return;
     }
+    const E* p = tile;  // one output spans many chunks: fold them as they come
     while (m > 0) {
-      const index_t t = m < tile_size - have ? m : tile_size - have;
-      std::memcpy(tile + have, p, static_cast<std::size_t>(t) * sizeof(E));
-      have += t;
+      const index_t t = m < n - got ? m : n - got;
+      fold_run(acc, p, t, got == 0);
+      got += t;
       p += t;
       m -= t;
-      if (have == tile_size) drain();
+      if (got == n) {
+        finish(acc);
+        got = 0;
+      }
     }
   }
-  static void take_erased(void* self, const void* values, index_t m) { static_cast<fold_sink*>(self)->take(values, m); }
-  chunk_sink erased() { return {this, &take_erased}; }
+  // Folds what is left (every output is complete once all values are in).
+  void close() {
+    if (have > 0) drain();
+  }
+  static void* reserve_erased(void* self, index_t m) { return static_cast<fold_sink*>(self)->reserve(m); }
+  static void commit_erased(void* self, index_t m) { static_cast<fold_sink*>(self)->commit(m); }
+  chunk_sink erased() { return {this, &reserve_erased, &commit_erased}; }
 };
 
 // The dtype pairs a fused reduction runs with (plan/fusion.hpp's is_fusible_reduction): the
@@ -248,7 +255,7 @@ inline void run_fused_reduce(const device_ctx& ctx, const fused_kernel& k, const
       fold_sink<S, O> sink(spec, n, out, o0);
       const chunk_sink s = sink.erased();
       run_fused_rows(k, nest, r0, r1, &s);
-      if (sink.have > 0) sink.drain();
+      sink.close();
     });
   });
 }

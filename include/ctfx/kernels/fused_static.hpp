@@ -322,22 +322,22 @@ struct static_group {
     walk_rows(k, nest, r0, r1, [&](index_t o, const leaf_ptrs& p) { row(base + o, nest.istride[0], p, nest.inner, unit); });
   }
 
-  // A reduction root: each row computed chunk by chunk into a typed buffer, each chunk folded.
+  // A reduction root: each row computed chunk by chunk into the fold's tile (fused_reduce.hpp).
   template <class Sink>
   static void fold_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, Sink& sink) {
     const bool unit = dense_leaves(nest);
     index_t es[max_fused_leaves > 0 ? max_fused_leaves : 1]{};
     for (int l = 0; l < leaves.n; ++l) es[l] = size_of(k.leaf[l].dt);
-    alignas(64) element_t<out_dt> buf[fused_chunk];
     walk_rows(k, nest, r0, r1, [&](index_t, const leaf_ptrs& p) {
       for (index_t c0 = 0; c0 < nest.inner; c0 += fused_chunk) {
         const index_t len = nest.inner - c0 < fused_chunk ? nest.inner - c0 : fused_chunk;
         leaf_ptrs q = p;
         for (int l = 0; l < leaves.n; ++l) q.p[l] += c0 * p.st[l] * es[l];
-        if (unit && len == fused_chunk) inner<dense_access>(buf, 1, q, fused_chunk);
-        else if (unit) inner<dense_access>(buf, 1, q, len);
-        else inner<strided_access>(buf, 1, q, len);
-        sink.take(buf, len);
+        element_t<out_dt>* into = sink.reserve(len);
+        if (unit && len == fused_chunk) inner<dense_access>(into, 1, q, fused_chunk);
+        else if (unit) inner<dense_access>(into, 1, q, len);
+        else inner<strided_access>(into, 1, q, len);
+        sink.commit(len);
       }
     });
   }
@@ -377,7 +377,7 @@ struct static_group {
     for_output_shares(ctx, outputs, n, nest.inner, nest.rows, [&](index_t o0, index_t r0, index_t r1) {
       fold_sink<out_dt, O> sink(spec, n, out, o0);
       fold_rows(k, nest, r0, r1, sink);
-      if (sink.have > 0) sink.drain();
+      sink.close();
     });
   }
 
