@@ -5,7 +5,7 @@
 // the program must read and write) measured in the same run. Medians of repeated runs.
 // PyTorch eager and torch.compile on the same programs: bench/torch/compute.py.
 //
-//   compute_bench [--reps N] [--omp] [--only a|b|c|d|e]   (--omp: ctfx on the OMP backend, all
+//   compute_bench [--reps N] [--omp] [--only a|b|c|d|e|f]   (--omp: ctfx on the OMP backend, all
 //                                       threads; the hand loops stay sequential. --only: one workload)
 #include <algorithm>
 #include <chrono>
@@ -136,6 +136,26 @@ __attribute__((noinline)) void softmax_hand(const float* x, float* y) {
   }
 }
 
+// (f) RMSNorm over the last dimension of [N, D] f32 (an LLM layer's normalization): the mean of
+// squares is a reduction of an elementwise value, fused: x is read twice, y written once.
+constexpr long NN = 2048, ND = 1024;
+constexpr auto rmsnorm = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {NN, ND});
+  auto w = b.input("w", ctfx::f32, {ND});
+  auto inv = ctfx::rsqrt((x * x).mean({1}, true) + 1e-6f);
+  b.output(x * inv * w);
+});
+
+__attribute__((noinline)) void rmsnorm_hand(const float* x, const float* w, float* y) {
+  for (long i = 0; i < NN; ++i) {
+    const float* r = x + i * ND;
+    float s = 0.0f;
+    for (long j = 0; j < ND; ++j) s += r[j] * r[j];
+    const float inv = 1.0f / std::sqrt(s / static_cast<float>(ND) + 1e-6f);
+    for (long j = 0; j < ND; ++j) y[i * ND + j] = r[j] * inv * w[j];
+  }
+}
+
 ctfx::backend where = ctfx::backend::host;
 
 template <class Plan>
@@ -179,7 +199,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   };
   if (run('a')) {
-    std::fprintf(stderr, "[1/5] stencil %ld x %ld f32...\n", G, G);
+    std::fprintf(stderr, "[1/6] stencil %ld x %ld f32...\n", G, G);
     std::vector<float> x(G * G), tmp(G * G);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {G, G})};
@@ -190,7 +210,7 @@ int main(int argc, char** argv) {
     line("(a) 5-point stencil 1026^2 f32, periodic ghosts, copy_ back", c, r, h, time_memcpy(reps, G * G * 4) * 2);
   }
   if (run('b')) {
-    std::fprintf(stderr, "[2/5] ring buffer [%ld, %ld] f32...\n", R, W);
+    std::fprintf(stderr, "[2/6] ring buffer [%ld, %ld] f32...\n", R, W);
     std::vector<float> buf(R * W), row(W), out(W);
     for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     for (std::size_t i = 0; i < row.size(); ++i) row[i] = static_cast<float>(i % 7);
@@ -205,7 +225,7 @@ int main(int argc, char** argv) {
     line("(b) ring buffer [64, 4096] f32: row at a run-time position, window sum", c, r, h, time_memcpy(reps, R * W * 4));
   }
   if (run('c')) {
-    std::fprintf(stderr, "[3/5] RoPE into a KV cache...\n");
+    std::fprintf(stderr, "[3/6] RoPE into a KV cache...\n");
     std::vector<float> cache(RB * RH * RS * RD), k(RB * RH * RD), cs(RD / 2), sn(RD / 2);
     for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     for (long j = 0; j < RD / 2; ++j) { cs[j] = std::cos(0.01f * j); sn[j] = std::sin(0.01f * j); }
@@ -221,7 +241,7 @@ int main(int argc, char** argv) {
     line("(c) RoPE of k [8, 32, 1, 128] f32 into a KV cache at a run-time position", c, r, h, time_memcpy(reps, RB * RH * RD * 4));
   }
   if (run('d')) {
-    std::fprintf(stderr, "[4/5] softmax [%ld, %ld] f32...\n", SN, SD);
+    std::fprintf(stderr, "[4/6] softmax [%ld, %ld] f32...\n", SN, SD);
     std::vector<float> x(SN * SD), y(SN * SD);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.05f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {SN, SD})};
@@ -232,7 +252,7 @@ int main(int argc, char** argv) {
     line("(d) softmax over the last dim of [2048, 1024] f32 (amax, sub, exp, sum, div)", c, r, h, time_memcpy(reps, SN * SD * 4));
   }
   if (run('e')) {
-    std::fprintf(stderr, "[5/5] 8-op chain over %ld f32...\n", E);
+    std::fprintf(stderr, "[5/6] 8-op chain over %ld f32...\n", E);
     std::vector<float> x(E), y(E);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f - 0.3f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {E})};
@@ -241,5 +261,18 @@ int main(int argc, char** argv) {
     const double r = time_runtime(reps, chain8.get(), in, out);
     const double h = median_us(reps, [&] { chain8_hand(x.data(), y.data()); });
     line("(e) 8 elementwise ops, 16 M f32 (64 MiB in, 64 MiB out)", c, r, h, time_memcpy(reps, E * 4));
+  }
+  if (run('f')) {
+    std::fprintf(stderr, "[6/6] RMSNorm [%ld, %ld] f32...\n", NN, ND);
+    std::vector<float> x(NN * ND), w(ND), y(NN * ND);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.02f - 1.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = 1.0f + static_cast<float>(i % 5) * 0.1f;
+    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {NN, ND}),
+                                            ctfx::tensor_ref::contiguous(w.data(), ctfx::f32, {ND})};
+    auto o = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {NN, ND})};
+    const double c = time_compiled<ctfx::compiled<decltype(rmsnorm)>>(reps, in, o);
+    const double r = time_runtime(reps, rmsnorm.get(), in, o);
+    const double h = median_us(reps, [&] { rmsnorm_hand(x.data(), w.data(), y.data()); });
+    line("(f) RMSNorm over the last dim of [2048, 1024] f32 (mean of squares fused)", c, r, h, time_memcpy(reps, NN * ND * 4));
   }
 }

@@ -61,6 +61,15 @@ def softmax(x, out):
     return out
 
 
+NN, ND = 2048, 1024
+
+
+def rmsnorm(x, w, out):
+    inv = torch.rsqrt((x * x).mean(1, keepdim=True) + 1e-6)
+    torch.mul(x * inv, w, out=out)
+    return out
+
+
 def median_us(f, reps):
     f()
     ts = []
@@ -112,6 +121,13 @@ def main():
         e = median_us(lambda: softmax(x, out), a.reps)
         c = median_us(lambda: csm(x, out), a.reps)
         print(f"| (d) softmax [2048, 1024] f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        x = (torch.arange(NN * ND, dtype=torch.float32).reshape(NN, ND) * 37 % 101) * 0.02 - 1.0
+        w = 1.0 + (torch.arange(ND, dtype=torch.float32) % 5) * 0.1
+        out = torch.empty_like(x)
+        crn = torch.compile(rmsnorm)
+        e = median_us(lambda: rmsnorm(x, w, out), a.reps)
+        c = median_us(lambda: crn(x, w, out), a.reps)
+        print(f"| (f) RMSNorm [2048, 1024] f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
 
 
 if __name__ == "__main__":
