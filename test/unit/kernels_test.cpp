@@ -311,4 +311,20 @@ TEST_CASE("kernels: sums and amax fold each output in row-major order, on one th
     CHECK(std::signbit(out[1][3]));  // amax over -0, 0, -0, ...: the first of equal values is kept
     CHECK((out[1][4] == 0.0f && std::signbit(out[1][4])));  // over -0 and negatives: -0
   }
+  // The per-output kernel CUDA runs (reduce_fn), called here on the host, folds the same bits.
+  const ctfx::strided in{reinterpret_cast<std::byte*>(x.data()), ctfx::dtype::f32, 3, {A, B, C}, {B * C, C, 1}};
+  const struct { ctfx::index_t size[2]; int rank; } shapes[] = {{{A, B}, 2}, {{A, B}, 2}, {{B, C}, 2}, {{B, 0}, 1}, {{A, C}, 2}, {{A, 0}, 1}};
+  for (std::size_t i = 0; i < 6; ++i) {
+    CAPTURE(i);
+    std::vector<float> got(static_cast<std::size_t>(shapes[i].size[0] * (shapes[i].rank == 2 ? shapes[i].size[1] : 1)));
+    ctfx::strided out{reinterpret_cast<std::byte*>(got.data()), ctfx::dtype::f32, shapes[i].rank, {}, {}};
+    for (int d = 0; d < shapes[i].rank; ++d) out.size[d] = shapes[i].size[d];
+    if (shapes[i].rank == 2) out.stride[0] = shapes[i].size[1];
+    out.stride[shapes[i].rank - 1] = 1;
+    ctfx::strided kept, red;
+    ctfx::kernels::split_reduction(out, in, want[i].dims, kept, red);
+    const ctfx::kernels::reduce_fn<ctfx::dtype::f32, ctfx::dtype::f32> fn{out, kept, ctfx::kernels::reduced_dims(red), want[i].is_max, 0.0};
+    for (ctfx::index_t o = 0; o < out.numel(); ++o) fn(o);
+    CHECK(same_bits(got, fold(x, A, B, C, want[i].dims, want[i].is_max)));
+  }
 }

@@ -166,21 +166,6 @@ struct fold_sink {
   chunk_sink erased() { return {this, &reserve_erased, &commit_erased}; }
 };
 
-// The dtype pairs a fused reduction runs with (plan/fusion.hpp's is_fusible_reduction): the
-// input's dtype, or an integer sum into int64.
-template <class F>
-void visit_fold_dtypes(dtype s, dtype o, F&& f) {
-  if (s == o) {
-    visit_dtype(s, [&](auto d) { f(d, d); });
-  } else if (o == dtype::i64 && s == dtype::b8) {
-    f(std::integral_constant<dtype, dtype::b8>{}, std::integral_constant<dtype, dtype::i64>{});
-  } else if (o == dtype::i64 && s == dtype::i8) {
-    f(std::integral_constant<dtype, dtype::i8>{}, std::integral_constant<dtype, dtype::i64>{});
-  } else if (o == dtype::i64 && s == dtype::i32) {
-    f(std::integral_constant<dtype, dtype::i32>{}, std::integral_constant<dtype, dtype::i64>{});
-  }
-}
-
 // Splits the outputs across threads (OMP) and runs part(first output, first row, end row) for
 // each share, whose rows hold exactly its outputs' values: rows of `inner` values and n values per
 // output, where one divides the other (both are products of trailing extents of the domain).

@@ -10,29 +10,6 @@
 
 namespace ctfx::kernels {
 
-template <dtype O>
-struct reduce_fn {
-  strided out;
-  strided kept;     // the input over the output's extents (reduced dims removed or of extent 1)
-  strided reduced;  // the input over the reduced extents only (pointer unused)
-  bool is_max = false;
-  double divisor = 0;  // mean: the count (the sum in C divided by it, then rounded); 0 otherwise
-  CTFX_HD void operator()(index_t o) const {
-    using C = compute_t<O>;
-    const std::byte* base = kept.at(o);
-    const index_t n = reduced.numel();
-    const int isz = size_of(kept.dt);
-    C acc = is_max ? load_dyn<C>(kept.dt, base + reduced.offset_of(0) * isz) : C(0);
-    for (index_t r = is_max ? 1 : 0; r < n; ++r) {
-      const C v = load_dyn<C>(kept.dt, base + reduced.offset_of(r) * isz);
-      if (is_max) acc = binary_value<C>(op_kind::maximum, acc, v);
-      else acc = wrap_add(acc, v);
-    }
-    if (divisor != 0) acc = acc / static_cast<C>(divisor);
-    store_as<O, C>(out.at(o), acc);
-  }
-};
-
 // Advances the odometer over out's first `dims` dimensions: the output's and the input's offsets.
 inline void next_output(const strided& out, const strided& kept, int dims, index_t* idx, index_t& ooff, index_t& koff) {
   for (int d = dims - 1; d >= 0; --d) {
@@ -61,7 +38,7 @@ struct reduced_dims {
   index_t size[max_rank], stride[max_rank];
   int rank = 0;
   index_t n = 1;  // elements folded into each output
-  explicit reduced_dims(const strided& red) {
+  CTFX_HD explicit reduced_dims(const strided& red) {
     for (int d = 0; d < red.rank; ++d) {
       if (red.size[d] == 1) continue;
       if (rank > 0 && stride[rank - 1] == red.stride[d] * red.size[d]) {
@@ -75,14 +52,60 @@ struct reduced_dims {
     for (int d = 0; d < rank; ++d) n *= size[d];
   }
   // One unit-stride run per output (a sum over the last dimension, say).
-  bool unit_run() const { return rank == 0 || (rank == 1 && stride[0] == 1); }
-  void next(index_t* idx, index_t& off) const {
+  CTFX_HD bool unit_run() const { return rank == 0 || (rank == 1 && stride[0] == 1); }
+  CTFX_HD void next(index_t* idx, index_t& off) const {
     for (int d = rank - 1; d >= 0; --d) {
       off += stride[d];
       if (++idx[d] < size[d]) break;
       off -= stride[d] * size[d];
       idx[d] = 0;
     }
+  }
+};
+
+// The dtype pairs reductions run with (ops/reductions.hpp makes no others): the input's dtype, or
+// an integer sum into int64. f(S, O) as integral constants.
+template <class F>
+void visit_fold_dtypes(dtype s, dtype o, F&& f) {
+  if (s == o) {
+    visit_dtype(s, [&](auto d) { f(d, d); });
+  } else if (o == dtype::i64 && s == dtype::b8) {
+    f(std::integral_constant<dtype, dtype::b8>{}, std::integral_constant<dtype, dtype::i64>{});
+  } else if (o == dtype::i64 && s == dtype::i8) {
+    f(std::integral_constant<dtype, dtype::i8>{}, std::integral_constant<dtype, dtype::i64>{});
+  } else if (o == dtype::i64 && s == dtype::i32) {
+    f(std::integral_constant<dtype, dtype::i32>{}, std::integral_constant<dtype, dtype::i64>{});
+  }
+}
+
+// One output per call (CUDA): dtypes fixed, the output's elements walked with an odometer over the
+// collapsed reduced dimensions (no division per element), folded in row-major order.
+template <dtype S, dtype O>
+struct reduce_fn {
+  strided out;
+  strided kept;  // the input over the output's extents
+  reduced_dims red;
+  bool is_max = false;
+  double divisor = 0;  // mean: the count; 0 otherwise
+  CTFX_HD void operator()(index_t o) const {
+    using C = compute_t<O>;
+    index_t ooff = 0, koff = 0;
+    for (int d = out.rank - 1; d >= 0; --d) {
+      const index_t c = o % out.size[d];
+      o /= out.size[d];
+      ooff += c * out.stride[d];
+      koff += c * kept.stride[d];
+    }
+    const auto* base = reinterpret_cast<const element_t<S>*>(kept.p) + koff;
+    index_t idx[max_rank]{}, roff = 0;
+    C acc = C(0);
+    for (index_t r = 0; r < red.n; ++r) {
+      const C v = load_as<S, C>(base + roff);
+      acc = r == 0 && is_max ? v : is_max ? binary_value<C>(op_kind::maximum, acc, v) : wrap_add(acc, v);
+      red.next(idx, roff);
+    }
+    if (divisor != 0) acc = acc / static_cast<C>(divisor);
+    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + ooff, acc);
   }
 };
 
@@ -219,7 +242,7 @@ void reduce_each(bool is_max, const strided& out, const strided& kept, const red
 }
 
 // The host loop: dtypes fixed once per kernel, no division per element; outputs walked with an
-// odometer, each folding its reduced elements in row-major order (the same order as reduce_fn).
+// odometer, each folding its reduced elements in row-major order (the same order as reduce_fn's).
 // On the OMP backend the outputs are split across threads (each output's order is unchanged).
 template <dtype S, dtype O>
 void reduce_host(const device_ctx& ctx, bool is_max, const strided& out, const strided& kept, const strided& red,
@@ -251,9 +274,11 @@ void reduce_host(const device_ctx& ctx, bool is_max, const strided& out, const s
 // out = sum/amax of `in` over the dimensions flagged in `dims` (bit d), keepdim or not. A nonzero
 // `divisor` makes the sum a mean: PyTorch's CPU mean.dim sums in the accumulation type (float for
 // f16/bf16), divides there, and rounds once to the result's dtype.
-inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims,
-                   double divisor = 0) {
-  strided kept{}, red{};
+// The input seen over the output's extents (`kept`: reduced dimensions removed, or of extent 1
+// with keepdim) and over the reduced dimensions alone (`red`: its pointer unused).
+inline void split_reduction(const strided& out, const strided& in, unsigned dims, strided& kept, strided& red) {
+  kept = strided{};
+  red = strided{};
   kept.p = in.p;
   kept.dt = in.dt;
   kept.rank = out.rank;
@@ -269,22 +294,16 @@ inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const
       kept.stride[k++] = in.stride[d];
     }
   }
-  if (ctx.where != backend::cuda) {  // host and OMP
-    // The pairs ops/reductions.hpp makes: the input's dtype, or an integer sum in int64 (each pair
-    // instantiated is a loop nest the compiler optimizes in every program that runs plans).
-    if (out.dt == in.dt) {
-      visit_dtype(in.dt, [&](auto sd) { reduce_host<decltype(sd)::value, decltype(sd)::value>(ctx, is_max, out, kept, red, divisor); });
-      return;
-    }
-    if (out.dt == dtype::i64 && (in.dt == dtype::b8 || in.dt == dtype::i8 || in.dt == dtype::i32)) {
-      if (in.dt == dtype::b8) reduce_host<dtype::b8, dtype::i64>(ctx, is_max, out, kept, red, 0);
-      else if (in.dt == dtype::i8) reduce_host<dtype::i8, dtype::i64>(ctx, is_max, out, kept, red, 0);
-      else reduce_host<dtype::i32, dtype::i64>(ctx, is_max, out, kept, red, 0);
-      return;
-    }
-  }
-  visit_dtype(out.dt, [&](auto od) {
-    parallel_for(ctx, out.numel(), reduce_fn<decltype(od)::value>{out, kept, red, is_max, divisor});
+}
+
+inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims,
+                   double divisor = 0) {
+  strided kept, red;
+  split_reduction(out, in, dims, kept, red);
+  visit_fold_dtypes(in.dt, out.dt, [&](auto sd, auto od) {
+    constexpr dtype S = decltype(sd)::value, O = decltype(od)::value;
+    if (ctx.where == backend::cuda) parallel_for(ctx, out.numel(), reduce_fn<S, O>{out, kept, reduced_dims(red), is_max, divisor});
+    else reduce_host<S, O>(ctx, is_max, out, kept, red, divisor);
   });
 }
 
