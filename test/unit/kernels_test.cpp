@@ -328,3 +328,24 @@ TEST_CASE("kernels: sums and amax fold each output in row-major order, on one th
     CHECK(same_bits(got, fold(x, A, B, C, want[i].dims, want[i].is_max)));
   }
 }
+
+namespace {
+// A dense chain over one run of values: its nest is a single row, which the OMP backend splits.
+constexpr long DN = 50001;
+constexpr auto dense_chain = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {DN});
+  b.output(ctfx::relu(x * 0.5 - 1.0) + x);
+});
+}  // namespace
+
+TEST_CASE("kernels: a dense group of one row is split across OMP threads, bit-identical to the reference") {
+  std::vector<float> x(DN), c(DN), r(DN), want(DN);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.07f - 3.0f;
+  const auto d = ctfx::tensor_desc::contiguous(ctfx::f32, {DN});
+  const ctfx::device_ctx omp{ctfx::backend::omp};
+  REQUIRE(ctfx::compiled<decltype(dense_chain)>::run({ctfx::tensor_ref(x.data(), d)}, {ctfx::tensor_ref(c.data(), d)}, omp).ok);
+  REQUIRE(ctfx::runtime_plan(dense_chain.get()).run({ctfx::tensor_ref(x.data(), d)}, {ctfx::tensor_ref(r.data(), d)}, omp).ok);
+  REQUIRE(ctfx::reference_run(dense_chain.get(), {ctfx::tensor_ref(x.data(), d)}, {ctfx::tensor_ref(want.data(), d)}).ok);
+  CHECK(same_bits(c, want));
+  CHECK(same_bits(r, want));
+}

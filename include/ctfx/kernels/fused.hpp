@@ -633,6 +633,47 @@ struct fused_elem_fn {
   }
 };
 
+// Elements [j0, j1) of a nest of one row (every operand collapsed into one run): the kernel with
+// each operand's pointer moved to element j0, and the nest shortened to j1 - j0.
+inline void narrow_row(fused_kernel& k, fused_nest& nest, index_t j0, index_t j1) {
+  k.out.p += j0 * nest.istride[0] * size_of(k.out.dt);
+  for (int l = 0; l < k.n_leaves; ++l) k.leaf[l].p += j0 * nest.istride[l + 1] * size_of(k.leaf[l].dt);
+  nest.inner = j1 - j0;
+}
+
+// On the OMP backend: part(kernel, nest, first row, end row) per thread, over its share of the
+// rows, or, when the nest is one row (a dense group), over its share of that row (a row shorter
+// than 8,192 elements stays on one thread). False: nothing ran (another backend, or too small).
+template <class Part>
+bool split_for_threads(const device_ctx& ctx, const fused_kernel& k, const fused_nest& nest, Part&& part) {
+#if defined(_OPENMP)
+  if (ctx.where != backend::omp || (nest.rows == 1 && nest.inner < 8192)) return false;
+  if (nest.rows > 1) {
+#pragma omp parallel
+    {
+      const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
+      part(k, nest, nest.rows * t / T, nest.rows * (t + 1) / T);
+    }
+    return true;
+  }
+#pragma omp parallel
+  {
+    const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
+    fused_kernel kt = k;
+    fused_nest nt = nest;
+    narrow_row(kt, nt, nest.inner * t / T, nest.inner * (t + 1) / T);
+    if (nt.inner > 0) part(kt, nt, 0, 1);
+  }
+  return true;
+#else
+  (void)ctx;
+  (void)k;
+  (void)nest;
+  (void)part;
+  return false;
+#endif
+}
+
 // Runs the group on the context's backend.
 inline void run_fused(const device_ctx& ctx, const fused_kernel& k) {
   const index_t n = k.out.numel();
@@ -642,19 +683,8 @@ inline void run_fused(const device_ctx& ctx, const fused_kernel& k) {
     return;
   }
   const fused_nest nest = make_nest(k);
-#if defined(_OPENMP)
-  if (ctx.where == backend::omp && nest.rows > 1) {
-    const index_t rows = nest.rows;
-#pragma omp parallel
-    {
-      const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
-      const index_t r0 = rows * t / T, r1 = rows * (t + 1) / T;
-      run_fused_rows(k, nest, r0, r1);
-    }
-    return;
-  }
-#endif
-  run_fused_rows(k, nest, 0, nest.rows);
+  auto part = [](const fused_kernel& kt, const fused_nest& nt, index_t r0, index_t r1) { run_fused_rows(kt, nt, r0, r1); };
+  if (!split_for_threads(ctx, k, nest, part)) run_fused_rows(k, nest, 0, nest.rows);
 }
 
 }  // namespace ctfx::kernels

@@ -166,32 +166,39 @@ struct fold_sink {
   chunk_sink erased() { return {this, &reserve_erased, &commit_erased}; }
 };
 
-// Splits the outputs across threads (OMP) and runs part(first output, first row, end row) for
-// each share, whose rows hold exactly its outputs' values: rows of `inner` values and n values per
-// output, where one divides the other (both are products of trailing extents of the domain).
+// On the OMP backend: part(kernel, first output) per thread, each over its share of the domain's
+// first dimension of extent above 1 when the reduction keeps it (its outputs are then a
+// contiguous run of the row-major outputs, its values the matching run of the group's loop).
+// False: nothing ran (another backend, a full reduction, or too small to be worth threads).
 template <class Part>
-void for_output_shares(const device_ctx& ctx, index_t outputs, index_t n, index_t inner, index_t rows, Part&& part) {
+bool split_outputs_for_threads(const device_ctx& ctx, const fused_kernel& k, index_t outputs, Part&& part) {
 #if defined(_OPENMP)
-  const bool aligned = n % inner == 0 || inner % n == 0;
-  if (ctx.where == backend::omp && aligned && outputs > 1 && outputs * n >= (index_t{1} << 15)) {
-    // the units split: whole outputs (each n / inner rows), or whole rows (each inner / n outputs)
-    const bool by_output = n >= inner;
-    const index_t units = by_output ? outputs : rows;
+  if (ctx.where != backend::omp || outputs < 2 || k.out.numel() < (index_t{1} << 15)) return false;
+  int d = 0;
+  while (d < k.out.rank && k.out.size[d] == 1) ++d;
+  if (d == k.out.rank || outputs % k.out.size[d] != 0) return false;
+  const index_t extent = k.out.size[d], per_index = outputs / extent;
+  // (dimension d is kept: reducing it would reduce every dimension after it, leaving one output)
 #pragma omp parallel
-    {
-      const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
-      const index_t u0 = units * t / T, u1 = units * (t + 1) / T;
-      if (by_output) part(u0, u0 * (n / inner), u1 * (n / inner));
-      else part(u0 * (inner / n), u0, u1);
+  {
+    const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
+    const index_t a = extent * t / T, b = extent * (t + 1) / T;
+    if (b > a) {
+      fused_kernel kt = k;
+      kt.out.size[d] = b - a;
+      for (int l = 0; l < k.n_leaves; ++l) kt.leaf[l].p += a * k.leaf[l].stride[d] * size_of(k.leaf[l].dt);
+      for (int l = 0; l < k.n_leaves; ++l) kt.leaf[l].size[d] = b - a;
+      part(static_cast<const fused_kernel&>(kt), a * per_index);
     }
-    return;
   }
-#endif
+  return true;
+#else
   (void)ctx;
+  (void)k;
   (void)outputs;
-  (void)n;
-  (void)inner;
-  part(0, 0, rows);
+  (void)part;
+  return false;
+#endif
 }
 
 // One output per thread (CUDA): the group evaluated at each of its values.
@@ -235,13 +242,14 @@ inline void run_fused_reduce(const device_ctx& ctx, const fused_kernel& k, const
       parallel_for(ctx, outputs, fused_fold_fn<S, O>{fused_elem_fn{k}, out, spec, n});
       return;
     }
-    const fused_nest nest = make_nest(k);
-    for_output_shares(ctx, outputs, n, nest.inner, nest.rows, [&](index_t o0, index_t r0, index_t r1) {
+    auto part = [&](const fused_kernel& kt, index_t o0) {
+      const fused_nest nest = make_nest(kt);
       fold_sink<S, O> sink(spec, n, out, o0);
       const chunk_sink s = sink.erased();
-      run_fused_rows(k, nest, r0, r1, &s);
+      run_fused_rows(kt, nest, 0, nest.rows, &s);
       sink.close();
-    });
+    };
+    if (!split_outputs_for_threads(ctx, k, outputs, part)) part(k, 0);
   });
 }
 

@@ -360,8 +360,8 @@ struct static_group {
     }
     const index_t n = total / outputs;
     const fold_spec spec{at(R).op == op_kind::amax, mean ? static_cast<double>(n) : 0.0};
-    const fused_nest nest = make_nest(k);
     if (ctx.where == backend::cuda) {
+      const fused_nest nest = make_nest(k);
       static_fold_fn<root, out_dt, O, leaves.n> f{};
       f.nest = nest;
       for (int l = 0; l < leaves.n; ++l) {
@@ -374,11 +374,13 @@ struct static_group {
       parallel_for(ctx, outputs, f);
       return;
     }
-    for_output_shares(ctx, outputs, n, nest.inner, nest.rows, [&](index_t o0, index_t r0, index_t r1) {
+    auto part = [&](const fused_kernel& kt, index_t o0) {
+      const fused_nest nest = make_nest(kt);
       fold_sink<out_dt, O> sink(spec, n, out, o0);
-      fold_rows(k, nest, r0, r1, sink);
+      fold_rows(kt, nest, 0, nest.rows, sink);
       sink.close();
-    });
+    };
+    if (!split_outputs_for_threads(ctx, k, outputs, part)) part(k, 0);
   }
 
   // Runs the group on the context's backend; `view(id)` gives node id's bound tensor, `domain_of(id)`
@@ -409,18 +411,8 @@ struct static_group {
       parallel_for(ctx, k.out.numel(), f);
       return;
     }
-#if defined(_OPENMP)
-    if (ctx.where == backend::omp && nest.rows > 1) {
-#pragma omp parallel
-      {
-        const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
-        rows(k, nest, nest.rows * t / T, nest.rows * (t + 1) / T);
-      }
-      return;
-    }
-#endif
-    (void)ctx;
-    rows(k, nest, 0, nest.rows);
+    if (!split_for_threads(ctx, k, nest, [](const fused_kernel& kt, const fused_nest& nt, index_t r0, index_t r1) { rows(kt, nt, r0, r1); }))
+      rows(k, nest, 0, nest.rows);
   }
 };
 
