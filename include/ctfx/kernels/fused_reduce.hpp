@@ -46,6 +46,14 @@ struct output_cursor {
   }
 };
 
+// The end of output o's fold: a mean's division, then the store.
+template <dtype O, class C>
+CTFX_HD inline void store_fold(const strided& out, index_t o, C acc, double divisor) {
+  if (divisor != 0) acc = acc / static_cast<C>(divisor);
+  const output_cursor at(out, o);
+  store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + at.off, acc);
+}
+
 // Folds a stream of values of dtype S (each output's n values in a row) into outputs of dtype O.
 template <dtype S, dtype O>
 struct fold_sink {
@@ -214,12 +222,9 @@ struct fused_fold_fn {
     for (index_t r = 0; r < n; ++r) {
       alignas(8) std::byte v[8];
       group.value(o * n + r, v);
-      const C x = load_as<S, C>(reinterpret_cast<const element_t<S>*>(v));
-      a = r == 0 && spec.is_max ? x : spec.is_max ? binary_value<C>(op_kind::maximum, a, x) : wrap_add(a, x);
+      a = fold_step(spec.is_max, a, load_as<S, C>(reinterpret_cast<const element_t<S>*>(v)), r == 0);
     }
-    if (spec.divisor != 0) a = a / static_cast<C>(spec.divisor);
-    output_cursor at(out, o);
-    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + at.off, a);
+    store_fold<O>(out, o, a, spec.divisor);
   }
 };
 

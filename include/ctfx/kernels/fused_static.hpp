@@ -144,12 +144,9 @@ struct static_fold_fn {
       }
       element_t<S> e;
       store_as<S, typename Root::V>(&e, Root::template eval<unit_access>(p, 0));
-      const C x = load_as<S, C>(&e);
-      a = r == 0 && spec.is_max ? x : spec.is_max ? binary_value<C>(op_kind::maximum, a, x) : wrap_add(a, x);
+      a = fold_step(spec.is_max, a, load_as<S, C>(&e), r == 0);
     }
-    if (spec.divisor != 0) a = a / static_cast<C>(spec.divisor);
-    const output_cursor at(out, o);
-    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + at.off, a);
+    store_fold<O>(out, o, a, spec.divisor);
   }
 };
 

@@ -78,6 +78,12 @@ void visit_fold_dtypes(dtype s, dtype o, F&& f) {
   }
 }
 
+// One step of an output's fold: its first value starts a maximum; a sum adds every value to 0.
+template <class C>
+CTFX_HD inline C fold_step(bool is_max, C acc, C v, bool first) {
+  return is_max ? (first ? v : binary_value<C>(op_kind::maximum, acc, v)) : wrap_add(acc, v);
+}
+
 // One output per call (CUDA): dtypes fixed, the output's elements walked with an odometer over the
 // collapsed reduced dimensions (no division per element), folded in row-major order.
 template <dtype S, dtype O>
@@ -100,8 +106,7 @@ struct reduce_fn {
     index_t idx[max_rank]{}, roff = 0;
     C acc = C(0);
     for (index_t r = 0; r < red.n; ++r) {
-      const C v = load_as<S, C>(base + roff);
-      acc = r == 0 && is_max ? v : is_max ? binary_value<C>(op_kind::maximum, acc, v) : wrap_add(acc, v);
+      acc = fold_step(is_max, acc, load_as<S, C>(base + roff), r == 0);
       red.next(idx, roff);
     }
     if (divisor != 0) acc = acc / static_cast<C>(divisor);
