@@ -615,6 +615,54 @@ TEST_CASE("cat: a returned cat gets its operands computed in the caller's buffer
     }
 }
 
+namespace {
+// Two groups computed into the halves of a cat along its last dimension (RoPE's shape, here into
+// a fresh buffer), and the same along dimension 0 (each operand whole rows: not run together).
+constexpr auto halves = ctfx::graph([](ctfx::builder& b) {
+  auto k = b.input("k", ctfx::f32, {6, 5, 40});
+  auto c = b.input("c", ctfx::f32, {20});
+  auto s = b.input("s", ctfx::f32, {20});
+  auto k1 = k.slice(2, 0, 20), k2 = k.slice(2, 20, 40);
+  auto lo = k1 * c - k2 * s;
+  auto hi = k2 * c + k1 * s;
+  auto rows = ctfx::cat({k1 * 2.0f, k2 + 1.0f}, 0);
+  b.output(ctfx::cat({lo, hi}, 2), rows);
+});
+using halves_plan = ctfx::compiled<decltype(halves)>;
+}  // namespace
+
+TEST_CASE("cat: groups computed into the slices of a cat along its last dimension run row by row together") {
+  const ctfx::ir g = halves_plan::graph();
+  const std::int32_t along_last = find(g, ctfx::op_kind::cat, 0) , along_rows = find(g, ctfx::op_kind::cat, 1);
+  REQUIRE(along_last >= 0);
+  REQUIRE(along_rows >= 0);
+  const std::int32_t last = g[along_last].meta.rank == 3 && g[along_last].meta.size[2] == ctfx::sym_expr(40) ? along_last : along_rows;
+  int pairs = 0, pairs_into_last = 0;
+  for (std::size_t i = 0; i < halves_plan::node_count; ++i) {
+    const std::int32_t next = halves_plan::row_sibling[i];
+    if (next < 0) continue;
+    ++pairs;
+    pairs_into_last += halves_plan::fused_into[i] == last && halves_plan::fused_into[static_cast<std::size_t>(next)] == last;
+  }
+  CHECK(pairs == 1);
+  CHECK(pairs_into_last == 1);
+  std::vector<float> k = ramp(6 * 5 * 40), c = ramp(20, 0.1f), s = ramp(20, 0.05f);
+  const std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(k.data(), ctfx::f32, {6, 5, 40}),
+                                            ctfx::tensor_ref::contiguous(c.data(), ctfx::f32, {20}),
+                                            ctfx::tensor_ref::contiguous(s.data(), ctfx::f32, {20})};
+  std::vector<float> want(6 * 5 * 40), want_rows(12 * 5 * 20);
+  REQUIRE(ctfx::reference_run(halves.get(), in, {ctfx::tensor_ref::contiguous(want.data(), ctfx::f32, {6, 5, 40}),
+                                                 ctfx::tensor_ref::contiguous(want_rows.data(), ctfx::f32, {12, 5, 20})}).ok);
+  for (ctfx::backend where : {ctfx::backend::host, ctfx::backend::omp}) {
+    std::vector<float> got(want.size()), got_rows(want_rows.size());
+    REQUIRE(halves_plan::run(in, {ctfx::tensor_ref::contiguous(got.data(), ctfx::f32, {6, 5, 40}),
+                                  ctfx::tensor_ref::contiguous(got_rows.data(), ctfx::f32, {12, 5, 20})},
+                             ctfx::device_ctx{where}).ok);
+    CHECK(got == want);
+    CHECK(got_rows == want_rows);
+  }
+}
+
 TEST_CASE("fusion: a value broadcast along rows longer than a chunk (softmax's row maximum) is read right in every chunk") {
   // Rows of 1000 elements: four chunks of the run-time fused loop, the last one partial; the row
   // maximum and sum are broadcast along each row, the column vector `w` is not.

@@ -60,6 +60,42 @@ struct compiled {
     return m;
   }();
 
+  // Per node: the node of the next step when both are elementwise groups computed into slices of
+  // one cat along its last dimension (kernels::static_row_siblings runs them row by row together,
+  // at the first one's step), else -1.
+  struct sibling_arrays {
+    std::array<std::int32_t, node_count> next{};
+    std::array<bool, node_count> follows{};  // computed with the step before it
+  };
+  static constexpr sibling_arrays siblings = [] {
+    sibling_arrays r;
+    auto& next = r.next;
+    for (auto& x : next) x = -1;
+    int placed = 0;  // (the schedule is made only for a graph with results computed in cat slices)
+    for (auto c : fused_into) placed += c >= 0;
+    if (placed < 2) return r;
+    const ir g = pipeline_type::get();
+    const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
+    auto groupable = [&](std::int32_t i) {
+      const node& nd = g[i];
+      const op_kind k = nd.op;
+      const bool arithmetic = (is_unary(k) && k != op_kind::convert) || is_binary(k) || is_ternary(k);
+      return nd.meta.is_tensor() && is_fusible_elementwise(k) && (arithmetic || fused_members[static_cast<std::size_t>(i)] > 0);
+    };
+    for (std::size_t s = 0; s + 1 < L.steps.size(); ++s) {
+      const std::int32_t a = L.steps[s], b = L.steps[s + 1];
+      const std::int32_t c = fused_into[static_cast<std::size_t>(a)];
+      if (c < 0 || fused_into[static_cast<std::size_t>(b)] != c || g[c].op != op_kind::cat || !groupable(a) || !groupable(b)) continue;
+      const std::int32_t d = g[c].npar ? static_cast<std::int32_t>(g.iparam(c, 0)) : 0;
+      if (d != g[c].meta.rank - 1 && d != -1) continue;  // along the last dimension: each operand a run of every row
+      if (L.step_partition[s] != L.step_partition[s + 1]) continue;
+      next[static_cast<std::size_t>(a)] = b;
+      r.follows[static_cast<std::size_t>(b)] = true;
+    }
+    return r;
+  }();
+  static constexpr auto row_sibling = siblings.next;
+
   // The grouping and the lifetimes the plan runs with (for listings: ctfx::listing(graph(), life(),
   // plan_reuse(life()), {.fused = &f}) with f = fused()).
   static fusion fused() {
@@ -114,11 +150,29 @@ struct compiled {
     static constexpr std::int32_t members(std::int32_t i) { return fused_members[static_cast<std::size_t>(i)]; }
   };
 
+  // Groups computed into one cat's slices, consecutive in the schedule: rows run together.
+  template <std::int32_t... Ids>
+  static void run_row_siblings(const exec_frame& f) {
+    constexpr std::int32_t ids[] = {Ids...};
+    constexpr std::int32_t last = ids[sizeof...(Ids) - 1];
+    if constexpr (row_sibling[static_cast<std::size_t>(last)] >= 0) {
+      run_row_siblings<Ids..., row_sibling[static_cast<std::size_t>(last)]>(f);
+    } else {
+      kernels::static_row_siblings<graph_view, Ids...>::run(f.ctx, [&](std::int32_t id) { return f.view(id); },
+                                                            [&](std::int32_t id) { return f.domain(id); });
+    }
+  }
+
   template <std::size_t I>
   static bool step(const exec_frame& f) {
     constexpr op_kind K = frozen.nodes[I].op;
     constexpr bool arithmetic = (is_unary(K) && K != op_kind::convert) || is_binary(K) || is_ternary(K);
-    if constexpr (fused_members[I] > 0 || (arithmetic && frozen.nodes[I].meta.is_tensor())) {
+    if constexpr (siblings.follows[I]) {
+      return true;  // computed with the group of the step before it (run_row_siblings)
+    } else if constexpr (row_sibling[I] >= 0) {
+      run_row_siblings<static_cast<std::int32_t>(I)>(f);
+      return true;
+    } else if constexpr (fused_members[I] > 0 || (arithmetic && frozen.nodes[I].meta.is_tensor())) {
       kernels::static_group<graph_view, static_cast<std::int32_t>(I)>::run(f.ctx, [&](std::int32_t id) { return f.view(id); },
                                                                           [&](std::int32_t id) { return f.domain(id); });
       return true;

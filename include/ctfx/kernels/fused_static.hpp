@@ -313,10 +313,24 @@ struct static_group {
     return unit;
   }
 
+  static bool dense_row(const fused_nest& nest) { return nest.istride[0] == 1 && dense_leaves(nest); }
+
   static void rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1) {
-    const bool unit = nest.istride[0] == 1 && dense_leaves(nest);
+    const bool unit = dense_row(nest);
     auto* base = reinterpret_cast<element_t<out_dt>*>(k.out.p);
     walk_rows(k, nest, r0, r1, [&](index_t o, const leaf_ptrs& p) { row(base + o, nest.istride[0], p, nest.inner, unit); });
+  }
+
+  // Row r of a nest with at most one outer dimension (static_row_siblings runs several groups'
+  // rows in turn).
+  static void one_row(const fused_kernel& k, const fused_nest& nest, index_t r, bool unit) {
+    leaf_ptrs p;
+    for (int l = 0; l < leaves.n; ++l) {
+      p.st[l] = nest.istride[l + 1];
+      p.p[l] = k.leaf[l].p + (nest.rank ? nest.stride[l + 1][0] * r : 0) * size_of(k.leaf[l].dt);
+    }
+    auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + (nest.rank ? nest.stride[0][0] * r : 0);
+    row(d, nest.istride[0], p, nest.inner, unit);
   }
 
   // A reduction root: each row computed chunk by chunk into the fold's tile (fused_reduce.hpp).
@@ -388,13 +402,20 @@ struct static_group {
     else run_map(ctx, view);
   }
 
-  // An elementwise root: the group's values stored into its destination.
+  // An elementwise root's kernel: its destination and its operands, broadcast to it.
   template <class View>
-  static void run_map(const device_ctx& ctx, View&& view) {
+  static fused_kernel map_kernel(View&& view) {
     fused_kernel k;
     k.out = view(dst);
     k.n_leaves = leaves.n;
     for (int l = 0; l < leaves.n; ++l) k.leaf[l] = view(leaves.id[l]).broadcast_to(k.out.rank, k.out.size);
+    return k;
+  }
+
+  // An elementwise root: the group's values stored into its destination.
+  template <class View>
+  static void run_map(const device_ctx& ctx, View&& view) {
+    const fused_kernel k = map_kernel(view);
     if (k.out.numel() == 0) return;
     const fused_nest nest = make_nest(k);
     if (ctx.where == backend::cuda) {
@@ -410,6 +431,58 @@ struct static_group {
     }
     if (!split_for_threads(ctx, k, nest, [](const fused_kernel& kt, const fused_nest& nt, index_t r0, index_t r1) { rows(kt, nt, r0, r1); }))
       rows(k, nest, 0, nest.rows);
+  }
+};
+
+// Elementwise groups computed into slices of one cat along its last dimension, consecutive in the
+// schedule (exec/compiled.hpp's row_sibling): run row by row together, each row of the cat's result
+// written in one visit (Inductor's horizontal fusion of a cat's pointwise inputs). A KV cache's
+// rows lie pages apart: RoPE's two rotated halves then cost one pass over those pages, not two.
+// Legal because the groups write disjoint slices that none of them reads (cat is their only
+// reader). Where their loop nests differ (operands collapse differently), or on CUDA, each group
+// runs on its own.
+template <class GV, std::int32_t... Rs>
+struct static_row_siblings {
+  using groups = std::tuple<static_group<GV, Rs>...>;
+  static constexpr std::size_t N = sizeof...(Rs);
+  template <class F, std::size_t... I>
+  static void each(F&& f, std::index_sequence<I...>) { (f(std::integral_constant<std::size_t, I>{}), ...); }
+  template <class F>
+  static void each(F&& f) { each(f, std::make_index_sequence<N>{}); }
+
+  template <class View, class Domain>
+  static void run(const device_ctx& ctx, View&& view, Domain&& domain_of) {
+    fused_kernel k[N];
+    fused_nest nest[N];
+    bool unit[N]{};
+    each([&](auto i) {
+      using G = std::tuple_element_t<i, groups>;
+      k[i] = G::map_kernel(view);
+      if (k[i].out.numel() > 0) nest[i] = make_nest(k[i]);
+      unit[i] = G::dense_row(nest[i]);
+    });
+    bool together = ctx.where != backend::cuda;
+    for (std::size_t i = 0; i < N; ++i) {
+      together = together && k[i].out.numel() > 0 && nest[i].rank <= 1 && nest[i].rank == nest[0].rank && nest[i].rows == nest[0].rows;
+    }
+    if (!together) {
+      each([&](auto i) { std::tuple_element_t<i, groups>::run(ctx, view, domain_of); });
+      return;
+    }
+    auto part = [&](index_t r0, index_t r1) {
+      for (index_t r = r0; r < r1; ++r) each([&](auto i) { std::tuple_element_t<i, groups>::one_row(k[i], nest[i], r, unit[i]); });
+    };
+#if defined(_OPENMP)
+    if (ctx.where == backend::omp && nest[0].rows > 1) {
+#pragma omp parallel
+      {
+        const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
+        part(nest[0].rows * t / T, nest[0].rows * (t + 1) / T);
+      }
+      return;
+    }
+#endif
+    part(0, nest[0].rows);
   }
 };
 
