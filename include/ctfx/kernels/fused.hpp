@@ -456,6 +456,16 @@ struct chunk_sink {
   void (*commit)(void* self, index_t n) = nullptr;    // ... which are then in
 };
 
+// Destination rows a page or more apart (a KV cache's, written at one position per head): the row
+// `prefetch_rows` ahead is fetched while row r is computed, its page walk and line fill overlapped
+// with the work. d: row r's start; step: the rows' distance in elements.
+inline constexpr index_t prefetch_rows = 8;
+template <class E>
+inline void prefetch_row_ahead(const E* d, index_t step, index_t r, index_t rows) {
+  const index_t bytes = step * static_cast<index_t>(sizeof(E));
+  if ((bytes >= 4096 || bytes <= -4096) && r + prefetch_rows < rows) __builtin_prefetch(d + prefetch_rows * step, 1, 1);
+}
+
 // The host loop over rows [r0, r1), its values stored into k.out, or handed to `sink`.
 inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, const chunk_sink* sink = nullptr) {
   constexpr index_t B = fused_chunk;
@@ -485,6 +495,7 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
   // written before it is read; an absorbed op's result is read only inside its reader's loop).
   const void* res[max_fused_ops]{};
   for (index_t row = r0; row < r1; ++row, w.next()) {
+    if (!sink && nest.rank == 1) prefetch_row_ahead(k.out.p + off[0] * out_es, nest.stride[0][0] * out_es, row, nest.rows);
     const void* leafp[max_fused_leaves];
     for (index_t c0 = 0; c0 < nest.inner; c0 += B) {
       const index_t n = nest.inner - c0 < B ? nest.inner - c0 : B;

@@ -291,7 +291,9 @@ struct static_group {
       }
       const index_t ostep = nest.rank ? nest.stride[0][0] : 0;
       index_t o = ostep * r0;
+      const auto* out = reinterpret_cast<const element_t<out_dt>*>(k.out.p);
       for (index_t r = r0; r < r1; ++r, o += ostep) {
+        if (out) prefetch_row_ahead(out + o, ostep, r, nest.rows);
         row_fn(o, static_cast<const leaf_ptrs&>(p));
         for (int l = 0; l < n; ++l) p.p[l] += step[l];
       }
@@ -329,7 +331,9 @@ struct static_group {
       p.st[l] = nest.istride[l + 1];
       p.p[l] = k.leaf[l].p + (nest.rank ? nest.stride[l + 1][0] * r : 0) * size_of(k.leaf[l].dt);
     }
-    auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + (nest.rank ? nest.stride[0][0] * r : 0);
+    const index_t step = nest.rank ? nest.stride[0][0] : 0;
+    auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + step * r;
+    prefetch_row_ahead(d, step, r, nest.rows);
     row(d, nest.istride[0], p, nest.inner, unit);
   }
 
