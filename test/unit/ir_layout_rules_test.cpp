@@ -1,5 +1,5 @@
 // Result layouts (ops/result_layout.hpp): the strides of elementwise results, preserve_format copies,
-// empty_like, cat, _foreach_* elements and auto_functionalized's updated arguments, as PyTorch's
+// empty_like, cat, index, _foreach_* elements and auto_functionalized's updated arguments, as PyTorch's
 // fake tensors compute them; and both executors (compiled<G> and runtime_plan) computing into such
 // layouts.
 #include <doctest/doctest.h>
@@ -52,11 +52,11 @@ ctfx::tensor_meta read_meta(std::istringstream& in, ctfx::dtype dt) {
 
 TEST_CASE("layout rules: random operand layouts give the result strides PyTorch's fake tensors give") {
   // test/data/layout_cases.txt: made by tools/layout_cases/make_cases.py from torch's FakeTensorMode
-  // (elementwise ops, copies, empty_like, cat and foreach elements).
+  // (elementwise ops, copies, empty_like, cat, foreach elements and index).
   std::ifstream f(data_path("layout_cases.txt"));
   REQUIRE(f.good());
   std::string line;
-  int cases = 0, cat_cases = 0;
+  int cases = 0, cat_cases = 0, index_cases = 0;
   while (std::getline(f, line)) {
     CAPTURE(line);
     std::istringstream in(line);
@@ -64,14 +64,16 @@ TEST_CASE("layout rules: random operand layouts give the result strides PyTorch'
     int n = 0;
     in >> op >> n;
     std::vector<ctfx::tensor_meta> ops;
-    for (int k = 0; k < n; ++k) ops.push_back(read_meta(in, op == "where" && k == 0 ? ctfx::dtype::b8 : ctfx::f32));
+    const bool index = op.rfind("index.", 0) == 0;
+    for (int k = 0; k < n; ++k)
+      ops.push_back(read_meta(in, op == "where" && k == 0 ? ctfx::dtype::b8 : index && k > 0 ? ctfx::dtype::i64 : ctfx::f32));
     int rank = 0;
     in >> rank;
     std::vector<long long> want(static_cast<std::size_t>(rank));
     for (auto& s : want) in >> s;
     const bool cat = op.rfind("cat.", 0) == 0;
     ctfx::tensor_meta shape = ops[0];
-    if (!cat)
+    if (!cat && !index)
       for (int k = 1; k < n; ++k) REQUIRE(ctfx::detail::broadcast_into(shape, ops[static_cast<std::size_t>(k)]));
     const ctfx::tensor_meta* ptr[3] = {&ops[0], n > 1 ? &ops[1] : nullptr, n > 2 ? &ops[2] : nullptr};
     ctfx::tensor_meta got;
@@ -84,7 +86,7 @@ TEST_CASE("layout rules: random operand layouts give the result strides PyTorch'
       got = ctfx::detail::empty_like_result(ops[0], ctfx::f32);
     } else if (op == "convert") {
       got = ctfx::detail::preserve_format_result(ops[0], ctfx::f64);
-    } else if (cat) {  // through the graph's rule: the inputs as placeholders, then cat
+    } else if (cat || index) {  // through the graph's rule: the inputs as placeholders, then the op
       ctfx::ir g;
       std::vector<std::int32_t> ids;
       for (const auto& m : ops) {
@@ -95,12 +97,22 @@ TEST_CASE("layout rules: random operand layouts give the result strides PyTorch'
         ids.push_back(g.append(ph, {}, {}));
       }
       ctfx::node c{};
-      c.op = ctfx::op_kind::cat;
-      const ctfx::sym_expr d(std::stoll(op.substr(4)));
-      const std::int32_t id = g.append(c, std::span<const std::int32_t>(ids.data(), ids.size()), std::span<const ctfx::sym_expr>(&d, 1));
-      REQUIRE(ctfx::infer_meta(g, id));
+      std::int32_t id = -1;
+      if (cat) {
+        c.op = ctfx::op_kind::cat;
+        const ctfx::sym_expr d(std::stoll(op.substr(4)));
+        id = g.append(c, std::span<const std::int32_t>(ids.data(), ids.size()), std::span<const ctfx::sym_expr>(&d, 1));
+        ++cat_cases;
+      } else {  // x, then per letter of the pattern an index (i) or None (n)
+        c.op = ctfx::op_kind::index;
+        std::vector<std::int32_t> args{ids[0]};
+        std::size_t next = 1;
+        for (char p : op.substr(6)) args.push_back(p == 'i' ? ids[next++] : -1);
+        id = g.append(c, std::span<const std::int32_t>(args.data(), args.size()), {});
+        ++index_cases;
+      }
+      REQUIRE_MESSAGE(ctfx::infer_meta(g, id), std::string(g.error.message()));
       got = g.meta(id);
-      ++cat_cases;
     } else {
       FAIL("unknown op " << op);
     }
@@ -114,8 +126,9 @@ TEST_CASE("layout rules: random operand layouts give the result strides PyTorch'
     }
     ++cases;
   }
-  CHECK(cases >= 600);
+  CHECK(cases >= 850);
   CHECK(cat_cases >= 150);
+  CHECK(index_cases >= 200);
 }
 
 // ----- each rule on a built graph -----

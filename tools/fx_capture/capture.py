@@ -1224,6 +1224,41 @@ PROGRAMS += [
 ]
 
 
+# ----- index.Tensor results, laid out as PyTorch's index meta function lays them out -----
+def index_permuted_cols(x, i):
+    return x.permute(2, 0, 1)[:, i]
+
+
+def index_permuted_rows(x, i):
+    return x.permute(1, 2, 0)[i] * 2
+
+
+def index_channels_last(x, i):
+    return x[:, :, i], x[:, i]
+
+
+def index_split_dims(x, i, j):
+    return x.permute(2, 1, 0)[i, :, j]
+
+
+def index_two_dim_index(x, i):
+    return x.t()[:, i]
+
+
+def index_zero_d(x, i):
+    return torch.ops.aten.index.Tensor(x.permute(3, 1, 0, 2), [None, i])
+
+
+PROGRAMS += [
+    ("index_permuted_cols", index_permuted_cols, lambda: (R(3, 4, 5), torch.tensor([2, 0, -1])), {}),
+    ("index_permuted_rows", index_permuted_rows, lambda: (R(3, 4, 5), torch.tensor([[1, 0], [3, 3]])), {}),
+    ("index_channels_last", index_channels_last, lambda: (R(2, 3, 4, 5).to(memory_format=CL), torch.tensor([1, 2, 0])), {}),
+    ("index_split_dims", index_split_dims, lambda: (R(3, 4, 5), torch.tensor([4, 0]), torch.tensor([1, -1])), {}),
+    ("index_two_dim_index", index_two_dim_index, lambda: (R(4, 6), torch.tensor([[0, 2, 3], [1, 1, -1]])), {}),
+    ("index_zero_d", index_zero_d, lambda: (R(2, 3, 4, 5), torch.tensor(2)), {}),
+]
+
+
 NEW_SET = [p[0] for p in PROGRAMS[PROGRAMS.index(next(q for q in PROGRAMS if q[0] == "put_own_rows")):]]
 
 
