@@ -356,6 +356,44 @@ TEST_CASE("layout rules: auto_functionalized's updated argument keeps the argume
   CHECK(m.storage != r.graph.meta(r.graph.find("arg0_1")).storage);
 }
 
+namespace {
+struct double_acc_op : ctfx::custom_op<"t::double_acc_", "double_acc_(Tensor x, Tensor(a!) acc) -> Tensor"> {};
+}  // namespace
+
+TEST_CASE("layout rules: a user op's fresh result takes the strides the graph declares; overlapping ones are refused") {
+  // The op's fake implementation lays its result out (here column-major); only the printed graph says how.
+  constexpr std::string_view text = R"(class <lambda>(torch.nn.Module):
+    def forward(self, arg0_1: "f32[3, 4][4, 1]cpu", arg1_1: "f32[3, 4][4, 1]cpu"):
+        auto_functionalized = torch.ops.higher_order.auto_functionalized(torch.ops.t.double_acc_.default, x = arg0_1, acc = arg1_1)
+        getitem: "f32[3, 4][1, 3]cpu" = auto_functionalized[0]
+        getitem_1: "f32[3, 4][4, 1]cpu" = auto_functionalized[1];  auto_functionalized = None
+        add: "f32[3, 4][1, 3]cpu" = torch.ops.aten.add.Tensor(getitem, 1)
+        return (getitem, add)
+)";
+  const ctfx::fx_custom ops[] = {ctfx::fx_custom_of<double_acc_op>()};
+  const auto r = ctfx::parse_fx(text, ops);
+  REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+  const ctfx::tensor_meta& m = r.graph.meta(r.graph.find("getitem"));
+  CHECK(m.stride[0] == ctfx::sym_expr(1));
+  CHECK(m.stride[1] == ctfx::sym_expr(3));
+  CHECK(r.graph.meta(r.graph.find("add")).stride[1] == ctfx::sym_expr(3));  // the elementwise rule follows it
+  // Strides that put two elements at one address cannot be a fresh result's.
+  std::string bad(text);
+  bad.replace(bad.find("[1, 3]cpu\" = auto"), 6, "[1, 2]");
+  const auto e = ctfx::parse_fx(bad, ops);
+  REQUIRE(!e.ok());
+  CAPTURE(ctfx::to_string(e.error));
+  CHECK(ctfx::to_string(e.error).find("the declared strides of the user op's result place two elements at one address") != std::string::npos);
+  // Without declared strides (a graph built in C++) the result is row-major.
+  constexpr auto f = [](builder& g) {
+    auto x = g.input("x", ctfx::f32, {3, 4});
+    auto acc = g.input("acc", ctfx::f32, {3, 4});
+    auto res = g.call<double_acc_op>(x, acc);
+    g.output(res[0].named("fresh"));
+  };
+  CHECK_LAYOUT(f, "fresh", "f32[3, 4][4, 1]");
+}
+
 // ----- both executors on such layouts -----
 
 namespace {

@@ -47,6 +47,19 @@ def add_one_(x: torch.Tensor) -> None:
     x.add_(1)
 
 
+@torch.library.custom_op("ctfx_test::double_acc_", mutates_args={"acc"})
+def double_acc_(x: torch.Tensor, acc: torch.Tensor) -> torch.Tensor:
+    acc.add_(x)
+    return (x * 2).t().contiguous().t()
+
+
+@double_acc_.register_fake
+def _(x, acc):
+    # a column-major result: its layout is the fake implementation's choice, which only the
+    # printed graph tells
+    return x.new_empty((x.shape[1], x.shape[0])).t()
+
+
 # ----- the programs -----
 def index_put_copy(x, idx, v):
     x[idx] = v
@@ -1256,6 +1269,24 @@ PROGRAMS += [
     ("index_split_dims", index_split_dims, lambda: (R(3, 4, 5), torch.tensor([4, 0]), torch.tensor([1, -1])), {}),
     ("index_two_dim_index", index_two_dim_index, lambda: (R(4, 6), torch.tensor([[0, 2, 3], [1, 1, -1]])), {}),
     ("index_zero_d", index_zero_d, lambda: (R(2, 3, 4, 5), torch.tensor(2)), {}),
+]
+
+
+# ----- a user op's fresh result in the layout its fake implementation gives -----
+def user_result_column_major(x, acc):
+    y = double_acc_(x, acc)
+    return y, y + 1
+
+
+def dyn_user_result_column_major(x, acc):
+    y = double_acc_(x, acc)
+    return y, y * acc
+
+
+PROGRAMS += [
+    ("user_result_column_major", user_result_column_major, lambda: (R(3, 4), R(3, 4)), {}),
+    ("dyn_user_result_column_major", dyn_user_result_column_major, lambda: (R(3, 4), R(3, 4)),
+     {"dynamic": True, "sizes": [lambda: (R(5, 2), R(5, 2)), lambda: (R(2, 7), R(2, 7))]}),
 ]
 
 

@@ -502,7 +502,13 @@ class parser {
       if (tup < 0) return;
       std::int32_t k = element_index(tup, idx.i, idx.at);
       if (k < 0) return;
-      emit(name, t, op_kind::getitem, std::span<const std::int32_t>(&tup, 1), {}, k, 0.0, op_at);
+      // A user op's fresh result is laid out by its fake implementation: the printed strides are
+      // its layout (the getitem's params; ops/custom.hpp checks them).
+      const node& tn = b_.g[tup];
+      const bool user_result = (tn.op == op_kind::custom || tn.op == op_kind::auto_functionalized) &&
+                               k < b_.g.customs[static_cast<std::size_t>(tn.aux)].n_returns;
+      const std::size_t declared = user_result && t.present && !t.is_sym && t.has_strides ? static_cast<std::size_t>(t.rank) : 0;
+      emit(name, t, op_kind::getitem, std::span<const std::int32_t>(&tup, 1), std::span<const sym_expr>(t.stride, declared), k, 0.0, op_at);
       return;
     }
     // A module attribute: a tensor constant (`_tensor_constant0 = self._tensor_constant0`) or a
