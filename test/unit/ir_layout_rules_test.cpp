@@ -260,7 +260,7 @@ TEST_CASE("layout rules: cat of ambiguous N111 and N1H1 strides, channels-last-3
   CHECK_LAYOUT(f, "cl3d_contig", "f32[2, 3, 3, 3, 4][108, 36, 12, 4, 1]");
   CHECK_LAYOUT(f, "zero_c", "f32[2, 6, 4, 5][120, 20, 5, 1]");   // stride 0 along C suggests contiguous
   CHECK_LAYOUT(f, "rank3", "f32[2, 3, 4][12, 4, 1]");            // rank 3 is never channels-last
-  CHECK_LAYOUT(f, "symbolic", "f32[s0, 6, 4, 5][120, 20, 5, 1]"); // symbolic extents: row-major
+  CHECK_LAYOUT(f, "symbolic", "f32[s0, 6, 4, 5][120, 1, 30, 6]");  // a symbolic N: still channels-last
   // The rule itself, on the cases c10's is_channels_last_strides_2d_s4 singles out.
   using ctfx::detail::memory_format;
   auto fmt = [](std::initializer_list<long> sizes, std::initializer_list<long> strides) {
@@ -392,6 +392,65 @@ TEST_CASE("layout rules: a user op's fresh result takes the strides the graph de
     g.output(res[0].named("fresh"));
   };
   CHECK_LAYOUT(f, "fresh", "f32[3, 4][4, 1]");
+}
+
+TEST_CASE("layout rules: symbolic extents keep the stride order their strides decide") {
+  // The orders PyTorch gives these (the captured dyn_permute_mul, dyn_transposed_plus,
+  // dyn_channels_last_relu, dyn_clone_permuted, dyn_slice_t_add, dyn_index_permuted and
+  // dyn_cat_channels_last graphs print them): strides that are products of sizes compare by
+  // division (s1*s2 against s2), a symbol against a number by the sizes' least value 2.
+  constexpr auto f = [](builder& g) {
+    auto s0 = g.sym("s0"), s1 = g.sym("s1"), s2 = g.sym("s2");
+    auto x = g.input("x", ctfx::f32, {s0, s1, s2});
+    auto m = g.input("m", ctfx::f32, {s0, s1});
+    auto y = g.input("y", ctfx::f32, {s1, s0});
+    auto c = g.input("c", ctfx::f32, {s0, s1, s2, 3});  // N, H, W, C in memory
+    auto i = g.input("i", ctfx::i64, {4});
+    auto mt = m.transpose(0, 1);                         // [s1, s0][1, s1]
+    auto cl = c.permute({0, 3, 1, 2});                   // channels-last [s0, 3, s1, s2]
+    g.output((x.permute({2, 0, 1}) * 2.0f).named("perm"), (mt + y).named("t_first"), (y + mt).named("row_first"),
+             ctfx::relu(cl).named("cl"), x.permute({1, 0, 2}).clone().named("clone"),
+             (mt.slice(0, 1, s1) + 1.0f).named("sliced"), (m.slice(1, 0, s1, 2).transpose(0, 1) * 3.0f).named("step2"),
+             ctfx::index(x.permute({2, 0, 1}), {ctfx::none, i}).named("index"),
+             ctfx::cat({cl, cl}, 1).named("cat_cl"), ctfx::where(ctfx::gt(mt, 0.0), mt, y).named("where"));
+  };
+  CHECK_LAYOUT(f, "perm", "f32[s2, s0, s1][1, s1*s2, s2]");
+  CHECK_LAYOUT(f, "t_first", "f32[s1, s0][1, s1]");
+  CHECK_LAYOUT(f, "row_first", "f32[s1, s0][s0, 1]");
+  CHECK_LAYOUT(f, "cl", "f32[s0, 3, s1, s2][3*s1*s2, 1, 3*s2, 3]");
+  CHECK_LAYOUT(f, "clone", "f32[s1, s0, s2][s2, s1*s2, 1]");
+  CHECK_LAYOUT(f, "sliced", "f32[s1 - 1, s0][1, s1 - 1]");
+  CHECK_LAYOUT(f, "step2", "f32[((s1 + 1)//2), s0][1, ((s1 + 1)//2)]");
+  CHECK_LAYOUT(f, "index", "f32[s2, 4, s1][1, s2, 4*s2]");
+  CHECK_LAYOUT(f, "cat_cl", "f32[s0, 6, s1, s2][6*s1*s2, 1, 6*s2, 6]");
+  CHECK_LAYOUT(f, "where", "f32[s1, s0][1, s1]");
+}
+
+TEST_CASE("layout rules: what is known of symbolic extents") {
+  using ctfx::detail::tri;
+  ctfx::ir g;
+  const ctfx::sym_expr s0 = ctfx::sym_expr::symbol(0), s1 = ctfx::sym_expr::symbol(1);
+  const ctfx::detail::sym_compare c{&g};  // no table: both count as sizes (>= 2)
+  CHECK(c.ge(s0 * s1, s1) == tri::yes);                       // s0*s1 - s1 >= s1 * (2 - 1)
+  CHECK(c.ge(s1, s0 * s1) == tri::no);
+  CHECK(c.ge(s0, ctfx::sym_expr(2)) == tri::yes);
+  CHECK(c.ge(s0, ctfx::sym_expr(3)) == tri::unknown);         // s0 may be 2
+  CHECK(c.ge_distinct(ctfx::sym_expr(2), s0) == tri::no);     // 2 != s0: s0 > 2
+  CHECK(c.ge(s0, s1) == tri::unknown);
+  CHECK(c.eq(s0, ctfx::sym_expr(1)) == tri::no);
+  CHECK(c.eq(s0 - ctfx::sym_expr(1), ctfx::sym_expr(1)) == tri::unknown);
+  CHECK(c.divides(ctfx::sym_expr(3) * s0 * s1, s1) == tri::yes);
+  CHECK(c.divides(s0, ctfx::sym_expr(3)) == tri::unknown);
+  // A derived symbol (s0//2) is only known to be >= 0.
+  ctfx::symbol d{};
+  d.kind = ctfx::symbol_kind::derived;
+  g.syms.push_back(ctfx::symbol{});
+  g.syms.push_back(ctfx::symbol{});
+  g.syms.push_back(d);
+  const ctfx::sym_expr h = ctfx::sym_expr::symbol(2);
+  CHECK(c.ge(h, ctfx::sym_expr(1)) == tri::unknown);
+  CHECK(c.ge(h * s0, s0) == tri::unknown);
+  CHECK(c.ge(s0 * h, ctfx::sym_expr(0)) == tri::yes);
 }
 
 // ----- both executors on such layouts -----

@@ -1290,6 +1290,59 @@ PROGRAMS += [
 ]
 
 
+# ----- symbolic extents: results in the stride order PyTorch gives them -----
+def dyn_permute_mul(x):
+    return x.permute(2, 0, 1) * 2
+
+
+def dyn_transposed_plus(x, y):
+    return x.t() + y, y + x.t()
+
+
+def dyn_channels_last_relu(x):
+    return torch.relu(x), x + 1
+
+
+def dyn_clone_permuted(x):
+    return x.permute(1, 0, 2).clone(), x.permute(1, 0, 2).to(torch.float64)
+
+
+def dyn_slice_t_add(x):
+    return x.t()[1:] + 1, x[:, ::2].t() * 3
+
+
+def dyn_index_permuted(x, i):
+    return x.permute(2, 0, 1)[:, i]
+
+
+def dyn_cat_channels_last(x, y):
+    return torch.cat([x, y], 1), torch.cat([x, x], 0)
+
+
+def dyn_where_permuted(x, y):
+    return torch.where(x.t() > 0, x.t(), y)
+
+
+def dyn_step3_transposed(x):  # strides 3 and s1: their order depends on s1 (no graph fixes it)
+    return x[:, ::3].t() * 2
+
+
+CL3 = lambda *s: R(*s).to(memory_format=CL)
+PROGRAMS += [
+    ("dyn_permute_mul", dyn_permute_mul, lambda: (R(3, 4, 5),), {"dynamic": True, "sizes": [lambda: (R(2, 6, 3),)]}),
+    ("dyn_transposed_plus", dyn_transposed_plus, lambda: (R(3, 4), R(4, 3)), {"dynamic": True, "sizes": [lambda: (R(5, 2), R(2, 5))]}),
+    ("dyn_channels_last_relu", dyn_channels_last_relu, lambda: (CL3(2, 3, 4, 5),), {"dynamic": True, "sizes": [lambda: (CL3(3, 2, 5, 4),)]}),
+    ("dyn_clone_permuted", dyn_clone_permuted, lambda: (R(3, 4, 5),), {"dynamic": True, "sizes": [lambda: (R(4, 2, 3),)]}),
+    ("dyn_slice_t_add", dyn_slice_t_add, lambda: (R(3, 5),), {"dynamic": True, "sizes": [lambda: (R(4, 7),)]}),
+    # (no two extents equal: PyTorch would give them one symbol, and the other sizes would recompile)
+    ("dyn_index_permuted", dyn_index_permuted, lambda: (R(3, 4, 5), torch.tensor([2, -1])), {"dynamic": True, "sizes": [lambda: (R(4, 5, 6), torch.tensor([3, 0, -4]))]}),
+    ("dyn_cat_channels_last", dyn_cat_channels_last, lambda: (CL3(2, 3, 4, 5), CL3(2, 6, 4, 5)), {"dynamic": True, "sizes": [lambda: (CL3(3, 2, 5, 4), CL3(3, 7, 5, 4))]}),
+    ("dyn_where_permuted", dyn_where_permuted, lambda: (R(3, 4), R(4, 3)), {"dynamic": True, "sizes": [lambda: (R(2, 5), R(5, 2))]}),
+    # tools/ctfx_opt/testdata/stride_order_undecided.txt: refused (rule result-stride-order)
+    ("dyn_step3_transposed", dyn_step3_transposed, lambda: (R(3, 7),), {"dynamic": True}),
+]
+
+
 NEW_SET = [p[0] for p in PROGRAMS[PROGRAMS.index(next(q for q in PROGRAMS if q[0] == "put_own_rows")):]]
 
 

@@ -168,8 +168,7 @@ constexpr bool getitem_meta(ir& g, std::int32_t id, tensor_meta& out) {
     // result's strides from both operands, not empty_like(self[i])'s.
     const bool list_b = p.nargs == 2 * p.aux;
     const tensor_meta* ops[2] = {&a, list_b ? &g.meta(g.arg(t, p.aux + i)) : nullptr};
-    out = elementwise_result(a, a.dt, ops, list_b ? 2 : 1);
-    return true;
+    return elementwise_result(g, id, a, a.dt, ops, list_b ? 2 : 1, out);
   }
   if (p.op == op_kind::custom || p.op == op_kind::auto_functionalized) {
     const custom_schema& s = g.customs[static_cast<std::size_t>(p.aux)];

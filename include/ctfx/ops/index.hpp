@@ -160,8 +160,7 @@ constexpr bool index_meta(ir& g, std::int32_t id, tensor_meta& out) {
   for (std::size_t i = 1; i < a.size(); ++i) brank += a[i] >= 0;
   const tensor_meta src = restrided_source(x, a.subspan(1), sel, brank);
   const tensor_meta* ops[1] = {&src};
-  out = elementwise_result(sel, x.dt, ops, 1);
-  return true;
+  return elementwise_result(g, id, sel, x.dt, ops, 1, out);
 }
 
 }  // namespace detail
