@@ -358,6 +358,7 @@ TEST_CASE("layout rules: auto_functionalized's updated argument keeps the argume
 
 namespace {
 struct double_acc_op : ctfx::custom_op<"t::double_acc_", "double_acc_(Tensor x, Tensor(a!) acc) -> Tensor"> {};
+struct double_t_op : ctfx::custom_op<"t::double_t", "double_t(Tensor x) -> Tensor"> {};
 }  // namespace
 
 TEST_CASE("layout rules: a user op's fresh result takes the strides the graph declares; overlapping ones are refused") {
@@ -384,6 +385,18 @@ TEST_CASE("layout rules: a user op's fresh result takes the strides the graph de
   REQUIRE(!e.ok());
   CAPTURE(ctfx::to_string(e.error));
   CHECK(ctfx::to_string(e.error).find("the declared strides of the user op's result place two elements at one address") != std::string::npos);
+  // A user op that mutates nothing is called directly; its one result is the node, laid out as printed.
+  constexpr std::string_view direct = R"(class <lambda>(torch.nn.Module):
+    def forward(self, arg0_1: "f32[3, 4][4, 1]cpu"):
+        double_t: "f32[3, 4][1, 3]cpu" = torch.ops.t.double_t.default(arg0_1);  arg0_1 = None
+        add: "f32[3, 4][1, 3]cpu" = torch.ops.aten.add.Tensor(double_t, 1)
+        return (double_t, add)
+)";
+  const ctfx::fx_custom direct_ops[] = {ctfx::fx_custom_of<double_t_op>()};
+  const auto d = ctfx::parse_fx(direct, direct_ops);
+  REQUIRE_MESSAGE(d.ok(), ctfx::to_string(d.error));
+  CHECK(d.graph.meta(d.graph.find("double_t")).stride[1] == ctfx::sym_expr(3));
+  CHECK(d.graph.meta(d.graph.find("add")).stride[1] == ctfx::sym_expr(3));
   // Without declared strides (a graph built in C++) the result is row-major.
   constexpr auto f = [](builder& g) {
     auto x = g.input("x", ctfx::f32, {3, 4});

@@ -23,7 +23,7 @@
 //
 // FILE is the text that print_readable() / TORCH_LOGS="post_grad_graphs" prints (see
 // graph/fx_parse.hpp). Its tensor constants (`self._tensor_constant0`) are inputs that --run reads
-// from beside FILE, `<stem>.<attribute>.npy` (tools/fx_capture saves them), not from --inputs. The user ops of tools/fx_capture (ctfx_test::sin_, sin_cos_, add_one_, double_acc_) are
+// from beside FILE, `<stem>.<attribute>.npy` (tools/fx_capture saves them), not from --inputs. The user ops of tools/fx_capture (ctfx_test::sin_, sin_cos_, add_one_, double_acc_, double_t) are
 // known, with host kernels, so that the graphs captured with them parse and run.
 //
 // Any error (usage, parse, a broken rule after a pass, a bad input file, a failed run) prints one
@@ -58,8 +58,11 @@ struct sin_cos_op
 struct add_one_op : ctfx::custom_op<"ctfx_test::add_one_", "add_one_(Tensor(a!) x) -> ()"> {};
 // Returns 2x in a fresh result (laid out as the graph declares: column-major in the captures) and adds x to acc.
 struct double_acc_op : ctfx::custom_op<"ctfx_test::double_acc_", "double_acc_(Tensor x, Tensor(a!) acc) -> Tensor"> {};
+// Returns 2x in a fresh result and mutates nothing: called directly, not through auto_functionalized.
+struct double_t_op : ctfx::custom_op<"ctfx_test::double_t", "double_t(Tensor x) -> Tensor"> {};
 const ctfx::fx_custom user_ops[] = {ctfx::fx_custom_of<sin_op>(), ctfx::fx_custom_of<sin_cos_op>(),
-                                    ctfx::fx_custom_of<add_one_op>(), ctfx::fx_custom_of<double_acc_op>()};
+                                    ctfx::fx_custom_of<add_one_op>(), ctfx::fx_custom_of<double_acc_op>(),
+                                    ctfx::fx_custom_of<double_t_op>()};
 
 // dst[i] = f(src[i]) over two tensors of one shape, any strides; f32 and f64.
 template <class F>
@@ -101,6 +104,9 @@ ctfx::kernel_table host_user_kernels() {
   k.add(double_acc_op::name, [](const ctfx::custom_call& c) {
     map_into(c.args[0], c.results[0], [](auto v) { return v * static_cast<decltype(v)>(2); });
     zip_into(c.args[1], c.args[0], c.args[1], [](auto acc, auto x) { return acc + x; });
+  });
+  k.add(double_t_op::name, [](const ctfx::custom_call& c) {
+    map_into(c.args[0], c.results[0], [](auto v) { return v * static_cast<decltype(v)>(2); });
   });
   k.add(add_one_op::name, [](const ctfx::custom_call& c) {
     map_into(c.args[0], c.args[0], [](auto v) { return v + static_cast<decltype(v)>(1); });

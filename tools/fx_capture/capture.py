@@ -60,6 +60,16 @@ def _(x, acc):
     return x.new_empty((x.shape[1], x.shape[0])).t()
 
 
+@torch.library.custom_op("ctfx_test::double_t", mutates_args=())
+def double_t(x: torch.Tensor) -> torch.Tensor:
+    return (x * 2).t().contiguous().t()
+
+
+@double_t.register_fake
+def _(x):
+    return x.new_empty((x.shape[1], x.shape[0])).t()  # column-major, as double_acc_'s
+
+
 # ----- the programs -----
 def index_put_copy(x, idx, v):
     x[idx] = v
@@ -1283,7 +1293,13 @@ def dyn_user_result_column_major(x, acc):
     return y, y * acc
 
 
+def user_call_column_major(x):  # a user op that mutates nothing: called directly, not functionalized
+    y = double_t(x)
+    return y, y + 1
+
+
 PROGRAMS += [
+    ("user_call_column_major", user_call_column_major, lambda: (R(3, 4),), {}),
     ("user_result_column_major", user_result_column_major, lambda: (R(3, 4), R(3, 4)), {}),
     ("dyn_user_result_column_major", dyn_user_result_column_major, lambda: (R(3, 4), R(3, 4)),
      {"dynamic": True, "sizes": [lambda: (R(5, 2), R(5, 2)), lambda: (R(2, 7), R(2, 7))]}),

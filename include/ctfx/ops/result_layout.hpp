@@ -1,6 +1,7 @@
-// ctfx/ops/result_layout.hpp — the strides PyTorch gives a fresh result: elementwise ops keep the
-// stride order of their operands, preserve_format copies keep a dense layout or the stride order of
-// a non-dense one, and cat is channels-last when all its inputs suggest it. These mirror the rules
+// ctfx/ops/result_layout.hpp — the strides PyTorch gives a fresh result: elementwise ops (and index,
+// over its restrided source: ops/index.hpp) keep the stride order of their operands, preserve_format
+// copies keep a dense layout or the stride order of a non-dense one, and cat is channels-last when
+// all its inputs suggest it. These mirror the rules
 // FakeTensor runs for Inductor's graphs (torch/_prims_common:
 // compute_elementwise_output_logical_to_physical_perm, is_contiguous, is_non_overlapping_and_dense;
 // torch/_prims/broadcast_in_dim; torch/_refs/empty_like; ATen's cat meta function with
@@ -11,8 +12,8 @@
 // (ops/layout_compare.hpp); where that does not decide the order, the checked forms
 // (elementwise_result(g, id, ...)) report the node.
 #pragma once
-#include "../detail/meta_util.hpp"
 #include <type_traits>
+#include "../detail/meta_util.hpp"
 #include "layout_compare.hpp"
 
 namespace ctfx::detail {
