@@ -1230,6 +1230,9 @@ class parser {
     if (cu.schema.n_returns != 1) { emit_bufs(name, t, op_kind::custom, idx, 0.0, at); return; }
     const std::int32_t tup = b_.add(op_kind::custom, std::span<const std::int32_t>(abuf_.data(), abuf_.size()), {}, idx, 0.0);
     if (!b_.g.error.ok()) { locate_builder_error(at, name); return; }
+    text_buf<max_name + 8> tn;  // the call's own name (printed back as auto_functionalized's)
+    tn << name << "_call";
+    b_.g[tup].name = name_t(tn.view());
     const std::size_t declared = t.present && !t.is_sym && t.has_strides ? static_cast<std::size_t>(t.rank) : 0;
     emit(name, t, op_kind::getitem, std::span<const std::int32_t>(&tup, 1), std::span<const sym_expr>(t.stride, declared), 0, 0.0, at);
   }
