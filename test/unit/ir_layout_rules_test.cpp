@@ -740,3 +740,69 @@ TEST_CASE("layout rules: both executors compute _foreach_* elements into their p
   run([&](auto in, auto out) { return p.run(in, out, ctfx::device_ctx{ctfx::backend::omp}); });
   run([&](auto in, auto out) { return ctfx::reference_run(foreach_graph.get(), in, out); });
 }
+
+namespace {
+
+// Gathers whose results PyTorch lays out in a permuted order (index of a permuted input, indices
+// apart, a 0-d index) and an elementwise op on one: every executor computes into those layouts.
+constexpr auto index_graph = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {3, 4, 5});
+  auto i = b.input("i", ctfx::i64, {2});
+  auto j = b.input("j", ctfx::i64, {});
+  auto g1 = ctfx::index(x.permute({2, 0, 1}), {ctfx::none, i}).named("g1");      // [5, 2, 4]
+  auto g2 = ctfx::index(x.permute({1, 2, 0}), {i, ctfx::none, i}).named("g2");   // apart: [2, 5]
+  auto g3 = ctfx::index(x.permute({2, 1, 0}), {ctfx::none, j}).named("g3");      // 0-d: [5, 3]
+  b.output(g1, (g1 * 2.0f).named("g1x2"), g2, g3);
+});
+using index_plan = ctfx::compiled<decltype(index_graph)>;
+
+}  // namespace
+
+TEST_CASE("layout rules: both executors gather into the layouts PyTorch gives index results") {
+  const ctfx::ir g = index_plan::graph();
+  CHECK(layout_of(g, g.find("g1")) == "[1, 5, 10]+0");  // as PyTorch's index meta function lays them out
+  CHECK(layout_of(g, g.find("g1x2")) == "[1, 5, 10]+0");
+  CHECK(layout_of(g, g.find("g3")) == "[1, 5]+0");      // 0-d index: x's first strides order it (x.permute's 1, 5)
+  std::vector<float> x(60);
+  for (std::size_t k = 0; k < 60; ++k) x[k] = static_cast<float>((k * 7) % 23) - 11.5f;
+  std::vector<std::int64_t> i = {2, -1};
+  std::int64_t j = 1;
+  // By hand: x[a][b][c] at a*20 + b*5 + c; i wraps to {2, 2} along 3 and {2, 3} along 4.
+  auto xv = [&](long a, long bb, long c) { return x[static_cast<std::size_t>(a * 20 + bb * 5 + c)]; };
+  const long i3[2] = {2, 2}, i4[2] = {2, 3};
+  std::vector<float> w1(40), w1x2(40), w2(10), w3(15);
+  for (long c = 0; c < 5; ++c) {
+    for (long k = 0; k < 2; ++k)
+      for (long bb = 0; bb < 4; ++bb) {
+        w1[static_cast<std::size_t>((c * 2 + k) * 4 + bb)] = xv(i3[k], bb, c);
+        w1x2[static_cast<std::size_t>((c * 2 + k) * 4 + bb)] = xv(i3[k], bb, c) * 2.0f;
+      }
+    for (long k = 0; k < 2; ++k) w2[static_cast<std::size_t>(k * 5 + c)] = xv(i3[k], i4[k], c);
+    for (long a = 0; a < 3; ++a) w3[static_cast<std::size_t>(c * 3 + a)] = xv(a, j, c);
+  }
+  auto run = [&](auto&& exec) {
+    std::vector<float> o1(40), o2(40), o3(10), o4(15);
+    const std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {3, 4, 5}),
+                                              ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {2}),
+                                              ctfx::tensor_ref::contiguous(&j, ctfx::i64, {})};
+    const std::vector<ctfx::tensor_ref> out = {ctfx::tensor_ref::contiguous(o1.data(), ctfx::f32, {5, 2, 4}),
+                                               ctfx::tensor_ref::contiguous(o2.data(), ctfx::f32, {5, 2, 4}),
+                                               ctfx::tensor_ref::contiguous(o3.data(), ctfx::f32, {2, 5}),
+                                               ctfx::tensor_ref::contiguous(o4.data(), ctfx::f32, {5, 3})};
+    const ctfx::run_status st = exec(in, out);
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(o1 == w1);
+    CHECK(o2 == w1x2);
+    CHECK(o3 == w2);
+    CHECK(o4 == w3);
+  };
+  const ctfx::runtime_plan p(index_graph.get());
+  ctfx::plan_options unfused;
+  unfused.fuse = false;
+  const ctfx::runtime_plan pu(index_graph.get(), unfused);
+  run([&](auto in, auto out) { return index_plan::run(in, out); });
+  run([&](auto in, auto out) { return p.run(in, out); });
+  run([&](auto in, auto out) { return pu.run(in, out); });
+  run([&](auto in, auto out) { return p.run(in, out, ctfx::device_ctx{ctfx::backend::omp}); });
+  run([&](auto in, auto out) { return ctfx::reference_run(index_graph.get(), in, out); });
+}
