@@ -4,6 +4,8 @@
 // layouts.
 #include <doctest/doctest.h>
 #include "layout_text.hpp"
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -129,6 +131,92 @@ TEST_CASE("layout rules: random operand layouts give the result strides PyTorch'
   CHECK(cases >= 850);
   CHECK(cat_cases >= 150);
   CHECK(index_cases >= 200);
+}
+
+TEST_CASE("layout rules: random symbolic layouts get strides that fit PyTorch's at every size, or are refused") {
+  // test/data/layout_sym_cases.txt: made by tools/layout_cases/make_sym_cases.py from torch's
+  // FakeTensorMode with a ShapeEnv, each case built at eight sizes. Each case becomes an FX graph
+  // (the operands as placeholders, the op's node), which ctfx parses; its result's strides,
+  // evaluated at each build's sizes, must be PyTorch's on every extent longer than 1. A node ctfx
+  // refuses (rule result-stride-order) must be one whose order the graph does not fix: every
+  // `varies` case (no one layout fits all builds), and few `same` ones.
+  std::ifstream f(data_path("layout_sym_cases.txt"));
+  REQUIRE(f.good());
+  auto split = [](const std::string& t, char sep) {
+    std::vector<std::string> r;
+    for (std::size_t b = 0;;) {
+      const std::size_t e = t.find(sep, b);
+      r.push_back(t.substr(b, e == std::string::npos ? std::string::npos : e - b));
+      if (e == std::string::npos) return r;
+      b = e + 1;
+    }
+  };
+  std::string line;
+  int same = 0, varies = 0, refused = 0;
+  while (std::getline(f, line)) {
+    CAPTURE(line);
+    const std::vector<std::string> field = split(line, '|');
+    REQUIRE(field.size() == 5);
+    const std::vector<std::string> operands = split(field[2], ';');
+    const std::vector<std::string> builds = split(field[4], ';');
+    const int symbols = static_cast<int>(split(split(builds[0], ':')[0], ',').size());
+    std::string text = "class <lambda>(torch.nn.Module):\n    def forward(self";
+    for (int k = 0; k < symbols; ++k) text += ", a" + std::to_string(k) + ": \"Sym(s" + std::to_string(k) + ")\"";
+    for (std::size_t k = 0; k < operands.size(); ++k) text += ", x" + std::to_string(k) + ": \"" + operands[k] + "cpu\"";
+    const std::string& op = field[1];
+    std::string call;
+    if (op == "add") call = "torch.ops.aten.add.Tensor(x0, x1)";
+    else if (op == "neg") call = "torch.ops.aten.neg.default(x0)";
+    else if (op == "clone") call = "torch.ops.aten.clone.default(x0)";
+    else if (op == "convert") call = "torch.ops.prims.convert_element_type.default(x0, torch.float64)";
+    else if (op.rfind("index.", 0) == 0) {
+      call = "torch.ops.aten.index.Tensor(x0, [";
+      for (int k = 0; k < std::stoi(op.substr(6)); ++k) call += "None, ";
+      call += "x1])";
+    } else if (op.rfind("cat.", 0) == 0) {
+      call = "torch.ops.aten.cat.default([x0, x1], " + op.substr(4) + ")";
+    } else {
+      FAIL("unknown op " << op);
+    }
+    // (the result's type without strides: ctfx's are checked below, at every build's sizes)
+    text += "):\n        r: \"" + field[3] + "cpu\" = " + call + "\n        return (r,)\n";
+    CAPTURE(text);
+    const auto r = ctfx::parse_fx(text);
+    (field[0] == "same" ? same : varies) += 1;
+    if (!r.ok()) {
+      CHECK_MESSAGE(r.error.r == ctfx::rule::stride_order, ctfx::to_string(r.error));
+      refused += field[0] == "same";
+      continue;
+    }
+    CHECK(field[0] == "same");
+    const ctfx::ir& g = r.graph;
+    const ctfx::tensor_meta& m = g.meta(g.find("r"));
+    for (const std::string& build : builds) {
+      CAPTURE(build);
+      const std::vector<std::string> parts = split(build, ':');
+      const std::vector<std::string> vals = split(parts[0], ','), want = split(parts[1], ',');
+      std::vector<ctfx::index_t> v(g.syms.size(), 0);
+      bool guarded = true;  // (sizes that break a guard the graph relies on are not sizes it runs at)
+      for (std::size_t s = 0; s < g.syms.size() && guarded; ++s) {
+        const std::string name(g.syms[s].name.view());
+        if (g.syms[s].kind == ctfx::symbol_kind::derived) guarded = ctfx::eval_derived(g, s, v);
+        else v[s] = std::stoll(vals[static_cast<std::size_t>(std::stoi(name.substr(1)))]);
+      }
+      if (!guarded) continue;
+      REQUIRE(static_cast<int>(want.size()) == 2 * m.rank);
+      for (int d = 0; d < m.rank; ++d) {
+        CAPTURE(d);
+        const ctfx::index_t n = m.size[d].eval(v);
+        CHECK(n == std::stoll(want[static_cast<std::size_t>(d)]));
+        if (n != 1) CHECK(m.stride[d].eval(v) == std::stoll(want[static_cast<std::size_t>(m.rank + d)]));
+      }
+    }
+  }
+  CHECK(same + varies >= 200);
+  // Refused though one layout fits every size: a derived extent ((s0 + 1)//2), which ctfx knows
+  // only to be >= 0, orders it. Most cases are decided.
+  MESSAGE(refused << " of " << same << " cases that one layout fits refused");
+  CHECK(refused * 5 <= same);
 }
 
 // ----- each rule on a built graph -----
