@@ -213,10 +213,10 @@ TEST_CASE("layout rules: random symbolic layouts get strides that fit PyTorch's 
     }
   }
   CHECK(same + varies >= 200);
-  // Refused though one layout fits every size: a derived extent ((s0 + 1)//2), which ctfx knows
-  // only to be >= 0, orders it. Most cases are decided.
+  // Refused though one layout fits every size: a copy of a layout that is dense only when a derived
+  // extent ((s0 + 2)//3) is 1, or a cat whose format depends on one. Most cases are decided.
   MESSAGE(refused << " of " << same << " cases that one layout fits refused");
-  CHECK(refused * 5 <= same);
+  CHECK(refused * 10 <= same);
 }
 
 // ----- each rule on a built graph -----

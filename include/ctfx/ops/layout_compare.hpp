@@ -4,7 +4,8 @@
 //
 // A symbolic extent is a size PyTorch traced with dynamic shapes: a backed symbol (s0) is at least
 // 2 there (PyTorch specializes 0 and 1), and so is an unbacked one wherever PyTorch's rules reason
-// about sizes (size-oblivious); a derived symbol (s0//2, Mod, Max, Min) is only known to be >= 0.
+// about sizes (size-oblivious); a derived symbol (s0//2, Mod, Max, Min) is bounded below by what
+// its definition gives from its operands' bounds ((s0 + 1)//2 >= 1; Mod >= 0).
 // A polynomial is then known to be >= 0 when each negative term is outweighed by a positive
 // multiple of it (s1*s2 - s2 >= s2 * (2 - 1)), and a % b == 0 when b divides a term by term
 // (s1*s2 by s2). Two strides that are not the same expression are taken to differ (they do at all
@@ -35,14 +36,29 @@ struct int_compare {
 struct sym_compare {
   const ir* g = nullptr;
 
-  // The least value of a monomial: 2 per backed or unbacked symbol, 0 with a derived one.
+  // The least value of a symbol: 2 for a backed or unbacked one; for a derived one, what its
+  // definition gives from its operands' least values (a // b and Max/Min of them; 0 for a modulo
+  // or where the operands' bounds do not tell).
+  constexpr index_t least_symbol(int s) const {
+    if (!g || static_cast<std::size_t>(s) >= g->syms.size()) return 2;
+    const symbol& x = g->syms[static_cast<std::size_t>(s)];
+    if (x.kind != symbol_kind::derived) return 2;
+    index_t a = 0, b = 0;
+    const bool ka = lower_bound(x.a, a) && a >= 0, kb = lower_bound(x.b, b) && b >= 0;
+    switch (x.op) {
+      case sym_op::floordiv: return ka && x.b.is_static() && x.b.value() > 0 ? a / x.b.value() : 0;
+      case sym_op::max: return ka && kb ? (a < b ? b : a) : ka ? a : kb ? b : 0;
+      case sym_op::min: return ka && kb ? (a < b ? a : b) : 0;
+      default: return 0;
+    }
+  }
+  // The least value of a monomial: the product of its symbols' (all >= 0).
   constexpr index_t least(std::uint64_t mono) const {
     index_t v = 1;
     for (int k = 0; k < sym_max_degree; ++k) {
       const int s = static_cast<int>(sym_term::field(mono, k)) - 1;
       if (s < 0) break;
-      if (g && static_cast<std::size_t>(s) < g->syms.size() && g->syms[static_cast<std::size_t>(s)].kind == symbol_kind::derived) return 0;
-      v *= 2;
+      v *= least_symbol(s);
     }
     return v;
   }

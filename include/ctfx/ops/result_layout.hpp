@@ -342,12 +342,14 @@ enum class memory_format : std::uint8_t { contiguous, channels_last, channels_la
 
 // is_channels_last_strides_{2d_s4,3d_s5}: order lists the dimensions innermost first (C, then the
 // spatial ones from the last, then N).
+// An extent that may or may not be 1 (a derived one) is tried both ways: decided when both agree.
 template <class C, class V>
-constexpr tri strides_like_channels_last(const C& c, const layout_of<V>& x, const int* order) {
-  V min(0);
-  const tri c_zero = c.eq(x.stride[1], V(0));
-  if (c_zero != tri::no) return c_zero == tri::yes ? tri::no : tri::unknown;  // a trivial C dimension: NCHW by default
-  for (int k = 0; k < x.rank; ++k) {
+constexpr tri strides_like_channels_last(const C& c, const layout_of<V>& x, const int* order, int from = 0, V min = V(0)) {
+  if (from == 0) {
+    const tri c_zero = c.eq(x.stride[1], V(0));
+    if (c_zero != tri::no) return c_zero == tri::yes ? tri::no : tri::unknown;  // a trivial C dimension: NCHW by default
+  }
+  for (int k = from; k < x.rank; ++k) {
     const int d = order[k];
     const tri empty = c.eq(x.size[d], V(0));
     if (empty != tri::no) return empty == tri::yes ? tri::no : tri::unknown;
@@ -360,7 +362,10 @@ constexpr tri strides_like_channels_last(const C& c, const layout_of<V>& x, cons
     }
     min = x.stride[d];
     const tri longer = c.ge(x.size[d], V(2));
-    if (longer == tri::unknown) return tri::unknown;
+    if (longer == tri::unknown) {
+      const tri as_one = strides_like_channels_last(c, x, order, k + 1, min);
+      return as_one == strides_like_channels_last(c, x, order, k + 1, min * x.size[d]) ? as_one : tri::unknown;
+    }
     if (longer == tri::yes) min = min * x.size[d];
   }
   return tri::yes;
