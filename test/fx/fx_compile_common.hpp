@@ -17,8 +17,11 @@ struct sin_op : ctfx::custom_op<"ctfx_test::sin_", "sin_(Tensor x, Tensor(a!) ou
 struct sin_cos_op
     : ctfx::custom_op<"ctfx_test::sin_cos_", "sin_cos_(Tensor x, Tensor(a!) out_sin, Tensor(a!) out_cos) -> ()"> {};
 struct add_one_op : ctfx::custom_op<"ctfx_test::add_one_", "add_one_(Tensor(a!) x) -> ()"> {};
+struct double_acc_op : ctfx::custom_op<"ctfx_test::double_acc_", "double_acc_(Tensor x, Tensor(a!) acc) -> Tensor"> {};
+struct double_t_op : ctfx::custom_op<"ctfx_test::double_t", "double_t(Tensor x) -> Tensor"> {};
 inline const ctfx::fx_custom user_ops[] = {ctfx::fx_custom_of<sin_op>(), ctfx::fx_custom_of<sin_cos_op>(),
-                                           ctfx::fx_custom_of<add_one_op>()};
+                                           ctfx::fx_custom_of<add_one_op>(), ctfx::fx_custom_of<double_acc_op>(),
+                                           ctfx::fx_custom_of<double_t_op>()};
 
 inline int same(const char* name, const ctfx::ir& compiled) {
   auto r = ctfx::parse_fx_file(std::string(CTFX_FX_DATA_DIR) + "/" + name + ".txt", user_ops);

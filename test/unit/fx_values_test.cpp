@@ -45,17 +45,29 @@ bool same_bytes(const ctfx::host_array& a, const ctfx::host_array& b) {
 
 // The traced layout of each tensor input (the placeholders' strides: a permuted, Fortran-order or
 // channels-last input was traced as such, and a run checks that its inputs have those strides).
-std::vector<ctfx::tensor_desc> traced_layouts(const ctfx::ir& g) {
+// Symbolic strides are evaluated with the symbols the inputs' extents bind (as a run binds them);
+// a stride that uses a symbol no extent binds stays -1.
+std::vector<ctfx::tensor_desc> traced_layouts(const ctfx::ir& g, const std::vector<ctfx::host_array>& inputs) {
+  std::vector<const ctfx::tensor_meta*> metas;
+  for (std::int32_t i = 0; i < g.size(); ++i)
+    if (g[i].op == ctfx::op_kind::placeholder && g.meta(i).is_tensor()) metas.push_back(&g.meta(i));
+  std::vector<ctfx::index_t> symbols(g.syms.size(), -1);
+  for (std::size_t k = 0; k < metas.size() && k < inputs.size(); ++k)
+    for (int d = 0; d < metas[k]->rank && d < inputs[k].desc.rank; ++d)
+      if (const int s = metas[k]->size[d].as_symbol(); s >= 0 && symbols[static_cast<std::size_t>(s)] < 0)
+        symbols[static_cast<std::size_t>(s)] = inputs[k].desc.size[d];
   std::vector<ctfx::tensor_desc> r;
-  for (std::int32_t i = 0; i < g.size(); ++i) {
-    if (g[i].op != ctfx::op_kind::placeholder || !g.meta(i).is_tensor()) continue;
-    const ctfx::tensor_meta& m = g.meta(i);
+  for (const ctfx::tensor_meta* mp : metas) {
+    const ctfx::tensor_meta& m = *mp;
     ctfx::tensor_desc d;
     d.dt = m.dt;
     d.rank = m.rank;
     for (int k = 0; k < m.rank; ++k) {
+      bool bound = true;
+      for (std::size_t s = 0; s < symbols.size(); ++s)
+        bound = bound && (!m.stride[k].uses(static_cast<int>(s)) || symbols[s] >= 0);
       d.size[k] = m.size[k].is_static() ? m.size[k].value() : -1;
-      d.stride[k] = m.stride[k].is_static() ? m.stride[k].value() : -1;
+      d.stride[k] = bound ? m.stride[k].eval(symbols) : -1;
     }
     r.push_back(d);
   }
@@ -72,12 +84,12 @@ std::size_t strided_at(const ctfx::tensor_desc& d, std::size_t linear) {
   }
   return at;
 }
-bool static_strided(const ctfx::tensor_desc& want, const ctfx::host_array& a) {
+bool traced_differs(const ctfx::tensor_desc& want, const ctfx::host_array& a) {
   if (want.rank != a.desc.rank) return false;
   bool same = true;
   for (int k = 0; k < want.rank; ++k) {
-    if (want.size[k] != a.desc.size[k] || want.stride[k] < 0) return false;
-    same = same && (want.size[k] == 1 || want.stride[k] == a.desc.stride[k]);
+    if ((want.size[k] >= 0 && want.size[k] != a.desc.size[k]) || want.stride[k] < 0) return false;
+    same = same && (a.desc.size[k] == 1 || want.stride[k] == a.desc.stride[k]);
   }
   return !same && a.desc.numel() > 0;
 }
@@ -127,9 +139,9 @@ void check_program(const std::string& name, const ctfx::ir& g, Run&& run, const 
     inputs.push_back(std::move(f.array));
   }
   const auto before = inputs;
-  const auto traced = traced_layouts(g);
+  const auto traced = traced_layouts(g, inputs);
   for (std::size_t i = 0; i < inputs.size() && i < traced.size(); ++i)
-    if (static_strided(traced[i], inputs[i])) {  // fed in the layout it was traced with
+    if (traced_differs(traced[i], inputs[i])) {  // fed in the layout it was traced with
       std::string why;
       inputs[i] = ctfx::host_array::laid_out(inputs[i], traced[i].stride, why);
       REQUIRE_MESSAGE(why.empty(), why);

@@ -1,9 +1,11 @@
 // Result layouts (ops/result_layout.hpp): the strides of elementwise results, preserve_format copies,
-// empty_like, cat, _foreach_* elements and auto_functionalized's updated arguments, as PyTorch's
+// empty_like, cat, index, _foreach_* elements and auto_functionalized's updated arguments, as PyTorch's
 // fake tensors compute them; and both executors (compiled<G> and runtime_plan) computing into such
 // layouts.
 #include <doctest/doctest.h>
 #include "layout_text.hpp"
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -52,11 +54,11 @@ ctfx::tensor_meta read_meta(std::istringstream& in, ctfx::dtype dt) {
 
 TEST_CASE("layout rules: random operand layouts give the result strides PyTorch's fake tensors give") {
   // test/data/layout_cases.txt: made by tools/layout_cases/make_cases.py from torch's FakeTensorMode
-  // (elementwise ops, copies, empty_like, cat and foreach elements).
+  // (elementwise ops, copies, empty_like, cat, foreach elements and index).
   std::ifstream f(data_path("layout_cases.txt"));
   REQUIRE(f.good());
   std::string line;
-  int cases = 0, cat_cases = 0;
+  int cases = 0, cat_cases = 0, index_cases = 0;
   while (std::getline(f, line)) {
     CAPTURE(line);
     std::istringstream in(line);
@@ -64,14 +66,16 @@ TEST_CASE("layout rules: random operand layouts give the result strides PyTorch'
     int n = 0;
     in >> op >> n;
     std::vector<ctfx::tensor_meta> ops;
-    for (int k = 0; k < n; ++k) ops.push_back(read_meta(in, op == "where" && k == 0 ? ctfx::dtype::b8 : ctfx::f32));
+    const bool index = op.rfind("index.", 0) == 0;
+    for (int k = 0; k < n; ++k)
+      ops.push_back(read_meta(in, op == "where" && k == 0 ? ctfx::dtype::b8 : index && k > 0 ? ctfx::dtype::i64 : ctfx::f32));
     int rank = 0;
     in >> rank;
     std::vector<long long> want(static_cast<std::size_t>(rank));
     for (auto& s : want) in >> s;
     const bool cat = op.rfind("cat.", 0) == 0;
     ctfx::tensor_meta shape = ops[0];
-    if (!cat)
+    if (!cat && !index)
       for (int k = 1; k < n; ++k) REQUIRE(ctfx::detail::broadcast_into(shape, ops[static_cast<std::size_t>(k)]));
     const ctfx::tensor_meta* ptr[3] = {&ops[0], n > 1 ? &ops[1] : nullptr, n > 2 ? &ops[2] : nullptr};
     ctfx::tensor_meta got;
@@ -84,7 +88,7 @@ TEST_CASE("layout rules: random operand layouts give the result strides PyTorch'
       got = ctfx::detail::empty_like_result(ops[0], ctfx::f32);
     } else if (op == "convert") {
       got = ctfx::detail::preserve_format_result(ops[0], ctfx::f64);
-    } else if (cat) {  // through the graph's rule: the inputs as placeholders, then cat
+    } else if (cat || index) {  // through the graph's rule: the inputs as placeholders, then the op
       ctfx::ir g;
       std::vector<std::int32_t> ids;
       for (const auto& m : ops) {
@@ -95,12 +99,22 @@ TEST_CASE("layout rules: random operand layouts give the result strides PyTorch'
         ids.push_back(g.append(ph, {}, {}));
       }
       ctfx::node c{};
-      c.op = ctfx::op_kind::cat;
-      const ctfx::sym_expr d(std::stoll(op.substr(4)));
-      const std::int32_t id = g.append(c, std::span<const std::int32_t>(ids.data(), ids.size()), std::span<const ctfx::sym_expr>(&d, 1));
-      REQUIRE(ctfx::infer_meta(g, id));
+      std::int32_t id = -1;
+      if (cat) {
+        c.op = ctfx::op_kind::cat;
+        const ctfx::sym_expr d(std::stoll(op.substr(4)));
+        id = g.append(c, std::span<const std::int32_t>(ids.data(), ids.size()), std::span<const ctfx::sym_expr>(&d, 1));
+        ++cat_cases;
+      } else {  // x, then per letter of the pattern an index (i) or None (n)
+        c.op = ctfx::op_kind::index;
+        std::vector<std::int32_t> args{ids[0]};
+        std::size_t next = 1;
+        for (char p : op.substr(6)) args.push_back(p == 'i' ? ids[next++] : -1);
+        id = g.append(c, std::span<const std::int32_t>(args.data(), args.size()), {});
+        ++index_cases;
+      }
+      REQUIRE_MESSAGE(ctfx::infer_meta(g, id), std::string(g.error.message()));
       got = g.meta(id);
-      ++cat_cases;
     } else {
       FAIL("unknown op " << op);
     }
@@ -114,8 +128,95 @@ TEST_CASE("layout rules: random operand layouts give the result strides PyTorch'
     }
     ++cases;
   }
-  CHECK(cases >= 600);
+  CHECK(cases >= 850);
   CHECK(cat_cases >= 150);
+  CHECK(index_cases >= 200);
+}
+
+TEST_CASE("layout rules: random symbolic layouts get strides that fit PyTorch's at every size, or are refused") {
+  // test/data/layout_sym_cases.txt: made by tools/layout_cases/make_sym_cases.py from torch's
+  // FakeTensorMode with a ShapeEnv, each case built at eight sizes. Each case becomes an FX graph
+  // (the operands as placeholders, the op's node), which ctfx parses; its result's strides,
+  // evaluated at each build's sizes, must be PyTorch's on every extent longer than 1. A node ctfx
+  // refuses (rule result-stride-order) must be one whose order the graph does not fix: every
+  // `varies` case (no one layout fits all builds), and few `same` ones.
+  std::ifstream f(data_path("layout_sym_cases.txt"));
+  REQUIRE(f.good());
+  auto split = [](const std::string& t, char sep) {
+    std::vector<std::string> r;
+    for (std::size_t b = 0;;) {
+      const std::size_t e = t.find(sep, b);
+      r.push_back(t.substr(b, e == std::string::npos ? std::string::npos : e - b));
+      if (e == std::string::npos) return r;
+      b = e + 1;
+    }
+  };
+  std::string line;
+  int same = 0, varies = 0, refused = 0;
+  while (std::getline(f, line)) {
+    CAPTURE(line);
+    const std::vector<std::string> field = split(line, '|');
+    REQUIRE(field.size() == 5);
+    const std::vector<std::string> operands = split(field[2], ';');
+    const std::vector<std::string> builds = split(field[4], ';');
+    const int symbols = static_cast<int>(split(split(builds[0], ':')[0], ',').size());
+    std::string text = "class <lambda>(torch.nn.Module):\n    def forward(self";
+    for (int k = 0; k < symbols; ++k) text += ", a" + std::to_string(k) + ": \"Sym(s" + std::to_string(k) + ")\"";
+    for (std::size_t k = 0; k < operands.size(); ++k) text += ", x" + std::to_string(k) + ": \"" + operands[k] + "cpu\"";
+    const std::string& op = field[1];
+    std::string call;
+    if (op == "add") call = "torch.ops.aten.add.Tensor(x0, x1)";
+    else if (op == "neg") call = "torch.ops.aten.neg.default(x0)";
+    else if (op == "clone") call = "torch.ops.aten.clone.default(x0)";
+    else if (op == "convert") call = "torch.ops.prims.convert_element_type.default(x0, torch.float64)";
+    else if (op.rfind("index.", 0) == 0) {
+      call = "torch.ops.aten.index.Tensor(x0, [";
+      for (int k = 0; k < std::stoi(op.substr(6)); ++k) call += "None, ";
+      call += "x1])";
+    } else if (op.rfind("cat.", 0) == 0) {
+      call = "torch.ops.aten.cat.default([x0, x1], " + op.substr(4) + ")";
+    } else {
+      FAIL("unknown op " << op);
+    }
+    // (the result's type without strides: ctfx's are checked below, at every build's sizes)
+    text += "):\n        r: \"" + field[3] + "cpu\" = " + call + "\n        return (r,)\n";
+    CAPTURE(text);
+    const auto r = ctfx::parse_fx(text);
+    (field[0] == "same" ? same : varies) += 1;
+    if (!r.ok()) {
+      CHECK_MESSAGE(r.error.r == ctfx::rule::stride_order, ctfx::to_string(r.error));
+      refused += field[0] == "same";
+      continue;
+    }
+    CHECK(field[0] == "same");
+    const ctfx::ir& g = r.graph;
+    const ctfx::tensor_meta& m = g.meta(g.find("r"));
+    for (const std::string& build : builds) {
+      CAPTURE(build);
+      const std::vector<std::string> parts = split(build, ':');
+      const std::vector<std::string> vals = split(parts[0], ','), want = split(parts[1], ',');
+      std::vector<ctfx::index_t> v(g.syms.size(), 0);
+      bool guarded = true;  // (sizes that break a guard the graph relies on are not sizes it runs at)
+      for (std::size_t s = 0; s < g.syms.size() && guarded; ++s) {
+        const std::string name(g.syms[s].name.view());
+        if (g.syms[s].kind == ctfx::symbol_kind::derived) guarded = ctfx::eval_derived(g, s, v);
+        else v[s] = std::stoll(vals[static_cast<std::size_t>(std::stoi(name.substr(1)))]);
+      }
+      if (!guarded) continue;
+      REQUIRE(static_cast<int>(want.size()) == 2 * m.rank);
+      for (int d = 0; d < m.rank; ++d) {
+        CAPTURE(d);
+        const ctfx::index_t n = m.size[d].eval(v);
+        CHECK(n == std::stoll(want[static_cast<std::size_t>(d)]));
+        if (n != 1) CHECK(m.stride[d].eval(v) == std::stoll(want[static_cast<std::size_t>(m.rank + d)]));
+      }
+    }
+  }
+  CHECK(same + varies >= 200);
+  // Refused though one layout fits every size: a copy of a layout that is dense only when a derived
+  // extent ((s0 + 2)//3) is 1, or a cat whose format depends on one. Most cases are decided.
+  MESSAGE(refused << " of " << same << " cases that one layout fits refused");
+  CHECK(refused * 10 <= same);
 }
 
 // ----- each rule on a built graph -----
@@ -247,7 +348,7 @@ TEST_CASE("layout rules: cat of ambiguous N111 and N1H1 strides, channels-last-3
   CHECK_LAYOUT(f, "cl3d_contig", "f32[2, 3, 3, 3, 4][108, 36, 12, 4, 1]");
   CHECK_LAYOUT(f, "zero_c", "f32[2, 6, 4, 5][120, 20, 5, 1]");   // stride 0 along C suggests contiguous
   CHECK_LAYOUT(f, "rank3", "f32[2, 3, 4][12, 4, 1]");            // rank 3 is never channels-last
-  CHECK_LAYOUT(f, "symbolic", "f32[s0, 6, 4, 5][120, 20, 5, 1]"); // symbolic extents: row-major
+  CHECK_LAYOUT(f, "symbolic", "f32[s0, 6, 4, 5][120, 1, 30, 6]");  // a symbolic N: still channels-last
   // The rule itself, on the cases c10's is_channels_last_strides_2d_s4 singles out.
   using ctfx::detail::memory_format;
   auto fmt = [](std::initializer_list<long> sizes, std::initializer_list<long> strides) {
@@ -341,6 +442,116 @@ TEST_CASE("layout rules: auto_functionalized's updated argument keeps the argume
   CHECK(m.stride[0] == ctfx::sym_expr(5));
   CHECK(m.offset == ctfx::sym_expr(1));
   CHECK(m.storage != r.graph.meta(r.graph.find("arg0_1")).storage);
+}
+
+namespace {
+struct double_acc_op : ctfx::custom_op<"t::double_acc_", "double_acc_(Tensor x, Tensor(a!) acc) -> Tensor"> {};
+struct double_t_op : ctfx::custom_op<"t::double_t", "double_t(Tensor x) -> Tensor"> {};
+}  // namespace
+
+TEST_CASE("layout rules: a user op's fresh result takes the strides the graph declares; overlapping ones are refused") {
+  // The op's fake implementation lays its result out (here column-major); only the printed graph says how.
+  constexpr std::string_view text = R"(class <lambda>(torch.nn.Module):
+    def forward(self, arg0_1: "f32[3, 4][4, 1]cpu", arg1_1: "f32[3, 4][4, 1]cpu"):
+        auto_functionalized = torch.ops.higher_order.auto_functionalized(torch.ops.t.double_acc_.default, x = arg0_1, acc = arg1_1)
+        getitem: "f32[3, 4][1, 3]cpu" = auto_functionalized[0]
+        getitem_1: "f32[3, 4][4, 1]cpu" = auto_functionalized[1];  auto_functionalized = None
+        add: "f32[3, 4][1, 3]cpu" = torch.ops.aten.add.Tensor(getitem, 1)
+        return (getitem, add)
+)";
+  const ctfx::fx_custom ops[] = {ctfx::fx_custom_of<double_acc_op>()};
+  const auto r = ctfx::parse_fx(text, ops);
+  REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+  const ctfx::tensor_meta& m = r.graph.meta(r.graph.find("getitem"));
+  CHECK(m.stride[0] == ctfx::sym_expr(1));
+  CHECK(m.stride[1] == ctfx::sym_expr(3));
+  CHECK(r.graph.meta(r.graph.find("add")).stride[1] == ctfx::sym_expr(3));  // the elementwise rule follows it
+  // Strides that put two elements at one address cannot be a fresh result's.
+  std::string bad(text);
+  bad.replace(bad.find("[1, 3]cpu\" = auto"), 6, "[1, 2]");
+  const auto e = ctfx::parse_fx(bad, ops);
+  REQUIRE(!e.ok());
+  CAPTURE(ctfx::to_string(e.error));
+  CHECK(ctfx::to_string(e.error).find("the declared strides of the user op's result place two elements at one address") != std::string::npos);
+  // A user op that mutates nothing is called directly; its one result is the node, laid out as printed.
+  constexpr std::string_view direct = R"(class <lambda>(torch.nn.Module):
+    def forward(self, arg0_1: "f32[3, 4][4, 1]cpu"):
+        double_t: "f32[3, 4][1, 3]cpu" = torch.ops.t.double_t.default(arg0_1);  arg0_1 = None
+        add: "f32[3, 4][1, 3]cpu" = torch.ops.aten.add.Tensor(double_t, 1)
+        return (double_t, add)
+)";
+  const ctfx::fx_custom direct_ops[] = {ctfx::fx_custom_of<double_t_op>()};
+  const auto d = ctfx::parse_fx(direct, direct_ops);
+  REQUIRE_MESSAGE(d.ok(), ctfx::to_string(d.error));
+  CHECK(d.graph.meta(d.graph.find("double_t")).stride[1] == ctfx::sym_expr(3));
+  CHECK(d.graph.meta(d.graph.find("add")).stride[1] == ctfx::sym_expr(3));
+  // Without declared strides (a graph built in C++) the result is row-major.
+  constexpr auto f = [](builder& g) {
+    auto x = g.input("x", ctfx::f32, {3, 4});
+    auto acc = g.input("acc", ctfx::f32, {3, 4});
+    auto res = g.call<double_acc_op>(x, acc);
+    g.output(res[0].named("fresh"));
+  };
+  CHECK_LAYOUT(f, "fresh", "f32[3, 4][4, 1]");
+}
+
+TEST_CASE("layout rules: symbolic extents keep the stride order their strides decide") {
+  // The orders PyTorch gives these (the captured dyn_permute_mul, dyn_transposed_plus,
+  // dyn_channels_last_relu, dyn_clone_permuted, dyn_slice_t_add, dyn_index_permuted and
+  // dyn_cat_channels_last graphs print them): strides that are products of sizes compare by
+  // division (s1*s2 against s2), a symbol against a number by the sizes' least value 2.
+  constexpr auto f = [](builder& g) {
+    auto s0 = g.sym("s0"), s1 = g.sym("s1"), s2 = g.sym("s2");
+    auto x = g.input("x", ctfx::f32, {s0, s1, s2});
+    auto m = g.input("m", ctfx::f32, {s0, s1});
+    auto y = g.input("y", ctfx::f32, {s1, s0});
+    auto c = g.input("c", ctfx::f32, {s0, s1, s2, 3});  // N, H, W, C in memory
+    auto i = g.input("i", ctfx::i64, {4});
+    auto mt = m.transpose(0, 1);                         // [s1, s0][1, s1]
+    auto cl = c.permute({0, 3, 1, 2});                   // channels-last [s0, 3, s1, s2]
+    g.output((x.permute({2, 0, 1}) * 2.0f).named("perm"), (mt + y).named("t_first"), (y + mt).named("row_first"),
+             ctfx::relu(cl).named("cl"), x.permute({1, 0, 2}).clone().named("clone"),
+             (mt.slice(0, 1, s1) + 1.0f).named("sliced"), (m.slice(1, 0, s1, 2).transpose(0, 1) * 3.0f).named("step2"),
+             ctfx::index(x.permute({2, 0, 1}), {ctfx::none, i}).named("index"),
+             ctfx::cat({cl, cl}, 1).named("cat_cl"), ctfx::where(ctfx::gt(mt, 0.0), mt, y).named("where"));
+  };
+  CHECK_LAYOUT(f, "perm", "f32[s2, s0, s1][1, s1*s2, s2]");
+  CHECK_LAYOUT(f, "t_first", "f32[s1, s0][1, s1]");
+  CHECK_LAYOUT(f, "row_first", "f32[s1, s0][s0, 1]");
+  CHECK_LAYOUT(f, "cl", "f32[s0, 3, s1, s2][3*s1*s2, 1, 3*s2, 3]");
+  CHECK_LAYOUT(f, "clone", "f32[s1, s0, s2][s2, s1*s2, 1]");
+  CHECK_LAYOUT(f, "sliced", "f32[s1 - 1, s0][1, s1 - 1]");
+  CHECK_LAYOUT(f, "step2", "f32[((s1 + 1)//2), s0][1, ((s1 + 1)//2)]");
+  CHECK_LAYOUT(f, "index", "f32[s2, 4, s1][1, s2, 4*s2]");
+  CHECK_LAYOUT(f, "cat_cl", "f32[s0, 6, s1, s2][6*s1*s2, 1, 6*s2, 6]");
+  CHECK_LAYOUT(f, "where", "f32[s1, s0][1, s1]");
+}
+
+TEST_CASE("layout rules: what is known of symbolic extents") {
+  using ctfx::detail::tri;
+  ctfx::ir g;
+  const ctfx::sym_expr s0 = ctfx::sym_expr::symbol(0), s1 = ctfx::sym_expr::symbol(1);
+  const ctfx::detail::sym_compare c{&g};  // no table: both count as sizes (>= 2)
+  CHECK(c.ge(s0 * s1, s1) == tri::yes);                       // s0*s1 - s1 >= s1 * (2 - 1)
+  CHECK(c.ge(s1, s0 * s1) == tri::no);
+  CHECK(c.ge(s0, ctfx::sym_expr(2)) == tri::yes);
+  CHECK(c.ge(s0, ctfx::sym_expr(3)) == tri::unknown);         // s0 may be 2
+  CHECK(c.ge_distinct(ctfx::sym_expr(2), s0) == tri::no);     // 2 != s0: s0 > 2
+  CHECK(c.ge(s0, s1) == tri::unknown);
+  CHECK(c.eq(s0, ctfx::sym_expr(1)) == tri::no);
+  CHECK(c.eq(s0 - ctfx::sym_expr(1), ctfx::sym_expr(1)) == tri::unknown);
+  CHECK(c.divides(ctfx::sym_expr(3) * s0 * s1, s1) == tri::yes);
+  CHECK(c.divides(s0, ctfx::sym_expr(3)) == tri::unknown);
+  // A derived symbol (s0//2) is only known to be >= 0.
+  ctfx::symbol d{};
+  d.kind = ctfx::symbol_kind::derived;
+  g.syms.push_back(ctfx::symbol{});
+  g.syms.push_back(ctfx::symbol{});
+  g.syms.push_back(d);
+  const ctfx::sym_expr h = ctfx::sym_expr::symbol(2);
+  CHECK(c.ge(h, ctfx::sym_expr(1)) == tri::unknown);
+  CHECK(c.ge(h * s0, s0) == tri::unknown);
+  CHECK(c.ge(s0 * h, ctfx::sym_expr(0)) == tri::yes);
 }
 
 // ----- both executors on such layouts -----
@@ -616,4 +827,70 @@ TEST_CASE("layout rules: both executors compute _foreach_* elements into their p
   run([&](auto in, auto out) { return p.run(in, out); });
   run([&](auto in, auto out) { return p.run(in, out, ctfx::device_ctx{ctfx::backend::omp}); });
   run([&](auto in, auto out) { return ctfx::reference_run(foreach_graph.get(), in, out); });
+}
+
+namespace {
+
+// Gathers whose results PyTorch lays out in a permuted order (index of a permuted input, indices
+// apart, a 0-d index) and an elementwise op on one: every executor computes into those layouts.
+constexpr auto index_graph = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {3, 4, 5});
+  auto i = b.input("i", ctfx::i64, {2});
+  auto j = b.input("j", ctfx::i64, {});
+  auto g1 = ctfx::index(x.permute({2, 0, 1}), {ctfx::none, i}).named("g1");      // [5, 2, 4]
+  auto g2 = ctfx::index(x.permute({1, 2, 0}), {i, ctfx::none, i}).named("g2");   // apart: [2, 5]
+  auto g3 = ctfx::index(x.permute({2, 1, 0}), {ctfx::none, j}).named("g3");      // 0-d: [5, 3]
+  b.output(g1, (g1 * 2.0f).named("g1x2"), g2, g3);
+});
+using index_plan = ctfx::compiled<decltype(index_graph)>;
+
+}  // namespace
+
+TEST_CASE("layout rules: both executors gather into the layouts PyTorch gives index results") {
+  const ctfx::ir g = index_plan::graph();
+  CHECK(layout_of(g, g.find("g1")) == "[1, 5, 10]+0");  // as PyTorch's index meta function lays them out
+  CHECK(layout_of(g, g.find("g1x2")) == "[1, 5, 10]+0");
+  CHECK(layout_of(g, g.find("g3")) == "[1, 5]+0");      // 0-d index: x's first strides order it (x.permute's 1, 5)
+  std::vector<float> x(60);
+  for (std::size_t k = 0; k < 60; ++k) x[k] = static_cast<float>((k * 7) % 23) - 11.5f;
+  std::vector<std::int64_t> i = {2, -1};
+  std::int64_t j = 1;
+  // By hand: x[a][b][c] at a*20 + b*5 + c; i wraps to {2, 2} along 3 and {2, 3} along 4.
+  auto xv = [&](long a, long bb, long c) { return x[static_cast<std::size_t>(a * 20 + bb * 5 + c)]; };
+  const long i3[2] = {2, 2}, i4[2] = {2, 3};
+  std::vector<float> w1(40), w1x2(40), w2(10), w3(15);
+  for (long c = 0; c < 5; ++c) {
+    for (long k = 0; k < 2; ++k)
+      for (long bb = 0; bb < 4; ++bb) {
+        w1[static_cast<std::size_t>((c * 2 + k) * 4 + bb)] = xv(i3[k], bb, c);
+        w1x2[static_cast<std::size_t>((c * 2 + k) * 4 + bb)] = xv(i3[k], bb, c) * 2.0f;
+      }
+    for (long k = 0; k < 2; ++k) w2[static_cast<std::size_t>(k * 5 + c)] = xv(i3[k], i4[k], c);
+    for (long a = 0; a < 3; ++a) w3[static_cast<std::size_t>(c * 3 + a)] = xv(a, j, c);
+  }
+  auto run = [&](auto&& exec) {
+    std::vector<float> o1(40), o2(40), o3(10), o4(15);
+    const std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {3, 4, 5}),
+                                              ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {2}),
+                                              ctfx::tensor_ref::contiguous(&j, ctfx::i64, {})};
+    const std::vector<ctfx::tensor_ref> out = {ctfx::tensor_ref::contiguous(o1.data(), ctfx::f32, {5, 2, 4}),
+                                               ctfx::tensor_ref::contiguous(o2.data(), ctfx::f32, {5, 2, 4}),
+                                               ctfx::tensor_ref::contiguous(o3.data(), ctfx::f32, {2, 5}),
+                                               ctfx::tensor_ref::contiguous(o4.data(), ctfx::f32, {5, 3})};
+    const ctfx::run_status st = exec(in, out);
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(o1 == w1);
+    CHECK(o2 == w1x2);
+    CHECK(o3 == w2);
+    CHECK(o4 == w3);
+  };
+  const ctfx::runtime_plan p(index_graph.get());
+  ctfx::plan_options unfused;
+  unfused.fuse = false;
+  const ctfx::runtime_plan pu(index_graph.get(), unfused);
+  run([&](auto in, auto out) { return index_plan::run(in, out); });
+  run([&](auto in, auto out) { return p.run(in, out); });
+  run([&](auto in, auto out) { return pu.run(in, out); });
+  run([&](auto in, auto out) { return p.run(in, out, ctfx::device_ctx{ctfx::backend::omp}); });
+  run([&](auto in, auto out) { return ctfx::reference_run(index_graph.get(), in, out); });
 }

@@ -23,7 +23,7 @@
 //
 // FILE is the text that print_readable() / TORCH_LOGS="post_grad_graphs" prints (see
 // graph/fx_parse.hpp). Its tensor constants (`self._tensor_constant0`) are inputs that --run reads
-// from beside FILE, `<stem>.<attribute>.npy` (tools/fx_capture saves them), not from --inputs. The user ops of tools/fx_capture (ctfx_test::sin_, sin_cos_, add_one_) are
+// from beside FILE, `<stem>.<attribute>.npy` (tools/fx_capture saves them), not from --inputs. The user ops of tools/fx_capture (ctfx_test::sin_, sin_cos_, add_one_, double_acc_, double_t) are
 // known, with host kernels, so that the graphs captured with them parse and run.
 //
 // Any error (usage, parse, a broken rule after a pass, a bad input file, a failed run) prints one
@@ -56,8 +56,13 @@ struct sin_op : ctfx::custom_op<"ctfx_test::sin_", "sin_(Tensor x, Tensor(a!) ou
 struct sin_cos_op
     : ctfx::custom_op<"ctfx_test::sin_cos_", "sin_cos_(Tensor x, Tensor(a!) out_sin, Tensor(a!) out_cos) -> ()"> {};
 struct add_one_op : ctfx::custom_op<"ctfx_test::add_one_", "add_one_(Tensor(a!) x) -> ()"> {};
+// Returns 2x in a fresh result (laid out as the graph declares: column-major in the captures) and adds x to acc.
+struct double_acc_op : ctfx::custom_op<"ctfx_test::double_acc_", "double_acc_(Tensor x, Tensor(a!) acc) -> Tensor"> {};
+// Returns 2x in a fresh result and mutates nothing: called directly, not through auto_functionalized.
+struct double_t_op : ctfx::custom_op<"ctfx_test::double_t", "double_t(Tensor x) -> Tensor"> {};
 const ctfx::fx_custom user_ops[] = {ctfx::fx_custom_of<sin_op>(), ctfx::fx_custom_of<sin_cos_op>(),
-                                    ctfx::fx_custom_of<add_one_op>()};
+                                    ctfx::fx_custom_of<add_one_op>(), ctfx::fx_custom_of<double_acc_op>(),
+                                    ctfx::fx_custom_of<double_t_op>()};
 
 // dst[i] = f(src[i]) over two tensors of one shape, any strides; f32 and f64.
 template <class F>
@@ -73,12 +78,35 @@ void map_into(const ctfx::tensor_ref& src, const ctfx::tensor_ref& dst, F f) {
   }
 }
 
+// dst[i] = f(a[i], b[i]) over three tensors of one shape, any strides; f32 and f64.
+template <class F>
+void zip_into(const ctfx::tensor_ref& a, const ctfx::tensor_ref& b, const ctfx::tensor_ref& dst, F f) {
+  const ctfx::index_t n = a.numel();
+  ctfx::index_t idx[ctfx::max_rank]{};
+  for (ctfx::index_t k = 0; k < n; ++k) {
+    ctfx::index_t ao = 0, bo = 0, d_off = 0;
+    for (int d = 0; d < a.rank; ++d) { ao += idx[d] * a.stride[d]; bo += idx[d] * b.stride[d]; d_off += idx[d] * dst.stride[d]; }
+    if (a.dt == ctfx::f64)
+      static_cast<double*>(dst.data)[d_off] = f(static_cast<const double*>(a.data)[ao], static_cast<const double*>(b.data)[bo]);
+    else
+      static_cast<float*>(dst.data)[d_off] = f(static_cast<const float*>(a.data)[ao], static_cast<const float*>(b.data)[bo]);
+    for (int d = a.rank - 1; d >= 0 && ++idx[d] == a.size[d]; --d) idx[d] = 0;
+  }
+}
+
 ctfx::kernel_table host_user_kernels() {
   ctfx::kernel_table k;
   k.add(sin_op::name, [](const ctfx::custom_call& c) { map_into(c.args[0], c.args[1], [](auto v) { return std::sin(v); }); });
   k.add(sin_cos_op::name, [](const ctfx::custom_call& c) {
     map_into(c.args[0], c.args[1], [](auto v) { return std::sin(v); });
     map_into(c.args[0], c.args[2], [](auto v) { return std::cos(v); });
+  });
+  k.add(double_acc_op::name, [](const ctfx::custom_call& c) {
+    map_into(c.args[0], c.results[0], [](auto v) { return v * static_cast<decltype(v)>(2); });
+    zip_into(c.args[1], c.args[0], c.args[1], [](auto acc, auto x) { return acc + x; });
+  });
+  k.add(double_t_op::name, [](const ctfx::custom_call& c) {
+    map_into(c.args[0], c.results[0], [](auto v) { return v * static_cast<decltype(v)>(2); });
   });
   k.add(add_one_op::name, [](const ctfx::custom_call& c) {
     map_into(c.args[0], c.args[0], [](auto v) { return v + static_cast<decltype(v)>(1); });

@@ -20,6 +20,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "test", "data", "layout_cases.txt")
 COUNT = int(sys.argv[2]) if len(sys.argv) > 2 else 400
 CAT_COUNT = int(sys.argv[3]) if len(sys.argv) > 3 else 240
+INDEX_COUNT = int(sys.argv[4]) if len(sys.argv) > 4 else 240
 
 
 def layout(shape, rng, dtype=torch.float32):
@@ -77,6 +78,36 @@ def cat_and_foreach_cases(rng):
     return lines
 
 
+def index_cases(rng):
+    """x[indices] on x in random layouts (ranks 1 to 5, channels-last among them): one to three int64
+    indices (broadcast against each other, adjacent or not) among None positions."""
+    lines = []
+    while len(lines) < INDEX_COUNT:
+        rank = rng.randint(1, 5)
+        shape = [rng.choice([1, 2, 3, 4]) for _ in range(rank)]
+        x = layout(shape, rng)
+        npos = rng.randint(1, rank)
+        pattern = [rng.random() < 0.5 for _ in range(npos)]
+        if not any(pattern):
+            pattern[rng.randrange(npos)] = True
+        bshape = [rng.choice([1, 2, 3]) for _ in range(rng.randint(0, 2))]
+        idx, ops = [], [x]
+        for d, on in enumerate(pattern):
+            if not on:
+                idx.append(None)
+                continue
+            s = [b if rng.random() < 0.7 else 1 for b in bshape]
+            t = torch.zeros(s, dtype=torch.int64)  # index 0: in range of any extent but 0
+            idx.append(t)
+            ops.append(t)
+        if any(shape[d] == 0 for d, on in enumerate(pattern) if on):
+            continue
+        r = torch.ops.aten.index.Tensor(x, idx)
+        op = "index." + "".join("i" if on else "n" for on in pattern)
+        lines.append(f"{op} {len(ops)} " + " ".join(put(o) for o in ops) + f" {r.dim()} " + " ".join(str(s) for s in r.stride()))
+    return lines
+
+
 def main():
     rng = random.Random(7)
     lines = []
@@ -103,6 +134,7 @@ def main():
                      "convert": lambda: a.to(torch.float64)}[op]()
             lines.append(f"{op} {len(ops)} " + " ".join(put(o) for o in ops) + f" {r.dim()} " + " ".join(str(s) for s in r.stride()))
         lines += cat_and_foreach_cases(random.Random(11))
+        lines += index_cases(random.Random(13))
     with open(OUT, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"{len(lines)} cases in {OUT}")

@@ -64,8 +64,7 @@ constexpr sym_expr storage_bytes(const tensor_meta& m) {
     }
     return sym_expr((top + 1) * static_cast<index_t>(size_of(m.dt)));
   }
-  sym_expr hi = m.offset;
-  for (int i = 0; i < m.rank; ++i) hi = hi + (m.size[i] - sym_expr(1)) * m.stride[i];
+  const sym_expr hi = m.last_element();
   bool empty = false;
   for (int i = 0; i < m.rank; ++i)
     if (m.size[i] == sym_expr(0)) empty = true;

@@ -97,6 +97,29 @@ struct tensor_meta {
   /// Whether a symbolic computation of an extent, stride or offset overflowed its fixed room, or
   /// the last element it reaches (offset + Σ (size-1)·stride, what its storage must hold) would:
   /// a plan sizes buffers from that, and a truncated size is a buffer too small.
+  /// The offset of the last element, offset + Σ (size - 1) * stride, summed from the innermost
+  /// dimension out (by the degree of its stride, then its largest coefficient), so that a dense
+  /// layout's terms cancel as they come (a channels-last one summed in dimension order would pass
+  /// through more terms than fit).
+  constexpr sym_expr last_element() const {
+    auto weight = [&](int i) {
+      int deg = 0;
+      index_t coeff = stride[i].c < 0 ? -stride[i].c : stride[i].c;
+      for (int k = 0; k < stride[i].n; ++k) {
+        const int dk = stride[i].t[k].degree();
+        const index_t ck = stride[i].t[k].coeff < 0 ? -stride[i].t[k].coeff : stride[i].t[k].coeff;
+        if (dk > deg) { deg = dk; coeff = ck; } else if (dk == deg && ck > coeff) coeff = ck;
+      }
+      return static_cast<index_t>(deg) * (index_t{1} << 40) + coeff;
+    };
+    int order[max_rank]{};
+    for (int i = 0; i < rank; ++i) order[i] = i;
+    for (int i = 1; i < rank; ++i)
+      for (int j = i; j > 0 && weight(order[j]) < weight(order[j - 1]); --j) { const int t = order[j]; order[j] = order[j - 1]; order[j - 1] = t; }
+    sym_expr hi = offset;
+    for (int k = 0; k < rank; ++k) hi = hi + (size[order[k]] - sym_expr(1)) * stride[order[k]];
+    return hi;
+  }
   constexpr bool any_overflow() const {
     bool fixed = !offset.overflow && offset.n == 0;
     for (int i = 0; i < rank; ++i) {
@@ -105,9 +128,7 @@ struct tensor_meta {
     }
     if (offset.overflow) return true;
     if (fixed) return false;
-    sym_expr hi = offset;
-    for (int i = 0; i < rank; ++i) hi = hi + (size[i] - sym_expr(1)) * stride[i];
-    return hi.overflow;
+    return last_element().overflow;
   }
 };
 

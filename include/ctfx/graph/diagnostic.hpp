@@ -23,6 +23,7 @@ enum class rule : std::uint8_t {
   rank_limit,             // more than ctfx::max_rank dimensions
   symbolic_limit,         // a symbolic extent too complex for sym_expr
   metadata_inconsistent,  // a node whose stored metadata differs from its op's rule
+  stride_order,           // a result whose stride order symbolic extents leave undecided
   list_arguments,         // list arguments of unequal length or a bad element
   custom_schema,          // a custom op called against its declared schema
   duplicate_name,         // two nodes (or inputs) with one name
@@ -52,6 +53,8 @@ enum class rule : std::uint8_t {
   X(rank_limit, "rank-limit", "keep at most ctfx::max_rank dimensions")                                       \
   X(symbolic_limit, "symbolic-expression-limit", "use fewer symbols in one extent, or static extents")        \
   X(metadata_inconsistent, "metadata-consistent", "the node's metadata must be what its op's rule derives")   \
+  X(stride_order, "result-stride-order",                                                                      \
+    "make the extents that order the operands' strides static, or make the operands contiguous() first")      \
   X(list_arguments, "list-arguments", "pass lists of equal length and valid elements")                        \
   X(custom_schema, "custom-op-schema", "call the op with the arguments its schema declares")                  \
   X(duplicate_name, "unique-names", "give each node and input its own name (.named)")                         \

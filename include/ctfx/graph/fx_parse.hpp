@@ -502,7 +502,13 @@ class parser {
       if (tup < 0) return;
       std::int32_t k = element_index(tup, idx.i, idx.at);
       if (k < 0) return;
-      emit(name, t, op_kind::getitem, std::span<const std::int32_t>(&tup, 1), {}, k, 0.0, op_at);
+      // A user op's fresh result is laid out by its fake implementation: the printed strides are
+      // its layout (the getitem's params; ops/custom.hpp checks them).
+      const node& tn = b_.g[tup];
+      const bool user_result = (tn.op == op_kind::custom || tn.op == op_kind::auto_functionalized) &&
+                               k < b_.g.customs[static_cast<std::size_t>(tn.aux)].n_returns;
+      const std::size_t declared = user_result && t.present && !t.is_sym && t.has_strides ? static_cast<std::size_t>(t.rank) : 0;
+      emit(name, t, op_kind::getitem, std::span<const std::int32_t>(&tup, 1), std::span<const sym_expr>(t.stride, declared), k, 0.0, op_at);
       return;
     }
     // A module attribute: a tensor constant (`_tensor_constant0 = self._tensor_constant0`) or a
@@ -767,6 +773,12 @@ class parser {
     }
     constexpr std::string_view prefix = "torch.ops.";
     const op_row* row = callee.substr(0, prefix.size()) == prefix ? find_op(callee.substr(prefix.size())) : nullptr;
+    if (!row && callee.substr(0, prefix.size()) == prefix) {
+      if (const fx_custom* cu = find_custom(callee.substr(prefix.size())); cu && cu->schema.mutates == 0) {
+        lower_direct_user_op(name, t, *cu, call, at);
+        return;
+      }
+    }
     if (!row) { fail(at, "node '", name, "': unsupported op '" ); append_op_name(callee); return; }
     const op_kind k = row->kind;
     const sym_expr required(INT64_MIN);
@@ -1185,6 +1197,46 @@ class parser {
 
   // higher_order.auto_functionalized(torch.ops.ns.op.default, x = a, out = b): the keywords are the
   // op's Tensor arguments, by the names its signature gives them.
+  // The user op of "ns.op.overload" (or "ns.op"), or null.
+  constexpr const fx_custom* find_custom(std::string_view q) const {
+    std::size_t last = q.rfind('.');
+    std::string_view qualified = last == std::string_view::npos ? q : q.substr(0, last);
+    const fx_custom* found = nullptr;
+    for (const auto& cu : customs_)
+      if (custom_name_matches(cu.schema.name.view(), qualified)) found = &cu;
+    return found;
+  }
+  constexpr std::int32_t custom_index(const fx_custom& cu) {
+    auto& cs = b_.g.customs;
+    for (std::size_t j = 0; j < cs.size(); ++j) if (cs[j].name == cu.schema.name) return static_cast<std::int32_t>(j);
+    cs.push_back(cu.schema);
+    return static_cast<std::int32_t>(cs.size()) - 1;
+  }
+
+  // torch.ops.ns.op.default(x, ...): a user op that mutates nothing, called directly. Its tensor
+  // arguments by position or by the names its signature gives them. One result: the node is that
+  // result (the call's tuple, then element 0 with the printed layout); several: the node is the
+  // tuple, read with operator.getitem.
+  constexpr void lower_direct_user_op(std::string_view name, const annotation& t, const fx_custom& cu, const value& call, position at) {
+    for (int j = 0; j < cu.schema.n_args; ++j) {
+      std::string_view an = tensor_arg_name(cu.signature, j);
+      const value* v = arg(call, j, an);
+      if (!v) { fail(at, "user op call without its tensor argument '", an, "'"); return; }
+      std::int32_t id = node_of(*v, an);
+      if (id < 0) return;
+      abuf_.push_back(id);
+    }
+    const std::int32_t idx = custom_index(cu);
+    if (cu.schema.n_returns != 1) { emit_bufs(name, t, op_kind::custom, idx, 0.0, at); return; }
+    const std::int32_t tup = b_.add(op_kind::custom, std::span<const std::int32_t>(abuf_.data(), abuf_.size()), {}, idx, 0.0);
+    if (!b_.g.error.ok()) { locate_builder_error(at, name); return; }
+    text_buf<max_name + 8> tn;  // the call's own name (printed back as auto_functionalized's)
+    tn << name << "_call";
+    b_.g[tup].name = name_t(tn.view());
+    const std::size_t declared = t.present && !t.is_sym && t.has_strides ? static_cast<std::size_t>(t.rank) : 0;
+    emit(name, t, op_kind::getitem, std::span<const std::int32_t>(&tup, 1), std::span<const sym_expr>(t.stride, declared), 0, 0.0, at);
+  }
+
   constexpr void lower_user_op(std::string_view name, const annotation& t, const value& call, position at) {
     const value* opv = arg(call, 0, "");
     constexpr std::string_view prefix = "torch.ops.";
@@ -1192,12 +1244,7 @@ class parser {
       fail(opv ? opv->at : at, "auto_functionalized expects the op as its first argument");
       return;
     }
-    std::string_view q = opv->text.substr(prefix.size());
-    std::size_t last = q.rfind('.');
-    std::string_view qualified = last == std::string_view::npos ? q : q.substr(0, last);
-    const fx_custom* found = nullptr;
-    for (const auto& cu : customs_)
-      if (custom_name_matches(cu.schema.name.view(), qualified)) found = &cu;
+    const fx_custom* found = find_custom(opv->text.substr(prefix.size()));
     if (!found) { fail(opv->at, "user op '", opv->text, "' is not in the list of custom ops given to the parser"); return; }
     for (int j = 0; j < found->schema.n_args; ++j) {
       std::string_view an = tensor_arg_name(found->signature, j);
@@ -1207,10 +1254,7 @@ class parser {
       if (id < 0) return;
       abuf_.push_back(id);
     }
-    auto& cs = b_.g.customs;
-    std::int32_t idx = -1;
-    for (std::size_t j = 0; j < cs.size(); ++j) if (cs[j].name == found->schema.name) idx = static_cast<std::int32_t>(j);
-    if (idx < 0) { cs.push_back(found->schema); idx = static_cast<std::int32_t>(cs.size()) - 1; }
+    const std::int32_t idx = custom_index(*found);
     op_kind k = found->schema.mutates ? op_kind::auto_functionalized : op_kind::custom;
     emit_bufs(name, t, k, idx, 0.0, at);
   }

@@ -159,6 +159,10 @@ struct broken_rule<rule::metadata_inconsistent, Where, D> {
   static_assert(Where::ok, "ctfx: rule 'metadata-consistent' is broken; fix: the node's metadata must be what its op's rule derives");
 };
 template <class Where, diagnostic D>
+struct broken_rule<rule::stride_order, Where, D> {
+  static_assert(Where::ok, "ctfx: rule 'result-stride-order' is broken; fix: make the extents that order the operands' strides static, or make the operands contiguous() first");
+};
+template <class Where, diagnostic D>
 struct broken_rule<rule::list_arguments, Where, D> {
   static_assert(Where::ok, "ctfx: rule 'list-arguments' is broken; fix: pass lists of equal length and valid elements");
 };

@@ -111,6 +111,44 @@ constexpr bool custom_meta(ir& g, std::int32_t id, tensor_meta& out) {
   return true;
 }
 
+// A user op's fresh result `out` (its shape) laid out in the declared strides: one per dimension,
+// non-negative, and no two elements at one address (checked when the extents and strides are
+// numbers: a symbolic layout is taken as declared).
+constexpr bool declared_result_layout(ir& g, std::int32_t id, std::span<const sym_expr> strides, tensor_meta& out) {
+  if (strides.size() != static_cast<std::size_t>(out.rank)) {
+    auto m = about(g, id); m << "declares " << static_cast<int>(strides.size()) << " strides for a result of rank " << out.rank
+                              << "; fix: one stride per dimension of the user op's result";
+    fail(g, id, rule::bad_argument, m); return false;
+  }
+  tensor_meta r = out;
+  for (int d = 0; d < r.rank; ++d) r.stride[d] = strides[static_cast<std::size_t>(d)];
+  if (static_layout(r)) {
+    const int_layout x = int_of(r);
+    int perm[max_rank]{};  // the dimensions longer than 1, by stride: each must step past the span of those inside it
+    int k = 0;
+    bool ok = true;
+    for (int d = 0; d < x.rank; ++d) {
+      ok = ok && x.stride[d] >= 0;
+      if (x.size[d] > 1) perm[k++] = d;
+    }
+    for (int a = 1; a < k; ++a)
+      for (int b = a; b > 0 && x.stride[perm[b]] < x.stride[perm[b - 1]]; --b) { const int t = perm[b]; perm[b] = perm[b - 1]; perm[b - 1] = t; }
+    index_t span = 1;
+    for (int a = 0; ok && a < k; ++a) {
+      ok = x.stride[perm[a]] >= span;
+      span = x.stride[perm[a]] * (x.size[perm[a]] - 1) + span;
+    }
+    if (!ok) {
+      auto m = about(g, id); m << "the declared strides of the user op's result place two elements at one address (or are negative): ";
+      put_type(m, g, r);
+      m << "; fix: declare a non-overlapping layout (the strides its fake implementation gives)";
+      fail(g, id, rule::bad_argument, m); return false;
+    }
+  }
+  out = r;
+  return true;
+}
+
 // getitem of a tuple-valued node: element i of a list op, or result/updated argument of a user op.
 constexpr bool getitem_meta(ir& g, std::int32_t id, tensor_meta& out) {
   std::int32_t t = g.arg(id, 0);
@@ -130,8 +168,7 @@ constexpr bool getitem_meta(ir& g, std::int32_t id, tensor_meta& out) {
     // result's strides from both operands, not empty_like(self[i])'s.
     const bool list_b = p.nargs == 2 * p.aux;
     const tensor_meta* ops[2] = {&a, list_b ? &g.meta(g.arg(t, p.aux + i)) : nullptr};
-    out = elementwise_result(a, a.dt, ops, list_b ? 2 : 1);
-    return true;
+    return elementwise_result(g, id, a, a.dt, ops, list_b ? 2 : 1, out);
   }
   if (p.op == op_kind::custom || p.op == op_kind::auto_functionalized) {
     const custom_schema& s = g.customs[static_cast<std::size_t>(p.aux)];
@@ -139,7 +176,12 @@ constexpr bool getitem_meta(ir& g, std::int32_t id, tensor_meta& out) {
     if (i < s.n_returns) {
       const tensor_meta& like = g.meta(g.arg(t, s.returns_like));
       out = contiguous_like(like, like.dt);
-      return true;
+      // The op's own (fake) implementation lays its result out, which ctfx cannot see: the strides
+      // the graph declares for it (an imported graph's printed ones, as the getitem's params) are
+      // taken as they are, else the result is row-major.
+      const node& n = g[id];
+      if (n.npar == 0) return true;
+      return declared_result_layout(g, id, std::span<const sym_expr>(g.params.data() + n.par0, static_cast<std::size_t>(n.npar)), out);
     }
     const int arg = kth_mutated(s, i - s.n_returns);
     const tensor_meta& a = g.meta(g.arg(t, arg));

@@ -113,8 +113,7 @@ constexpr bool binary_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta&
     return true;
   }
   const tensor_meta* ops[2] = {&a, b};
-  out = elementwise_result(shape, dt, ops, b ? 2 : 1);
-  return true;
+  return elementwise_result(g, id, shape, dt, ops, b ? 2 : 1, out);
 }
 
 // The type a comparison or logical op computes in: torch.result_type of its operands (b: a tensor,
@@ -142,8 +141,7 @@ constexpr bool where_meta(ir& g, std::int32_t id, const tensor_meta& c, const te
     return false;
   }
   const tensor_meta* ops[3] = {&c, &a, &b};
-  out = elementwise_result(shape, result_type(a.dt, a.rank > 0, b.dt, b.rank > 0), ops, 3);
-  return true;
+  return elementwise_result(g, id, shape, result_type(a.dt, a.rank > 0, b.dt, b.rank > 0), ops, 3, out);
 }
 
 }  // namespace detail

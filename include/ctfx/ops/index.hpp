@@ -108,8 +108,40 @@ constexpr bool index_put_meta(ir& g, std::int32_t id, tensor_meta& out) {
   return true;
 }
 
-// x[indices]: the selected shape, in a fresh contiguous tensor. Integer indices only: a bool mask
-// selects a number of elements known only from its values.
+// The operand whose stride order index.Tensor's result takes (PyTorch's meta function for it,
+// which FakeTensor runs: the restrided source of ATen's AdvancedIndex): x, its indexed dimensions
+// moved to the front when they are not adjacent (transposeToFront); then x's strides with the
+// indexed span replaced by one stride 0 per dimension of the broadcast indices. The span runs from
+// the first dimension after the Nones counted "before" to the end less those counted "after"; a
+// None counts "after" once a non-0-d index was seen, so with 0-d indices every None counts before
+// and the strides kept are x's first ones, as PyTorch computes them. `sel` is the selected shape.
+constexpr tensor_meta restrided_source(const tensor_meta& x, std::span<const std::int32_t> idx, const tensor_meta& sel, int brank) {
+  bool indexed[max_rank]{};
+  int first = -1, last = -1, n_indexed = 0;
+  for (std::size_t i = 0; i < idx.size() && i < static_cast<std::size_t>(max_rank); ++i)
+    if (idx[i] >= 0) { indexed[i] = true; if (first < 0) first = static_cast<int>(i); last = static_cast<int>(i); ++n_indexed; }
+  if (first < 0) return x;
+  int order[max_rank]{};  // x's dimensions, the indexed ones first unless they are adjacent
+  int k = 0;
+  const bool adjacent = last - first + 1 == n_indexed;
+  for (int d = 0; d < x.rank; ++d) if (adjacent || indexed[d]) order[k++] = d;
+  if (!adjacent) for (int d = 0; d < x.rank; ++d) if (!indexed[d]) order[k++] = d;
+  int before = 0, after = 0;
+  bool seen = false;
+  for (int d = 0; d < x.rank; ++d) {
+    if (indexed[order[d]]) { seen = seen || brank > 0; continue; }
+    if (seen) ++after; else ++before;
+  }
+  tensor_meta r = sel;
+  for (int j = 0; j < sel.rank; ++j)
+    r.stride[j] = j < before ? x.stride[order[j]] : j < before + brank ? sym_expr(0) : x.stride[order[x.rank - (sel.rank - j)]];
+  return r;
+}
+
+// x[indices]: the selected shape, in a fresh tensor laid out as ATen's index meta function lays it
+// out: the elementwise stride order of the restrided source (a non-empty x; an empty one gives a
+// row-major result). Integer indices only: a bool mask selects a number of elements known only
+// from its values.
 constexpr bool index_meta(ir& g, std::int32_t id, tensor_meta& out) {
   auto a = g.args_of(id);
   const tensor_meta& x = g.meta(a[0]);
@@ -123,8 +155,12 @@ constexpr bool index_meta(ir& g, std::int32_t id, tensor_meta& out) {
     }
   tensor_meta sel{};
   if (!indexed_shape(g, id, x, a.subspan(1), sel)) return false;
-  out = contiguous_like(sel, x.dt);
-  return true;
+  if (const sym_expr n = x.numel(); n.is_static() && n.value() == 0) { out = contiguous_like(sel, x.dt); return true; }
+  int brank = sel.rank - x.rank;  // the broadcast indices' rank: sel has it in place of the indexed dims
+  for (std::size_t i = 1; i < a.size(); ++i) brank += a[i] >= 0;
+  const tensor_meta src = restrided_source(x, a.subspan(1), sel, brank);
+  const tensor_meta* ops[1] = {&src};
+  return elementwise_result(g, id, sel, x.dt, ops, 1, out);
 }
 
 }  // namespace detail

@@ -111,6 +111,11 @@ constexpr bool memo_meta(const ir& g, std::int32_t id, tensor_meta& out) {
     sb = k.b.storage;
     if (sb >= 0) k.b.storage = sb == sa ? 0 : 1;
   }
+  // The layout rules tell derived symbols (>= 0) from sizes (>= 2) by the graph's table, which the
+  // scratch graph lacks: no answer for arguments that use one.
+  for (const tensor_meta* m : {&k.a, &k.b})
+    for (int d = 0; d < m->rank; ++d)
+      if (uses_derived(g, m->size[d]) || uses_derived(g, m->stride[d])) return false;
   const sym_expr* P = g.params.data() + n.par0;
   if (n.npar > 0) k.p0 = P[0];
   if (n.npar > 1) k.p1 = P[1];
@@ -180,16 +185,16 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
       out = N[A[0]].meta; return true;
     case op_kind::copy:
       if (!need(2) || !copy_compatible(g, id, N[A[0]].meta, N[A[1]].meta)) return false;
-      out = clone_meta(N[A[0]].meta); return true;
+      return preserve_format_result(g, id, N[A[0]].meta, N[A[0]].meta.dt, out);
     case op_kind::clone:  // aux 1: memory_format=torch.contiguous_format
       if (!need(1)) return false;
-      out = n.aux == 1 ? contiguous_like(N[A[0]].meta, N[A[0]].meta.dt) : clone_meta(N[A[0]].meta);
-      return true;
+      if (n.aux == 1) { out = contiguous_like(N[A[0]].meta, N[A[0]].meta.dt); return true; }
+      return preserve_format_result(g, id, N[A[0]].meta, N[A[0]].meta.dt, out);
     case op_kind::empty: case op_kind::zeros: case op_kind::ones: case op_kind::full:
       return factory_meta(g, id, p, static_cast<dtype>(n.aux), out);
-    case op_kind::empty_like: if (!need(1)) return false; out = empty_like_result(N[A[0]].meta, N[A[0]].meta.dt); return true;
+    case op_kind::empty_like: if (!need(1)) return false; return empty_like_result(g, id, N[A[0]].meta, N[A[0]].meta.dt, out);
     case op_kind::fill_: if (!need(1)) return false; out = N[A[0]].meta; return true;
-    case op_kind::convert: if (!need(1)) return false; out = preserve_format_result(N[A[0]].meta, static_cast<dtype>(n.aux)); return true;
+    case op_kind::convert: if (!need(1)) return false; return preserve_format_result(g, id, N[A[0]].meta, static_cast<dtype>(n.aux), out);
     case op_kind::all_reduce: case op_kind::broadcast: case op_kind::all_gather: case op_kind::reduce_scatter:
     case op_kind::all_gather_blocks: case op_kind::reduce_scatter_blocks: case op_kind::halo_exchange:
       if (!need(1) || !collective_ok(g, id, N[A[0]].meta, p)) return false;
@@ -229,8 +234,7 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
   if (is_unary(n.op)) {
     if (!need(1)) return false;
     const tensor_meta* x[1] = {&N[A[0]].meta};
-    out = elementwise_result(N[A[0]].meta, n.op == op_kind::logical_not ? dtype::b8 : N[A[0]].meta.dt, x, 1);
-    return true;
+    return elementwise_result(g, id, N[A[0]].meta, n.op == op_kind::logical_not ? dtype::b8 : N[A[0]].meta.dt, x, 1, out);
   }
   if (is_binary(n.op)) {
     if (n.aux == 0) return need(2) && binary_meta(g, id, n.op, N[A[0]].meta, &N[A[1]].meta, false, out);

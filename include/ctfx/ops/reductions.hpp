@@ -73,8 +73,12 @@ constexpr bool cat_meta(ir& g, std::int32_t id, std::span<const std::int32_t> ts
     r.dt = promote(r.dt, t.dt);
   }
   // Row-major, or channels-last when every input suggests it (cat_compute_output_memory_format).
-  memory_format mf = suggest_memory_format(f);
-  for (std::size_t i = 1; i < ts.size(); ++i) mf = cat_output_format(mf, g.meta(ts[i]));
+  memory_format mf{}, next{};
+  if (!suggested_format(&g, f, mf)) return undecided_stride_order(g, id);
+  for (std::size_t i = 1; i < ts.size(); ++i) {
+    if (!suggested_format(&g, g.meta(ts[i]), next)) return undecided_stride_order(g, id);
+    mf = cat_output_format(mf, next);
+  }
   out = result_in_format(r, r.dt, mf);
   return true;
 }

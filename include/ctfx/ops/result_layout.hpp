@@ -1,16 +1,20 @@
-// ctfx/ops/result_layout.hpp — the strides PyTorch gives a fresh result: elementwise ops keep the
-// stride order of their operands, preserve_format copies keep a dense layout or the stride order of
-// a non-dense one, and cat is channels-last when all its inputs suggest it. These mirror the rules
+// ctfx/ops/result_layout.hpp — the strides PyTorch gives a fresh result: elementwise ops (and index,
+// over its restrided source: ops/index.hpp) keep the stride order of their operands, preserve_format
+// copies keep a dense layout or the stride order of a non-dense one, and cat is channels-last when
+// all its inputs suggest it. These mirror the rules
 // FakeTensor runs for Inductor's graphs (torch/_prims_common:
 // compute_elementwise_output_logical_to_physical_perm, is_contiguous, is_non_overlapping_and_dense;
 // torch/_prims/broadcast_in_dim; torch/_refs/empty_like; ATen's cat meta function with
 // cat_compute_output_memory_format and c10's suggest_memory_format), so a graph PyTorch printed
 // with strides checks out as printed.
 //
-// Static layouts only: a symbolic extent or stride gives a row-major result unless the rule can
-// tell from symbolic equality (all operands row-major, or a dense copy's own strides).
+// With symbolic extents and strides the same rules run on what is known of the symbols
+// (ops/layout_compare.hpp); where that does not decide the order, the checked forms
+// (elementwise_result(g, id, ...)) report the node.
 #pragma once
+#include <type_traits>
 #include "../detail/meta_util.hpp"
+#include "layout_compare.hpp"
 
 namespace ctfx::detail {
 
@@ -21,12 +25,16 @@ constexpr bool static_layout(const tensor_meta& m) {
   return true;
 }
 
-// Integer extents and strides of one operand seen at the result's rank.
-struct int_layout {
+// The extents and strides of one operand seen at the result's rank: integers (a static layout) or
+// symbolic expressions, compared through int_compare or sym_compare (ops/layout_compare.hpp).
+template <class V>
+struct layout_of {
   int rank = 0;
-  index_t size[max_rank]{};
-  index_t stride[max_rank]{};
+  V size[max_rank]{};
+  V stride[max_rank]{};
 };
+using int_layout = layout_of<index_t>;
+using sym_layout = layout_of<sym_expr>;
 
 constexpr int_layout int_of(const tensor_meta& m) {
   int_layout r;
@@ -34,105 +42,150 @@ constexpr int_layout int_of(const tensor_meta& m) {
   for (int i = 0; i < m.rank; ++i) { r.size[i] = m.size[i].c; r.stride[i] = m.stride[i].c; }
   return r;
 }
+constexpr sym_layout sym_of(const tensor_meta& m) {
+  sym_layout r;
+  r.rank = m.rank;
+  for (int i = 0; i < m.rank; ++i) { r.size[i] = m.size[i]; r.stride[i] = m.stride[i]; }
+  return r;
+}
 
 // prims.broadcast_in_dim(x, shape, trailing dims): a dimension broadcast from 1 gets stride 0; a new
 // leading dimension gets 0 when it is longer than 1, else the stride that spans the next dimension.
-constexpr int_layout broadcast_to(const int_layout& x, const int_layout& shape) {
-  int_layout r;
+// (A symbolic extent broadcasts only as an equal one: broadcast_into accepted the operands.)
+template <class V>
+constexpr layout_of<V> broadcast_to(const layout_of<V>& x, const layout_of<V>& shape) {
+  layout_of<V> r;
   r.rank = shape.rank;
   const int lead = shape.rank - x.rank;
   for (int i = 0; i < shape.rank; ++i) {
     r.size[i] = shape.size[i];
     if (i >= lead) {
       const int j = i - lead;
-      r.stride[i] = x.size[j] == 1 && shape.size[i] != 1 ? 0 : x.stride[j];
-    } else if (shape.size[i] != 1) {
-      r.stride[i] = 0;
+      r.stride[i] = x.size[j] == V(1) && !(shape.size[i] == V(1)) ? V(0) : x.stride[j];
+    } else if (!(shape.size[i] == V(1))) {
+      r.stride[i] = V(0);
     } else {
-      r.stride[i] = x.rank == 0 ? 1 : x.stride[0] * x.size[0];
+      r.stride[i] = x.rank == 0 ? V(1) : x.stride[0] * x.size[0];
     }
   }
   return r;
 }
 
+// Dimensions (innermost first) laid out densely: each stride the product of the extents inside it,
+// skipping extent-1 dimensions. An extent that may or may not be 1 is skipped only when its stride
+// is the expected one anyway.
+template <class C, class V>
+constexpr tri dense_in(const C& c, const layout_of<V>& x, const int* inner_first) {
+  V expect(1);
+  for (int k = 0; k < x.rank; ++k) {
+    const int d = inner_first[k];
+    const tri one = c.eq(x.size[d], V(1));
+    if (one == tri::yes) continue;
+    const tri at = c.eq(x.stride[d], expect);
+    if (at == tri::unknown) return tri::unknown;
+    if (at == tri::no) return one == tri::no ? tri::no : tri::unknown;
+    expect = expect * x.size[d];
+  }
+  return tri::yes;
+}
+
 // torch._prims_common.is_contiguous: row-major, ignoring extent-1 dimensions (and any tensor of
 // fewer than two elements).
-constexpr bool row_major(const int_layout& x) {
-  index_t numel = 1;
-  for (int i = 0; i < x.rank; ++i) numel *= x.size[i];
-  if (numel < 2) return true;
-  index_t expect = 1;
-  for (int i = x.rank - 1; i >= 0; --i) {
-    if (x.size[i] == 1) continue;
-    if (x.stride[i] != expect) return false;
-    expect *= x.size[i];
-  }
-  return true;
+template <class C, class V>
+constexpr tri row_major(const C& c, const layout_of<V>& x) {
+  int order[max_rank]{};
+  for (int i = 0; i < x.rank; ++i) order[i] = x.rank - 1 - i;
+  const tri dense = dense_in(c, x, order);
+  if (dense == tri::yes) return tri::yes;
+  V numel(1);
+  for (int i = 0; i < x.rank; ++i) numel = numel * x.size[i];
+  const tri small = c.ge(V(1), numel);
+  return small == tri::yes ? tri::yes : small == tri::no ? dense : tri::unknown;
 }
 
 // is_channels_last_contiguous_2d: a 4-d tensor whose dimensions are laid out C, W, H, N innermost first.
-constexpr bool channels_last(const int_layout& x) {
-  if (x.rank != 4) return false;
-  index_t expect = 1;
+template <class C, class V>
+constexpr tri channels_last(const C& c, const layout_of<V>& x) {
+  if (x.rank != 4) return tri::no;
   constexpr int order[4] = {1, 3, 2, 0};
-  for (int d : order) {
-    if (x.size[d] == 1) continue;
-    if (x.stride[d] != expect) return false;
-    expect *= x.size[d];
-  }
-  return true;
+  return dense_in(c, x, order);
 }
 
 // is_non_overlapping_and_dense: the dimensions longer than 1, by stride, are row-major in some order.
-constexpr bool non_overlapping_and_dense(const int_layout& x) {
-  if (x.rank == 1) return x.size[0] < 2 || x.stride[0] == 1;
+template <class C, class V>
+constexpr tri non_overlapping_and_dense(const C& c, const layout_of<V>& x) {
+  if (x.rank == 1) {
+    const tri small = c.ge(V(1), x.size[0]);
+    return small == tri::yes ? tri::yes : tri_and(tri::yes, small == tri::no ? c.eq(x.stride[0], V(1)) : tri::unknown);
+  }
   int perm[max_rank]{};
   for (int i = 0; i < x.rank; ++i) perm[i] = i;
+  bool decided = true;
   auto before = [&](int a, int b) {  // std::sort's comparator in c10
-    if (x.size[a] < 2) return false;
-    if (x.size[b] < 2) return true;
-    return x.stride[a] < x.stride[b];
+    const tri sa = c.ge(V(1), x.size[a]), sb = c.ge(V(1), x.size[b]);
+    if (sa == tri::unknown || sb == tri::unknown) { decided = false; return false; }
+    if (sa == tri::yes) return false;
+    if (sb == tri::yes) return true;
+    const tri ge = c.ge(x.stride[a], x.stride[b]);
+    if (ge == tri::unknown) { decided = false; return false; }
+    return ge == tri::no;
   };
   for (int i = 1; i < x.rank; ++i)
     for (int j = i; j > 0 && before(perm[j], perm[j - 1]); --j) { const int t = perm[j]; perm[j] = perm[j - 1]; perm[j - 1] = t; }
-  index_t expect = 1;
+  if (!decided) return tri::unknown;
+  V expect(1);
   for (int i = 0; i < x.rank; ++i) {
-    const index_t s = x.size[perm[i]];
-    if (s < 2) return true;
-    if (x.stride[perm[i]] != expect) return false;
-    expect *= s;
+    const V& s = x.size[perm[i]];
+    if (c.ge(V(1), s) == tri::yes) return tri::yes;
+    const tri at = c.eq(x.stride[perm[i]], expect);
+    if (at != tri::yes) return at;
+    expect = expect * s;
   }
-  return true;
+  return tri::yes;
 }
 
 // compute_elementwise_output_logical_to_physical_perm over operands already broadcast to one shape:
-// perm[0] is the outermost dimension of the result, perm[rank-1] the innermost.
-constexpr void elementwise_perm(const int_layout* ops, int n, int* perm) {
+// perm[0] is the outermost dimension of the result, perm[rank-1] the innermost. False when a
+// comparison the order depends on is not decided (symbolic strides whose order is unknown).
+template <class C, class V>
+constexpr bool elementwise_perm(const C& c, const layout_of<V>* ops, int n, int* perm) {
   const int rank = ops[0].rank;
-  bool contiguous = true, cl = true;
+  // The fast paths, taken when decided (else the sort below decides).
+  tri contiguous = tri::yes, cl = tri::yes;
   for (int k = 0; k < n; ++k) {
-    contiguous = contiguous && row_major(ops[k]);
-    cl = cl && channels_last(ops[k]);
+    contiguous = tri_and(contiguous, row_major(c, ops[k]));
+    cl = tri_and(cl, channels_last(c, ops[k]));
   }
-  if (contiguous && !cl) {
+  if (contiguous == tri::yes && cl == tri::no) {
     for (int i = 0; i < rank; ++i) perm[i] = i;
-    return;
+    return true;
   }
-  if (cl && !contiguous) {
+  if (cl == tri::yes && contiguous == tri::no) {
     perm[0] = 0; perm[1] = 2; perm[2] = 3; perm[3] = 1;
-    return;
+    return true;
   }
-  const index_t* shape = ops[0].size;
+  const V* shape = ops[0].size;
+  bool decided = true;
   // 1: a goes inside b (swap in the back-to-front sort), -1: outside, 0: no operand tells.
   auto should_swap = [&](int a, int b) {
     for (int k = 0; k < n; ++k) {
-      const index_t sa = ops[k].stride[a], sb = ops[k].stride[b];
-      if (sa == 0 || sb == 0) continue;
-      if (sa == sb) {
-        if (shape[b] >= shape[a]) continue;
+      const V& sa = ops[k].stride[a];
+      const V& sb = ops[k].stride[b];
+      // (a stride that is not the expression 0 is taken as nonzero, two that are not the same
+      // expression as unequal: layout_compare.hpp)
+      if (c.eq(sa, c.zero()) == tri::yes || c.eq(sb, c.zero()) == tri::yes) continue;
+      if (c.eq(sa, sb) == tri::yes) {
+        const tri longer = order_ge(c, shape[b], shape[a], false);
+        if (longer == tri::unknown) { decided = false; return 0; }
+        if (longer == tri::yes) continue;
         return 1;
       }
-      return sb > sa ? -1 : 1;
+      const tri b_outside = order_ge(c, sb, sa, true);
+      if (b_outside == tri::unknown) { decided = false; return 0; }
+      if (b_outside == tri::yes) return -1;
+      const tri a_outside = order_ge(c, sa, sb, true);
+      if (a_outside == tri::unknown) { decided = false; return 0; }
+      if (a_outside == tri::yes) return 1;
     }
     return 0;
   };
@@ -142,66 +195,135 @@ constexpr void elementwise_perm(const int_layout* ops, int n, int* perm) {
   for (int i = 1; i < rank; ++i) {
     int d1 = i;
     for (int d0 = i - 1; d0 >= 0; --d0) {
-      const int c = should_swap(rev[d0], rev[d1]);
-      if (c > 0) {
+      const int cmp = should_swap(rev[d0], rev[d1]);
+      if (cmp > 0) {
         const int t = rev[d0]; rev[d0] = rev[d1]; rev[d1] = t;
         d1 = d0;
-      } else if (c < 0) {
+      } else if (cmp < 0) {
         break;
       }
     }
   }
   for (int i = 0; i < rank; ++i) perm[i] = rev[rank - 1 - i];
+  return decided;
 }
 
-// Dense strides in the physical order perm (outermost first); extents below 1 count as 1.
+// Dense strides in the physical order perm (outermost first); static extents below 1 count as 1.
 constexpr void dense_in_order(tensor_meta& r, const int* perm) {
-  index_t s = 1;
+  if (static_layout(r)) {
+    index_t s = 1;
+    for (int i = r.rank - 1; i >= 0; --i) {
+      const int d = perm[i];
+      r.stride[d] = sym_expr(s);
+      s *= r.size[d].c > 1 ? r.size[d].c : 1;
+    }
+    return;
+  }
+  sym_expr s(1);
   for (int i = r.rank - 1; i >= 0; --i) {
     const int d = perm[i];
-    r.stride[d] = sym_expr(s);
-    s *= r.size[d].c > 1 ? r.size[d].c : 1;
+    r.stride[d] = s;
+    s = s * sym_compare{}.step(r.size[d]);
   }
 }
 
-// A fresh result of dtype dt and the shape of `shape`, with the strides PyTorch's elementwise ops
-// give it from their tensor operands (0-d operands, as PyTorch's CPU scalars, do not count).
-constexpr tensor_meta elementwise_result(const tensor_meta& shape, dtype dt, const tensor_meta* const* operands, int n) {
-  tensor_meta r = contiguous_like(shape, dt);
-  if (r.rank <= 1 || !static_layout(shape)) return r;
-  int_layout ops[3]{};
+template <class V>
+constexpr layout_of<V> layout_from(const tensor_meta& m) {
+  if constexpr (std::is_same_v<V, index_t>) return int_of(m);
+  else return sym_of(m);
+}
+
+// The elementwise perm of operands (0-d ones, as PyTorch's CPU scalars, do not count) broadcast to
+// `shape`, static or symbolic. False when it is not decided; `any`: an operand counted.
+template <class V, class C>
+constexpr bool operands_perm(const C& c, const tensor_meta& shape, const tensor_meta* const* operands, int n, int* perm, bool& any) {
+  layout_of<V> ops[3]{};
   int m = 0;
-  const int_layout out = int_of(shape);
+  const layout_of<V> out = layout_from<V>(shape);
   for (int k = 0; k < n && m < 3; ++k) {
     const tensor_meta& x = *operands[k];
     if (x.rank == 0) continue;
-    if (!static_layout(x)) return r;
-    ops[m++] = broadcast_to(int_of(x), out);
+    ops[m++] = broadcast_to(layout_from<V>(x), out);
   }
-  if (m == 0) return r;
+  any = m > 0;
+  return m == 0 || elementwise_perm(c, ops, m, perm);
+}
+
+// A fresh result of dtype dt and the shape of `shape`, with the strides PyTorch's elementwise ops
+// give it from their tensor operands. `g` tells symbol kinds apart (may be null). False when the
+// order is not decided by what is known of symbolic extents; `r` is then row-major.
+constexpr bool elementwise_layout(const ir* g, const tensor_meta& shape, dtype dt, const tensor_meta* const* operands, int n,
+                                  tensor_meta& r) {
+  r = contiguous_like(shape, dt);
+  if (r.rank <= 1) return true;
+  bool all_static = static_layout(shape);
+  for (int k = 0; k < n; ++k) all_static = all_static && (operands[k]->rank == 0 || static_layout(*operands[k]));
   int perm[max_rank]{};
-  elementwise_perm(ops, m, perm);
-  dense_in_order(r, perm);
+  bool any = false;
+  const bool decided = all_static ? operands_perm<index_t>(int_compare{}, shape, operands, n, perm, any)
+                                  : operands_perm<sym_expr>(sym_compare{g}, shape, operands, n, perm, any);
+  if (!decided) return false;
+  if (any) dense_in_order(r, perm);
+  return true;
+}
+
+// The same without a graph to report to: row-major where the order is not decided (a caller that
+// has the graph uses elementwise_result(g, id, ...), which reports it).
+constexpr tensor_meta elementwise_result(const tensor_meta& shape, dtype dt, const tensor_meta* const* operands, int n) {
+  tensor_meta r;
+  elementwise_layout(nullptr, shape, dt, operands, n, r);
   return r;
 }
 
 // torch.empty_like(x) (preserve_format, as torch._refs computes it): dense strides in x's stride order.
-constexpr tensor_meta empty_like_result(const tensor_meta& x, dtype dt) {
+constexpr bool empty_like_layout(const ir* g, const tensor_meta& x, dtype dt, tensor_meta& r) {
   const tensor_meta* ops[1] = {&x};
-  return elementwise_result(x, dt, ops, 1);
+  return elementwise_layout(g, x, dt, ops, 1, r);
+}
+constexpr tensor_meta empty_like_result(const tensor_meta& x, dtype dt) {
+  tensor_meta r;
+  empty_like_layout(nullptr, x, dt, r);
+  return r;
 }
 
 // clone and conversions with preserve_format: a non-overlapping dense layout keeps its strides,
 // anything else gets empty_like's. The offset is 0 in the fresh storage.
-constexpr tensor_meta preserve_format_result(const tensor_meta& x, dtype dt) {
-  if (x.is_contiguous()) return contiguous_like(x, dt);
-  if (!static_layout(x)) return contiguous_like(x, dt);
-  if (!non_overlapping_and_dense(int_of(x))) return empty_like_result(x, dt);
-  tensor_meta r = x;
+constexpr bool preserve_format_layout(const ir* g, const tensor_meta& x, dtype dt, tensor_meta& r) {
+  r = contiguous_like(x, dt);
+  if (x.is_contiguous()) return true;
+  const tri dense = static_layout(x) ? non_overlapping_and_dense(int_compare{}, int_of(x))
+                                     : non_overlapping_and_dense(sym_compare{g}, sym_of(x));
+  if (dense == tri::unknown) return false;
+  if (dense == tri::no) return empty_like_layout(g, x, dt, r);
+  r = x;
   r.dt = dt;
   r.offset = sym_expr(0);
   r.storage = fresh;
+  return true;
+}
+constexpr tensor_meta preserve_format_result(const tensor_meta& x, dtype dt) {
+  tensor_meta r;
+  preserve_format_layout(nullptr, x, dt, r);
   return r;
+}
+
+// The checked forms, for rules that have the graph: an order that the symbolic extents do not
+// decide is an error naming the node.
+constexpr bool undecided_stride_order(ir& g, std::int32_t id) {
+  auto m = about(g, id);
+  m << "its result's stride order depends on sizes the graph leaves open; make them static or the operands contiguous()";
+  fail(g, id, rule::stride_order, m);
+  return false;
+}
+constexpr bool elementwise_result(ir& g, std::int32_t id, const tensor_meta& shape, dtype dt, const tensor_meta* const* operands,
+                                  int n, tensor_meta& out) {
+  return elementwise_layout(&g, shape, dt, operands, n, out) || undecided_stride_order(g, id);
+}
+constexpr bool empty_like_result(ir& g, std::int32_t id, const tensor_meta& x, dtype dt, tensor_meta& out) {
+  return empty_like_layout(&g, x, dt, out) || undecided_stride_order(g, id);
+}
+constexpr bool preserve_format_result(ir& g, std::int32_t id, const tensor_meta& x, dtype dt, tensor_meta& out) {
+  return preserve_format_layout(&g, x, dt, out) || undecided_stride_order(g, id);
 }
 
 // auto_functionalized's new value of a mutated argument (clone_preserve_strides): the argument's
@@ -220,44 +342,67 @@ enum class memory_format : std::uint8_t { contiguous, channels_last, channels_la
 
 // is_channels_last_strides_{2d_s4,3d_s5}: order lists the dimensions innermost first (C, then the
 // spatial ones from the last, then N).
-constexpr bool strides_like_channels_last(const int_layout& x, const int* order) {
-  index_t min = 0;
-  if (x.stride[1] == 0) return false;  // a trivial C dimension: NCHW by default
-  for (int k = 0; k < x.rank; ++k) {
-    const int d = order[k];
-    if (x.size[d] == 0) return false;
-    if (x.stride[d] < min) return false;
-    // N111 with equal strides (or N11W sliced on W): ambiguous, NCHW by default.
-    if (d == 0 && min == x.stride[1]) return false;
-    min = x.stride[d];
-    if (x.size[d] > 1) min *= x.size[d];
+// An extent that may or may not be 1 (a derived one) is tried both ways: decided when both agree.
+template <class C, class V>
+constexpr tri strides_like_channels_last(const C& c, const layout_of<V>& x, const int* order, int from = 0, V min = V(0)) {
+  if (from == 0) {
+    const tri c_zero = c.eq(x.stride[1], V(0));
+    if (c_zero != tri::no) return c_zero == tri::yes ? tri::no : tri::unknown;  // a trivial C dimension: NCHW by default
   }
-  return true;
+  for (int k = from; k < x.rank; ++k) {
+    const int d = order[k];
+    const tri empty = c.eq(x.size[d], V(0));
+    if (empty != tri::no) return empty == tri::yes ? tri::no : tri::unknown;
+    const tri above = c.ge(x.stride[d], min);
+    if (above != tri::yes) return above;
+    // N111 with equal strides (or N11W sliced on W): ambiguous, NCHW by default.
+    if (d == 0) {
+      const tri tie = c.eq(min, x.stride[1]);
+      if (tie != tri::no) return tie == tri::yes ? tri::no : tri::unknown;
+    }
+    min = x.stride[d];
+    const tri longer = c.ge(x.size[d], V(2));
+    if (longer == tri::unknown) {
+      const tri as_one = strides_like_channels_last(c, x, order, k + 1, min);
+      return as_one == strides_like_channels_last(c, x, order, k + 1, min * x.size[d]) ? as_one : tri::unknown;
+    }
+    if (longer == tri::yes) min = min * x.size[d];
+  }
+  return tri::yes;
 }
 
-// Symbolic extents or strides: contiguous (ctfx keeps such results row-major).
-constexpr memory_format suggest_memory_format(const tensor_meta& m) {
-  if ((m.rank != 4 && m.rank != 5) || !static_layout(m)) return memory_format::contiguous;
+// The format m suggests, into f; false when its symbolic strides leave it undecided.
+constexpr bool suggested_format(const ir* g, const tensor_meta& m, memory_format& f) {
+  f = memory_format::contiguous;
+  if (m.rank != 4 && m.rank != 5) return true;
   constexpr int order4[4] = {1, 3, 2, 0};
   constexpr int order5[5] = {1, 4, 3, 2, 0};
-  const int_layout x = int_of(m);
-  if (m.rank == 4) return strides_like_channels_last(x, order4) ? memory_format::channels_last : memory_format::contiguous;
-  return strides_like_channels_last(x, order5) ? memory_format::channels_last_3d : memory_format::contiguous;
+  const int* order = m.rank == 4 ? order4 : order5;
+  const tri like = static_layout(m) ? strides_like_channels_last(int_compare{}, int_of(m), order)
+                                    : strides_like_channels_last(sym_compare{g}, sym_of(m), order);
+  if (like == tri::unknown) return false;
+  if (like == tri::yes) f = m.rank == 4 ? memory_format::channels_last : memory_format::channels_last_3d;
+  return true;
+}
+constexpr memory_format suggest_memory_format(const tensor_meta& m) {
+  memory_format f{};
+  suggested_format(nullptr, m, f);
+  return f;
 }
 
 // ATen's cat_compute_output_memory_format, one input at a time: the format of the inputs so far
-// (the first input's suggested format to start), then `next`: contiguous once any input suggests
-// contiguous or two suggest different formats, else the one they all suggest.
-constexpr memory_format cat_output_format(memory_format so_far, const tensor_meta& next) {
-  return so_far == suggest_memory_format(next) ? so_far : memory_format::contiguous;
+// (the first input's suggested format to start), then the next input's: contiguous once any input
+// suggests contiguous or two suggest different formats, else the one they all suggest.
+constexpr memory_format cat_output_format(memory_format so_far, memory_format next) {
+  return so_far == next ? so_far : memory_format::contiguous;
 }
 
 // A fresh tensor of dtype dt and the shape of `shape`, allocated in format f (at::empty with a
 // memory_format): row-major, or get_channels_last_strides_2d / _3d (C innermost, then W, H (, D),
-// then N). A symbolic extent gives row-major.
+// then N).
 constexpr tensor_meta result_in_format(const tensor_meta& shape, dtype dt, memory_format f) {
   tensor_meta r = contiguous_like(shape, dt);
-  if (f == memory_format::contiguous || !static_layout(r)) return r;
+  if (f == memory_format::contiguous) return r;
   if ((f == memory_format::channels_last && r.rank != 4) || (f == memory_format::channels_last_3d && r.rank != 5)) return r;
   // get_channels_last_strides multiplies the extents as they are; dense_in_order counts an extent
   // of 0 as 1. They agree here: an input with an extent of 0 suggests contiguous, and cat's result
