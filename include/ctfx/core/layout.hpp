@@ -120,6 +120,8 @@ struct tensor_meta {
     for (int k = 0; k < rank; ++k) hi = hi + (size[order[k]] - sym_expr(1)) * stride[order[k]];
     return hi;
   }
+  /// True when an extent, a stride, the offset or the last element's offset does not fit the
+  /// symbolic size type (sym_expr's overflow flag): the layout cannot be represented.
   constexpr bool any_overflow() const {
     bool fixed = !offset.overflow && offset.n == 0;
     for (int i = 0; i < rank; ++i) {
