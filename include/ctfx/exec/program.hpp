@@ -1310,14 +1310,8 @@ class basic_program {
         return {};
       }
       case op_kind::sum: case op_kind::amax: case op_kind::mean: {
-        unsigned dims = 0;
+        const unsigned dims = reduction_dims(g_, i);
         const int r = g_.meta(g_.arg(i, 0)).rank;
-        for (std::int32_t k = 0; k < n.npar; ++k) {
-          index_t d = g_.iparam(i, k);
-          if (d < 0) d += r;
-          dims |= 1u << d;
-        }
-        if (n.npar == 0) dims = (1u << r) - 1;  // all dimensions
         double count = 0;  // mean: the number of elements folded into each result
         if (n.op == op_kind::mean) {
           const strided x = arg(0);

@@ -102,20 +102,13 @@ struct fold_sink {
     else for (; r < m; ++r) a = wrap_add(a, load_as<S, C>(p + r));
   }
 
-  // L outputs of the tile side by side, from value b (L independent chains).
+  // L outputs of the tile side by side, from value b.
   template <int L>
   void fold_lanes(index_t b) {
+    const E* p[L];
+    for (int k = 0; k < L; ++k) p[k] = tile + b + k * n;
     C a[L];
-    const E* p = tile + b;
-    if (spec.is_max) {
-      for (int k = 0; k < L; ++k) a[k] = load_as<S, C>(p + k * n);
-      for (index_t r = 1; r < n; ++r)
-        for (int k = 0; k < L; ++k) a[k] = binary_value<C>(op_kind::maximum, a[k], load_as<S, C>(p + k * n + r));
-    } else {
-      for (int k = 0; k < L; ++k) a[k] = C(0);
-      for (index_t r = 0; r < n; ++r)
-        for (int k = 0; k < L; ++k) a[k] = wrap_add(a[k], load_as<S, C>(p + k * n + r));
-    }
+    fold_side_by_side<L, S>(spec.is_max, p, n, a);
     for (int k = 0; k < L; ++k) finish(a[k]);
   }
 

@@ -84,6 +84,21 @@ CTFX_HD inline C fold_step(bool is_max, C acc, C v, bool first) {
   return is_max ? (first ? v : binary_value<C>(op_kind::maximum, acc, v)) : wrap_add(acc, v);
 }
 
+// L outputs folded side by side, output k's n values at b[k][0, n): L independent chains of adds
+// (a sum is a chain of dependent adds; each output keeps its own row-major order).
+template <int L, dtype S, class C>
+void fold_side_by_side(bool is_max, const element_t<S>* const* b, index_t n, C* acc) {
+  if (is_max) {
+    for (int k = 0; k < L; ++k) acc[k] = load_as<S, C>(b[k]);
+    for (index_t r = 1; r < n; ++r)
+      for (int k = 0; k < L; ++k) acc[k] = binary_value<C>(op_kind::maximum, acc[k], load_as<S, C>(b[k] + r));
+  } else {
+    for (int k = 0; k < L; ++k) acc[k] = C(0);
+    for (index_t r = 0; r < n; ++r)
+      for (int k = 0; k < L; ++k) acc[k] = wrap_add(acc[k], load_as<S, C>(b[k] + r));
+  }
+}
+
 // One output per call (CUDA): dtypes fixed, the output's elements walked with an odometer over the
 // collapsed reduced dimensions (no division per element), folded in row-major order.
 template <dtype S, dtype O>
@@ -211,15 +226,7 @@ void reduce_each(bool is_max, const strided& out, const strided& kept, const red
         next_output(out, kept, out.rank, oidx, ooff, koff);
       }
       C acc[L];
-      if (is_max) {
-        for (int k = 0; k < L; ++k) acc[k] = load_as<S, C>(b[k]);
-        for (index_t r = 1; r < n; ++r)
-          for (int k = 0; k < L; ++k) acc[k] = binary_value<C>(op_kind::maximum, acc[k], load_as<S, C>(b[k] + r));
-      } else {
-        for (int k = 0; k < L; ++k) acc[k] = C(0);
-        for (index_t r = 0; r < n; ++r)
-          for (int k = 0; k < L; ++k) acc[k] = wrap_add(acc[k], load_as<S, C>(b[k] + r));
-      }
+      fold_side_by_side<L, S>(is_max, b, n, acc);
       for (int k = 0; k < L; ++k) finish(acc[k], at[k]);
     }
   }

@@ -88,6 +88,19 @@ constexpr bool is_fusible_elementwise(op_kind k) {
 constexpr bool is_fusion_consumer(op_kind k) { return is_fusible_elementwise(k) || (is_binary(k) && is_mutating(k)) || k == op_kind::copy_; }
 constexpr bool is_reduction(op_kind k) { return k == op_kind::sum || k == op_kind::amax || k == op_kind::mean; }
 
+// The dimensions reduction i folds, as bits of its input's dimensions (none listed: all of them).
+constexpr unsigned reduction_dims(const ir& g, std::int32_t i) {
+  const node& n = g.nodes[static_cast<std::size_t>(i)];
+  const int r = g.nodes[static_cast<std::size_t>(g.args[static_cast<std::size_t>(n.arg0)])].meta.rank;
+  if (n.npar == 0) return (1u << r) - 1;
+  unsigned dims = 0;
+  for (std::int32_t k = 0; k < n.npar; ++k) {
+    const index_t d = g.iparam(i, k);
+    dims |= 1u << (d < 0 ? d + r : d);
+  }
+  return dims;
+}
+
 // A reduction that folds its input's values as they are computed (kernels/fused_reduce.hpp): the
 // dimensions it reduces are the input's last ones (all of them, for a full reduction), so each
 // output's values are one run of the input in row-major order, the order it folds them in; and its
@@ -100,14 +113,7 @@ constexpr bool is_fusible_reduction(const ir& g, std::int32_t c) {
   const tensor_meta& x = g.nodes[static_cast<std::size_t>(a)].meta;
   const dtype s = x.dt, o = cn.meta.dt;
   if (!(s == o || (o == dtype::i64 && (s == dtype::b8 || s == dtype::i8 || s == dtype::i32)))) return false;
-  unsigned dims = 0;
-  for (std::int32_t k = 0; k < cn.npar; ++k) {
-    std::int64_t d = g.iparam(c, k);
-    if (d < 0) d += x.rank;
-    if (d < 0 || d >= x.rank) return false;
-    dims |= 1u << d;
-  }
-  if (cn.npar == 0) dims = (1u << x.rank) - 1;
+  const unsigned dims = reduction_dims(g, c);
   // trailing: dims == {r-k, ..., r-1}
   const unsigned low = dims == 0 ? 0 : (dims & (~dims + 1));  // lowest set bit
   return dims != 0 && dims + low == (1u << x.rank);
