@@ -270,11 +270,16 @@ TEST_CASE("fused reductions: the per-output kernel (CUDA's) folds the same bits 
     out2.p = reinterpret_cast<std::byte*>(per_output.data());
     const ctfx::kernels::fused_fold_fn<ctfx::dtype::f32, ctfx::dtype::f32> fn{ctfx::kernels::fused_elem_fn{k}, out2, {is_max, 0.0}, 250};
     for (ctfx::index_t o = 0; o < 6; ++o) fn(o);
-    for (int o = 0; o < 6; ++o) {
-      float a = is_max ? xt[static_cast<std::size_t>(o)] * bv[0] : 0.0f;
-      for (int r = is_max ? 1 : 0; r < 250; ++r) {
+    for (int o = 0; o < 6; ++o) {  // amax in row-major order; a sum in 32 lanes, then the lanes in order
+      float a = xt[static_cast<std::size_t>(o)] * bv[0], lane[32] = {};
+      for (int r = 0; r < 250; ++r) {
         const float v = xt[static_cast<std::size_t>(r * 6 + o)] * bv[static_cast<std::size_t>(r)];
-        a = is_max ? (v > a ? v : a) : a + v;
+        a = v > a ? v : a;
+        lane[r % 32] += v;
+      }
+      if (!is_max) {
+        a = 0.0f;
+        for (float l : lane) a += l;
       }
       want[static_cast<std::size_t>(o)] = a;
     }

@@ -249,27 +249,50 @@ TEST_CASE("kernels: pow by a scalar exponent as PyTorch's CPU kernel computes it
 }
 
 namespace {
-// out[o] = the fold, in row-major order, of x's elements that reduce into o: the order every
-// backend keeps. x is [a, b, c] row-major; `dims` flags the reduced dimensions.
+// A sum in ctfx's order, written out plainly: element r of the row-major sequence goes to lane
+// r mod 32, each lane adds from +0 in order, then the 32 lanes add in order (all of them, even
+// those no element reached).
+float lane_sum(const std::vector<float>& v) {
+  float lane[32] = {};
+  for (std::size_t r = 0; r < v.size(); ++r) lane[r % 32] = lane[r % 32] + v[r];
+  float t = 0.0f;
+  for (float l : lane) t = t + l;
+  return t;
+}
+
+// out[o] = the fold of x's elements that reduce into o, taken in row-major order: amax in that
+// order; a sum in lane order (lane_sum) where they are a run of x (the reduced dimensions are the
+// last ones), else sequentially. x is [a, b, c] row-major; `dims` flags the reduced dimensions.
 std::vector<float> fold(const std::vector<float>& x, int a, int b, int c, unsigned dims, bool is_max) {
   const int n[3] = {a, b, c};
   int on[3];
   for (int d = 0; d < 3; ++d) on[d] = (dims >> d) & 1 ? 1 : n[d];
-  std::vector<float> out(static_cast<std::size_t>(on[0] * on[1] * on[2]));
-  std::vector<char> seen(out.size(), 0);
+  std::vector<std::vector<float>> values(static_cast<std::size_t>(on[0] * on[1] * on[2]));
   for (int i = 0; i < a; ++i)
     for (int j = 0; j < b; ++j)
       for (int k = 0; k < c; ++k) {
         const int idx[3] = {i, j, k};
         int o = 0;
         for (int d = 0; d < 3; ++d) o = o * on[d] + ((dims >> d) & 1 ? 0 : idx[d]);
-        const float v = x[static_cast<std::size_t>((i * b + j) * c + k)];
-        float& acc = out[static_cast<std::size_t>(o)];
-        if (!seen[static_cast<std::size_t>(o)]) acc = is_max ? v : 0.0f + v;
-        else if (is_max) acc = acc != acc ? acc : v != v ? v : acc < v ? v : acc;
-        else acc = acc + v;
-        seen[static_cast<std::size_t>(o)] = 1;
+        values[static_cast<std::size_t>(o)].push_back(x[static_cast<std::size_t>((i * b + j) * c + k)]);
       }
+  bool runs = true, reduced = false;
+  for (int d = 0; d < 3; ++d) {
+    if ((dims >> d) & 1) reduced = true;
+    else if (reduced && n[d] > 1) runs = false;
+  }
+  std::vector<float> out;
+  for (const auto& v : values) {
+    if (!is_max) {
+      float seq = 0.0f;
+      for (float e : v) seq = seq + e;
+      out.push_back(runs ? lane_sum(v) : seq);
+      continue;
+    }
+    float acc = v[0];
+    for (std::size_t r = 1; r < v.size(); ++r) acc = acc != acc ? acc : v[r] != v[r] ? v[r] : acc < v[r] ? v[r] : acc;
+    out.push_back(acc);
+  }
   return out;
 }
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
@@ -277,7 +300,7 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 }
 }  // namespace
 
-TEST_CASE("kernels: sums and amax fold each output in row-major order, on one thread and on OMP's") {
+TEST_CASE("kernels: sums fold each output in lane order, amax in row-major order, on one thread and on OMP's") {
   // Values whose sum depends on the order (large and small magnitudes), a NaN and signed zeros for amax.
   constexpr int A = 5, B = 67, C = 203;
   std::vector<float> x(A * B * C);
@@ -307,9 +330,33 @@ TEST_CASE("kernels: sums and amax fold each output in row-major order, on one th
       CAPTURE(i);
       CHECK(same_bits(out[i], fold(x, A, B, C, want[i].dims, want[i].is_max)));
     }
+    int order_matters = 0;  // the values tell the orders apart: a sequential sum differs
+    for (int r = 0; r < A * B; ++r) {
+      float seq = 0.0f;
+      for (int k = 0; k < C; ++k) seq += x[static_cast<std::size_t>(r * C + k)];
+      order_matters += seq != out[0][static_cast<std::size_t>(r)] && seq == seq;
+    }
+    CHECK(order_matters > 0);
     CHECK(std::isnan(out[1][9]));
     CHECK(std::signbit(out[1][3]));  // amax over -0, 0, -0, ...: the first of equal values is kept
     CHECK((out[1][4] == 0.0f && std::signbit(out[1][4])));  // over -0 and negatives: -0
+  }
+  // A row sum of a transposed input: its outputs lie side by side in memory (the chunked loop over
+  // neighbouring outputs) yet each folds a run of the logical input, so in lanes.
+  auto gt = ctfx::build_checked([](ctfx::builder& b) {
+    auto y = b.input("y", ctfx::f32, {C, B});
+    b.output(y.transpose(0, 1).sum({1}));
+  });
+  for (ctfx::backend where : {ctfx::backend::host, ctfx::backend::omp}) {
+    std::vector<float> got(B);
+    REQUIRE(ctfx::runtime_plan(gt).run({ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {C, B})},
+                                       {ctfx::tensor_ref::contiguous(got.data(), ctfx::f32, {B})}, ctfx::device_ctx{where}).ok);
+    for (int j = 0; j < B; ++j) {
+      std::vector<float> col;
+      for (int i = 0; i < C; ++i) col.push_back(x[static_cast<std::size_t>(i * B + j)]);
+      const float lanes = lane_sum(col);
+      CHECK(std::memcmp(&got[static_cast<std::size_t>(j)], &lanes, 4) == 0);
+    }
   }
   // The per-output kernel CUDA runs (reduce_fn), called here on the host, folds the same bits.
   const ctfx::strided in{reinterpret_cast<std::byte*>(x.data()), ctfx::dtype::f32, 3, {A, B, C}, {B * C, C, 1}};
@@ -323,10 +370,47 @@ TEST_CASE("kernels: sums and amax fold each output in row-major order, on one th
     out.stride[shapes[i].rank - 1] = 1;
     ctfx::strided kept, red;
     ctfx::kernels::split_reduction(out, in, want[i].dims, kept, red);
-    const ctfx::kernels::reduce_fn<ctfx::dtype::f32, ctfx::dtype::f32> fn{out, kept, ctfx::kernels::reduced_dims(red), want[i].is_max, 0.0};
+    const ctfx::kernels::reduce_fn<ctfx::dtype::f32, ctfx::dtype::f32> fn{out, kept, ctfx::kernels::reduced_dims(red), want[i].is_max, 0.0,
+                                                                                ctfx::kernels::folds_runs(in, want[i].dims)};
     for (ctfx::index_t o = 0; o < out.numel(); ++o) fn(o);
     CHECK(same_bits(got, fold(x, A, B, C, want[i].dims, want[i].is_max)));
   }
+}
+
+TEST_CASE("kernels: a fold fed in runs of any length and offset keeps the lane order") {
+  // fold_acc::add_run aligns to the lanes, adds whole rounds of 32 and a rest; one value at a time
+  // (add), as CUDA feeds it, must give the same bits, and so must any split into runs.
+  std::vector<float> v(1000);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7919) % 1013) * ((i % 3) ? 1e-3f : 1e5f) * ((i % 5) ? 1.0f : -1.0f);
+  for (std::size_t n : {0u, 1u, 3u, 31u, 32u, 33u, 95u, 1000u}) {
+    CAPTURE(n);
+    const std::vector<float> head(v.begin(), v.begin() + static_cast<long>(n));
+    const float want = lane_sum(head);
+    ctfx::kernels::fold_acc<float> one(false);
+    for (float x : head) one.add(x);
+    const float by_one = one.result();
+    CHECK(std::memcmp(&want, &by_one, 4) == 0);
+    for (std::size_t step : {1u, 5u, 31u, 40u, 77u}) {
+      CAPTURE(step);
+      ctfx::kernels::fold_acc<float> runs(false);
+      for (std::size_t at = 0; at < n; at += step) runs.add_run<ctfx::dtype::f32>(head.data() + at, static_cast<ctfx::index_t>(std::min(step, n - at)));
+      const float got = runs.result();
+      CHECK(std::memcmp(&want, &got, 4) == 0);
+      CHECK(runs.count == static_cast<ctfx::index_t>(n));
+    }
+  }
+  // Lanes never hold -0: a sum of negative zeros is +0 (result() skips the lanes no value reached).
+  ctfx::kernels::fold_acc<float> z(false);
+  const float nz[40] = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f,
+                        -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f,
+                        -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f};
+  z.add_run<ctfx::dtype::f32>(nz, 40);
+  CHECK((z.result() == 0.0f && !std::signbit(z.result())));
+  // An integer sum wraps, in any order the same.
+  ctfx::kernels::fold_acc<std::int64_t> w(false);
+  const std::int64_t big[3] = {INT64_MAX, 1, 5};
+  w.add_run<ctfx::dtype::i64>(big, 3);
+  CHECK(w.result() == INT64_MIN + 5);
 }
 
 namespace {

@@ -4,11 +4,10 @@
 //
 // The reduced dimensions are the input's last ones, so the values of output o are elements
 // [o·n, (o+1)·n) of the input in row-major order, the order the group computes them in. Each output
-// folds its values in that order (kernels/reduce.hpp's order), so the results are the same bits as
-// the unfused reduction's. On the host, the group computes its values chunk by chunk straight into
-// a tile; the outputs complete in the tile are folded eight (four, two) side by side — independent
-// chains of adds, as reduce.hpp's reduce_each — and an output longer than the tile folds its
-// chunks as they come.
+// folds them in kernels/reduce.hpp's order (fold_acc), so the results are the same bits as the
+// unfused reduction's. On the host, the group computes its values chunk by chunk straight into a
+// tile; the outputs complete in the tile fold from it (a sum's 32 lanes a vectorized loop's
+// accumulators), and an output longer than the tile folds its chunks as they come.
 // On CUDA each thread folds one output, evaluating the group element by element.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
@@ -66,65 +65,24 @@ struct fold_sink {
   output_cursor at;
   alignas(64) E tile[tile_size];
   index_t have = 0;  // values in the tile (n <= tile_size)
-  C acc{};           // n > tile_size: the current output's fold so far
-  index_t got = 0;
+  fold_acc<C> acc;   // n > tile_size: the current output's fold so far
 
   fold_sink(fold_spec s, index_t values_per_output, const strided& out, index_t first_output)
-      : spec(s), n(values_per_output), at(out, first_output) {}
+      : spec(s), n(values_per_output), at(out, first_output), acc(s.is_max) {}
 
-  void finish(C a) {
-    if (spec.divisor != 0) a = a / static_cast<C>(spec.divisor);
-    store_as<O, C>(reinterpret_cast<element_t<O>*>(at.out.p) + at.off, a);
+  void finish(const fold_acc<C>& a) {
+    C v = a.result();
+    if (spec.divisor != 0) v = v / static_cast<C>(spec.divisor);
+    store_as<O, C>(reinterpret_cast<element_t<O>*>(at.out.p) + at.off, v);
     at.next();
-  }
-
-  // Folds p[0, m) into a, starting a new fold when `first`.
-  void fold_run(C& a, const E* p, index_t m, bool first) {
-    index_t r = 0;
-    if constexpr (S == dtype::f32 && std::is_same_v<C, float>) {
-      // a run without a NaN and with a nonzero maximum has exactly that maximum (reduce.hpp)
-      C best;
-      if (spec.is_max && m > 0 && amax_by_keys(p, m, best)) {
-        a = first ? best : binary_value<C>(op_kind::maximum, a, best);
-        return;
-      }
-    }
-    if (first) {
-      if (spec.is_max) {
-        if (m == 0) return;
-        a = load_as<S, C>(p);
-        r = 1;
-      } else {
-        a = C(0);
-      }
-    }
-    if (spec.is_max) for (; r < m; ++r) a = binary_value<C>(op_kind::maximum, a, load_as<S, C>(p + r));
-    else for (; r < m; ++r) a = wrap_add(a, load_as<S, C>(p + r));
-  }
-
-  // L outputs of the tile side by side, from value b.
-  template <int L>
-  void fold_lanes(index_t b) {
-    const E* p[L];
-    for (int k = 0; k < L; ++k) p[k] = tile + b + k * n;
-    C a[L];
-    fold_side_by_side<L, S>(spec.is_max, p, n, a);
-    for (int k = 0; k < L; ++k) finish(a[k]);
   }
 
   // Folds the outputs complete in the tile; keeps the values of the next one.
   void drain() {
     const index_t outs = have / n;
-    index_t o = 0;
-    const bool keys = S == dtype::f32 && std::is_same_v<C, float> && spec.is_max;  // vectorized per output
-    if (!keys) {
-      for (; o + 8 <= outs; o += 8) fold_lanes<8>(o * n);
-      for (; o + 4 <= outs; o += 4) fold_lanes<4>(o * n);
-      for (; o + 2 <= outs; o += 2) fold_lanes<2>(o * n);
-    }
-    for (; o < outs; ++o) {
-      C a{};
-      fold_run(a, tile + o * n, n, true);
+    for (index_t o = 0; o < outs; ++o) {
+      fold_acc<C> a(spec.is_max);
+      a.template add_run<S>(tile + o * n, n);
       finish(a);
     }
     const index_t left = have - outs * n;
@@ -147,14 +105,13 @@ struct fold_sink {
     }
     const E* p = tile;  // one output spans many chunks: fold them as they come
     while (m > 0) {
-      const index_t t = m < n - got ? m : n - got;
-      fold_run(acc, p, t, got == 0);
-      got += t;
+      const index_t t = m < n - acc.count ? m : n - acc.count;
+      acc.template add_run<S>(p, t);
       p += t;
       m -= t;
-      if (got == n) {
+      if (acc.count == n) {
         finish(acc);
-        got = 0;
+        acc = fold_acc<C>(spec.is_max);
       }
     }
   }
@@ -211,13 +168,13 @@ struct fused_fold_fn {
   index_t n;
   CTFX_HD void operator()(index_t o) const {
     using C = compute_t<O>;
-    C a = C(0);
+    fold_acc<C> a(spec.is_max);
     for (index_t r = 0; r < n; ++r) {
       alignas(8) std::byte v[8];
       group.value(o * n + r, v);
-      a = fold_step(spec.is_max, a, load_as<S, C>(reinterpret_cast<const element_t<S>*>(v)), r == 0);
+      a.add(load_as<S, C>(reinterpret_cast<const element_t<S>*>(v)));
     }
-    store_fold<O>(out, o, a, spec.divisor);
+    store_fold<O>(out, o, a.result(), spec.divisor);
   }
 };
 

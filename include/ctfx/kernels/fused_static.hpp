@@ -122,7 +122,7 @@ struct static_element_fn {
 };
 
 // One output of a fused reduction per call, for CUDA: its n values evaluated one by one (each
-// rounded to the input's dtype S, as storing it would) and folded in order.
+// rounded to the input's dtype S, as storing it would) and folded in reduce.hpp's order.
 template <class Root, dtype S, dtype O, int Leaves>
 struct static_fold_fn {
   fused_nest nest;
@@ -133,7 +133,7 @@ struct static_fold_fn {
   index_t n;
   CTFX_HD void operator()(index_t o) const {
     using C = compute_t<O>;
-    C a = C(0);
+    fold_acc<C> a(spec.is_max);
     for (index_t r = 0; r < n; ++r) {
       index_t off[max_fused_leaves + 1];
       element_offsets(nest, Leaves + 1, o * n + r, off);
@@ -144,9 +144,9 @@ struct static_fold_fn {
       }
       element_t<S> e;
       store_as<S, typename Root::V>(&e, Root::template eval<unit_access>(p, 0));
-      a = fold_step(spec.is_max, a, load_as<S, C>(&e), r == 0);
+      a.add(load_as<S, C>(&e));
     }
-    store_fold<O>(out, o, a, spec.divisor);
+    store_fold<O>(out, o, a.result(), spec.divisor);
   }
 };
 

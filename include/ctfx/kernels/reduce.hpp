@@ -1,6 +1,16 @@
-// ctfx/kernels/reduce.hpp — sum, amax and mean over any set of dimensions. Each output element
-// folds its inputs in row-major order of the reduced dimensions, so host and CUDA results, and every
-// run, are bit-identical (a fixed order, not a tree whose shape depends on the launch).
+// ctfx/kernels/reduce.hpp — sum, amax and mean over any set of dimensions, in one fixed order on
+// every backend, so host and CUDA results, and every run, are bit-identical (not a tree whose shape
+// depends on the launch or the CPU's vector width):
+//   - amax folds each output's elements in row-major order of the reduced dimensions (the first NaN
+//     is the result; of equal values the first is kept);
+//   - a sum (and mean's sum) whose outputs each fold a run of consecutive elements of the input in
+//     row-major order (the reduced dimensions are its last ones: a row sum, a full sum) deals the
+//     run to 32 lanes round-robin (element r to lane r mod 32), each lane a sequential chain of adds
+//     from 0, then adds the lanes in order, lane 0 + lane 1 + ... + lane 31. On the host the lanes
+//     are a vector loop's accumulators at any vector width; on CUDA, a warp's. Up to 32 elements
+//     this is the sequential sum (what torch eager computes for rows shorter than its vector width);
+//   - any other sum (over outer dimensions: neighbouring outputs vectorize instead) adds each
+//     output's elements sequentially from 0 in row-major order.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "pointwise.hpp"
@@ -78,96 +88,6 @@ void visit_fold_dtypes(dtype s, dtype o, F&& f) {
   }
 }
 
-// One step of an output's fold: its first value starts a maximum; a sum adds every value to 0.
-template <class C>
-CTFX_HD inline C fold_step(bool is_max, C acc, C v, bool first) {
-  return is_max ? (first ? v : binary_value<C>(op_kind::maximum, acc, v)) : wrap_add(acc, v);
-}
-
-// L outputs folded side by side, output k's n values at b[k][0, n): L independent chains of adds
-// (a sum is a chain of dependent adds; each output keeps its own row-major order).
-template <int L, dtype S, class C>
-void fold_side_by_side(bool is_max, const element_t<S>* const* b, index_t n, C* acc) {
-  if (is_max) {
-    for (int k = 0; k < L; ++k) acc[k] = load_as<S, C>(b[k]);
-    for (index_t r = 1; r < n; ++r)
-      for (int k = 0; k < L; ++k) acc[k] = binary_value<C>(op_kind::maximum, acc[k], load_as<S, C>(b[k] + r));
-  } else {
-    for (int k = 0; k < L; ++k) acc[k] = C(0);
-    for (index_t r = 0; r < n; ++r)
-      for (int k = 0; k < L; ++k) acc[k] = wrap_add(acc[k], load_as<S, C>(b[k] + r));
-  }
-}
-
-// One output per call (CUDA): dtypes fixed, the output's elements walked with an odometer over the
-// collapsed reduced dimensions (no division per element), folded in row-major order.
-template <dtype S, dtype O>
-struct reduce_fn {
-  strided out;
-  strided kept;  // the input over the output's extents
-  reduced_dims red;
-  bool is_max = false;
-  double divisor = 0;  // mean: the count; 0 otherwise
-  CTFX_HD void operator()(index_t o) const {
-    using C = compute_t<O>;
-    index_t ooff = 0, koff = 0;
-    for (int d = out.rank - 1; d >= 0; --d) {
-      const index_t c = o % out.size[d];
-      o /= out.size[d];
-      ooff += c * out.stride[d];
-      koff += c * kept.stride[d];
-    }
-    const auto* base = reinterpret_cast<const element_t<S>*>(kept.p) + koff;
-    index_t idx[max_rank]{}, roff = 0;
-    C acc = C(0);
-    for (index_t r = 0; r < red.n; ++r) {
-      acc = fold_step(is_max, acc, load_as<S, C>(base + roff), r == 0);
-      red.next(idx, roff);
-    }
-    if (divisor != 0) acc = acc / static_cast<C>(divisor);
-    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + ooff, acc);
-  }
-};
-
-// Outputs contiguous in the input and in out along their last dimension (a sum over rows, say):
-// `rows` of them, from row `r0`. Each output still folds its elements in row-major order, but a
-// chunk of outputs advances together, so the inner loop runs over neighbouring outputs and vectorizes.
-template <dtype S, dtype O>
-void reduce_rows(bool is_max, const strided& out, const strided& kept, const reduced_dims& rd, double divisor,
-                 index_t r0, index_t r1) {
-  using C = compute_t<O>;
-  using E = element_t<S>;
-  constexpr index_t B = 4096;  // whole rows of outputs (32 KiB of accumulators at most): long unit-stride runs
-  C acc[B];
-  const int lr = out.rank - 1;
-  const index_t inner = out.size[lr];
-  index_t oidx[max_rank]{}, ooff = 0, koff = 0;
-  seek_output(out, kept, lr, r0, oidx, ooff, koff);
-  for (index_t row = r0; row < r1; ++row) {
-    for (index_t j0 = 0; j0 < inner; j0 += B) {
-      const index_t nb = inner - j0 < B ? inner - j0 : B;
-      const E* base = reinterpret_cast<const E*>(kept.p) + koff + j0;
-      index_t ridx[max_rank]{}, roff = 0;
-      for (index_t r = 0; r < rd.n; ++r) {
-        const E* q = base + roff;
-        if (r == 0) {
-          if (is_max) for (index_t j = 0; j < nb; ++j) acc[j] = load_as<S, C>(q + j);
-          else for (index_t j = 0; j < nb; ++j) acc[j] = wrap_add(C(0), load_as<S, C>(q + j));
-        } else if (is_max) {
-          for (index_t j = 0; j < nb; ++j) acc[j] = binary_value<C>(op_kind::maximum, acc[j], load_as<S, C>(q + j));
-        } else {
-          for (index_t j = 0; j < nb; ++j) acc[j] = wrap_add(acc[j], load_as<S, C>(q + j));
-        }
-        rd.next(ridx, roff);
-      }
-      auto* o = reinterpret_cast<element_t<O>*>(out.p) + ooff + j0;
-      if (divisor != 0) for (index_t j = 0; j < nb; ++j) acc[j] = acc[j] / static_cast<C>(divisor);
-      for (index_t j = 0; j < nb; ++j) store_as<O, C>(o + j, acc[j]);
-    }
-    next_output(out, kept, lr, oidx, ooff, koff);  // the next row of outputs
-  }
-}
-
 // The amax of n > 0 floats as the fold computes it, on integer keys that order floats as `<` does:
 // a loop compilers vectorize (a float compare is not, under g++'s default -ftrapping-math). Where
 // keys cannot tell the fold's answer — a NaN (the first is the result) or a maximum of +0 (a -0 may
@@ -184,89 +104,209 @@ inline bool amax_by_keys(const float* p, index_t n, float& out) {
   return nan == 0 && (best & 0x7fffffff) != 0;
 }
 
-// Outputs [o0, o1) one by one, each folding its elements in row-major order. Where each output's
-// elements are one unit-stride run, eight outputs fold side by side: eight independent chains of
-// adds instead of one (a sum is a chain of dependent adds; each output keeps its own order).
-template <dtype S, dtype O>
-void reduce_each(bool is_max, const strided& out, const strided& kept, const reduced_dims& rd, double divisor,
-                 index_t o0, index_t o1) {
-  using C = compute_t<O>;
-  using E = element_t<S>;
-  const index_t n = rd.n;
-  auto finish = [&](C acc, index_t ooff) {
-    if (divisor != 0) acc = acc / static_cast<C>(divisor);
-    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + ooff, acc);
-  };
-  index_t oidx[max_rank]{}, ooff = 0, koff = 0;
-  seek_output(out, kept, out.rank, o0, oidx, ooff, koff);
-  index_t o = o0;
-  if constexpr (S == dtype::f32 && std::is_same_v<C, float>) {
-    if (is_max && rd.unit_run() && n > 0) {
-      for (; o < o1; ++o) {
-        const E* base = reinterpret_cast<const E*>(kept.p) + koff;
-        C acc;
-        if (!amax_by_keys(base, n, acc)) {
-          acc = base[0];
-          for (index_t r = 1; r < n; ++r) acc = binary_value<C>(op_kind::maximum, acc, base[r]);
+// The lanes a sum deals its elements to (the order above).
+inline constexpr int sum_lanes = 32;
+
+// Whether each output of reducing `in` over `dims` (bit d) folds a run of consecutive elements of
+// the input in row-major order: no kept dimension of extent above 1 after a reduced one.
+inline bool folds_runs(const strided& in, unsigned dims) {
+  bool reduced = false;
+  for (int d = 0; d < in.rank; ++d) {
+    if (in.size[d] == 1) continue;
+    if (dims & (1u << d)) reduced = true;
+    else if (reduced) return false;
+  }
+  return true;
+}
+
+// One output's fold in progress, `count` values in: a maximum (lane[0]), a sequential sum (lane[0])
+// or a sum's 32 lanes. Lanes start at +0 and so never hold -0 (+0 + -0 is +0), which makes adding
+// a lane no value reached an exact identity: result() adds only the lanes that were reached.
+template <class C>
+struct fold_acc {
+  bool is_max = false;
+  bool lanes = true;  // a sum over runs (folds_runs): the 32 lanes; else sequential
+  index_t count = 0;
+  C lane[sum_lanes];
+
+  CTFX_HD explicit fold_acc(bool max, bool in_lanes = true) : is_max(max), lanes(in_lanes && !max) {
+    for (int l = 0; l < sum_lanes; ++l) lane[l] = C(0);
+  }
+  CTFX_HD void add(C v) {
+    if (is_max) lane[0] = count == 0 ? v : binary_value<C>(op_kind::maximum, lane[0], v);
+    else if (!lanes) lane[0] = wrap_add(lane[0], v);
+    else lane[lane_of(count)] = wrap_add(lane[lane_of(count)], v);
+    ++count;
+  }
+  // The lane value number k goes to.
+  CTFX_HD static int lane_of(index_t k) { return static_cast<int>(static_cast<std::uint64_t>(k) % sum_lanes); }
+  // Adds p[0, m), of dtype S: whole rounds of 32 as a loop over the lanes (it vectorizes), an f32
+  // maximum by integer keys where they decide it.
+  template <dtype S>
+  void add_run(const element_t<S>* p, index_t m) {
+    index_t r = 0;
+    if (is_max) {
+      if constexpr (S == dtype::f32 && std::is_same_v<C, float>) {
+        C best;  // a run without a NaN and with a nonzero maximum has exactly that maximum
+        if (m > 0 && amax_by_keys(p, m, best)) {
+          lane[0] = count == 0 ? best : binary_value<C>(op_kind::maximum, lane[0], best);
+          count += m;
+          return;
         }
-        finish(acc, ooff);
-        next_output(out, kept, out.rank, oidx, ooff, koff);
       }
+      for (; r < m; ++r) add(load_as<S, C>(p + r));
       return;
     }
-  }
-  if (rd.unit_run() && n > 0) {
-    constexpr int L = 8;
-    for (; o + L <= o1; o += L) {
-      const E* b[L];
-      index_t at[L];
-      for (int k = 0; k < L; ++k) {
-        b[k] = reinterpret_cast<const E*>(kept.p) + koff;
-        at[k] = ooff;
-        next_output(out, kept, out.rank, oidx, ooff, koff);
-      }
-      C acc[L];
-      fold_side_by_side<L, S>(is_max, b, n, acc);
-      for (int k = 0; k < L; ++k) finish(acc[k], at[k]);
+    if (!lanes) {
+      C a = lane[0];
+      for (; r < m; ++r) a = wrap_add(a, load_as<S, C>(p + r));
+      lane[0] = a;
+      count += m;
+      return;
     }
+    for (; r < m && lane_of(count) != 0; ++r) add(load_as<S, C>(p + r));
+    if (r == m) return;
+    // count is now a multiple of 32: whole rounds, then the rest to lanes 0, 1, ...
+    const index_t r0 = r, rounds = (m - r) / sum_lanes;
+    C a[sum_lanes];
+    for (int l = 0; l < sum_lanes; ++l) a[l] = lane[l];
+    for (index_t k = 0; k < rounds; ++k, r += sum_lanes)
+      for (int l = 0; l < sum_lanes; ++l) a[l] = wrap_add(a[l], load_as<S, C>(p + r + l));
+    const int rest = static_cast<int>(m - r);
+    for (int l = 0; l < rest; ++l) a[l] = wrap_add(a[l], load_as<S, C>(p + r + l));
+    for (int l = 0; l < sum_lanes; ++l) lane[l] = a[l];
+    count += m - r0;
   }
-  for (; o < o1; ++o) {
+  // The fold's value: the maximum, the sum, or the lanes added in order (0 when nothing was added).
+  CTFX_HD C result() const {
+    if (!lanes) return lane[0];
+    const int used = count < sum_lanes ? static_cast<int>(count) : sum_lanes;  // lanes past them add +0
+    C t = used > 0 ? lane[0] : C(0);
+    for (int l = 1; l < used; ++l) t = wrap_add(t, lane[l]);
+    return t;
+  }
+};
+
+// One output per call (CUDA): dtypes fixed, the output's elements walked with an odometer over the
+// collapsed reduced dimensions (no division per element), folded in the order above.
+template <dtype S, dtype O>
+struct reduce_fn {
+  strided out;
+  strided kept;  // the input over the output's extents
+  reduced_dims red;
+  bool is_max = false;
+  double divisor = 0;  // mean: the count; 0 otherwise
+  bool runs = true;    // a sum's outputs fold runs of the input (folds_runs): in 32 lanes
+  CTFX_HD void operator()(index_t o) const {
+    using C = compute_t<O>;
+    index_t ooff = 0, koff = 0;
+    for (int d = out.rank - 1; d >= 0; --d) {
+      const index_t c = o % out.size[d];
+      o /= out.size[d];
+      ooff += c * out.stride[d];
+      koff += c * kept.stride[d];
+    }
+    const auto* base = reinterpret_cast<const element_t<S>*>(kept.p) + koff;
+    index_t idx[max_rank]{}, roff = 0;
+    fold_acc<C> acc(is_max, runs);
+    for (index_t r = 0; r < red.n; ++r) {
+      acc.add(load_as<S, C>(base + roff));
+      red.next(idx, roff);
+    }
+    C v = acc.result();
+    if (divisor != 0) v = v / static_cast<C>(divisor);
+    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + ooff, v);
+  }
+};
+
+// Outputs contiguous in the input and in out along their last dimension (a sum over rows, say):
+// `rows` of them, from row `r0`. A chunk of outputs advances together, so the inner loop runs over
+// neighbouring outputs and vectorizes. A sum over runs of the input (`runs`: the input laid out
+// transposed) keeps each output's lanes side by side, lane l of output j at acc[l·B + j].
+template <dtype S, dtype O>
+void reduce_rows(bool is_max, bool runs, const strided& out, const strided& kept, const reduced_dims& rd, double divisor,
+                 index_t r0, index_t r1) {
+  using C = compute_t<O>;
+  using E = element_t<S>;
+  constexpr index_t room = 4096;  // 16–32 KiB of accumulators: B outputs' lanes
+  C acc[room];
+  const int lanes = is_max || !runs ? 1 : rd.n < sum_lanes ? static_cast<int>(rd.n) : sum_lanes;  // those reached
+  const index_t B = room / lanes;  // whole rows of outputs where one lane: long unit-stride runs
+  const int lr = out.rank - 1;
+  const index_t inner = out.size[lr];
+  index_t oidx[max_rank]{}, ooff = 0, koff = 0;
+  seek_output(out, kept, lr, r0, oidx, ooff, koff);
+  for (index_t row = r0; row < r1; ++row) {
+    for (index_t j0 = 0; j0 < inner; j0 += B) {
+      const index_t nb = inner - j0 < B ? inner - j0 : B;
+      const E* base = reinterpret_cast<const E*>(kept.p) + koff + j0;
+      index_t ridx[max_rank]{}, roff = 0;
+      for (index_t r = 0; r < rd.n; ++r) {
+        const E* q = base + roff;
+        C* a = acc + (lanes == 1 ? 0 : fold_acc<C>::lane_of(r) * B);
+        if (r < lanes) {  // a lane's first value
+          if (is_max) for (index_t j = 0; j < nb; ++j) a[j] = load_as<S, C>(q + j);
+          else for (index_t j = 0; j < nb; ++j) a[j] = wrap_add(C(0), load_as<S, C>(q + j));
+        } else if (is_max) {
+          for (index_t j = 0; j < nb; ++j) a[j] = binary_value<C>(op_kind::maximum, a[j], load_as<S, C>(q + j));
+        } else {
+          for (index_t j = 0; j < nb; ++j) a[j] = wrap_add(a[j], load_as<S, C>(q + j));
+        }
+        rd.next(ridx, roff);
+      }
+      for (int l = 1; l < lanes; ++l)  // fold_acc::result: the lanes added in order
+        for (index_t j = 0; j < nb; ++j) acc[j] = wrap_add(acc[j], acc[l * B + j]);
+      auto* o = reinterpret_cast<element_t<O>*>(out.p) + ooff + j0;
+      if (divisor != 0) for (index_t j = 0; j < nb; ++j) acc[j] = acc[j] / static_cast<C>(divisor);
+      for (index_t j = 0; j < nb; ++j) store_as<O, C>(o + j, acc[j]);
+    }
+    next_output(out, kept, lr, oidx, ooff, koff);  // the next row of outputs
+  }
+}
+
+// Outputs [o0, o1) one by one, each folding its elements in the order above: a unit-stride run
+// with fold_acc::add_run (its 32 lanes are a vectorized loop's accumulators), others element by
+// element with an odometer.
+template <dtype S, dtype O>
+void reduce_each(bool is_max, bool runs, const strided& out, const strided& kept, const reduced_dims& rd,
+                 double divisor, index_t o0, index_t o1) {
+  using C = compute_t<O>;
+  using E = element_t<S>;
+  index_t oidx[max_rank]{}, ooff = 0, koff = 0;
+  seek_output(out, kept, out.rank, o0, oidx, ooff, koff);
+  for (index_t o = o0; o < o1; ++o) {
     const E* base = reinterpret_cast<const E*>(kept.p) + koff;
-    C acc;
-    if (n == 0) {
-      acc = C(0);
-    } else if (rd.unit_run()) {
-      acc = is_max ? load_as<S, C>(base) : C(0);
-      if (is_max) for (index_t r = 1; r < n; ++r) acc = binary_value<C>(op_kind::maximum, acc, load_as<S, C>(base + r));
-      else for (index_t r = 0; r < n; ++r) acc = wrap_add(acc, load_as<S, C>(base + r));
+    fold_acc<C> acc(is_max, runs);
+    if (rd.unit_run()) {
+      acc.template add_run<S>(base, rd.n);
     } else {
       index_t ridx[max_rank]{}, roff = 0;
-      acc = C(0);
-      for (index_t r = 0; r < n; ++r) {
-        const C v = load_as<S, C>(base + roff);
-        acc = r == 0 && is_max ? v : is_max ? binary_value<C>(op_kind::maximum, acc, v) : wrap_add(acc, v);
+      for (index_t r = 0; r < rd.n; ++r) {
+        acc.add(load_as<S, C>(base + roff));
         rd.next(ridx, roff);
       }
     }
-    finish(acc, ooff);
+    C v = acc.result();
+    if (divisor != 0) v = v / static_cast<C>(divisor);
+    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + ooff, v);
     next_output(out, kept, out.rank, oidx, ooff, koff);
   }
 }
 
 // The host loop: dtypes fixed once per kernel, no division per element; outputs walked with an
-// odometer, each folding its reduced elements in row-major order (the same order as reduce_fn's).
+// odometer, each folding its reduced elements in the order above (the same as reduce_fn's).
 // On the OMP backend the outputs are split across threads (each output's order is unchanged).
 template <dtype S, dtype O>
-void reduce_host(const device_ctx& ctx, bool is_max, const strided& out, const strided& kept, const strided& red,
-                 double divisor) {
+void reduce_host(const device_ctx& ctx, bool is_max, bool runs, const strided& out, const strided& kept,
+                 const strided& red, double divisor) {
   const reduced_dims rd(red);
   const index_t m = out.numel();
   const int lr = out.rank - 1;
   const bool by_rows = lr >= 0 && rd.n > 0 && out.size[lr] >= 8 && out.stride[lr] == 1 && kept.stride[lr] == 1;
   const index_t units = by_rows ? m / out.size[lr] : m;
   auto part = [&](index_t u0, index_t u1) {
-    if (by_rows) reduce_rows<S, O>(is_max, out, kept, rd, divisor, u0, u1);
-    else reduce_each<S, O>(is_max, out, kept, rd, divisor, u0, u1);
+    if (by_rows) reduce_rows<S, O>(is_max, runs, out, kept, rd, divisor, u0, u1);
+    else reduce_each<S, O>(is_max, runs, out, kept, rd, divisor, u0, u1);
   };
 #if defined(_OPENMP)
   // Worth threads only when each output folds enough elements or there are many outputs.
@@ -312,10 +352,11 @@ inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const
                    double divisor = 0) {
   strided kept, red;
   split_reduction(out, in, dims, kept, red);
+  const bool runs = folds_runs(in, dims);
   visit_fold_dtypes(in.dt, out.dt, [&](auto sd, auto od) {
     constexpr dtype S = decltype(sd)::value, O = decltype(od)::value;
-    if (ctx.where == backend::cuda) parallel_for(ctx, out.numel(), reduce_fn<S, O>{out, kept, reduced_dims(red), is_max, divisor});
-    else reduce_host<S, O>(ctx, is_max, out, kept, red, divisor);
+    if (ctx.where == backend::cuda) parallel_for(ctx, out.numel(), reduce_fn<S, O>{out, kept, reduced_dims(red), is_max, divisor, runs});
+    else reduce_host<S, O>(ctx, is_max, runs, out, kept, red, divisor);
   });
 }
 
