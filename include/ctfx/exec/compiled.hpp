@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <utility>
 #include "../passes/pipeline.hpp"
+#include "../plan/row_siblings.hpp"
 #include "../kernels/fused_static.hpp"
 #include "inplace_table.hpp"
 #include "program.hpp"
@@ -60,9 +61,8 @@ struct compiled {
     return m;
   }();
 
-  // Per node: the node of the next step when both are elementwise groups computed into slices of
-  // one cat along its last dimension (kernels::static_row_siblings runs them row by row together,
-  // at the first one's step), else -1.
+  // Per node: the node of the next step when the two run row by row together (plan/row_siblings.hpp;
+  // kernels::static_row_siblings runs them at the first one's step), else -1.
   struct sibling_arrays {
     std::array<std::int32_t, node_count> next{};
     std::array<bool, node_count> follows{};  // computed with the step before it
@@ -83,14 +83,9 @@ struct compiled {
       return nd.meta.is_tensor() && is_fusible_elementwise(k) && (arithmetic || fused_members[static_cast<std::size_t>(i)] > 0);
     };
     for (std::size_t s = 0; s + 1 < L.steps.size(); ++s) {
-      const std::int32_t a = L.steps[s], b = L.steps[s + 1];
-      const std::int32_t c = fused_into[static_cast<std::size_t>(a)];
-      if (c < 0 || fused_into[static_cast<std::size_t>(b)] != c || g[c].op != op_kind::cat || !groupable(a) || !groupable(b)) continue;
-      const std::int32_t d = g[c].npar ? static_cast<std::int32_t>(g.iparam(c, 0)) : 0;
-      if (d != g[c].meta.rank - 1 && d != -1) continue;  // along the last dimension: each operand a run of every row
-      if (L.step_partition[s] != L.step_partition[s + 1]) continue;
-      next[static_cast<std::size_t>(a)] = b;
-      r.follows[static_cast<std::size_t>(b)] = true;
+      if (!row_siblings(g, fused_into.data(), L, s, groupable)) continue;
+      next[static_cast<std::size_t>(L.steps[s])] = L.steps[s + 1];
+      r.follows[static_cast<std::size_t>(L.steps[s + 1])] = true;
     }
     return r;
   }();

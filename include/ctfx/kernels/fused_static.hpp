@@ -438,13 +438,10 @@ struct static_group {
   }
 };
 
-// Elementwise groups computed into slices of one cat along its last dimension, consecutive in the
-// schedule (exec/compiled.hpp's row_sibling): run row by row together, each row of the cat's result
-// written in one visit (Inductor's horizontal fusion of a cat's pointwise inputs). A KV cache's
-// rows lie pages apart: RoPE's two rotated halves then cost one pass over those pages, not two.
-// Legal because the groups write disjoint slices that none of them reads (cat is their only
-// reader). Where their loop nests differ (operands collapse differently), or on CUDA, each group
-// runs on its own.
+// Row siblings (plan/row_siblings.hpp: groups computed into slices of one cat along its last
+// dimension, consecutive in the schedule) run row by row together, each row of the cat's result
+// written in one visit. Where their loop nests differ (operands collapse differently), or on CUDA,
+// each group runs on its own.
 template <class GV, std::int32_t... Rs>
 struct static_row_siblings {
   using groups = std::tuple<static_group<GV, Rs>...>;
