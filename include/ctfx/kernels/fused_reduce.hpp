@@ -58,7 +58,7 @@ template <dtype S, dtype O>
 struct fold_sink {
   using C = compute_t<O>;
   using E = element_t<S>;
-  static constexpr index_t tile_size = 8192;  // eight outputs of 1,024 values side by side (32 KiB of f32)
+  static constexpr index_t tile_size = 8192;  // eight outputs of 1,024 values (32 KiB of f32)
 
   fold_spec spec;
   index_t n;  // values per output, > 0
