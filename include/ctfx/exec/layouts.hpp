@@ -95,6 +95,17 @@ inline run_status bind_derived(const ir& g, std::vector<index_t>& values) {
         bound = false;
     if (!bound) { values[s] = -1; continue; }
     if (eval_derived(g, s, values)) continue;
+    if (x.op == sym_op::order) {  // a comparison a result's layout was taken under (ops/result_layout.hpp)
+      std::int32_t node = -1;
+      for (std::int32_t i = 0; i < g.size() && node < 0; ++i)
+        if (g[i].name == x.name) node = i;
+      return run_status::failure(node, "rule result-stride-order: node '" + std::string(x.name.view()) +
+                                           "' is laid out in the stride order PyTorch printed, which it chose by the sizes it traced with and which needs " +
+                                           text(s) + "; these inputs give " + std::to_string(x.a.eval(values)) + " and " +
+                                           std::to_string(x.b.eval(values)) +
+                                           "; fix: trace the program at sizes that order its strides as these do (or mark the sizes static), "
+                                           "or make the operands contiguous() first");
+    }
     if (x.op == sym_op::guard)
       return run_status::failure(-1, "rule symbolic-guard: the graph was traced assuming " + text(s) + " (a PyTorch guard); these inputs give " +
                                          std::to_string(x.a.eval(values)) + " and " + std::to_string(x.b.eval(values)));

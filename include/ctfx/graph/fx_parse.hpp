@@ -660,7 +660,18 @@ class parser {
   constexpr void emit(std::string_view name, const annotation& t, op_kind k, std::span<const std::int32_t> a,
                       std::span<const sym_expr> p, std::int32_t aux, double scalar, position at) {
     if (stopped()) return;
+    // The strides PyTorch printed decide a result's order where ctfx's rules leave it to sizes the
+    // graph leaves open (ops/result_layout.hpp: printed_order).
+    printed_layout& printed = b_.g.printed;
+    printed = {};
+    if (t.present && !t.is_sym && t.has_strides) {
+      printed.present = true;
+      printed.rank = t.rank;
+      for (int d = 0; d < t.rank; ++d) printed.stride[d] = t.stride[d];
+      printed.node = name_t(name);
+    }
     std::int32_t id = b_.add(k, a, p, aux, scalar);
+    b_.g.printed = {};
     b_.g[id].name = name_t(name);
     if (!b_.g.error.ok()) {
       locate_builder_error(at, name);

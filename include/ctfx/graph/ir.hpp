@@ -77,8 +77,14 @@ enum class symbol_kind : std::uint8_t { backed, unbacked, derived };
 
 /// The operations of a derived symbol (PyTorch's FloorDiv, PythonMod, Max, Min), and `guard`: a
 /// fact PyTorch's guards established that ctfx cannot prove (its value is 1 when a == b; a run
-/// with sizes where it is false is refused before anything is written).
-enum class sym_op : std::uint8_t { none, floordiv, mod, max, min, guard };
+/// with sizes where it is false is refused before anything is written), and `order`: a
+/// comparison of two sizes or strides (relation `rel`) that a result's layout was taken under
+/// (PyTorch ordered the strides it printed by the sizes it traced with: ops/result_layout.hpp); a
+/// run with sizes where it is false is refused before anything is written, naming the node.
+enum class sym_op : std::uint8_t { none, floordiv, mod, max, min, guard, order };
+
+/// The relation of an `order` symbol: a == b, a != b, a >= b, a < b, a % b == 0, a % b != 0.
+enum class sym_rel : std::uint8_t { eq, ne, ge, lt, divides, not_divides };
 
 /// A symbolic extent of the graph (ctfx::builder::sym / unbacked), or a derived one
 /// (graph/sym_ops.hpp): op over the operands a and b, which use only earlier symbols.
@@ -90,6 +96,17 @@ struct symbol {
   std::int32_t dim = -1;  ///< the dimension of that placeholder
   sym_expr a{};  ///< for derived symbols: the first operand
   sym_expr b{};  ///< for derived symbols: the second operand
+  sym_rel rel = sym_rel::eq;  ///< for an `order` symbol: the relation of a and b it needs
+};
+
+/// The strides PyTorch printed for the node being added while a graph is read from FX text: where
+/// ctfx's layout rules leave the order of a result's strides to sizes the graph leaves open, the
+/// result takes these under a run-time guard (ops/result_layout.hpp).
+struct printed_layout {
+  bool present = false;  ///< whether strides were printed for the node being added
+  std::int32_t rank = 0;  ///< their number
+  sym_expr stride[max_rank]{};  ///< the strides
+  name_t node{};  ///< the node's name in the text (what a failed guard names)
 };
 
 /// What a user op declares (see ops/custom.hpp): its name, its tensor arguments and which it
@@ -117,6 +134,8 @@ struct ir {
   std::int32_t next_storage = 0;  ///< the next fresh storage id
   graph_phase phase = graph_phase::functional;  ///< functional, or after reinplacing
   diagnostic error{};  ///< the first broken rule
+  /// Only while a node is added from FX text: the strides PyTorch printed for it (not frozen).
+  printed_layout printed{};
 
   /// The number of nodes.
   constexpr std::int32_t size() const { return static_cast<std::int32_t>(nodes.size()); }

@@ -10,7 +10,9 @@
 //
 // With symbolic extents and strides the same rules run on what is known of the symbols
 // (ops/layout_compare.hpp); where that does not decide the order, the checked forms
-// (elementwise_result(g, id, ...)) report the node.
+// (elementwise_result(g, id, ...)) take the order PyTorch printed for the node, when the graph was
+// read from FX text, under `order` symbols that a run checks against its sizes (printed_order), and
+// otherwise report the node.
 #pragma once
 #include <type_traits>
 #include "../detail/meta_util.hpp"
@@ -253,7 +255,7 @@ constexpr bool operands_perm(const C& c, const tensor_meta& shape, const tensor_
 // give it from their tensor operands. `g` tells symbol kinds apart (may be null). False when the
 // order is not decided by what is known of symbolic extents; `r` is then row-major.
 constexpr bool elementwise_layout(const ir* g, const tensor_meta& shape, dtype dt, const tensor_meta* const* operands, int n,
-                                  tensor_meta& r) {
+                                  tensor_meta& r, order_decider* decider = nullptr) {
   r = contiguous_like(shape, dt);
   if (r.rank <= 1) return true;
   bool all_static = static_layout(shape);
@@ -261,7 +263,7 @@ constexpr bool elementwise_layout(const ir* g, const tensor_meta& shape, dtype d
   int perm[max_rank]{};
   bool any = false;
   const bool decided = all_static ? operands_perm<index_t>(int_compare{}, shape, operands, n, perm, any)
-                                  : operands_perm<sym_expr>(sym_compare{g}, shape, operands, n, perm, any);
+                                  : operands_perm<sym_expr>(sym_compare{g, decider}, shape, operands, n, perm, any);
   if (!decided) return false;
   if (any) dense_in_order(r, perm);
   return true;
@@ -276,9 +278,9 @@ constexpr tensor_meta elementwise_result(const tensor_meta& shape, dtype dt, con
 }
 
 // torch.empty_like(x) (preserve_format, as torch._refs computes it): dense strides in x's stride order.
-constexpr bool empty_like_layout(const ir* g, const tensor_meta& x, dtype dt, tensor_meta& r) {
+constexpr bool empty_like_layout(const ir* g, const tensor_meta& x, dtype dt, tensor_meta& r, order_decider* decider = nullptr) {
   const tensor_meta* ops[1] = {&x};
-  return elementwise_layout(g, x, dt, ops, 1, r);
+  return elementwise_layout(g, x, dt, ops, 1, r, decider);
 }
 constexpr tensor_meta empty_like_result(const tensor_meta& x, dtype dt) {
   tensor_meta r;
@@ -288,13 +290,13 @@ constexpr tensor_meta empty_like_result(const tensor_meta& x, dtype dt) {
 
 // clone and conversions with preserve_format: a non-overlapping dense layout keeps its strides,
 // anything else gets empty_like's. The offset is 0 in the fresh storage.
-constexpr bool preserve_format_layout(const ir* g, const tensor_meta& x, dtype dt, tensor_meta& r) {
+constexpr bool preserve_format_layout(const ir* g, const tensor_meta& x, dtype dt, tensor_meta& r, order_decider* decider = nullptr) {
   r = contiguous_like(x, dt);
   if (x.is_contiguous()) return true;
   const tri dense = static_layout(x) ? non_overlapping_and_dense(int_compare{}, int_of(x))
-                                     : non_overlapping_and_dense(sym_compare{g}, sym_of(x));
+                                     : non_overlapping_and_dense(sym_compare{g, decider}, sym_of(x));
   if (dense == tri::unknown) return false;
-  if (dense == tri::no) return empty_like_layout(g, x, dt, r);
+  if (dense == tri::no) return empty_like_layout(g, x, dt, r, decider);
   r = x;
   r.dt = dt;
   r.offset = sym_expr(0);
@@ -308,22 +310,128 @@ constexpr tensor_meta preserve_format_result(const tensor_meta& x, dtype dt) {
 }
 
 // The checked forms, for rules that have the graph: an order that the symbolic extents do not
-// decide is an error naming the node.
+// decide is taken from the strides PyTorch printed for the node (printed_order), else is an error
+// naming the node.
 constexpr bool undecided_stride_order(ir& g, std::int32_t id) {
   auto m = about(g, id);
   m << "its result's stride order depends on sizes the graph leaves open; make them static or the operands contiguous()";
   fail(g, id, rule::stride_order, m);
   return false;
 }
+
+// e with each factor Max(1, x) written x: PyTorch's dense strides multiply by Max(1, extent) where
+// ctfx's multiply by the extent (a symbolic extent is at least 2 where it orders anything).
+constexpr sym_expr without_max_one(const ir& g, const sym_expr& e) {
+  sym_expr r(e.c);
+  for (int i = 0; i < e.n; ++i) {
+    sym_expr t(e.t[i].coeff);
+    for (int k = 0; k < e.t[i].degree(); ++k) {
+      const int s = e.t[i].sym(k);
+      const bool max_one = s >= 0 && static_cast<std::size_t>(s) < g.syms.size() && g.syms[static_cast<std::size_t>(s)].kind == symbol_kind::derived &&
+                           g.syms[static_cast<std::size_t>(s)].op == sym_op::max && g.syms[static_cast<std::size_t>(s)].a == sym_expr(1);
+      t = t * (max_one ? g.syms[static_cast<std::size_t>(s)].b : sym_expr::symbol(s));
+    }
+    r = r + t;
+  }
+  return r;
+}
+
+// Whether r's strides are the ones PyTorch printed for the node being added (extent-1 dimensions
+// aside; a printed factor Max(1, x) is x). Not `exact`: a printed stride with Max or FloorDiv
+// counts as the guarded form of ctfx's, as the parser's metadata check takes it.
+constexpr bool as_printed(const ir& g, const tensor_meta& r, bool exact) {
+  const printed_layout& p = g.printed;
+  if (!p.present || p.rank != r.rank) return false;
+  for (int d = 0; d < r.rank; ++d) {
+    if (r.size[d] == sym_expr(1) || r.stride[d] == p.stride[d] || r.stride[d] == without_max_one(g, p.stride[d])) continue;
+    if (!exact && uses_derived(g, p.stride[d])) continue;
+    return false;
+  }
+  return true;
+}
+
+// The sizes tried as witnesses of a printed order, k = 0, 1, ...: first every input symbol a
+// distinct prime of 11 or more (sizes that make no two strides equal or divide one another by
+// chance), then the combinations of 2 to 9 (at most 4096). False past the last; `valid`: the
+// derived symbols evaluate there and the guards the graph holds hold (else the graph never runs at
+// those sizes).
+constexpr bool witness(const ir& g, int k, detail::cvec<index_t>& v, bool& valid) {
+  constexpr index_t generic[8] = {11, 13, 17, 19, 23, 29, 31, 37};
+  int inputs = 0;
+  for (std::size_t s = 0; s < g.syms.size(); ++s) inputs += g.syms[s].kind != symbol_kind::derived;
+  int combos = 1;
+  for (int i = 0; i < inputs && combos < 4096; ++i) combos *= 8;
+  if (k > combos) return false;
+  v.assign(g.syms.size(), 0);
+  valid = true;
+  int i = 0, code = k - 1;
+  for (std::size_t s = 0; s < g.syms.size(); ++s) {
+    if (g.syms[s].kind == symbol_kind::derived) {
+      valid = eval_derived(g, s, v) && valid;
+      continue;
+    }
+    v[s] = k == 0 ? generic[i % 8] + 64 * (i / 8) : 2 + code % 8;
+    if (k > 0) code /= 8;
+    ++i;
+  }
+  return true;
+}
+
+// Where the rule's order depends on sizes the graph leaves open (x[:, ::3].t() * 2: strides 3 and
+// s1), PyTorch ordered the strides it printed by the sizes it traced with. The rule is run with the
+// comparisons it leaves open answered at witness sizes (order_decider), until the answers give the
+// printed strides (exactly, else up to Max/FloorDiv forms); those answers become `order` symbols of
+// the graph, named after the node: the rule then decides by them, and a run whose sizes break one
+// is refused before anything is written (exec/layouts.hpp: bind_derived). False when no strides
+// were printed or no witness gives them. rule(decider, r): the layout rule, true when decided.
+template <class Rule>
+constexpr bool printed_order(ir& g, const Rule& rule, tensor_meta& out) {
+  if (!g.printed.present) return false;
+  order_decider d;
+  detail::cvec<index_t> v;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int k = 0; k <= 4096; ++k) {
+      bool valid = false;
+      if (!witness(g, k, v, valid)) break;
+      if (!valid) continue;
+      d.restart(v.data());
+      tensor_meta r;
+      if (!rule(&d, r) || d.exhausted || !as_printed(g, r, pass == 0)) continue;
+      for (int f = 0; f < d.used; ++f) {
+        const order_decider::fact& x = d.facts[f];
+        bool known = false;
+        for (std::size_t s = 0; s < g.syms.size() && !known; ++s) {
+          const symbol& y = g.syms[s];
+          known = y.kind == symbol_kind::derived && y.op == sym_op::order && y.rel == x.rel && y.a == x.a && y.b == x.b;
+        }
+        if (known) continue;
+        symbol y{};
+        y.name = g.printed.node;
+        y.kind = symbol_kind::derived;
+        y.op = sym_op::order;
+        y.rel = x.rel;
+        y.a = x.a;
+        y.b = x.b;
+        g.syms.push_back(y);
+      }
+      return rule(nullptr, out);
+    }
+  }
+  return false;
+}
+
 constexpr bool elementwise_result(ir& g, std::int32_t id, const tensor_meta& shape, dtype dt, const tensor_meta* const* operands,
                                   int n, tensor_meta& out) {
-  return elementwise_layout(&g, shape, dt, operands, n, out) || undecided_stride_order(g, id);
+  auto rule = [&](order_decider* d, tensor_meta& r) { return elementwise_layout(&g, shape, dt, operands, n, r, d); };
+  return rule(nullptr, out) || printed_order(g, rule, out) || undecided_stride_order(g, id);
 }
 constexpr bool empty_like_result(ir& g, std::int32_t id, const tensor_meta& x, dtype dt, tensor_meta& out) {
-  return empty_like_layout(&g, x, dt, out) || undecided_stride_order(g, id);
+  auto rule = [&](order_decider* d, tensor_meta& r) { return empty_like_layout(&g, x, dt, r, d); };
+  return rule(nullptr, out) || printed_order(g, rule, out) || undecided_stride_order(g, id);
 }
 constexpr bool preserve_format_result(ir& g, std::int32_t id, const tensor_meta& x, dtype dt, tensor_meta& out) {
-  return preserve_format_layout(&g, x, dt, out) || undecided_stride_order(g, id);
+  auto rule = [&](order_decider* d, tensor_meta& r) { return preserve_format_layout(&g, x, dt, r, d); };
+  return rule(nullptr, out) || printed_order(g, rule, out) || undecided_stride_order(g, id);
 }
 
 // auto_functionalized's new value of a mutated argument (clone_preserve_strides): the argument's
@@ -372,14 +480,14 @@ constexpr tri strides_like_channels_last(const C& c, const layout_of<V>& x, cons
 }
 
 // The format m suggests, into f; false when its symbolic strides leave it undecided.
-constexpr bool suggested_format(const ir* g, const tensor_meta& m, memory_format& f) {
+constexpr bool suggested_format(const ir* g, const tensor_meta& m, memory_format& f, order_decider* decider = nullptr) {
   f = memory_format::contiguous;
   if (m.rank != 4 && m.rank != 5) return true;
   constexpr int order4[4] = {1, 3, 2, 0};
   constexpr int order5[5] = {1, 4, 3, 2, 0};
   const int* order = m.rank == 4 ? order4 : order5;
   const tri like = static_layout(m) ? strides_like_channels_last(int_compare{}, int_of(m), order)
-                                    : strides_like_channels_last(sym_compare{g}, sym_of(m), order);
+                                    : strides_like_channels_last(sym_compare{g, decider}, sym_of(m), order);
   if (like == tri::unknown) return false;
   if (like == tri::yes) f = m.rank == 4 ? memory_format::channels_last : memory_format::channels_last_3d;
   return true;
