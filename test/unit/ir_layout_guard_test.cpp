@@ -84,7 +84,7 @@ TEST_CASE("layout guard: both executors run sizes that give the printed order, a
     const sliced_run bad = run_sliced(how, 4, 2);
     CHECK(!bad.st.ok);
     CAPTURE(bad.st.message);
-    CHECK(bad.st.message.find("rule result-stride-order: node 'mul' is laid out in the stride order PyTorch printed") == 0);
+    CHECK(bad.st.message.find("rule result-stride-order: node 'mul' is laid out in the strides PyTorch printed") == 0);
     CHECK(bad.st.message.find("; fix: ") != std::string::npos);
     CHECK(bad.out == std::vector<float>(4, -1.0f));  // nothing written
     CHECK(bad.z == std::vector<float>(8, 5.0f));

@@ -716,9 +716,13 @@ class parser {
     // ctfx gives the copy a dense buffer of the same shape. Only its dtype and sizes are compared.
     bool strides = t.has_strides && !empty && b_.g[id].op != op_kind::copy;
     // PyTorch's strides with Max/FloorDiv (Max(1, s0 - 2) for a dimension that may be empty) are
-    // the guarded forms of ctfx's; ctfx's own are what it lays results out in.
+    // the guarded forms of ctfx's; ctfx's own are what it lays results out in. The stride of an
+    // extent that may be 1 ((s0 + 2)//3) addresses nothing at sizes where it is, and PyTorch placed
+    // such a dimension by the sizes it traced with: ctfx's placement is taken.
+    const detail::sym_compare sizes{&b_.g};
     for (int d = 0; same && strides && d < t.rank; ++d)
-      same = m.size[d] == sym_expr(1) || m.stride[d] == t.stride[d] || uses_derived(b_.g, t.stride[d]);
+      same = m.size[d] == sym_expr(1) || m.stride[d] == t.stride[d] || uses_derived(b_.g, t.stride[d]) ||
+             (uses_derived(b_.g, m.size[d]) && sizes.ge(m.size[d], sym_expr(2)) != detail::tri::yes);
     if (!same) mismatch(id, t, at, {});
   }
   constexpr void mismatch(std::int32_t id, const annotation& t, position at, std::string_view what) {

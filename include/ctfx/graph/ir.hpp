@@ -97,6 +97,11 @@ struct symbol {
   sym_expr a{};  ///< for derived symbols: the first operand
   sym_expr b{};  ///< for derived symbols: the second operand
   sym_rel rel = sym_rel::eq;  ///< for an `order` symbol: the relation of a and b it needs
+  /// For an `order` symbol: its guard (one per result laid out as printed; the symbols of a guard
+  /// are consecutive) and the set of comparisons it belongs to within the guard (`alternative`):
+  /// a guard holds when every comparison of one of its sets does.
+  std::int32_t guard = -1;
+  std::int32_t alternative = 0;  ///< see guard
 };
 
 /// The strides PyTorch printed for the node being added while a graph is read from FX text: where

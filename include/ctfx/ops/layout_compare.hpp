@@ -34,45 +34,41 @@ struct int_compare {
   constexpr index_t zero() const { return 0; }
 };
 
-// The answers to the comparisons a layout rule leaves open, as they come out at one set of sizes
-// (a witness: `values`, one per symbol of the graph, derived ones evaluated), as PyTorch answers
-// them by the sizes it traces with; each answer is recorded as a fact the run relied on. A run that
-// asks more than max_facts is `exhausted`.
+// The answers to the comparisons a layout rule leaves open, in one run of the rule: answer k is
+// bit k of `mask` (0: no), each comparison answered once per run. Every answer the run relied on is
+// recorded as a fact, with those the graph's order symbols gave (note). A run that asks more than
+// max_facts is `exhausted`.
 struct order_decider {
   static constexpr int max_facts = 16;
   struct fact {
     sym_rel rel = sym_rel::eq;
     sym_expr a{}, b{};
   };
-  const index_t* values = nullptr;
-  int used = 0;
+  std::uint32_t mask = 0;
+  int bits = 0;  // the answers this run took from mask
+  int used = 0;  // the facts recorded
   bool exhausted = false;
   fact facts[max_facts]{};
 
-  struct view {  // the witness, indexed as sym_expr::eval indexes
-    const index_t* v;
-    constexpr index_t operator[](std::size_t s) const { return v[s]; }
-  };
-  constexpr void restart(const index_t* v) { values = v; used = 0; exhausted = false; }
-  // The answer to "a yes b" at the witness (its negation: a no b); `symmetric`: a and b may be
-  // swapped (==).
+  constexpr void restart(std::uint32_t m) { mask = m; bits = 0; used = 0; exhausted = false; }
+  constexpr void note(sym_rel rel, const sym_expr& a, const sym_expr& b) {
+    for (int k = 0; k < used; ++k)
+      if (facts[k].rel == rel && facts[k].a == a && facts[k].b == b) return;
+    if (used >= max_facts) { exhausted = true; return; }
+    facts[used++] = {rel, a, b};
+  }
+  // The answer to "a yes b" (its negation: a no b); `symmetric`: a and b may be swapped (==).
   constexpr tri decide(sym_rel yes, sym_rel no, const sym_expr& a, const sym_expr& b, bool symmetric) {
     for (int k = 0; k < used; ++k) {
       const fact& f = facts[k];
       const bool same = (f.a == a && f.b == b) || (symmetric && f.a == b && f.b == a);
       if (same && (f.rel == yes || f.rel == no)) return tri_of(f.rel == yes);
     }
-    if (used >= max_facts) { exhausted = true; return tri::no; }
-    const index_t x = a.eval(view{values}), y = b.eval(view{values});
-    bool holds = false;
-    switch (yes) {
-      case sym_rel::eq: holds = x == y; break;
-      case sym_rel::ge: holds = x >= y; break;
-      case sym_rel::divides: holds = y != 0 && x % y == 0; break;
-      default: break;
-    }
-    facts[used++] = {holds ? yes : no, a, b};
-    return tri_of(holds);
+    if (used >= max_facts || bits >= 31) { exhausted = true; return tri::no; }
+    const bool y = (mask >> bits) & 1u;
+    ++bits;
+    facts[used++] = {y ? yes : no, a, b};
+    return tri_of(y);
   }
 };
 
@@ -86,11 +82,15 @@ struct sym_compare {
   // What the graph's order symbols (or the decider) say of "a yes b", given that what is known of the sizes
   // leaves it open.
   constexpr tri open(sym_rel yes, sym_rel no, const sym_expr& a, const sym_expr& b, bool symmetric) const {
+    // (the first set of comparisons of each guard: the one the graph's layouts were derived under)
     if (g)
       for (std::size_t s = 0; s < g->syms.size(); ++s) {
         const symbol& x = g->syms[s];
-        if (x.kind != symbol_kind::derived || x.op != sym_op::order || (x.rel != yes && x.rel != no)) continue;
-        if ((x.a == a && x.b == b) || (symmetric && x.a == b && x.b == a)) return tri_of(x.rel == yes);
+        if (x.kind != symbol_kind::derived || x.op != sym_op::order || x.alternative != 0 || (x.rel != yes && x.rel != no)) continue;
+        if ((x.a == a && x.b == b) || (symmetric && x.a == b && x.b == a)) {
+          if (decider) decider->note(x.rel, x.a, x.b);
+          return tri_of(x.rel == yes);
+        }
       }
     return decider ? decider->decide(yes, no, a, b, symmetric) : tri::unknown;
   }

@@ -84,7 +84,7 @@ constexpr bool cat_meta(ir& g, std::int32_t id, std::span<const std::int32_t> ts
     res = result_in_format(r, r.dt, mf);
     return true;
   };
-  return rule(nullptr, out) || printed_order(g, rule, out) || undecided_stride_order(g, id);
+  return checked_layout(g, id, rule, out);
 }
 
 }  // namespace detail

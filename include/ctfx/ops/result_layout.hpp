@@ -327,9 +327,13 @@ constexpr sym_expr without_max_one(const ir& g, const sym_expr& e) {
     sym_expr t(e.t[i].coeff);
     for (int k = 0; k < e.t[i].degree(); ++k) {
       const int s = e.t[i].sym(k);
-      const bool max_one = s >= 0 && static_cast<std::size_t>(s) < g.syms.size() && g.syms[static_cast<std::size_t>(s)].kind == symbol_kind::derived &&
-                           g.syms[static_cast<std::size_t>(s)].op == sym_op::max && g.syms[static_cast<std::size_t>(s)].a == sym_expr(1);
-      t = t * (max_one ? g.syms[static_cast<std::size_t>(s)].b : sym_expr::symbol(s));
+      sym_expr f = sym_expr::symbol(s);
+      if (s >= 0 && static_cast<std::size_t>(s) < g.syms.size()) {
+        const symbol& x = g.syms[static_cast<std::size_t>(s)];
+        if (x.kind == symbol_kind::derived && x.op == sym_op::max && x.a == sym_expr(1)) f = x.b;
+        else if (x.kind == symbol_kind::derived && x.op == sym_op::max && x.b == sym_expr(1)) f = x.a;
+      }
+      t = t * f;
     }
     r = r + t;
   }
@@ -337,24 +341,30 @@ constexpr sym_expr without_max_one(const ir& g, const sym_expr& e) {
 }
 
 // Whether r's strides are the ones PyTorch printed for the node being added (extent-1 dimensions
-// aside; a printed factor Max(1, x) is x). Not `exact`: a printed stride with Max or FloorDiv
-// counts as the guarded form of ctfx's, as the parser's metadata check takes it.
-constexpr bool as_printed(const ir& g, const tensor_meta& r, bool exact) {
+// aside, and those `d`'s facts make 1; a printed factor Max(1, x) is x). Not `exact`: a printed
+// stride with Max or FloorDiv counts as the guarded form of ctfx's, as the parser's metadata check
+// takes it.
+constexpr bool as_printed(const ir& g, const tensor_meta& r, bool exact, const order_decider* d = nullptr) {
   const printed_layout& p = g.printed;
   if (!p.present || p.rank != r.rank) return false;
-  for (int d = 0; d < r.rank; ++d) {
-    if (r.size[d] == sym_expr(1) || r.stride[d] == p.stride[d] || r.stride[d] == without_max_one(g, p.stride[d])) continue;
-    if (!exact && uses_derived(g, p.stride[d])) continue;
-    return false;
+  for (int k = 0; k < r.rank; ++k) {
+    if (r.size[k] == sym_expr(1) || r.stride[k] == p.stride[k] || r.stride[k] == without_max_one(g, p.stride[k])) continue;
+    if (!exact && uses_derived(g, p.stride[k])) continue;
+    bool one = false;
+    for (int f = 0; d && f < d->used && !one; ++f) {
+      const order_decider::fact& x = d->facts[f];
+      one = (x.rel == sym_rel::eq && ((x.a == r.size[k] && x.b == sym_expr(1)) || (x.b == r.size[k] && x.a == sym_expr(1)))) ||
+            (x.rel == sym_rel::ge && x.a == sym_expr(1) && x.b == r.size[k]);
+    }
+    if (!one) return false;
   }
   return true;
 }
 
-// The sizes tried as witnesses of a printed order, k = 0, 1, ...: first every input symbol a
-// distinct prime of 11 or more (sizes that make no two strides equal or divide one another by
-// chance), then the combinations of 2 to 9 (at most 4096). False past the last; `valid`: the
-// derived symbols evaluate there and the guards the graph holds hold (else the graph never runs at
-// those sizes).
+// The sizes tried as witnesses that a set of comparisons can hold, k = 0, 1, ...: first every
+// input symbol a distinct prime of 11 or more, then the combinations of 2 to 9 (at most 4096).
+// False past the last; `valid`: the derived symbols evaluate there and the graph's guards hold
+// (else the graph never runs at those sizes).
 constexpr bool witness(const ir& g, int k, detail::cvec<index_t>& v, bool& valid) {
   constexpr index_t generic[8] = {11, 13, 17, 19, 23, 29, 31, 37};
   int inputs = 0;
@@ -367,7 +377,7 @@ constexpr bool witness(const ir& g, int k, detail::cvec<index_t>& v, bool& valid
   int i = 0, code = k - 1;
   for (std::size_t s = 0; s < g.syms.size(); ++s) {
     if (g.syms[s].kind == symbol_kind::derived) {
-      valid = eval_derived(g, s, v) && valid;
+      valid = (eval_derived(g, s, v) || g.syms[s].op == sym_op::order) && valid;
       continue;
     }
     v[s] = k == 0 ? generic[i % 8] + 64 * (i / 8) : 2 + code % 8;
@@ -377,61 +387,119 @@ constexpr bool witness(const ir& g, int k, detail::cvec<index_t>& v, bool& valid
   return true;
 }
 
+// Whether the sizes of witness k (from k = from on) make every fact of d hold: the first such k,
+// or -1.
+constexpr int holds_at(const ir& g, const order_decider& d, int from = 0, int to = 1 << 30) {
+  detail::cvec<index_t> v;
+  bool valid = false;
+  for (int k = from; k <= to && witness(g, k, v, valid); ++k) {
+    if (!valid) continue;
+    bool all = true;
+    for (int f = 0; f < d.used && all; ++f) {
+      const order_decider::fact& x = d.facts[f];
+      const index_t a = x.a.eval(v), b = x.b.eval(v);
+      switch (x.rel) {
+        case sym_rel::eq: all = a == b; break;
+        case sym_rel::ne: all = a != b; break;
+        case sym_rel::ge: all = a >= b; break;
+        case sym_rel::lt: all = a < b; break;
+        case sym_rel::divides: all = b != 0 && floor_mod(a, b) == 0; break;
+        case sym_rel::not_divides: all = b == 0 || floor_mod(a, b) != 0; break;
+      }
+    }
+    if (all) return k;
+  }
+  return -1;
+}
+
 // Where the rule's order depends on sizes the graph leaves open (x[:, ::3].t() * 2: strides 3 and
-// s1), PyTorch ordered the strides it printed by the sizes it traced with. The rule is run with the
-// comparisons it leaves open answered at witness sizes (order_decider), until the answers give the
-// printed strides (exactly, else up to Max/FloorDiv forms); those answers become `order` symbols of
-// the graph, named after the node: the rule then decides by them, and a run whose sizes break one
-// is refused before anything is written (exec/layouts.hpp: bind_derived). False when no strides
-// were printed or no witness gives them. rule(decider, r): the layout rule, true when decided.
+// s1), PyTorch ordered the strides it printed by the sizes it traced with. The rule is run with
+// every way of answering the comparisons it leaves open (order_decider); each set of answers that
+// some sizes satisfy and that gives the printed strides (exactly, else up to Max/FloorDiv forms)
+// becomes a set of `order` symbols of one guard, named after the node. The rule then decides by the
+// first set; a run whose sizes satisfy none is refused before anything is written (exec/layouts.hpp:
+// bind_derived). False when no strides were printed or no answers give them. rule(decider, r): the
+// layout rule, true when decided.
 template <class Rule>
 constexpr bool printed_order(ir& g, const Rule& rule, tensor_meta& out) {
   if (!g.printed.present) return false;
-  order_decider d;
-  detail::cvec<index_t> v;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (int k = 0; k <= 4096; ++k) {
-      bool valid = false;
-      if (!witness(g, k, v, valid)) break;
-      if (!valid) continue;
-      d.restart(v.data());
+  constexpr int max_sets = 8;
+  order_decider found[max_sets]{};
+  int sets = 0;
+  for (int pass = 0; pass < 2 && sets == 0; ++pass) {
+    int width = 0;  // the answers the runs so far asked for
+    for (std::uint32_t mask = 0; sets < max_sets; ++mask) {
+      order_decider& d = found[sets];
+      d.restart(mask);
       tensor_meta r;
-      if (!rule(&d, r) || d.exhausted || !as_printed(g, r, pass == 0)) continue;
-      for (int f = 0; f < d.used; ++f) {
-        const order_decider::fact& x = d.facts[f];
-        bool known = false;
-        for (std::size_t s = 0; s < g.syms.size() && !known; ++s) {
-          const symbol& y = g.syms[s];
-          known = y.kind == symbol_kind::derived && y.op == sym_op::order && y.rel == x.rel && y.a == x.a && y.b == x.b;
-        }
-        if (known) continue;
-        symbol y{};
-        y.name = g.printed.node;
-        y.kind = symbol_kind::derived;
-        y.op = sym_op::order;
-        y.rel = x.rel;
-        y.a = x.a;
-        y.b = x.b;
-        g.syms.push_back(y);
-      }
-      return rule(nullptr, out);
+      const bool decided = rule(&d, r);
+      if (d.bits > width) width = d.bits;
+      // (a mask with bits past the answers its run asked for repeats a run before it)
+      if (decided && !d.exhausted && (mask >> d.bits) == 0 && as_printed(g, r, pass == 0, &d) && holds_at(g, d) >= 0) ++sets;
+      if (width >= 12 || mask + 1 >= (1u << width)) break;
     }
   }
+  if (sets == 0) return false;
+  // The first set, which the graph's rules decide by, is one that generic sizes satisfy when any
+  // does (what the message of a failed run names first).
+  for (int k = 1; k < sets; ++k)
+    if (holds_at(g, found[k], 0, 0) == 0 && holds_at(g, found[0], 0, 0) != 0) {
+      const order_decider t = found[0];
+      found[0] = found[k];
+      found[k] = t;
+    }
+  std::int32_t guard = 0;
+  for (std::size_t s = 0; s < g.syms.size(); ++s)
+    if (g.syms[s].op == sym_op::order && g.syms[s].guard >= guard) guard = g.syms[s].guard + 1;
+  const std::size_t first = g.syms.size();
+  for (int k = 0; k < sets; ++k)
+    for (int f = 0; f < found[k].used; ++f) {
+      symbol y{};
+      y.name = g.printed.node;
+      y.kind = symbol_kind::derived;
+      y.op = sym_op::order;
+      y.rel = found[k].facts[f].rel;
+      y.a = found[k].facts[f].a;
+      y.b = found[k].facts[f].b;
+      y.guard = guard;
+      y.alternative = k;
+      g.syms.push_back(y);
+    }
+  if (rule(nullptr, out)) return true;
+  g.syms.resize(first);
   return false;
+}
+
+// Whether the graph holds order symbols (results laid out as PyTorch printed them).
+constexpr bool has_order_symbols(const ir& g) {
+  for (std::size_t s = 0; s < g.syms.size(); ++s)
+    if (g.syms[s].kind == symbol_kind::derived && g.syms[s].op == sym_op::order) return true;
+  return false;
+}
+
+// The layout rule `rule` for node id, checked: decided; or decided otherwise than PyTorch printed
+// where a comparison the rule passed over is open (a fast path taken or not: is_contiguous with an
+// extent that may be 1), and then the printed layout under the comparisons it needs; or undecided
+// and the printed layout; or an error naming the node.
+template <class Rule>
+constexpr bool checked_layout(ir& g, std::int32_t id, const Rule& rule, tensor_meta& out) {
+  if (rule(nullptr, out)) {
+    tensor_meta printed;
+    if (g.printed.present && !as_printed(g, out, false) && printed_order(g, rule, printed)) out = printed;
+    return true;
+  }
+  return printed_order(g, rule, out) || undecided_stride_order(g, id);
 }
 
 constexpr bool elementwise_result(ir& g, std::int32_t id, const tensor_meta& shape, dtype dt, const tensor_meta* const* operands,
                                   int n, tensor_meta& out) {
-  auto rule = [&](order_decider* d, tensor_meta& r) { return elementwise_layout(&g, shape, dt, operands, n, r, d); };
-  return rule(nullptr, out) || printed_order(g, rule, out) || undecided_stride_order(g, id);
+  return checked_layout(g, id, [&](order_decider* d, tensor_meta& r) { return elementwise_layout(&g, shape, dt, operands, n, r, d); }, out);
 }
 constexpr bool empty_like_result(ir& g, std::int32_t id, const tensor_meta& x, dtype dt, tensor_meta& out) {
-  auto rule = [&](order_decider* d, tensor_meta& r) { return empty_like_layout(&g, x, dt, r, d); };
-  return rule(nullptr, out) || printed_order(g, rule, out) || undecided_stride_order(g, id);
+  return checked_layout(g, id, [&](order_decider* d, tensor_meta& r) { return empty_like_layout(&g, x, dt, r, d); }, out);
 }
 constexpr bool preserve_format_result(ir& g, std::int32_t id, const tensor_meta& x, dtype dt, tensor_meta& out) {
-  auto rule = [&](order_decider* d, tensor_meta& r) { return preserve_format_layout(&g, x, dt, r, d); };
-  return rule(nullptr, out) || printed_order(g, rule, out) || undecided_stride_order(g, id);
+  return checked_layout(g, id, [&](order_decider* d, tensor_meta& r) { return preserve_format_layout(&g, x, dt, r, d); }, out);
 }
 
 // auto_functionalized's new value of a mutated argument (clone_preserve_strides): the argument's
