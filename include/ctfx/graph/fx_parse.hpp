@@ -47,9 +47,7 @@ struct fx_custom {
 };
 template <class Op>
 constexpr fx_custom fx_custom_of() {
-  custom_schema s = Op::schema();
-  s.host_sync = detail::declares_host_sync<Op>();
-  return {s, Op::signature};
+  return {detail::schema_of<Op>(), Op::signature};
 }
 
 /// A module attribute the graph reads (`_tensor_constant0 = self._tensor_constant0`): its values are

@@ -36,6 +36,7 @@
 //   custom / auto_functionalized (args...)   aux: index into ir::customs
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <vector>
 #include "../core/config.hpp"
@@ -114,6 +115,53 @@ struct printed_layout {
   name_t node{};  ///< the node's name in the text (what a failed guard names)
 };
 
+/// How a user op lays out its fresh results (its fake implementation's choice, which a graph built
+/// in C++ cannot see): declared in the op type as `static constexpr ctfx::fresh_layout layout =
+/// ctfx::fresh_layout::permuted({1, 0});` (ops/custom.hpp). Without one a result is row-major.
+/// Every fresh result of the op takes it (they all have the shape of argument `returns_like`).
+struct fresh_layout {
+  /// row_major; like: torch.empty_like(args[arg]) (preserve_format); permuted: dense with the
+  /// dimensions in memory in the order `v` (outermost first, as torch.empty_permuted's
+  /// physical_layout); strides: the strides `v`, for static extents.
+  enum class kind : std::uint8_t { row_major, like, permuted, strides };
+  kind how = kind::row_major;  ///< which of the four
+  std::int32_t arg = 0;  ///< like: the tensor argument (schema order) whose layout the results take
+  std::int32_t rank = 0;  ///< permuted, strides: how many entries were given
+  index_t v[max_rank]{};  ///< permuted: the dimensions, outermost first; strides: the strides
+  /// Row-major (the default).
+  static constexpr fresh_layout row_major() { return {}; }
+  /// As torch.empty_like(args[k]) with preserve_format: a non-overlapping dense argument's strides,
+  /// else dense in its stride order. Argument k must have the results' extents.
+  static constexpr fresh_layout like(int k) {
+    fresh_layout f;
+    f.how = kind::like;
+    f.arg = k;
+    return f;
+  }
+  /// Dense, the dimensions laid out outermost first in `outer_first` (torch.empty_permuted):
+  /// permuted({1, 0}) is column-major, permuted({0, 2, 3, 1}) channels-last.
+  static constexpr fresh_layout permuted(std::initializer_list<int> outer_first) {
+    fresh_layout f;
+    f.how = kind::permuted;
+    for (int d : outer_first) {
+      if (f.rank < max_rank) f.v[f.rank] = d;
+      ++f.rank;
+    }
+    return f;
+  }
+  /// The strides themselves (for static extents): non-negative, and no two elements at one
+  /// address; gaps are allowed (the buffer spans the last element).
+  static constexpr fresh_layout strides(std::initializer_list<index_t> s) {
+    fresh_layout f;
+    f.how = kind::strides;
+    for (index_t x : s) {
+      if (f.rank < max_rank) f.v[f.rank] = x;
+      ++f.rank;
+    }
+    return f;
+  }
+};
+
 /// What a user op declares (see ops/custom.hpp): its name, its tensor arguments and which it
 /// mutates, and how many fresh tensors it returns.
 struct custom_schema {
@@ -125,6 +173,7 @@ struct custom_schema {
   bool user_kernel = false;        ///< a user kernel (tensors_to_clone), not a functionalized op
   bool host_sync = false;          ///< the op synchronizes with the host: a partition ends after it
   std::int32_t inplace_twin = -1;  ///< index of a registered in-place variant (with_effects pairs)
+  fresh_layout layout{};  ///< how its fresh results are laid out (the op type's `layout`)
 };
 
 enum class graph_phase : std::uint8_t { functional, reinplaced };
