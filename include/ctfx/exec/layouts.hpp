@@ -129,7 +129,7 @@ inline run_status bind_derived(const ir& g, std::vector<index_t>& values) {
         if (g[i].name == x.name) node = i;
       return run_status::failure(node, "rule result-stride-order: node '" + std::string(x.name.view()) +
                                            "' is laid out in the strides PyTorch printed, which it ordered by the sizes it traced with; they need " +
-                                           text(at) + (sets > 1 ? " (or one of " + std::to_string(sets - 1) + " other sets of comparisons)" : std::string()) +
+                                           text(at) + (sets == 2 ? " (or the comparisons of one other set)" : sets > 2 ? " (or those of one of " + std::to_string(sets - 1) + " other sets)" : std::string()) +
                                            ", and these inputs give " + std::to_string(c.a.eval(values)) + " and " + std::to_string(c.b.eval(values)) +
                                            "; fix: trace the program at sizes that order its strides as these do (or mark the sizes static), "
                                            "or make the operands contiguous() first");
