@@ -4,6 +4,7 @@
 // both executors.
 #include <doctest/doctest.h>
 #include <string>
+#include <utility>
 #include <vector>
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
@@ -89,5 +90,56 @@ TEST_CASE("layout guard: both executors run sizes that give the printed order, a
     CHECK(bad.st.node >= 0);
     CHECK(bad.out == std::vector<float>(4, -1.0f));  // nothing written
     CHECK(bad.z == std::vector<float>(8, 5.0f));
+  }
+}
+
+namespace {
+// x[::3].clone(): the slice is dense only when it keeps one row ((s75 + 2)//3 == 1), and clone
+// keeps a dense layout's strides and gives another dense ones (preserve_format). PyTorch printed
+// the first at 2 rows, the second at 7.
+std::string clone_text(const char* strides) {
+  return std::string(R"fx(class f(torch.nn.Module):
+    def forward(self, x_1: "f32[s75, s96][s96, 1]"):
+        slice_1: "f32[((s75 + 2)//3), s96][3*s96, 1]" = torch.ops.aten.slice.Tensor(x_1, 0, 0, 9223372036854775807, 3);  x_1 = None
+        clone: "f32[((s75 + 2)//3), s96])fx") + strides + R"fx(" = torch.ops.aten.clone.default(slice_1);  slice_1 = None
+        return (clone,)
+)fx";
+}
+// Runs the graph on rows x 5 (x[i][j] = 10 i + j); the output buffer starts at -1.
+std::pair<ctfx::run_status, std::vector<float>> run_clone(const ctfx::ir& g, ctfx::index_t rows) {
+  std::vector<float> x(static_cast<std::size_t>(rows * 5));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = static_cast<float>(10 * (k / 5) + k % 5);
+  const ctfx::index_t kept = (rows + 2) / 3;
+  std::vector<float> out(static_cast<std::size_t>(kept * 5), -1.0f);
+  const ctfx::run_status st = ctfx::runtime_plan(g).run(
+      std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(x.data(), ctfx::tensor_desc::contiguous(ctfx::f32, {rows, 5}))},
+      std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(out.data(), ctfx::tensor_desc::contiguous(ctfx::f32, {kept, 5}))});
+  return {st, out};
+}
+}  // namespace
+
+TEST_CASE("layout guard: a copy of a layout that is dense only when a derived extent is 1 takes the printed strides") {
+  // Traced with 2 rows: one row kept, dense, its strides kept ([3*s96, 1]); the guard needs one row.
+  const auto one = ctfx::parse_fx(clone_text("[3*s96, 1]"));
+  REQUIRE_MESSAGE(one.ok(), ctfx::to_string(one.error));
+  CHECK(one.graph.meta(one.graph.find("clone")).stride[0] == ctfx::sym_expr::symbol(1) * 3);
+  for (ctfx::index_t rows : {2, 3}) {
+    CAPTURE(rows);
+    const auto r = run_clone(one.graph, rows);
+    REQUIRE_MESSAGE(r.first.ok, r.first.message);
+    CHECK(r.second == std::vector<float>{0, 1, 2, 3, 4});
+  }
+  const auto three = run_clone(one.graph, 7);  // three rows kept: PyTorch would lay them out densely
+  CHECK(!three.first.ok);
+  CHECK(three.first.message.find("rule result-stride-order: node 'clone'") == 0);
+  CHECK(three.second == std::vector<float>(15, -1.0f));  // nothing written
+  // Traced with 7 rows: dense strides [s96, 1], which a single row (2 or 3 rows in x) also takes.
+  const auto many = ctfx::parse_fx(clone_text("[s96, 1]"));
+  REQUIRE_MESSAGE(many.ok(), ctfx::to_string(many.error));
+  for (ctfx::index_t rows : {2, 7, 9}) {
+    CAPTURE(rows);
+    const auto r = run_clone(many.graph, rows);
+    REQUIRE_MESSAGE(r.first.ok, r.first.message);
+    for (std::size_t k = 0; k < r.second.size(); ++k) CHECK(r.second[k] == static_cast<float>(30 * (k / 5) + k % 5));
   }
 }
