@@ -1339,10 +1339,9 @@ def dyn_where_permuted(x, y):
     return torch.where(x.t() > 0, x.t(), y)
 
 
-# Strides 3 and s1: their order depends on s1, which no graph fixes. Not in PROGRAMS (ctfx refuses
-# it, rule result-stride-order): its graph is tools/ctfx_opt/testdata/stride_order_undecided.txt,
-# captured with `capture.py DIR dyn_step3_transposed` after adding
-# ("dyn_step3_transposed", dyn_step3_transposed, lambda: (R(3, 7),), {"dynamic": True}).
+# Strides 3 and s1: their order depends on s1, which no graph fixes. ctfx takes the order PyTorch
+# printed (traced with 7 columns) under a guard that s1 orders them so (3 < s1, ...): a run with 2
+# columns is refused when it binds its sizes (tools/ctfx_opt's error test stride_order_guard).
 def dyn_step3_transposed(x):
     return x[:, ::3].t() * 2
 
@@ -1358,6 +1357,7 @@ PROGRAMS += [
     ("dyn_index_permuted", dyn_index_permuted, lambda: (R(3, 4, 5), torch.tensor([2, -1])), {"dynamic": True, "sizes": [lambda: (R(4, 5, 6), torch.tensor([3, 0, -4]))]}),
     ("dyn_cat_channels_last", dyn_cat_channels_last, lambda: (CL3(2, 3, 4, 5), CL3(2, 6, 4, 5)), {"dynamic": True, "sizes": [lambda: (CL3(3, 2, 5, 4), CL3(3, 7, 5, 4))]}),
     ("dyn_where_permuted", dyn_where_permuted, lambda: (R(3, 4), R(4, 3)), {"dynamic": True, "sizes": [lambda: (R(2, 5), R(5, 2))]}),
+    ("dyn_step3_transposed", dyn_step3_transposed, lambda: (R(3, 7),), {"dynamic": True, "sizes": [lambda: (R(5, 10),)]}),
 ]
 
 

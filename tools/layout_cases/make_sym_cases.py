@@ -19,7 +19,10 @@ strides fit all: PyTorch ordered the result by the sizes it traced with, and ctf
 
 Each line: verdict|op|operand annotations (FX's "f32[...][...]", separated by ';')|the result's
 dtype and extents ("f32[...]")|the builds, separated by ';', each the symbols' values, then ':' and
-the result's extents and strides at those sizes (numbers, separated by ','), e.g. "4,5:4,5,5,1".
+the result's extents and strides at those sizes (numbers, separated by ','), e.g. "4,5:4,5,5,1"|
+the result's annotation as PyTorch prints it in each build, strides included (separated by ';'):
+a graph traced at that build's sizes prints these strides, which decide an order ctfx's rules leave
+to the sizes (ctfx takes them under a run-time guard).
 Not run in CI (needs torch). Usage: make_sym_cases.py [OUT] [COUNT]
 """
 import os
@@ -153,7 +156,8 @@ def main():
         result = outs[0][1][:outs[0][1].index("][") + 1]
         builds = ";".join(",".join(str(o[3][sympy.Symbol(f"s{k}", integer=True, positive=True)]) for k in range(len(o[3]))) + ":" +
                           ",".join(str(v) for v in o[4]) for o in outs)
-        lines.append(f"{verdict}|{op}|{outs[0][0]}|{result}|{builds}")
+        printed = ";".join(o[1] for o in outs)
+        lines.append(f"{verdict}|{op}|{outs[0][0]}|{result}|{builds}|{printed}")
     with open(OUT, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"{len(lines)} cases ({sum(l.startswith('varies') for l in lines)} vary with the sizes) in {OUT}")

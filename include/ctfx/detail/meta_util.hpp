@@ -36,6 +36,15 @@ constexpr void put_symbol(Buf& m, const ir& g, std::size_t id, std::size_t below
     m << ')';
     return;
   }
+  if (s.op == sym_op::order) {  // a comparison a layout was taken under: "s1 >= 3"
+    const bool mod = s.rel == sym_rel::divides || s.rel == sym_rel::not_divides;
+    if (mod) m << "Mod(";
+    put_expr(m, g, s.a, id);
+    m << (mod ? ", " : s.rel == sym_rel::eq ? " == " : s.rel == sym_rel::ne ? " != " : s.rel == sym_rel::ge ? " >= " : " < ");
+    put_expr(m, g, s.b, id);
+    if (mod) m << (s.rel == sym_rel::divides ? ") == 0" : ") != 0");
+    return;
+  }
   m << (s.op == sym_op::mod ? "Mod(" : s.op == sym_op::max ? "Max(" : s.op == sym_op::min ? "Min(" : "Eq(");
   put_expr(m, g, s.a, id);
   m << ", ";

@@ -95,10 +95,46 @@ inline run_status bind_derived(const ir& g, std::vector<index_t>& values) {
         bound = false;
     if (!bound) { values[s] = -1; continue; }
     if (eval_derived(g, s, values)) continue;
+    if (x.op == sym_op::order) continue;  // a guard's comparison: checked below, a guard at a time
     if (x.op == sym_op::guard)
       return run_status::failure(-1, "rule symbolic-guard: the graph was traced assuming " + text(s) + " (a PyTorch guard); these inputs give " +
                                          std::to_string(x.a.eval(values)) + " and " + std::to_string(x.b.eval(values)));
     return run_status::failure(-1, "rule symbolic-division: " + text(s) + " divides by zero for these inputs");
+  }
+  // A result laid out as PyTorch printed it needs one of its guard's sets of comparisons to hold
+  // (ops/result_layout.hpp: printed_order). (A comparison whose sizes are not bound yet holds.)
+  for (std::size_t s = 0; s < g.syms.size();) {
+    const symbol& x = g.syms[s];
+    if (x.kind != symbol_kind::derived || x.op != sym_op::order) { ++s; continue; }
+    std::size_t end = s;
+    bool held = false, set_holds = true;
+    std::size_t broken = g.syms.size();  // the first comparison of the first set that fails
+    for (; end < g.syms.size() && g.syms[end].op == sym_op::order && g.syms[end].guard == x.guard; ++end) {
+      const symbol& c = g.syms[end];
+      if (end > s && c.alternative != g.syms[end - 1].alternative) {
+        held = held || set_holds;
+        set_holds = true;
+      }
+      const bool holds = values[end] != 0;
+      if (!holds && broken == g.syms.size() && c.alternative == 0) broken = end;
+      set_holds = set_holds && holds;
+    }
+    held = held || set_holds;
+    if (!held) {
+      const symbol& c = g.syms[broken < g.syms.size() ? broken : s];
+      const std::size_t at = broken < g.syms.size() ? broken : s;
+      const int sets = g.syms[end - 1].alternative + 1;
+      std::int32_t node = -1;
+      for (std::int32_t i = 0; i < g.size() && node < 0; ++i)
+        if (g[i].name == x.name) node = i;
+      return run_status::failure(node, "rule result-stride-order: node '" + std::string(x.name.view()) +
+                                           "' is laid out in the strides PyTorch printed, which it ordered by the sizes it traced with; they need " +
+                                           text(at) + (sets == 2 ? " (or the comparisons of one other set)" : sets > 2 ? " (or those of one of " + std::to_string(sets - 1) + " other sets)" : std::string()) +
+                                           ", and these inputs give " + std::to_string(c.a.eval(values)) + " and " + std::to_string(c.b.eval(values)) +
+                                           "; fix: trace the program at sizes that order its strides as these do (or mark the sizes static), "
+                                           "or make the operands contiguous() first");
+    }
+    s = end;
   }
   return {};
 }

@@ -646,7 +646,9 @@ class basic_program {
             hidden_.push_back({i, detail::preserve_strides_result(g_.meta(g_.arg(i, arg)))});
           } else {
             const tensor_meta& like = g_.meta(g_.arg(i, s.returns_like));
-            hidden_.push_back({i, detail::contiguous_like(like, like.dt)});
+            tensor_meta m = detail::contiguous_like(like, like.dt);
+            if (!detail::fresh_result_layout(g_, i, s, m)) m = detail::contiguous_like(like, like.dt);  // (checked at the call)
+            hidden_.push_back({i, m});
           }
         }
       }

@@ -238,8 +238,7 @@ class builder {
   template <class Op>
   constexpr tuple_ref call(std::initializer_list<tensor> args, source_loc at = source_loc::current()) {
     const call_site site(this, at);
-    custom_schema s = Op::schema();
-    s.host_sync = detail::declares_host_sync<Op>();
+    const custom_schema s = detail::schema_of<Op>();
     std::int32_t idx = -1;
     for (std::size_t i = 0; i < g.customs.size(); ++i)
       if (g.customs[i].name == s.name) idx = static_cast<std::int32_t>(i);

@@ -31,6 +31,7 @@ enum class rule : std::uint8_t {
   require_inplace,        // a node marked require_inplace that could not be reinplaced
   aliasing,               // a rewrite would create aliasing the program did not have
   fx_text,                // FX graph text (graph/fx_parse.hpp): a malformed line or an unsupported op
+  result_layout,          // a user op's declared result layout that is not one (ops/custom.hpp)
 };
 
 // Each rule: its enumerator, its name in messages, and the usual fix (the compile error prints the
@@ -62,7 +63,8 @@ enum class rule : std::uint8_t {
   X(require_inplace, "require-inplace",                                                                       \
     "remove the later use that blocks it (named in the text), or drop require_inplace()")                     \
   X(aliasing, "no-new-aliasing", "a pass created aliasing: report the graph to ctfx")                         \
-  X(fx_text, "fx-text", "correct the FX line named, or register the op")
+  X(fx_text, "fx-text", "correct the FX line named, or register the op")                                     \
+  X(result_layout, "user-result-layout", "declare fresh_layout::permuted (a permutation of the result's dimensions), ::like(k) (an argument of its extents) or ::strides (no two elements at one address, static extents)")
 
 constexpr std::string_view name_of(rule r) {
   switch (r) {

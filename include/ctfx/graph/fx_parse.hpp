@@ -47,9 +47,7 @@ struct fx_custom {
 };
 template <class Op>
 constexpr fx_custom fx_custom_of() {
-  custom_schema s = Op::schema();
-  s.host_sync = detail::declares_host_sync<Op>();
-  return {s, Op::signature};
+  return {detail::schema_of<Op>(), Op::signature};
 }
 
 /// A module attribute the graph reads (`_tensor_constant0 = self._tensor_constant0`): its values are
@@ -660,7 +658,18 @@ class parser {
   constexpr void emit(std::string_view name, const annotation& t, op_kind k, std::span<const std::int32_t> a,
                       std::span<const sym_expr> p, std::int32_t aux, double scalar, position at) {
     if (stopped()) return;
+    // The strides PyTorch printed decide a result's order where ctfx's rules leave it to sizes the
+    // graph leaves open (ops/result_layout.hpp: printed_order).
+    printed_layout& printed = b_.g.printed;
+    printed = {};
+    if (t.present && !t.is_sym && t.has_strides) {
+      printed.present = true;
+      printed.rank = t.rank;
+      for (int d = 0; d < t.rank; ++d) printed.stride[d] = t.stride[d];
+      printed.node = name_t(name);
+    }
     std::int32_t id = b_.add(k, a, p, aux, scalar);
+    b_.g.printed = {};
     b_.g[id].name = name_t(name);
     if (!b_.g.error.ok()) {
       locate_builder_error(at, name);
@@ -705,9 +714,13 @@ class parser {
     // ctfx gives the copy a dense buffer of the same shape. Only its dtype and sizes are compared.
     bool strides = t.has_strides && !empty && b_.g[id].op != op_kind::copy;
     // PyTorch's strides with Max/FloorDiv (Max(1, s0 - 2) for a dimension that may be empty) are
-    // the guarded forms of ctfx's; ctfx's own are what it lays results out in.
+    // the guarded forms of ctfx's; ctfx's own are what it lays results out in. The stride of an
+    // extent that may be 1 ((s0 + 2)//3) addresses nothing at sizes where it is, and PyTorch placed
+    // such a dimension by the sizes it traced with: ctfx's placement is taken.
+    const detail::sym_compare sizes{&b_.g};
     for (int d = 0; same && strides && d < t.rank; ++d)
-      same = m.size[d] == sym_expr(1) || m.stride[d] == t.stride[d] || uses_derived(b_.g, t.stride[d]);
+      same = m.size[d] == sym_expr(1) || m.stride[d] == t.stride[d] || uses_derived(b_.g, t.stride[d]) ||
+             (uses_derived(b_.g, m.size[d]) && sizes.ge(m.size[d], sym_expr(2)) != detail::tri::yes);
     if (!same) mismatch(id, t, at, {});
   }
   constexpr void mismatch(std::int32_t id, const annotation& t, position at, std::string_view what) {

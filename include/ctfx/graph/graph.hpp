@@ -190,6 +190,10 @@ template <class Where, diagnostic D>
 struct broken_rule<rule::fx_text, Where, D> {
   static_assert(Where::ok, "ctfx: rule 'fx-text' is broken; fix: correct the FX line named, or register the op");
 };
+template <class Where, diagnostic D>
+struct broken_rule<rule::result_layout, Where, D> {
+  static_assert(Where::ok, "ctfx: rule 'user-result-layout' is broken; fix: declare fresh_layout::permuted (a permutation of the result's dimensions), ::like(k) (an argument of its extents) or ::strides (no two elements at one address, static extents)");
+};
 // report<D>::value is true, after reporting D when it is broken: the caller's static_assert never
 // fails a second time, and D (a reference: compilers print its name, not its value) appears once in
 // the output.

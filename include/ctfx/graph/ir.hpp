@@ -36,6 +36,7 @@
 //   custom / auto_functionalized (args...)   aux: index into ir::customs
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <vector>
 #include "../core/config.hpp"
@@ -77,8 +78,14 @@ enum class symbol_kind : std::uint8_t { backed, unbacked, derived };
 
 /// The operations of a derived symbol (PyTorch's FloorDiv, PythonMod, Max, Min), and `guard`: a
 /// fact PyTorch's guards established that ctfx cannot prove (its value is 1 when a == b; a run
-/// with sizes where it is false is refused before anything is written).
-enum class sym_op : std::uint8_t { none, floordiv, mod, max, min, guard };
+/// with sizes where it is false is refused before anything is written), and `order`: a
+/// comparison of two sizes or strides (relation `rel`) that a result's layout was taken under
+/// (PyTorch ordered the strides it printed by the sizes it traced with: ops/result_layout.hpp); a
+/// run with sizes where it is false is refused before anything is written, naming the node.
+enum class sym_op : std::uint8_t { none, floordiv, mod, max, min, guard, order };
+
+/// The relation of an `order` symbol: a == b, a != b, a >= b, a < b, a % b == 0, a % b != 0.
+enum class sym_rel : std::uint8_t { eq, ne, ge, lt, divides, not_divides };
 
 /// A symbolic extent of the graph (ctfx::builder::sym / unbacked), or a derived one
 /// (graph/sym_ops.hpp): op over the operands a and b, which use only earlier symbols.
@@ -90,6 +97,69 @@ struct symbol {
   std::int32_t dim = -1;  ///< the dimension of that placeholder
   sym_expr a{};  ///< for derived symbols: the first operand
   sym_expr b{};  ///< for derived symbols: the second operand
+  sym_rel rel = sym_rel::eq;  ///< for an `order` symbol: the relation of a and b it needs
+  /// For an `order` symbol: its guard (one per result laid out as printed; the symbols of a guard
+  /// are consecutive) and the set of comparisons it belongs to within the guard (`alternative`):
+  /// a guard holds when every comparison of one of its sets does.
+  std::int32_t guard = -1;
+  std::int32_t alternative = 0;  ///< see guard
+};
+
+/// The strides PyTorch printed for the node being added while a graph is read from FX text: where
+/// ctfx's layout rules leave the order of a result's strides to sizes the graph leaves open, the
+/// result takes these under a run-time guard (ops/result_layout.hpp).
+struct printed_layout {
+  bool present = false;  ///< whether strides were printed for the node being added
+  std::int32_t rank = 0;  ///< their number
+  sym_expr stride[max_rank]{};  ///< the strides
+  name_t node{};  ///< the node's name in the text (what a failed guard names)
+};
+
+/// How a user op lays out its fresh results (its fake implementation's choice, which a graph built
+/// in C++ cannot see): declared in the op type as `static constexpr ctfx::fresh_layout layout =
+/// ctfx::fresh_layout::permuted({1, 0});` (ops/custom.hpp). Without one a result is row-major.
+/// Every fresh result of the op takes it (they all have the shape of argument `returns_like`).
+struct fresh_layout {
+  /// row_major; like: torch.empty_like(args[arg]) (preserve_format); permuted: dense with the
+  /// dimensions in memory in the order `v` (outermost first, as torch.empty_permuted's
+  /// physical_layout); strides: the strides `v`, for static extents.
+  enum class kind : std::uint8_t { row_major, like, permuted, strides };
+  kind how = kind::row_major;  ///< which of the four
+  std::int32_t arg = 0;  ///< like: the tensor argument (schema order) whose layout the results take
+  std::int32_t rank = 0;  ///< permuted, strides: how many entries were given
+  index_t v[max_rank]{};  ///< permuted: the dimensions, outermost first; strides: the strides
+  /// Row-major (the default).
+  static constexpr fresh_layout row_major() { return {}; }
+  /// As torch.empty_like(args[k]) with preserve_format: a non-overlapping dense argument's strides,
+  /// else dense in its stride order. Argument k must have the results' extents.
+  static constexpr fresh_layout like(int k) {
+    fresh_layout f;
+    f.how = kind::like;
+    f.arg = k;
+    return f;
+  }
+  /// Dense, the dimensions laid out outermost first in `outer_first` (torch.empty_permuted):
+  /// permuted({1, 0}) is column-major, permuted({0, 2, 3, 1}) channels-last.
+  static constexpr fresh_layout permuted(std::initializer_list<int> outer_first) {
+    fresh_layout f;
+    f.how = kind::permuted;
+    for (int d : outer_first) {
+      if (f.rank < max_rank) f.v[f.rank] = d;
+      ++f.rank;
+    }
+    return f;
+  }
+  /// The strides themselves (for static extents): non-negative, and no two elements at one
+  /// address; gaps are allowed (the buffer spans the last element).
+  static constexpr fresh_layout strides(std::initializer_list<index_t> s) {
+    fresh_layout f;
+    f.how = kind::strides;
+    for (index_t x : s) {
+      if (f.rank < max_rank) f.v[f.rank] = x;
+      ++f.rank;
+    }
+    return f;
+  }
 };
 
 /// What a user op declares (see ops/custom.hpp): its name, its tensor arguments and which it
@@ -103,6 +173,7 @@ struct custom_schema {
   bool user_kernel = false;        ///< a user kernel (tensors_to_clone), not a functionalized op
   bool host_sync = false;          ///< the op synchronizes with the host: a partition ends after it
   std::int32_t inplace_twin = -1;  ///< index of a registered in-place variant (with_effects pairs)
+  fresh_layout layout{};  ///< how its fresh results are laid out (the op type's `layout`)
 };
 
 enum class graph_phase : std::uint8_t { functional, reinplaced };
@@ -117,6 +188,8 @@ struct ir {
   std::int32_t next_storage = 0;  ///< the next fresh storage id
   graph_phase phase = graph_phase::functional;  ///< functional, or after reinplacing
   diagnostic error{};  ///< the first broken rule
+  /// Only while a node is added from FX text: the strides PyTorch printed for it (not frozen).
+  printed_layout printed{};
 
   /// The number of nodes.
   constexpr std::int32_t size() const { return static_cast<std::int32_t>(nodes.size()); }

@@ -117,6 +117,19 @@ constexpr bool eval_derived(const ir& g, std::size_t s, Values& v) {
     case sym_op::max: v[s] = a < b ? b : a; return true;
     case sym_op::min: v[s] = a < b ? a : b; return true;
     case sym_op::guard: v[s] = a == b; return a == b;
+    case sym_op::order: {
+      bool holds = false;
+      switch (x.rel) {
+        case sym_rel::eq: holds = a == b; break;
+        case sym_rel::ne: holds = a != b; break;
+        case sym_rel::ge: holds = a >= b; break;
+        case sym_rel::lt: holds = a < b; break;
+        case sym_rel::divides: holds = b != 0 && floor_mod(a, b) == 0; break;
+        case sym_rel::not_divides: holds = b == 0 || floor_mod(a, b) != 0; break;
+      }
+      v[s] = holds;
+      return holds;
+    }
     case sym_op::none: break;
   }
   return false;

@@ -11,7 +11,10 @@
 // (s1*s2 by s2). Two strides that are not the same expression are taken to differ (they do at all
 // but particular sizes). These are the facts by which the strides PyTorch printed were ordered;
 // PyTorch decides what they leave open from the example sizes it traced with, which a graph does
-// not hold.
+// not hold: there the graph takes the order PyTorch printed, and records the comparisons that order
+// needs as `order` symbols of the graph (ops/result_layout.hpp), checked when a run binds its
+// sizes. A comparison the facts above leave open is answered by such a symbol when the graph has
+// one, and otherwise, while the rule searches for the printed order, by an `order_decider`.
 #pragma once
 #include "../detail/meta_util.hpp"
 
@@ -31,10 +34,66 @@ struct int_compare {
   constexpr index_t zero() const { return 0; }
 };
 
+// The answers to the comparisons a layout rule leaves open, in one run of the rule: answer k is
+// bit k of `mask` (0: no), each comparison answered once per run. Every answer the run relied on is
+// recorded as a fact, with those the graph's order symbols gave (note). A run that asks more than
+// max_facts is `exhausted`.
+struct order_decider {
+  static constexpr int max_facts = 16;
+  struct fact {
+    sym_rel rel = sym_rel::eq;
+    sym_expr a{}, b{};
+  };
+  std::uint32_t mask = 0;
+  int bits = 0;  // the answers this run took from mask
+  int used = 0;  // the facts recorded
+  bool exhausted = false;
+  fact facts[max_facts]{};
+
+  constexpr void restart(std::uint32_t m) { mask = m; bits = 0; used = 0; exhausted = false; }
+  constexpr void note(sym_rel rel, const sym_expr& a, const sym_expr& b) {
+    for (int k = 0; k < used; ++k)
+      if (facts[k].rel == rel && facts[k].a == a && facts[k].b == b) return;
+    if (used >= max_facts) { exhausted = true; return; }
+    facts[used++] = {rel, a, b};
+  }
+  // The answer to "a yes b" (its negation: a no b); `symmetric`: a and b may be swapped (==).
+  constexpr tri decide(sym_rel yes, sym_rel no, const sym_expr& a, const sym_expr& b, bool symmetric) {
+    for (int k = 0; k < used; ++k) {
+      const fact& f = facts[k];
+      const bool same = (f.a == a && f.b == b) || (symmetric && f.a == b && f.b == a);
+      if (same && (f.rel == yes || f.rel == no)) return tri_of(f.rel == yes);
+    }
+    if (used >= max_facts || bits >= 31) { exhausted = true; return tri::no; }
+    const bool y = (mask >> bits) & 1u;
+    ++bits;
+    facts[used++] = {y ? yes : no, a, b};
+    return tri_of(y);
+  }
+};
+
 // Symbolic ones. `g` (may be null) tells backed and unbacked symbols from derived ones; a symbol it
-// does not list counts as backed.
+// does not list counts as backed. A comparison left open is answered by the graph's `order`
+// symbols, else by `decider` (when given), else is unknown.
 struct sym_compare {
   const ir* g = nullptr;
+  order_decider* decider = nullptr;
+
+  // What the graph's order symbols (or the decider) say of "a yes b", given that what is known of the sizes
+  // leaves it open.
+  constexpr tri open(sym_rel yes, sym_rel no, const sym_expr& a, const sym_expr& b, bool symmetric) const {
+    // (the first set of comparisons of each guard: the one the graph's layouts were derived under)
+    if (g)
+      for (std::size_t s = 0; s < g->syms.size(); ++s) {
+        const symbol& x = g->syms[s];
+        if (x.kind != symbol_kind::derived || x.op != sym_op::order || x.alternative != 0 || (x.rel != yes && x.rel != no)) continue;
+        if ((x.a == a && x.b == b) || (symmetric && x.a == b && x.b == a)) {
+          if (decider) decider->note(x.rel, x.a, x.b);
+          return tri_of(x.rel == yes);
+        }
+      }
+    return decider ? decider->decide(yes, no, a, b, symmetric) : tri::unknown;
+  }
 
   // The least value of a symbol: 2 for a backed or unbacked one; for a derived one, what its
   // definition gives from its operands' least values (a // b and Max/Min of them; 0 for a modulo
@@ -97,22 +156,22 @@ struct sym_compare {
     if (a == b && !a.overflow) return tri::yes;
     const sym_expr d = a - b;
     if (d.is_static()) return tri_of(d.value() == 0);
-    return known_positive(d) || known_positive(-d) ? tri::no : tri::unknown;
+    return known_positive(d) || known_positive(-d) ? tri::no : open(sym_rel::eq, sym_rel::ne, a, b, true);
   }
   constexpr tri ge(const sym_expr& a, const sym_expr& b) const {
     const sym_expr d = a - b;
     if (known_nonnegative(d)) return tri::yes;
-    return known_positive(-d) ? tri::no : tri::unknown;
+    return known_positive(-d) ? tri::no : open(sym_rel::ge, sym_rel::lt, a, b, false);
   }
   // a >= b given a != b: b >= a then means a < b.
   constexpr tri ge_distinct(const sym_expr& a, const sym_expr& b) const {
     if (known_nonnegative(a - b)) return tri::yes;
-    return known_nonnegative(b - a) ? tri::no : tri::unknown;
+    return known_nonnegative(b - a) ? tri::no : open(sym_rel::ge, sym_rel::lt, a, b, false);
   }
   constexpr tri divides(const sym_expr& a, const sym_expr& b) const {  // a % b == 0
     if (a.is_static() && b.is_static()) return tri_of(b.value() != 0 && a.value() % b.value() == 0);
     sym_expr q;
-    return a.divide_exact(b, q) ? tri::yes : tri::unknown;
+    return a.divide_exact(b, q) ? tri::yes : open(sym_rel::divides, sym_rel::not_divides, a, b, false);
   }
   constexpr sym_expr step(const sym_expr& s) const {
     if (s.is_static()) return sym_expr(s.value() > 1 ? s.value() : 1);

@@ -134,7 +134,12 @@ constexpr bool memo_meta(const ir& g, std::int32_t id, tensor_meta& out) {
 // false after recording an error on the graph.
 constexpr bool compute_meta(ir& g, std::int32_t id, tensor_meta& out) {
 #if CTFX_MEMO_META_ACTIVE
-  if (__builtin_is_constant_evaluated() && detail::memo_meta(g, id, out)) return true;
+  // (The scratch graph knows neither the strides PyTorch printed nor the graph's order symbols: an
+  // answer that differs from the printed strides, or any answer once the graph has order symbols,
+  // is left to the rule on the graph, which takes them into account.)
+  if (__builtin_is_constant_evaluated() && !detail::has_order_symbols(g) && detail::memo_meta(g, id, out) &&
+      (!g.printed.present || detail::as_printed(g, out, false)))
+    return true;
 #endif
   return detail::compute_meta_rule(g, id, out);
 }

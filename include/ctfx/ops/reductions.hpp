@@ -72,15 +72,19 @@ constexpr bool cat_meta(ir& g, std::int32_t id, std::span<const std::int32_t> ts
     r.size[d] = r.size[d] + t.size[d];
     r.dt = promote(r.dt, t.dt);
   }
-  // Row-major, or channels-last when every input suggests it (cat_compute_output_memory_format).
-  memory_format mf{}, next{};
-  if (!suggested_format(&g, f, mf)) return undecided_stride_order(g, id);
-  for (std::size_t i = 1; i < ts.size(); ++i) {
-    if (!suggested_format(&g, g.meta(ts[i]), next)) return undecided_stride_order(g, id);
-    mf = cat_output_format(mf, next);
-  }
-  out = result_in_format(r, r.dt, mf);
-  return true;
+  // Row-major, or channels-last when every input suggests it (cat_compute_output_memory_format);
+  // where that depends on sizes the graph leaves open, the format PyTorch printed (printed_order).
+  auto rule = [&](order_decider* decider, tensor_meta& res) {
+    memory_format mf{}, next{};
+    if (!suggested_format(&g, f, mf, decider)) return false;
+    for (std::size_t i = 1; i < ts.size(); ++i) {
+      if (!suggested_format(&g, g.meta(ts[i]), next, decider)) return false;
+      mf = cat_output_format(mf, next);
+    }
+    res = result_in_format(r, r.dt, mf);
+    return true;
+  };
+  return checked_layout(g, id, rule, out);
 }
 
 }  // namespace detail

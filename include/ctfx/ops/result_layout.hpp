@@ -10,7 +10,9 @@
 //
 // With symbolic extents and strides the same rules run on what is known of the symbols
 // (ops/layout_compare.hpp); where that does not decide the order, the checked forms
-// (elementwise_result(g, id, ...)) report the node.
+// (elementwise_result(g, id, ...)) take the order PyTorch printed for the node, when the graph was
+// read from FX text, under `order` symbols that a run checks against its sizes (printed_order), and
+// otherwise report the node.
 #pragma once
 #include <type_traits>
 #include "../detail/meta_util.hpp"
@@ -253,7 +255,7 @@ constexpr bool operands_perm(const C& c, const tensor_meta& shape, const tensor_
 // give it from their tensor operands. `g` tells symbol kinds apart (may be null). False when the
 // order is not decided by what is known of symbolic extents; `r` is then row-major.
 constexpr bool elementwise_layout(const ir* g, const tensor_meta& shape, dtype dt, const tensor_meta* const* operands, int n,
-                                  tensor_meta& r) {
+                                  tensor_meta& r, order_decider* decider = nullptr) {
   r = contiguous_like(shape, dt);
   if (r.rank <= 1) return true;
   bool all_static = static_layout(shape);
@@ -261,7 +263,7 @@ constexpr bool elementwise_layout(const ir* g, const tensor_meta& shape, dtype d
   int perm[max_rank]{};
   bool any = false;
   const bool decided = all_static ? operands_perm<index_t>(int_compare{}, shape, operands, n, perm, any)
-                                  : operands_perm<sym_expr>(sym_compare{g}, shape, operands, n, perm, any);
+                                  : operands_perm<sym_expr>(sym_compare{g, decider}, shape, operands, n, perm, any);
   if (!decided) return false;
   if (any) dense_in_order(r, perm);
   return true;
@@ -276,9 +278,9 @@ constexpr tensor_meta elementwise_result(const tensor_meta& shape, dtype dt, con
 }
 
 // torch.empty_like(x) (preserve_format, as torch._refs computes it): dense strides in x's stride order.
-constexpr bool empty_like_layout(const ir* g, const tensor_meta& x, dtype dt, tensor_meta& r) {
+constexpr bool empty_like_layout(const ir* g, const tensor_meta& x, dtype dt, tensor_meta& r, order_decider* decider = nullptr) {
   const tensor_meta* ops[1] = {&x};
-  return elementwise_layout(g, x, dt, ops, 1, r);
+  return elementwise_layout(g, x, dt, ops, 1, r, decider);
 }
 constexpr tensor_meta empty_like_result(const tensor_meta& x, dtype dt) {
   tensor_meta r;
@@ -288,13 +290,13 @@ constexpr tensor_meta empty_like_result(const tensor_meta& x, dtype dt) {
 
 // clone and conversions with preserve_format: a non-overlapping dense layout keeps its strides,
 // anything else gets empty_like's. The offset is 0 in the fresh storage.
-constexpr bool preserve_format_layout(const ir* g, const tensor_meta& x, dtype dt, tensor_meta& r) {
+constexpr bool preserve_format_layout(const ir* g, const tensor_meta& x, dtype dt, tensor_meta& r, order_decider* decider = nullptr) {
   r = contiguous_like(x, dt);
   if (x.is_contiguous()) return true;
   const tri dense = static_layout(x) ? non_overlapping_and_dense(int_compare{}, int_of(x))
-                                     : non_overlapping_and_dense(sym_compare{g}, sym_of(x));
+                                     : non_overlapping_and_dense(sym_compare{g, decider}, sym_of(x));
   if (dense == tri::unknown) return false;
-  if (dense == tri::no) return empty_like_layout(g, x, dt, r);
+  if (dense == tri::no) return empty_like_layout(g, x, dt, r, decider);
   r = x;
   r.dt = dt;
   r.offset = sym_expr(0);
@@ -308,22 +310,196 @@ constexpr tensor_meta preserve_format_result(const tensor_meta& x, dtype dt) {
 }
 
 // The checked forms, for rules that have the graph: an order that the symbolic extents do not
-// decide is an error naming the node.
+// decide is taken from the strides PyTorch printed for the node (printed_order), else is an error
+// naming the node.
 constexpr bool undecided_stride_order(ir& g, std::int32_t id) {
   auto m = about(g, id);
   m << "its result's stride order depends on sizes the graph leaves open; make them static or the operands contiguous()";
   fail(g, id, rule::stride_order, m);
   return false;
 }
+
+// e with each factor Max(1, x) written x: PyTorch's dense strides multiply by Max(1, extent) where
+// ctfx's multiply by the extent (a symbolic extent is at least 2 where it orders anything).
+constexpr sym_expr without_max_one(const ir& g, const sym_expr& e) {
+  sym_expr r(e.c);
+  for (int i = 0; i < e.n; ++i) {
+    sym_expr t(e.t[i].coeff);
+    for (int k = 0; k < e.t[i].degree(); ++k) {
+      const int s = e.t[i].sym(k);
+      sym_expr f = sym_expr::symbol(s);
+      if (s >= 0 && static_cast<std::size_t>(s) < g.syms.size()) {
+        const symbol& x = g.syms[static_cast<std::size_t>(s)];
+        if (x.kind == symbol_kind::derived && x.op == sym_op::max && x.a == sym_expr(1)) f = x.b;
+        else if (x.kind == symbol_kind::derived && x.op == sym_op::max && x.b == sym_expr(1)) f = x.a;
+      }
+      t = t * f;
+    }
+    r = r + t;
+  }
+  return r;
+}
+
+// Whether r's strides are the ones PyTorch printed for the node being added (extent-1 dimensions
+// aside, and those `d`'s facts make 1; a printed factor Max(1, x) is x). Not `exact`: a printed
+// stride with Max or FloorDiv counts as the guarded form of ctfx's, as the parser's metadata check
+// takes it.
+constexpr bool as_printed(const ir& g, const tensor_meta& r, bool exact, const order_decider* d = nullptr) {
+  const printed_layout& p = g.printed;
+  if (!p.present || p.rank != r.rank) return false;
+  for (int k = 0; k < r.rank; ++k) {
+    if (r.size[k] == sym_expr(1) || r.stride[k] == p.stride[k] || r.stride[k] == without_max_one(g, p.stride[k])) continue;
+    if (!exact && uses_derived(g, p.stride[k])) continue;
+    bool one = false;
+    for (int f = 0; d && f < d->used && !one; ++f) {
+      const order_decider::fact& x = d->facts[f];
+      one = (x.rel == sym_rel::eq && ((x.a == r.size[k] && x.b == sym_expr(1)) || (x.b == r.size[k] && x.a == sym_expr(1)))) ||
+            (x.rel == sym_rel::ge && x.a == sym_expr(1) && x.b == r.size[k]);
+    }
+    if (!one) return false;
+  }
+  return true;
+}
+
+// The sizes tried as witnesses that a set of comparisons can hold, k = 0, 1, ...: first every
+// input symbol a distinct prime of 11 or more, then the combinations of 2 to 9 (at most 4096).
+// False past the last; `valid`: the derived symbols evaluate there and the graph's guards hold
+// (else the graph never runs at those sizes).
+constexpr bool witness(const ir& g, int k, detail::cvec<index_t>& v, bool& valid) {
+  constexpr index_t generic[8] = {11, 13, 17, 19, 23, 29, 31, 37};
+  int inputs = 0;
+  for (std::size_t s = 0; s < g.syms.size(); ++s) inputs += g.syms[s].kind != symbol_kind::derived;
+  int combos = 1;
+  for (int i = 0; i < inputs && combos < 4096; ++i) combos *= 8;
+  if (k > combos) return false;
+  v.assign(g.syms.size(), 0);
+  valid = true;
+  int i = 0, code = k - 1;
+  for (std::size_t s = 0; s < g.syms.size(); ++s) {
+    if (g.syms[s].kind == symbol_kind::derived) {
+      valid = (eval_derived(g, s, v) || g.syms[s].op == sym_op::order) && valid;
+      continue;
+    }
+    v[s] = k == 0 ? generic[i % 8] + 64 * (i / 8) : 2 + code % 8;
+    if (k > 0) code /= 8;
+    ++i;
+  }
+  return true;
+}
+
+// Whether the sizes of witness k (from k = from on) make every fact of d hold: the first such k,
+// or -1.
+constexpr int holds_at(const ir& g, const order_decider& d, int from = 0, int to = 1 << 30) {
+  detail::cvec<index_t> v;
+  bool valid = false;
+  for (int k = from; k <= to && witness(g, k, v, valid); ++k) {
+    if (!valid) continue;
+    bool all = true;
+    for (int f = 0; f < d.used && all; ++f) {
+      const order_decider::fact& x = d.facts[f];
+      const index_t a = x.a.eval(v), b = x.b.eval(v);
+      switch (x.rel) {
+        case sym_rel::eq: all = a == b; break;
+        case sym_rel::ne: all = a != b; break;
+        case sym_rel::ge: all = a >= b; break;
+        case sym_rel::lt: all = a < b; break;
+        case sym_rel::divides: all = b != 0 && floor_mod(a, b) == 0; break;
+        case sym_rel::not_divides: all = b == 0 || floor_mod(a, b) != 0; break;
+      }
+    }
+    if (all) return k;
+  }
+  return -1;
+}
+
+// Where the rule's order depends on sizes the graph leaves open (x[:, ::3].t() * 2: strides 3 and
+// s1), PyTorch ordered the strides it printed by the sizes it traced with. The rule is run with
+// every way of answering the comparisons it leaves open (order_decider); each set of answers that
+// some sizes satisfy and that gives the printed strides (exactly, else up to Max/FloorDiv forms)
+// becomes a set of `order` symbols of one guard, named after the node. The rule then decides by the
+// first set; a run whose sizes satisfy none is refused before anything is written (exec/layouts.hpp:
+// bind_derived). False when no strides were printed or no answers give them. rule(decider, r): the
+// layout rule, true when decided.
+template <class Rule>
+constexpr bool printed_order(ir& g, const Rule& rule, tensor_meta& out) {
+  if (!g.printed.present) return false;
+  constexpr int max_sets = 8;
+  order_decider found[max_sets]{};
+  int sets = 0;
+  for (int pass = 0; pass < 2 && sets == 0; ++pass) {
+    int width = 0;  // the answers the runs so far asked for
+    for (std::uint32_t mask = 0; sets < max_sets; ++mask) {
+      order_decider& d = found[sets];
+      d.restart(mask);
+      tensor_meta r;
+      const bool decided = rule(&d, r);
+      if (d.bits > width) width = d.bits;
+      // (a mask with bits past the answers its run asked for repeats a run before it)
+      if (decided && !d.exhausted && (mask >> d.bits) == 0 && as_printed(g, r, pass == 0, &d) && holds_at(g, d) >= 0) ++sets;
+      if (width >= 12 || mask + 1 >= (1u << width)) break;
+    }
+  }
+  if (sets == 0) return false;
+  // The first set, which the graph's rules decide by, is one that generic sizes satisfy when any
+  // does (what the message of a failed run names first).
+  for (int k = 1; k < sets; ++k)
+    if (holds_at(g, found[k], 0, 0) == 0 && holds_at(g, found[0], 0, 0) != 0) {
+      const order_decider t = found[0];
+      found[0] = found[k];
+      found[k] = t;
+    }
+  std::int32_t guard = 0;
+  for (std::size_t s = 0; s < g.syms.size(); ++s)
+    if (g.syms[s].op == sym_op::order && g.syms[s].guard >= guard) guard = g.syms[s].guard + 1;
+  const std::size_t first = g.syms.size();
+  for (int k = 0; k < sets; ++k)
+    for (int f = 0; f < found[k].used; ++f) {
+      symbol y{};
+      y.name = g.printed.node;
+      y.kind = symbol_kind::derived;
+      y.op = sym_op::order;
+      y.rel = found[k].facts[f].rel;
+      y.a = found[k].facts[f].a;
+      y.b = found[k].facts[f].b;
+      y.guard = guard;
+      y.alternative = k;
+      g.syms.push_back(y);
+    }
+  if (rule(nullptr, out)) return true;
+  g.syms.resize(first);
+  return false;
+}
+
+// Whether the graph holds order symbols (results laid out as PyTorch printed them).
+constexpr bool has_order_symbols(const ir& g) {
+  for (std::size_t s = 0; s < g.syms.size(); ++s)
+    if (g.syms[s].kind == symbol_kind::derived && g.syms[s].op == sym_op::order) return true;
+  return false;
+}
+
+// The layout rule `rule` for node id, checked: decided; or decided otherwise than PyTorch printed
+// where a comparison the rule passed over is open (a fast path taken or not: is_contiguous with an
+// extent that may be 1), and then the printed layout under the comparisons it needs; or undecided
+// and the printed layout; or an error naming the node.
+template <class Rule>
+constexpr bool checked_layout(ir& g, std::int32_t id, const Rule& rule, tensor_meta& out) {
+  if (rule(nullptr, out)) {
+    tensor_meta printed;
+    if (g.printed.present && !as_printed(g, out, false) && printed_order(g, rule, printed)) out = printed;
+    return true;
+  }
+  return printed_order(g, rule, out) || undecided_stride_order(g, id);
+}
+
 constexpr bool elementwise_result(ir& g, std::int32_t id, const tensor_meta& shape, dtype dt, const tensor_meta* const* operands,
                                   int n, tensor_meta& out) {
-  return elementwise_layout(&g, shape, dt, operands, n, out) || undecided_stride_order(g, id);
+  return checked_layout(g, id, [&](order_decider* d, tensor_meta& r) { return elementwise_layout(&g, shape, dt, operands, n, r, d); }, out);
 }
 constexpr bool empty_like_result(ir& g, std::int32_t id, const tensor_meta& x, dtype dt, tensor_meta& out) {
-  return empty_like_layout(&g, x, dt, out) || undecided_stride_order(g, id);
+  return checked_layout(g, id, [&](order_decider* d, tensor_meta& r) { return empty_like_layout(&g, x, dt, r, d); }, out);
 }
 constexpr bool preserve_format_result(ir& g, std::int32_t id, const tensor_meta& x, dtype dt, tensor_meta& out) {
-  return preserve_format_layout(&g, x, dt, out) || undecided_stride_order(g, id);
+  return checked_layout(g, id, [&](order_decider* d, tensor_meta& r) { return preserve_format_layout(&g, x, dt, r, d); }, out);
 }
 
 // auto_functionalized's new value of a mutated argument (clone_preserve_strides): the argument's
@@ -372,14 +548,14 @@ constexpr tri strides_like_channels_last(const C& c, const layout_of<V>& x, cons
 }
 
 // The format m suggests, into f; false when its symbolic strides leave it undecided.
-constexpr bool suggested_format(const ir* g, const tensor_meta& m, memory_format& f) {
+constexpr bool suggested_format(const ir* g, const tensor_meta& m, memory_format& f, order_decider* decider = nullptr) {
   f = memory_format::contiguous;
   if (m.rank != 4 && m.rank != 5) return true;
   constexpr int order4[4] = {1, 3, 2, 0};
   constexpr int order5[5] = {1, 4, 3, 2, 0};
   const int* order = m.rank == 4 ? order4 : order5;
   const tri like = static_layout(m) ? strides_like_channels_last(int_compare{}, int_of(m), order)
-                                    : strides_like_channels_last(sym_compare{g}, sym_of(m), order);
+                                    : strides_like_channels_last(sym_compare{g, decider}, sym_of(m), order);
   if (like == tri::unknown) return false;
   if (like == tri::yes) f = m.rank == 4 ? memory_format::channels_last : memory_format::channels_last_3d;
   return true;
