@@ -357,6 +357,44 @@ struct static_group {
     });
   }
 
+  // A sum whose outputs each take a run of a loop row (a row holds whole outputs) and whose operands
+  // are read at unit stride or broadcast along the row: each output's values are computed and added
+  // straight into 32 lanes held in registers (reduce.hpp's order, the same bits as the tile's fold),
+  // as Inductor's reduction loops do. False: not such a sum (the tile folds it).
+  static bool fold_direct(const fused_kernel& k, const fused_nest& nest, const strided& out, const fold_spec& spec,
+                          index_t n, index_t o0) {
+    constexpr dtype O = at(R).meta.dt;
+    using C = compute_t<O>;
+    if (spec.is_max || n == 0 || nest.inner % n != 0 || !dense_leaves(nest)) return false;
+    output_cursor to(out, o0);
+    auto* base = reinterpret_cast<element_t<O>*>(out.p);
+    const index_t per_row = nest.inner / n;
+    walk_rows(k, nest, 0, nest.rows, [&](index_t, const leaf_ptrs& p) {
+      leaf_ptrs q = p;
+      for (index_t j = 0; j < per_row; ++j) {
+        for (int l = 0; l < leaves.n; ++l)
+          q.p[l] = p.p[l] + (((row_broadcast >> l) & 1u) != 0 ? 0 : j * n * index_t{size_of(at(leaves.id[l]).meta.dt)});
+        auto value = [&](index_t i) {  // as the unfused reduction reads it: rounded to S, loaded as C
+          element_t<out_dt> e;
+          store_as<out_dt, typename root::V>(&e, root::template eval<dense_access>(q, i));
+          return load_as<out_dt, C>(&e);
+        };
+        C lane[sum_lanes];
+        for (int l = 0; l < sum_lanes; ++l) lane[l] = C(0);
+        index_t i = 0;
+        for (; i + sum_lanes <= n; i += sum_lanes)
+          for (int l = 0; l < sum_lanes; ++l) lane[l] = wrap_add(lane[l], value(i + l));
+        for (int l = 0; i + l < n; ++l) lane[l] = wrap_add(lane[l], value(i + l));
+        C t = lane[0];  // the lanes in order (those no value reached add +0: fold_acc::result)
+        for (int l = 1; l < sum_lanes; ++l) t = wrap_add(t, lane[l]);
+        if (spec.divisor != 0) t = t / static_cast<C>(spec.divisor);
+        store_as<O, C>(base + to.off, t);
+        to.next();
+      }
+    });
+    return true;
+  }
+
   // A reduction root: the group's values folded into the reduction's outputs (fused_reduce.hpp).
   template <class View, class Domain>
   static void run_fold(const device_ctx& ctx, View&& view, Domain&& domain_of) {
@@ -391,6 +429,7 @@ struct static_group {
     }
     auto part = [&](const fused_kernel& kt, index_t o0) {
       const fused_nest nest = make_nest(kt);
+      if (fold_direct(kt, nest, out, spec, n, o0)) return;
       fold_sink<out_dt, O> sink(spec, n, out, o0);
       fold_rows(kt, nest, 0, nest.rows, sink);
       sink.close();
