@@ -48,9 +48,7 @@ struct output_cursor {
 // The end of output o's fold: a mean's division, then the store.
 template <dtype O, class C>
 CTFX_HD inline void store_fold(const strided& out, index_t o, C acc, double divisor) {
-  if (divisor != 0) acc = acc / static_cast<C>(divisor);
-  const output_cursor at(out, o);
-  store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + at.off, acc);
+  store_result<O>(reinterpret_cast<element_t<O>*>(out.p) + output_cursor(out, o).off, acc, divisor);
 }
 
 // Folds a stream of values of dtype S (each output's n values in a row) into outputs of dtype O.
@@ -71,9 +69,7 @@ struct fold_sink {
       : spec(s), n(values_per_output), at(out, first_output), acc(s.is_max) {}
 
   void finish(const fold_acc<C>& a) {
-    C v = a.result();
-    if (spec.divisor != 0) v = v / static_cast<C>(spec.divisor);
-    store_as<O, C>(reinterpret_cast<element_t<O>*>(at.out.p) + at.off, v);
+    store_result<O>(reinterpret_cast<element_t<O>*>(at.out.p) + at.off, a.result(), spec.divisor);
     at.next();
   }
 

@@ -385,10 +385,7 @@ struct static_group {
         for (; i + sum_lanes <= n; i += sum_lanes)
           for (int l = 0; l < sum_lanes; ++l) lane[l] = wrap_add(lane[l], value(i + l));
         for (int l = 0; i + l < n; ++l) lane[l] = wrap_add(lane[l], value(i + l));
-        C t = lane[0];  // the lanes in order (those no value reached add +0: fold_acc::result)
-        for (int l = 1; l < sum_lanes; ++l) t = wrap_add(t, lane[l]);
-        if (spec.divisor != 0) t = t / static_cast<C>(spec.divisor);
-        store_as<O, C>(base + to.off, t);
+        store_result<O>(base + to.off, fold_acc<C>::in_order(lane, n), spec.divisor);
         to.next();
       }
     });

@@ -178,14 +178,35 @@ struct fold_acc {
     count += m - r0;
   }
   // The fold's value: the maximum, the sum, or the lanes added in order (0 when nothing was added).
-  CTFX_HD C result() const {
-    if (!lanes) return lane[0];
+  CTFX_HD C result() const { return lanes ? in_order(lane, count) : lane[0]; }
+  // The 32 lanes of a sum of `count` values added in order.
+  CTFX_HD static C in_order(const C* lane, index_t count) {
     const int used = count < sum_lanes ? static_cast<int>(count) : sum_lanes;  // lanes past them add +0
     C t = used > 0 ? lane[0] : C(0);
     for (int l = 1; l < used; ++l) t = wrap_add(t, lane[l]);
     return t;
   }
 };
+
+// An output's element: a mean's division of the fold's value (in C), then the store.
+template <dtype O, class C>
+CTFX_HD inline void store_result(element_t<O>* at, C v, double divisor) {
+  if (divisor != 0) v = v / static_cast<C>(divisor);
+  store_as<O, C>(at, v);
+}
+
+// The fold of one output's elements from base, walked with an odometer over the collapsed
+// reduced dimensions (no division per element).
+template <dtype S, class C>
+CTFX_HD inline fold_acc<C> fold_walk(const element_t<S>* base, const reduced_dims& red, bool is_max, bool runs) {
+  fold_acc<C> acc(is_max, runs);
+  index_t idx[max_rank]{}, off = 0;
+  for (index_t r = 0; r < red.n; ++r) {
+    acc.add(load_as<S, C>(base + off));
+    red.next(idx, off);
+  }
+  return acc;
+}
 
 // One output per call (CUDA): dtypes fixed, the output's elements walked with an odometer over the
 // collapsed reduced dimensions (no division per element), folded in the order above.
@@ -207,15 +228,7 @@ struct reduce_fn {
       koff += c * kept.stride[d];
     }
     const auto* base = reinterpret_cast<const element_t<S>*>(kept.p) + koff;
-    index_t idx[max_rank]{}, roff = 0;
-    fold_acc<C> acc(is_max, runs);
-    for (index_t r = 0; r < red.n; ++r) {
-      acc.add(load_as<S, C>(base + roff));
-      red.next(idx, roff);
-    }
-    C v = acc.result();
-    if (divisor != 0) v = v / static_cast<C>(divisor);
-    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + ooff, v);
+    store_result<O>(reinterpret_cast<element_t<O>*>(out.p) + ooff, fold_walk<S, C>(base, red, is_max, runs).result(), divisor);
   }
 };
 
@@ -277,18 +290,9 @@ void reduce_each(bool is_max, bool runs, const strided& out, const strided& kept
   for (index_t o = o0; o < o1; ++o) {
     const E* base = reinterpret_cast<const E*>(kept.p) + koff;
     fold_acc<C> acc(is_max, runs);
-    if (rd.unit_run()) {
-      acc.template add_run<S>(base, rd.n);
-    } else {
-      index_t ridx[max_rank]{}, roff = 0;
-      for (index_t r = 0; r < rd.n; ++r) {
-        acc.add(load_as<S, C>(base + roff));
-        rd.next(ridx, roff);
-      }
-    }
-    C v = acc.result();
-    if (divisor != 0) v = v / static_cast<C>(divisor);
-    store_as<O, C>(reinterpret_cast<element_t<O>*>(out.p) + ooff, v);
+    if (rd.unit_run()) acc.template add_run<S>(base, rd.n);
+    else acc = fold_walk<S, C>(base, rd, is_max, runs);
+    store_result<O>(reinterpret_cast<element_t<O>*>(out.p) + ooff, acc.result(), divisor);
     next_output(out, kept, out.rank, oidx, ooff, koff);
   }
 }
