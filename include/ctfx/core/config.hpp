@@ -18,6 +18,17 @@
 #define CTFX_HD
 #endif
 
+// Small math a vectorized loop calls per element: inlined always, since a call left in the loop
+// keeps it scalar (g++'s heuristics otherwise decline a function of some 40 operations once it has
+// callers in several kernels).
+#if defined(__CUDACC__)
+#define CTFX_INLINE __forceinline__
+#elif defined(__GNUC__)
+#define CTFX_INLINE [[gnu::always_inline]] inline
+#else
+#define CTFX_INLINE inline
+#endif
+
 namespace ctfx {
 // Tensors of rank up to 6 cover the use cases (KV caches are rank 4); a fixed bound keeps a node a
 // plain structural value.
