@@ -121,8 +121,32 @@ struct compiled {
     return total;
   }
 
-  static const program& prog() {
-    static const program p(pipeline_type::get(), program_options{true, false, false, nullptr, true, true, fused_roots.data(), fused_into.data()});
+  // The kernel families of the steps that the static kernels below leave to the run-time dispatch
+  // (index_put, unfused reductions, cat, scatters, fills, list and user ops): the header-only
+  // program instance compiles only those (exec/program.hpp, kernel_family).
+  static constexpr int dispatched_families = [] {
+    int m = kernel_family::some;
+    for (std::size_t i = 0; i < node_count; ++i) {
+      const node& nd = frozen.nodes[i];
+      const op_kind K = nd.op;
+      const bool arithmetic = (is_unary(K) && K != op_kind::convert) || is_binary(K) || is_ternary(K);
+      if (siblings.follows[i] || row_sibling[i] >= 0 || fused_members[i] > 0 || (arithmetic && nd.meta.is_tensor())) continue;
+      const bool single = nd.nargs > 0 && nd.meta.is_tensor() &&
+                          ((is_unary(K) && K != op_kind::convert) || is_binary(K) || K == op_kind::clone ||
+                           K == op_kind::convert || K == op_kind::copy_);
+      if (!single) m |= kernel_family::of(K);
+    }
+    return m;
+  }();
+#if defined(CTFX_SEPARATE_RUNTIME)
+  using program_type = program;  // the one instance, compiled once
+#else
+  using program_type = basic_program<dispatched_families>;
+#endif
+
+  /// The program this plan runs (its binding, validation and step loop).
+  static const program_type& prog() {
+    static const program_type p(pipeline_type::get(), program_options{true, false, false, nullptr, true, true, fused_roots.data(), fused_into.data()});
     return p;
   }
 

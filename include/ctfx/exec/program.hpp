@@ -146,6 +146,43 @@ struct exec_frame {
 // (exec/compiled.hpp); it returns false when that node runs through the run-time dispatch instead.
 using static_node_fn = bool (*)(const exec_frame&);
 
+// The kernel families a program compiles for the run-time dispatch of its steps. Instance 0 (the
+// one `program` and `runtime_plan` are, compiled once under CTFX_SEPARATE_RUNTIME) has them all;
+// a header-only compiled<G> instantiates the program with only the families its graph's steps
+// can reach (`some` plus those bits), so a user's file compiles no kernel its graph never runs.
+namespace kernel_family {
+inline constexpr int copy = 1 << 0;        ///< copies, clones, conversions, scatters' copies, cat
+inline constexpr int fill = 1 << 1;        ///< zeros, ones, full, fill_
+inline constexpr int collective = 1 << 2;  ///< communication
+inline constexpr int index_put = 1 << 3;   ///< index_put and masked puts
+inline constexpr int index = 1 << 4;       ///< gathers
+inline constexpr int reduce = 1 << 5;      ///< sum, amax, mean
+inline constexpr int pointwise = 1 << 6;   ///< unary, binary, where, foreach (run-time dtypes)
+inline constexpr int custom = 1 << 7;      ///< user ops
+inline constexpr int groups = 1 << 8;      ///< fused groups run as chunked loops
+inline constexpr int some = 1 << 30;       ///< marks an instance that lists its families
+/// The family whose kernels run a step of op `k` through the run-time dispatch (0: none).
+constexpr int of(op_kind k) {
+  switch (k) {
+    case op_kind::copy_: case op_kind::copy: case op_kind::clone: case op_kind::convert: case op_kind::cat:
+    case op_kind::slice_scatter: case op_kind::select_scatter: case op_kind::diagonal_scatter:
+    case op_kind::as_strided_scatter: case op_kind::generalized_scatter: case op_kind::generalized_scatter_:
+      return copy;
+    case op_kind::zeros: case op_kind::ones: case op_kind::full: case op_kind::fill_: return fill;
+    case op_kind::index_put: case op_kind::unsafe_index_put: case op_kind::index_put_: case op_kind::unsafe_index_put_:
+      return index_put;
+    case op_kind::index: return index;
+    case op_kind::sum: case op_kind::amax: case op_kind::mean: return reduce;
+    case op_kind::custom: case op_kind::auto_functionalized: return custom;
+    case op_kind::foreach_add: case op_kind::foreach_mul: case op_kind::foreach_add_: case op_kind::foreach_mul_:
+      return pointwise;
+    default: break;
+  }
+  if (facts(k).family == op_family::collective) return collective;
+  return is_unary(k) || is_binary(k) || is_ternary(k) ? pointwise : 0;  // others have no kernel: views, inputs, ...
+}
+}  // namespace kernel_family
+
 // The run-time half of ctfx: making a program (its plan) and running it. Header-only by default;
 // a build that defines CTFX_SEPARATE_RUNTIME compiles it once, in the translation unit that
 // includes ctfx/exec/instantiate.hpp (CMake: link ctfx::runtime), and every other file only calls
@@ -161,6 +198,9 @@ using static_node_fn = bool (*)(const exec_frame&);
 template <int Instance = 0>
 class basic_program {
  public:
+  /// Whether this instance compiles the kernels of `family` (kernel_family) for its run-time dispatch.
+  static constexpr bool compiles(int family) { return Instance == 0 || (Instance & family) != 0; }
+
   basic_program() = default;
   basic_program(ir g, program_options o = {}) : g_(static_cast<ir&&>(g)), opt_(o) { prepare(); }
 
@@ -383,10 +423,11 @@ class basic_program {
       if (opt_.check_lifetimes)
         if (auto st = check_step(static_cast<std::int32_t>(step), owner); !st) return st;
       if (static_kernels && static_kernels[i] && static_kernels[i](frame)) continue;
-      if (!group_of_.empty() && group_of_[static_cast<std::size_t>(i)] >= 0) {
-        run_group(groups_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(i)])], frame);
-        continue;
-      }
+      if constexpr (compiles(kernel_family::groups))
+        if (!group_of_.empty() && group_of_[static_cast<std::size_t>(i)] >= 0) {
+          run_group(groups_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(i)])], frame);
+          continue;
+        }
       if (auto st = exec_node(i, L, base, ctx, scratch, kernels, b.symbols); !st) return st;
     }
     if (ctx.comm && !agreed) {
@@ -539,7 +580,8 @@ class basic_program {
       }
     }
     life_ = compute_liveness(g_, opt_.fuse ? fusion_.root.data() : nullptr, opt_.fuse && !fusion_.into.empty() ? fusion_.into.data() : nullptr);
-    if (opt_.fuse) make_groups();
+    if constexpr (compiles(kernel_family::groups))
+      if (opt_.fuse) make_groups();
     inputs_ = detail::input_nodes_of(g_);
     if (auto o = g_.output_node(); o >= 0)
       for (auto a : g_.args_of(o))
@@ -1247,133 +1289,166 @@ class basic_program {
       return l.at(base[static_cast<std::size_t>(l.storage)]);
     };
     auto arg = [&](int k) { return view(g_.arg(i, k)); };
-    const dynamic_op op{n.op};
     switch (n.op) {
       case op_kind::copy_:
       case op_kind::copy:
-        kernels::copy(ctx, n.op == op_kind::copy_ ? arg(0) : view(i), arg(1));
-        return {};
+        if constexpr (compiles(kernel_family::copy)) {
+          kernels::copy(ctx, n.op == op_kind::copy_ ? arg(0) : view(i), arg(1));
+          return {};
+        }
+        break;
       case op_kind::clone:
       case op_kind::convert:
-        kernels::copy(ctx, view(i), arg(0));
-        return {};
+        if constexpr (compiles(kernel_family::copy)) {
+          kernels::copy(ctx, view(i), arg(0));
+          return {};
+        }
+        break;
       case op_kind::empty:
       case op_kind::empty_like:
         return {};  // contents unspecified, as in PyTorch
-      case op_kind::zeros: kernels::fill(ctx, view(i), 0.0); return {};
-      case op_kind::ones: kernels::fill(ctx, view(i), 1.0); return {};
-      case op_kind::full: kernels::fill(ctx, view(i), n.scalar); return {};
-      case op_kind::fill_: kernels::fill(ctx, arg(0), n.scalar); return {};
+      case op_kind::zeros: case op_kind::ones: case op_kind::full: case op_kind::fill_:
+        if constexpr (compiles(kernel_family::fill)) {
+          const double v = n.op == op_kind::zeros ? 0.0 : n.op == op_kind::ones ? 1.0 : n.scalar;
+          kernels::fill(ctx, n.op == op_kind::fill_ ? arg(0) : view(i), v);
+          return {};
+        }
+        break;
       case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::broadcast: case op_kind::broadcast_:
       case op_kind::all_gather: case op_kind::reduce_scatter: case op_kind::all_gather_blocks:
       case op_kind::all_gather_blocks_: case op_kind::reduce_scatter_blocks: case op_kind::reduce_scatter_blocks_:
       case op_kind::halo_exchange: case op_kind::halo_exchange_: {
-        const strided x = arg(0);
-        if (std::string e = kernels::run_collective(ctx, collective_of(i), x, is_mutating(n.op) ? x : view(i), scratch + 64);
-            !e.empty())
-          return run_status::failure(i, "rule communication: " + detail::node_label(g_, i) + " failed in " +
-                                            ctx.comm->engine() + ": " + e);
-        return {};
+        if constexpr (compiles(kernel_family::collective)) {
+          const strided x = arg(0);
+          if (std::string e = kernels::run_collective(ctx, collective_of(i), x, is_mutating(n.op) ? x : view(i), scratch + 64);
+              !e.empty())
+            return run_status::failure(i, "rule communication: " + detail::node_label(g_, i) + " failed in " +
+                                              ctx.comm->engine() + ": " + e);
+          return {};
+        }
+        break;
       }
       case op_kind::slice_scatter: case op_kind::select_scatter: case op_kind::diagonal_scatter:
       case op_kind::as_strided_scatter: case op_kind::generalized_scatter: case op_kind::generalized_scatter_: {
-        std::byte* b = base[static_cast<std::size_t>(n.op == op_kind::generalized_scatter_ ? g_.meta(g_.arg(i, 0)).storage : n.meta.storage)];
-        if (n.op != op_kind::generalized_scatter_) kernels::copy(ctx, view(i), arg(0));
-        kernels::copy(ctx, evaluate(target_[static_cast<std::size_t>(i)], sym).at(b), arg(1));
-        return {};
+        if constexpr (compiles(kernel_family::copy)) {
+          std::byte* b = base[static_cast<std::size_t>(n.op == op_kind::generalized_scatter_ ? g_.meta(g_.arg(i, 0)).storage : n.meta.storage)];
+          if (n.op != op_kind::generalized_scatter_) kernels::copy(ctx, view(i), arg(0));
+          kernels::copy(ctx, evaluate(target_[static_cast<std::size_t>(i)], sym).at(b), arg(1));
+          return {};
+        }
+        break;
       }
       case op_kind::index_put: case op_kind::unsafe_index_put:
       case op_kind::index_put_: case op_kind::unsafe_index_put_: {
-        const bool inplace = n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put_;
-        if (put_in_row(i)) return {};  // its values were computed in the row (checked in validation)
-        const std::int32_t dst = inplace ? g_.arg(i, 0) : i;
-        const bound_layout& dl = L[static_cast<std::size_t>(dst)];
-        if (!index_checkable_early(i) && !check_hoisted_[static_cast<std::size_t>(i)])
-          if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
-        if (!inplace) kernels::copy(ctx, view(i), arg(0));
-        if (const int d0 = mask_dim(i); d0 >= 0) {  // x[mask] = v: elementwise over x
-          kernels::masked_put(ctx, dl.at(base[static_cast<std::size_t>(dl.storage)]), arg(2 + d0), d0, arg(1), n.aux != 0);
+        if constexpr (compiles(kernel_family::index_put)) {
+          const bool inplace = n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put_;
+          if (put_in_row(i)) return {};  // its values were computed in the row (checked in validation)
+          const std::int32_t dst = inplace ? g_.arg(i, 0) : i;
+          const bound_layout& dl = L[static_cast<std::size_t>(dst)];
+          if (!index_checkable_early(i) && !check_hoisted_[static_cast<std::size_t>(i)])
+            if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
+          if (!inplace) kernels::copy(ctx, view(i), arg(0));
+          if (const int d0 = mask_dim(i); d0 >= 0) {  // x[mask] = v: elementwise over x
+            kernels::masked_put(ctx, dl.at(base[static_cast<std::size_t>(dl.storage)]), arg(2 + d0), d0, arg(1), n.aux != 0);
+            return {};
+          }
+          const kernels::index_put_args a = index_args(i, L, base, base[static_cast<std::size_t>(dl.storage)], dl);
+          if (inplace && fused_check(i, a, ctx)) {  // the check inside the put (no early check ran)
+            index_t value = 0;
+            if (kernels::index_put_checked_host(a, &value) >= 0) return index_failure(i, a, 0, value);
+            return {};
+          }
+          kernels::index_put(ctx, a, scratch + 64, opt_.atomic_index_put);
           return {};
         }
-        const kernels::index_put_args a = index_args(i, L, base, base[static_cast<std::size_t>(dl.storage)], dl);
-        if (inplace && fused_check(i, a, ctx)) {  // the check inside the put (no early check ran)
-          index_t value = 0;
-          if (kernels::index_put_checked_host(a, &value) >= 0) return index_failure(i, a, 0, value);
-          return {};
-        }
-        kernels::index_put(ctx, a, scratch + 64, opt_.atomic_index_put);
-        return {};
+        break;
       }
-      case op_kind::index: {  // x[indices]: checked (unless the validation pass did) before the read
-        if (!index_checkable_early(i) && !check_hoisted_[static_cast<std::size_t>(i)])
-          if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
-        const bound_layout& xl = L[static_cast<std::size_t>(g_.arg(i, 0))];
-        kernels::gather(ctx, index_args(i, L, base, base[static_cast<std::size_t>(xl.storage)], xl));
-        return {};
+      case op_kind::index: {
+        if constexpr (compiles(kernel_family::index)) {  // x[indices]: checked (unless the validation pass did) before the read
+          if (!index_checkable_early(i) && !check_hoisted_[static_cast<std::size_t>(i)])
+            if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
+          const bound_layout& xl = L[static_cast<std::size_t>(g_.arg(i, 0))];
+          kernels::gather(ctx, index_args(i, L, base, base[static_cast<std::size_t>(xl.storage)], xl));
+          return {};
+        }
+        break;
       }
       case op_kind::sum: case op_kind::amax: case op_kind::mean: {
-        const unsigned dims = reduction_dims(g_, i);
-        const int r = g_.meta(g_.arg(i, 0)).rank;
-        double count = 0;  // mean: the number of elements folded into each result
-        if (n.op == op_kind::mean) {
-          const strided x = arg(0);
-          count = 1;
-          for (int d = 0; d < r; ++d)
-            if (dims & (1u << d)) count *= static_cast<double>(x.size[d]);
+        if constexpr (compiles(kernel_family::reduce)) {
+          const unsigned dims = reduction_dims(g_, i);
+          const int r = g_.meta(g_.arg(i, 0)).rank;
+          double count = 0;  // mean: the number of elements folded into each result
+          if (n.op == op_kind::mean) {
+            const strided x = arg(0);
+            count = 1;
+            for (int d = 0; d < r; ++d)
+              if (dims & (1u << d)) count *= static_cast<double>(x.size[d]);
+          }
+          if (n.op == op_kind::mean && count == 0) { kernels::fill(ctx, view(i), std::numeric_limits<double>::quiet_NaN()); return {}; }  // 0 / 0
+          kernels::reduce(ctx, n.op == op_kind::amax, view(i), arg(0), dims, count);
+          return {};
         }
-        if (n.op == op_kind::mean && count == 0) { kernels::fill(ctx, view(i), std::numeric_limits<double>::quiet_NaN()); return {}; }  // 0 / 0
-        kernels::reduce(ctx, n.op == op_kind::amax, view(i), arg(0), dims, count);
-        return {};
+        break;
       }
       case op_kind::cat: {
-        strided out = view(i);
-        index_t d = n.npar ? g_.iparam(i, 0) : 0;
-        if (d < 0) d += out.rank;
-        index_t at = 0;
-        for (std::int32_t k = 0; k < n.nargs; ++k) {
-          strided src = arg(k);
-          if (src.rank == 1 && src.size[0] == 0 && out.rank > 1) continue;  // legacy empty input
-          strided part = out;
-          part.size[d] = src.size[d];
-          part.p = out.p + at * out.stride[d] * size_of(out.dt);
-          if (fusion_.into_of(g_.arg(i, k)) != i) kernels::copy(ctx, part, src);  // else: computed there already
-          at += src.size[d];
+        if constexpr (compiles(kernel_family::copy)) {
+          strided out = view(i);
+          index_t d = n.npar ? g_.iparam(i, 0) : 0;
+          if (d < 0) d += out.rank;
+          index_t at = 0;
+          for (std::int32_t k = 0; k < n.nargs; ++k) {
+            strided src = arg(k);
+            if (src.rank == 1 && src.size[0] == 0 && out.rank > 1) continue;  // legacy empty input
+            strided part = out;
+            part.size[d] = src.size[d];
+            part.p = out.p + at * out.stride[d] * size_of(out.dt);
+            if (fusion_.into_of(g_.arg(i, k)) != i) kernels::copy(ctx, part, src);  // else: computed there already
+            at += src.size[d];
+          }
+          return {};
         }
-        return {};
+        break;
       }
       case op_kind::foreach_add: case op_kind::foreach_mul: case op_kind::foreach_add_: case op_kind::foreach_mul_: {
-        const bool inplace = is_mutating(n.op);
-        const dynamic_op bop{n.op == op_kind::foreach_add || n.op == op_kind::foreach_add_ ? op_kind::add : op_kind::mul};
-        const bool list_b = n.nargs == 2 * n.aux;
-        for (std::int32_t k = 0; k < n.aux; ++k) {
-          strided out;
-          if (inplace) out = arg(k);
-          else {
-            const std::int32_t r = result_node(i, k);
-            if (r < 0) continue;  // nobody reads this element
-            out = view(r);
+        if constexpr (compiles(kernel_family::pointwise)) {
+          const bool inplace = is_mutating(n.op);
+          const dynamic_op bop{n.op == op_kind::foreach_add || n.op == op_kind::foreach_add_ ? op_kind::add : op_kind::mul};
+          const bool list_b = n.nargs == 2 * n.aux;
+          for (std::int32_t k = 0; k < n.aux; ++k) {
+            strided out;
+            if (inplace) out = arg(k);
+            else {
+              const std::int32_t r = result_node(i, k);
+              if (r < 0) continue;  // nobody reads this element
+              out = view(r);
+            }
+            strided b = list_b ? arg(n.aux + k) : strided{};
+            kernels::binary(ctx, bop, out, arg(k), list_b ? &b : nullptr, n.scalar);
           }
-          strided b = list_b ? arg(n.aux + k) : strided{};
-          kernels::binary(ctx, bop, out, arg(k), list_b ? &b : nullptr, n.scalar);
+          return {};
         }
-        return {};
+        break;
       }
       case op_kind::custom: case op_kind::auto_functionalized:
-        return run_custom(i, L, base, ctx, scratch, kt, sym);
+        if constexpr (compiles(kernel_family::custom)) return run_custom(i, L, base, ctx, scratch, kt, sym);
+        break;
       default:
         break;
     }
-    if (is_unary(n.op)) { kernels::unary(ctx, op, view(i), arg(0)); return {}; }
-    if (is_binary(n.op)) {
-      const bool inplace = is_mutating(n.op);
-      strided out = inplace ? arg(0) : view(i);
-      strided b = n.nargs > 1 ? arg(1) : strided{};
-      kernels::binary(ctx, op, out, arg(0), n.nargs > 1 ? &b : nullptr, n.scalar, operand_dtype_of(i));
-      return {};
+    if constexpr (compiles(kernel_family::pointwise)) {
+      const dynamic_op op{n.op};
+      if (is_unary(n.op)) { kernels::unary(ctx, op, view(i), arg(0)); return {}; }
+      if (is_binary(n.op)) {
+        const bool inplace = is_mutating(n.op);
+        strided out = inplace ? arg(0) : view(i);
+        strided b = n.nargs > 1 ? arg(1) : strided{};
+        kernels::binary(ctx, op, out, arg(0), n.nargs > 1 ? &b : nullptr, n.scalar, operand_dtype_of(i));
+        return {};
+      }
+      if (n.op == op_kind::where) { kernels::where(ctx, view(i), arg(0), arg(1), arg(2)); return {}; }
     }
-    if (n.op == op_kind::where) { kernels::where(ctx, view(i), arg(0), arg(1), arg(2)); return {}; }
     return run_status::failure(i, "rule executable-op: " + detail::node_label(g_, i) + " (" + std::string(name_of(n.op)) +
-                                      ") has no kernel");
+                                      ") has no kernel" + (Instance == 0 ? "" : " in this compiled plan"));
   }
 
   run_status run_custom(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,

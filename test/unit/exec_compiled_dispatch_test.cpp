@@ -1,0 +1,101 @@
+// The kernel families a compiled<G> leaves to the run-time dispatch (exec/program.hpp,
+// kernel_family): which its graph reaches, and that a program instance with only those families
+// runs the graph as the reference does. Built twice: in ctfx_unit (the executor compiled once,
+// CTFX_SEPARATE_RUNTIME: compiled<G> runs the full instance) and header-only in ctfx_unit_omp
+// (compiled<G> runs the instance with its graph's families only).
+#include <doctest/doctest.h>
+#include <ctfx.hpp>
+#include <ctfx/exec/compiled.hpp>
+#include <ctfx/exec/runtime.hpp>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+namespace fam = ctfx::kernel_family;
+
+// Arithmetic only: every step is a static kernel, so nothing is left to the dispatch.
+constexpr auto pointwise = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4, 8});
+  b.output(ctfx::relu(x * 2.0f - 1.0f));
+});
+using pointwise_plan = ctfx::compiled<decltype(pointwise)>;
+static_assert(pointwise_plan::dispatched_families == fam::some);
+
+// An update at a run-time position, a bare sum and a cat of inputs: each its family's kernels.
+constexpr auto mixed = ctfx::graph([](ctfx::builder& b) {
+  auto cache = b.input("cache", ctfx::f32, {6, 8});
+  auto row = b.input("row", ctfx::f32, {1, 8});
+  auto pos = b.input("pos", ctfx::i64, {1});
+  auto y = b.input("y", ctfx::f32, {2, 8});
+  b.update(cache, ctfx::index_put(cache, {pos}, row));
+  b.output(y.sum({1}), ctfx::cat({y, row}, 0));
+});
+using mixed_plan = ctfx::compiled<decltype(mixed)>;
+static_assert((mixed_plan::dispatched_families & fam::index_put) != 0);
+static_assert((mixed_plan::dispatched_families & fam::reduce) != 0);
+static_assert((mixed_plan::dispatched_families & fam::copy) != 0);
+static_assert((mixed_plan::dispatched_families & (fam::collective | fam::custom | fam::groups | fam::index)) == 0);
+
+static_assert(fam::of(ctfx::op_kind::index_put_) == fam::index_put && fam::of(ctfx::op_kind::amax) == fam::reduce &&
+              fam::of(ctfx::op_kind::slice_scatter) == fam::copy && fam::of(ctfx::op_kind::full) == fam::fill &&
+              fam::of(ctfx::op_kind::where) == fam::pointwise && fam::of(ctfx::op_kind::all_reduce) == fam::collective &&
+              fam::of(ctfx::op_kind::custom) == fam::custom && fam::of(ctfx::op_kind::view) == 0);
+
+#if defined(CTFX_SEPARATE_RUNTIME)
+static_assert(std::is_same_v<mixed_plan::program_type, ctfx::program>);
+#else
+static_assert(std::is_same_v<mixed_plan::program_type, ctfx::basic_program<mixed_plan::dispatched_families>>);
+#endif
+
+struct mixed_data {
+  std::vector<float> cache = std::vector<float>(48), row = std::vector<float>(8), y = std::vector<float>(16);
+  std::vector<float> sums = std::vector<float>(2), joined = std::vector<float>(24);
+  std::vector<std::int64_t> pos = {4};
+  mixed_data() {
+    for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = static_cast<float>(i) * 0.25f - 3.0f;
+    for (std::size_t i = 0; i < row.size(); ++i) row[i] = 100.0f + static_cast<float>(i);
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = static_cast<float>(i % 5) * 1.5f - 2.0f;
+  }
+  std::vector<ctfx::tensor_ref> in() {
+    return {ctfx::tensor_ref::contiguous(cache.data(), ctfx::f32, {6, 8}), ctfx::tensor_ref::contiguous(row.data(), ctfx::f32, {1, 8}),
+            ctfx::tensor_ref::contiguous(pos.data(), ctfx::i64, {1}), ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {2, 8})};
+  }
+  std::vector<ctfx::tensor_ref> out() {
+    return {ctfx::tensor_ref::contiguous(sums.data(), ctfx::f32, {2}), ctfx::tensor_ref::contiguous(joined.data(), ctfx::f32, {3, 8})};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("compiled dispatch: a plan with only its graph's kernel families computes the reference's bytes") {
+  mixed_data a, r;
+  const auto st = mixed_plan::run(a.in(), a.out());
+  REQUIRE_MESSAGE(st.ok, st.message);
+  REQUIRE(ctfx::reference_run(mixed.get(), r.in(), r.out()).ok);
+  CHECK(std::memcmp(a.cache.data(), r.cache.data(), a.cache.size() * 4) == 0);
+  CHECK(std::memcmp(a.sums.data(), r.sums.data(), a.sums.size() * 4) == 0);
+  CHECK(std::memcmp(a.joined.data(), r.joined.data(), a.joined.size() * 4) == 0);
+  CHECK(a.cache[4 * 8 + 3] == 103.0f);  // the row went in at pos 4
+  CHECK(a.joined[2 * 8] == 100.0f);
+
+  // A bad position is still refused before any write.
+  mixed_data b;
+  b.pos[0] = 6;
+  const auto bad = mixed_plan::run(b.in(), b.out());
+  CHECK_FALSE(bad.ok);
+  CHECK(std::memcmp(b.cache.data(), mixed_data().cache.data(), b.cache.size() * 4) == 0);
+}
+
+TEST_CASE("compiled dispatch: an instance without a step's family says so instead of running it") {
+  // No static kernels and no families: the sum's step has no kernel in this instance.
+  ctfx::basic_program<fam::some> p(mixed_plan::graph());
+  REQUIRE(p.error().ok);
+  mixed_data a;
+  const auto st = p.run(a.in(), a.out(), ctfx::device_ctx{}, {});
+  REQUIRE_FALSE(st.ok);
+  CHECK(st.message.find("rule executable-op") != std::string::npos);
+  CHECK(st.message.find("has no kernel in this compiled plan") != std::string::npos);
+}
