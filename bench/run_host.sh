@@ -17,17 +17,8 @@ for t in ctfx_compute_bench_native ctfx_compute_bench_omp; do
 done
 echo "== run time on the host (bench/runtime)"
 "$build/bench/runtime/ctfx_runtime_bench" "$@"
-echo "== run time of programs that compute (bench/runtime/compute_bench.cpp; PyTorch: bench/torch/compute.py)"
-"$build/bench/runtime/ctfx_compute_bench"
-for t in "${extra[@]}"; do
-  if [ "$t" = ctfx_compute_bench_omp ]; then
-    echo "== the same on the OMP backend, all threads (the hand loops stay sequential)"
-    "$build/bench/runtime/$t" --omp
-  else
-    echo "== the same built with -march=native (ctfx, the hand loops and memcpy alike)"
-    "$build/bench/runtime/$t"
-  fi
-done
+echo "== run time of programs that compute, against the hand loops, PyTorch eager and torch.compile"
+python3 "$root/bench/compute_table.py" --build "$build"
 echo "== planned peak memory of the example graphs (bench/memory)"
 "$build/bench/memory/ctfx_peak_bench"
 if [ -x "$root/bench/memplan/run.sh" ] || [ -f "$root/bench/memplan/run.sh" ]; then
