@@ -121,9 +121,9 @@ struct compiled {
     return total;
   }
 
-  // The kernel families of the steps that the static kernels below leave to the run-time dispatch
-  // (index_put, unfused reductions, cat, scatters, fills, list and user ops): the header-only
-  // program instance compiles only those (exec/program.hpp, kernel_family).
+  /// The kernel families of the steps that the static kernels below leave to the run-time dispatch
+  /// (index_put, unfused reductions, cat, scatters, fills, list and user ops): the header-only
+  /// program instance compiles only those (exec/program.hpp, kernel_family).
   static constexpr int dispatched_families = [] {
     int m = kernel_family::some;
     for (std::size_t i = 0; i < node_count; ++i) {
@@ -138,8 +138,10 @@ struct compiled {
     }
     return m;
   }();
+  /// The executor instance this plan runs: `program` (compiled once) under CTFX_SEPARATE_RUNTIME,
+  /// else the one with dispatched_families only.
 #if defined(CTFX_SEPARATE_RUNTIME)
-  using program_type = program;  // the one instance, compiled once
+  using program_type = program;
 #else
   using program_type = basic_program<dispatched_families>;
 #endif

@@ -146,10 +146,10 @@ struct exec_frame {
 // (exec/compiled.hpp); it returns false when that node runs through the run-time dispatch instead.
 using static_node_fn = bool (*)(const exec_frame&);
 
-// The kernel families a program compiles for the run-time dispatch of its steps. Instance 0 (the
-// one `program` and `runtime_plan` are, compiled once under CTFX_SEPARATE_RUNTIME) has them all;
-// a header-only compiled<G> instantiates the program with only the families its graph's steps
-// can reach (`some` plus those bits), so a user's file compiles no kernel its graph never runs.
+/// The kernel families a program compiles for the run-time dispatch of its steps. Instance 0 (the
+/// one `program` and `runtime_plan` are, compiled once under CTFX_SEPARATE_RUNTIME) has them all;
+/// a header-only compiled<G> instantiates the program with only the families its graph's steps
+/// can reach (`some` plus those bits), so a user's file compiles no kernel its graph never runs.
 namespace kernel_family {
 inline constexpr int copy = 1 << 0;        ///< copies, clones, conversions, scatters' copies, cat
 inline constexpr int fill = 1 << 1;        ///< zeros, ones, full, fill_
