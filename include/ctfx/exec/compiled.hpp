@@ -123,9 +123,9 @@ struct compiled {
 
   /// The kernel families of the steps that the static kernels below leave to the run-time dispatch
   /// (index_put, unfused reductions, cat, scatters, fills, list and user ops): the header-only
-  /// program instance compiles only those (exec/program.hpp, kernel_family).
+  /// program's dispatch compiles only those (exec/program.hpp, kernel_family).
   static constexpr int dispatched_families = [] {
-    int m = kernel_family::some;
+    int m = 0;
     for (std::size_t i = 0; i < node_count; ++i) {
       const node& nd = frozen.nodes[i];
       const op_kind K = nd.op;
@@ -138,17 +138,16 @@ struct compiled {
     }
     return m;
   }();
-  /// The executor instance this plan runs: `program` (compiled once) under CTFX_SEPARATE_RUNTIME,
-  /// else the one with dispatched_families only.
-#if defined(CTFX_SEPARATE_RUNTIME)
-  using program_type = program;
-#else
-  using program_type = basic_program<dispatched_families>;
+  /// The program this plan runs (its binding, validation and step loop). Under
+  /// CTFX_SEPARATE_RUNTIME its dispatch is the one compiled once, with every kernel family;
+  /// header-only, the one with dispatched_families only.
+  static const program& prog() {
+    static const program p(pipeline_type::get(),
+                           program_options{true, false, false, nullptr, true, true, fused_roots.data(), fused_into.data()}
+#if !defined(CTFX_SEPARATE_RUNTIME)
+                           , kernel_family::only<dispatched_families>{}
 #endif
-
-  /// The program this plan runs (its binding, validation and step loop).
-  static const program_type& prog() {
-    static const program_type p(pipeline_type::get(), program_options{true, false, false, nullptr, true, true, fused_roots.data(), fused_into.data()});
+    );
     return p;
   }
 

@@ -146,10 +146,10 @@ struct exec_frame {
 // (exec/compiled.hpp); it returns false when that node runs through the run-time dispatch instead.
 using static_node_fn = bool (*)(const exec_frame&);
 
-/// The kernel families a program compiles for the run-time dispatch of its steps. Instance 0 (the
-/// one `program` and `runtime_plan` are, compiled once under CTFX_SEPARATE_RUNTIME) has them all;
-/// a header-only compiled<G> instantiates the program with only the families its graph's steps
-/// can reach (`some` plus those bits), so a user's file compiles no kernel its graph never runs.
+/// The kernel families of a program's run-time dispatch (the steps without a static kernel). A
+/// program made from a graph alone dispatches to them all (compiled once, with the rest of the
+/// executor, under CTFX_SEPARATE_RUNTIME); a header-only compiled<G> makes its program with
+/// `only<its families>`, so a user's file compiles no kernel its graphs never dispatch.
 namespace kernel_family {
 inline constexpr int copy = 1 << 0;        ///< copies, clones, conversions, scatters' copies, cat
 inline constexpr int fill = 1 << 1;        ///< zeros, ones, full, fill_
@@ -160,7 +160,11 @@ inline constexpr int reduce = 1 << 5;      ///< sum, amax, mean
 inline constexpr int pointwise = 1 << 6;   ///< unary, binary, where, foreach (run-time dtypes)
 inline constexpr int custom = 1 << 7;      ///< user ops
 inline constexpr int groups = 1 << 8;      ///< fused groups run as chunked loops
-inline constexpr int some = 1 << 30;       ///< marks an instance that lists its families
+inline constexpr int all = copy | fill | collective | index_put | index | reduce | pointwise | custom | groups;  ///< every family
+/// Makes a program whose dispatch compiles the families in `Families` only (a step of another
+/// family fails with `rule executable-op`).
+template <int Families>
+struct only {};
 /// The family whose kernels run a step of op `k` through the run-time dispatch (0: none).
 constexpr int of(op_kind k) {
   switch (k) {
@@ -198,11 +202,15 @@ constexpr int of(op_kind k) {
 template <int Instance = 0>
 class basic_program {
  public:
-  /// Whether this instance compiles the kernels of `family` (kernel_family) for its run-time dispatch.
-  static constexpr bool compiles(int family) { return Instance == 0 || (Instance & family) != 0; }
 
   basic_program() = default;
-  basic_program(ir g, program_options o = {}) : g_(static_cast<ir&&>(g)), opt_(o) { prepare(); }
+  basic_program(ir g, program_options o = {}) : g_(static_cast<ir&&>(g)), opt_(o), dispatch_(dispatch_all()) { prepare(); }
+  /// The same, its run-time dispatch compiled for the kernel families in `Families` only.
+  template <int Families>
+  basic_program(ir g, program_options o, kernel_family::only<Families>)
+      : g_(static_cast<ir&&>(g)), opt_(o), dispatch_(dispatch_for<Families>()) {
+    prepare();
+  }
 
   const ir& graph() const { return g_; }
   const liveness& life() const { return life_; }
@@ -423,12 +431,11 @@ class basic_program {
       if (opt_.check_lifetimes)
         if (auto st = check_step(static_cast<std::int32_t>(step), owner); !st) return st;
       if (static_kernels && static_kernels[i] && static_kernels[i](frame)) continue;
-      if constexpr (compiles(kernel_family::groups))
-        if (!group_of_.empty() && group_of_[static_cast<std::size_t>(i)] >= 0) {
-          run_group(groups_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(i)])], frame);
-          continue;
-        }
-      if (auto st = exec_node(i, L, base, ctx, scratch, kernels, b.symbols); !st) return st;
+      if (dispatch_.run_group && !group_of_.empty() && group_of_[static_cast<std::size_t>(i)] >= 0) {
+        (this->*dispatch_.run_group)(groups_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(i)])], frame);
+        continue;
+      }
+      if (auto st = (this->*dispatch_.exec)(i, L, base, ctx, scratch, kernels, b.symbols); !st) return st;
     }
     if (ctx.comm && !agreed) {
       agreed = true;
@@ -516,6 +523,30 @@ class basic_program {
     std::vector<std::int32_t> nodes;  // members then root, in program order
     bool fold = false;                // the root is a reduction of the members' values
   };
+  // The run-time dispatch: each entry instantiated for a set of kernel families (dispatch_for), so
+  // that a compiled<G>'s program compiles only the kernels its steps can reach.
+  struct dispatch {
+    run_status (basic_program::*exec)(std::int32_t, const std::vector<bound_layout>&, const std::vector<std::byte*>&,
+                                      const device_ctx&, std::byte*, const kernel_table*, const std::vector<index_t>&) const = nullptr;
+    void (basic_program::*run_group)(const group&, const exec_frame&) const = nullptr;  // null: no chunked groups
+    void (basic_program::*make_groups)() = nullptr;
+  };
+  template <int F>
+  static dispatch dispatch_for() {
+    dispatch d;
+    d.exec = &basic_program::template exec_node<F>;
+    if constexpr ((F & kernel_family::groups) != 0) {
+      d.run_group = &basic_program::run_group;
+      d.make_groups = &basic_program::make_groups;
+    }
+    return d;
+  }
+  // Every family: out of line, so that a file that only calls the executor compiled elsewhere
+  // (CTFX_SEPARATE_RUNTIME) does not instantiate it to inline it.
+  CTFX_RUNTIME_ENTRY static dispatch dispatch_all() { return dispatch_for<kernel_family::all>(); }
+  template <int F>
+  static constexpr bool has(int family) { return (F & family) != 0; }
+  dispatch dispatch_;
   fusion fusion_;
   std::vector<tensor_meta> slice_meta_;  // per node computed in a cat's slice or a put's row: that layout (else unused)
   // (node, put): nodes computed in a put's row, whose offset moves by the put's checked position.
@@ -580,8 +611,7 @@ class basic_program {
       }
     }
     life_ = compute_liveness(g_, opt_.fuse ? fusion_.root.data() : nullptr, opt_.fuse && !fusion_.into.empty() ? fusion_.into.data() : nullptr);
-    if constexpr (compiles(kernel_family::groups))
-      if (opt_.fuse) make_groups();
+    if (opt_.fuse && dispatch_.make_groups) (this->*dispatch_.make_groups)();
     inputs_ = detail::input_nodes_of(g_);
     if (auto o = g_.output_node(); o >= 0)
       for (auto a : g_.args_of(o))
@@ -1281,6 +1311,7 @@ class basic_program {
     return {};
   }
 
+  template <int F>
   run_status exec_node(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
                        const device_ctx& ctx, std::byte* scratch, const kernel_table* kt, const std::vector<index_t>& sym) const {
     const node& n = g_[i];
@@ -1292,14 +1323,14 @@ class basic_program {
     switch (n.op) {
       case op_kind::copy_:
       case op_kind::copy:
-        if constexpr (compiles(kernel_family::copy)) {
+        if constexpr (has<F>(kernel_family::copy)) {
           kernels::copy(ctx, n.op == op_kind::copy_ ? arg(0) : view(i), arg(1));
           return {};
         }
         break;
       case op_kind::clone:
       case op_kind::convert:
-        if constexpr (compiles(kernel_family::copy)) {
+        if constexpr (has<F>(kernel_family::copy)) {
           kernels::copy(ctx, view(i), arg(0));
           return {};
         }
@@ -1308,7 +1339,7 @@ class basic_program {
       case op_kind::empty_like:
         return {};  // contents unspecified, as in PyTorch
       case op_kind::zeros: case op_kind::ones: case op_kind::full: case op_kind::fill_:
-        if constexpr (compiles(kernel_family::fill)) {
+        if constexpr (has<F>(kernel_family::fill)) {
           const double v = n.op == op_kind::zeros ? 0.0 : n.op == op_kind::ones ? 1.0 : n.scalar;
           kernels::fill(ctx, n.op == op_kind::fill_ ? arg(0) : view(i), v);
           return {};
@@ -1318,7 +1349,7 @@ class basic_program {
       case op_kind::all_gather: case op_kind::reduce_scatter: case op_kind::all_gather_blocks:
       case op_kind::all_gather_blocks_: case op_kind::reduce_scatter_blocks: case op_kind::reduce_scatter_blocks_:
       case op_kind::halo_exchange: case op_kind::halo_exchange_: {
-        if constexpr (compiles(kernel_family::collective)) {
+        if constexpr (has<F>(kernel_family::collective)) {
           const strided x = arg(0);
           if (std::string e = kernels::run_collective(ctx, collective_of(i), x, is_mutating(n.op) ? x : view(i), scratch + 64);
               !e.empty())
@@ -1330,7 +1361,7 @@ class basic_program {
       }
       case op_kind::slice_scatter: case op_kind::select_scatter: case op_kind::diagonal_scatter:
       case op_kind::as_strided_scatter: case op_kind::generalized_scatter: case op_kind::generalized_scatter_: {
-        if constexpr (compiles(kernel_family::copy)) {
+        if constexpr (has<F>(kernel_family::copy)) {
           std::byte* b = base[static_cast<std::size_t>(n.op == op_kind::generalized_scatter_ ? g_.meta(g_.arg(i, 0)).storage : n.meta.storage)];
           if (n.op != op_kind::generalized_scatter_) kernels::copy(ctx, view(i), arg(0));
           kernels::copy(ctx, evaluate(target_[static_cast<std::size_t>(i)], sym).at(b), arg(1));
@@ -1340,7 +1371,7 @@ class basic_program {
       }
       case op_kind::index_put: case op_kind::unsafe_index_put:
       case op_kind::index_put_: case op_kind::unsafe_index_put_: {
-        if constexpr (compiles(kernel_family::index_put)) {
+        if constexpr (has<F>(kernel_family::index_put)) {
           const bool inplace = n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put_;
           if (put_in_row(i)) return {};  // its values were computed in the row (checked in validation)
           const std::int32_t dst = inplace ? g_.arg(i, 0) : i;
@@ -1364,7 +1395,7 @@ class basic_program {
         break;
       }
       case op_kind::index: {
-        if constexpr (compiles(kernel_family::index)) {  // x[indices]: checked (unless the validation pass did) before the read
+        if constexpr (has<F>(kernel_family::index)) {  // x[indices]: checked (unless the validation pass did) before the read
           if (!index_checkable_early(i) && !check_hoisted_[static_cast<std::size_t>(i)])
             if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
           const bound_layout& xl = L[static_cast<std::size_t>(g_.arg(i, 0))];
@@ -1374,7 +1405,7 @@ class basic_program {
         break;
       }
       case op_kind::sum: case op_kind::amax: case op_kind::mean: {
-        if constexpr (compiles(kernel_family::reduce)) {
+        if constexpr (has<F>(kernel_family::reduce)) {
           const unsigned dims = reduction_dims(g_, i);
           const int r = g_.meta(g_.arg(i, 0)).rank;
           double count = 0;  // mean: the number of elements folded into each result
@@ -1391,7 +1422,7 @@ class basic_program {
         break;
       }
       case op_kind::cat: {
-        if constexpr (compiles(kernel_family::copy)) {
+        if constexpr (has<F>(kernel_family::copy)) {
           strided out = view(i);
           index_t d = n.npar ? g_.iparam(i, 0) : 0;
           if (d < 0) d += out.rank;
@@ -1410,7 +1441,7 @@ class basic_program {
         break;
       }
       case op_kind::foreach_add: case op_kind::foreach_mul: case op_kind::foreach_add_: case op_kind::foreach_mul_: {
-        if constexpr (compiles(kernel_family::pointwise)) {
+        if constexpr (has<F>(kernel_family::pointwise)) {
           const bool inplace = is_mutating(n.op);
           const dynamic_op bop{n.op == op_kind::foreach_add || n.op == op_kind::foreach_add_ ? op_kind::add : op_kind::mul};
           const bool list_b = n.nargs == 2 * n.aux;
@@ -1430,12 +1461,12 @@ class basic_program {
         break;
       }
       case op_kind::custom: case op_kind::auto_functionalized:
-        if constexpr (compiles(kernel_family::custom)) return run_custom(i, L, base, ctx, scratch, kt, sym);
+        if constexpr (has<F>(kernel_family::custom)) return run_custom(i, L, base, ctx, scratch, kt, sym);
         break;
       default:
         break;
     }
-    if constexpr (compiles(kernel_family::pointwise)) {
+    if constexpr (has<F>(kernel_family::pointwise)) {
       const dynamic_op op{n.op};
       if (is_unary(n.op)) { kernels::unary(ctx, op, view(i), arg(0)); return {}; }
       if (is_binary(n.op)) {
@@ -1448,7 +1479,7 @@ class basic_program {
       if (n.op == op_kind::where) { kernels::where(ctx, view(i), arg(0), arg(1), arg(2)); return {}; }
     }
     return run_status::failure(i, "rule executable-op: " + detail::node_label(g_, i) + " (" + std::string(name_of(n.op)) +
-                                      ") has no kernel" + (Instance == 0 ? "" : " in this compiled plan"));
+                                      ") has no kernel" + (F == kernel_family::all ? "" : " in this compiled plan"));
   }
 
   run_status run_custom(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
