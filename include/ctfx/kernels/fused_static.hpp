@@ -274,31 +274,42 @@ struct static_group {
     inner<dense_access>(d, 1, p, n);
   }
 
-  // Walks rows [r0, r1) of the nest: row_fn(destination offset, operands at the row's start).
-  template <class Row>
-  static void walk_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, Row&& row_fn) {
+  // The rows of a nest with at most one outer dimension (the common case once dimensions are
+  // collapsed), from row r0: each operand's row start advances by a constant, in bytes, and the
+  // destination's by `ostep` elements; no odometer and no dtype lookup per row.
+  struct row_cursor {
     leaf_ptrs p;
-    for (int l = 0; l < leaves.n; ++l) p.st[l] = nest.istride[l + 1];
-    if (nest.rank <= 1) {
-      // One outer dimension (the common case once dimensions are collapsed): each operand's row
-      // start advances by a constant, in bytes; no odometer per row.
-      constexpr int n = leaves.n;
-      index_t step[max_fused_leaves > 0 ? max_fused_leaves : 1]{};
-      for (int l = 0; l < n; ++l) {
+    index_t step[max_fused_leaves > 0 ? max_fused_leaves : 1]{};
+    index_t o = 0, ostep = 0;  // the destination's offset of the current row, and its row step
+    row_cursor(const fused_kernel& k, const fused_nest& nest, index_t r0) {
+      for (int l = 0; l < leaves.n; ++l) {
         const index_t es = size_of(k.leaf[l].dt);
+        p.st[l] = nest.istride[l + 1];
         p.p[l] = k.leaf[l].p + (nest.rank ? nest.stride[l + 1][0] * r0 : 0) * es;
         step[l] = (nest.rank ? nest.stride[l + 1][0] : 0) * es;
       }
-      const index_t ostep = nest.rank ? nest.stride[0][0] : 0;
-      index_t o = ostep * r0;
+      ostep = nest.rank ? nest.stride[0][0] : 0;
+      o = ostep * r0;
+    }
+    void next() {
+      for (int l = 0; l < leaves.n; ++l) p.p[l] += step[l];
+      o += ostep;
+    }
+  };
+
+  // Walks rows [r0, r1) of the nest: row_fn(destination offset, operands at the row's start).
+  template <class Row>
+  static void walk_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, Row&& row_fn) {
+    if (nest.rank <= 1) {
       const auto* out = reinterpret_cast<const element_t<out_dt>*>(k.out.p);
-      for (index_t r = r0; r < r1; ++r, o += ostep) {
-        if (out) prefetch_row_ahead(out + o, ostep, r, nest.rows);
-        row_fn(o, static_cast<const leaf_ptrs&>(p));
-        for (int l = 0; l < n; ++l) p.p[l] += step[l];
+      for (row_cursor c(k, nest, r0); r0 < r1; ++r0, c.next()) {
+        if (out) prefetch_row_ahead(out + c.o, c.ostep, r0, nest.rows);
+        row_fn(c.o, static_cast<const leaf_ptrs&>(c.p));
       }
       return;
     }
+    leaf_ptrs p;
+    for (int l = 0; l < leaves.n; ++l) p.st[l] = nest.istride[l + 1];
     row_offsets w(nest, leaves.n + 1, r0);
     const index_t* off = w.off;
     for (index_t r = r0; r < r1; ++r, w.next()) {
@@ -323,18 +334,13 @@ struct static_group {
     walk_rows(k, nest, r0, r1, [&](index_t o, const leaf_ptrs& p) { row(base + o, nest.istride[0], p, nest.inner, unit); });
   }
 
-  // Row r of a nest with at most one outer dimension (static_row_siblings runs several groups'
-  // rows in turn).
-  static void one_row(const fused_kernel& k, const fused_nest& nest, index_t r, bool unit) {
-    leaf_ptrs p;
-    for (int l = 0; l < leaves.n; ++l) {
-      p.st[l] = nest.istride[l + 1];
-      p.p[l] = k.leaf[l].p + (nest.rank ? nest.stride[l + 1][0] * r : 0) * size_of(k.leaf[l].dt);
-    }
-    const index_t step = nest.rank ? nest.stride[0][0] : 0;
-    auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + step * r;
-    prefetch_row_ahead(d, step, r, nest.rows);
-    row(d, nest.istride[0], p, nest.inner, unit);
+  // Row r of a nest with at most one outer dimension, at cursor c, which then moves to the next
+  // row (static_row_siblings runs several groups' rows in turn).
+  static void one_row(const fused_kernel& k, const fused_nest& nest, row_cursor& c, index_t r, bool unit) {
+    auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + c.o;
+    prefetch_row_ahead(d, c.ostep, r, nest.rows);
+    row(d, nest.istride[0], c.p, nest.inner, unit);
+    c.next();
   }
 
   // A reduction root: each row computed chunk by chunk into the fold's tile (fused_reduce.hpp).
@@ -487,6 +493,13 @@ struct static_row_siblings {
   template <class F>
   static void each(F&& f) { each(f, std::make_index_sequence<N>{}); }
 
+  // Each group's row cursor at row r0.
+  template <std::size_t... I>
+  static auto cursors_at(const fused_kernel* k, const fused_nest* nest, index_t r0, std::index_sequence<I...>) {
+    return std::tuple<typename std::tuple_element_t<I, groups>::row_cursor...>{
+        typename std::tuple_element_t<I, groups>::row_cursor(k[I], nest[I], r0)...};
+  }
+
   template <class View, class Domain>
   static void run(const device_ctx& ctx, View&& view, Domain&& domain_of) {
     fused_kernel k[N];
@@ -507,7 +520,9 @@ struct static_row_siblings {
       return;
     }
     auto part = [&](index_t r0, index_t r1) {
-      for (index_t r = r0; r < r1; ++r) each([&](auto i) { std::tuple_element_t<i, groups>::one_row(k[i], nest[i], r, unit[i]); });
+      auto cursors = cursors_at(k, nest, r0, std::make_index_sequence<N>{});
+      for (index_t r = r0; r < r1; ++r)
+        each([&](auto i) { std::tuple_element_t<i, groups>::one_row(k[i], nest[i], std::get<i>(cursors), r, unit[i]); });
     };
 #if defined(_OPENMP)
     if (ctx.where == backend::omp && nest[0].rows > 1) {
