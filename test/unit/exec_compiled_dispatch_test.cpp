@@ -84,6 +84,12 @@ TEST_CASE("compiled dispatch: a plan with only its graph's kernel families compu
   CHECK(std::memcmp(b.cache.data(), mixed_data().cache.data(), b.cache.size() * 4) == 0);
 }
 
+TEST_CASE("compiled dispatch: the families print by name") {
+  CHECK(fam::to_text(pointwise_plan::dispatched_families) == "none");
+  CHECK(fam::to_text(mixed_plan::dispatched_families) == "copy, index_put, reduce");
+  CHECK(fam::to_text(fam::all) == "copy, fill, collective, index_put, index, reduce, pointwise, custom, groups");
+}
+
 TEST_CASE("compiled dispatch: a program without a step's family says so instead of running it") {
   // No static kernels and no families: the first step has no kernel in this program.
   ctfx::program p(mixed_plan::graph(), {}, fam::only<0>{});

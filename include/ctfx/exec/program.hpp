@@ -29,6 +29,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 #include "../analysis/liveness.hpp"
 #include "../analysis/order.hpp"
@@ -161,6 +162,16 @@ inline constexpr int pointwise = 1 << 6;   ///< unary, binary, where, foreach (r
 inline constexpr int custom = 1 << 7;      ///< user ops
 inline constexpr int groups = 1 << 8;      ///< fused groups run as chunked loops
 inline constexpr int all = copy | fill | collective | index_put | index | reduce | pointwise | custom | groups;  ///< every family
+/// The families in `families`, named and comma-separated ("none" for 0): for listings and messages.
+inline std::string to_text(int families) {
+  constexpr std::pair<int, const char*> names[] = {{copy, "copy"}, {fill, "fill"}, {collective, "collective"},
+                                                   {index_put, "index_put"}, {index, "index"}, {reduce, "reduce"},
+                                                   {pointwise, "pointwise"}, {custom, "custom"}, {groups, "groups"}};
+  std::string t;
+  for (const auto& [bit, name] : names)
+    if (families & bit) t += (t.empty() ? "" : ", ") + std::string(name);
+  return t.empty() ? "none" : t;
+}
 /// Makes a program whose dispatch compiles the families in `Families` only (a step of another
 /// family fails with `rule executable-op`).
 template <int Families>
