@@ -555,6 +555,8 @@ class basic_program {
   // Every family: out of line, so that a file that only calls the executor compiled elsewhere
   // (CTFX_SEPARATE_RUNTIME) does not instantiate it to inline it.
   CTFX_RUNTIME_ENTRY static dispatch dispatch_all() { return dispatch_for<kernel_family::all>(); }
+  // Whether dispatch F compiles `family`. exec_node's cases name their family by an op of the case
+  // (kernel_family::of), so the families compiled<G> asks for and the cases they compile agree.
   template <int F>
   static constexpr bool has(int family) { return (F & family) != 0; }
   dispatch dispatch_;
@@ -1334,14 +1336,14 @@ class basic_program {
     switch (n.op) {
       case op_kind::copy_:
       case op_kind::copy:
-        if constexpr (has<F>(kernel_family::copy)) {
+        if constexpr (has<F>(kernel_family::of(op_kind::copy_))) {
           kernels::copy(ctx, n.op == op_kind::copy_ ? arg(0) : view(i), arg(1));
           return {};
         }
         break;
       case op_kind::clone:
       case op_kind::convert:
-        if constexpr (has<F>(kernel_family::copy)) {
+        if constexpr (has<F>(kernel_family::of(op_kind::clone))) {
           kernels::copy(ctx, view(i), arg(0));
           return {};
         }
@@ -1350,7 +1352,7 @@ class basic_program {
       case op_kind::empty_like:
         return {};  // contents unspecified, as in PyTorch
       case op_kind::zeros: case op_kind::ones: case op_kind::full: case op_kind::fill_:
-        if constexpr (has<F>(kernel_family::fill)) {
+        if constexpr (has<F>(kernel_family::of(op_kind::full))) {
           const double v = n.op == op_kind::zeros ? 0.0 : n.op == op_kind::ones ? 1.0 : n.scalar;
           kernels::fill(ctx, n.op == op_kind::fill_ ? arg(0) : view(i), v);
           return {};
@@ -1360,7 +1362,7 @@ class basic_program {
       case op_kind::all_gather: case op_kind::reduce_scatter: case op_kind::all_gather_blocks:
       case op_kind::all_gather_blocks_: case op_kind::reduce_scatter_blocks: case op_kind::reduce_scatter_blocks_:
       case op_kind::halo_exchange: case op_kind::halo_exchange_: {
-        if constexpr (has<F>(kernel_family::collective)) {
+        if constexpr (has<F>(kernel_family::of(op_kind::all_reduce))) {
           const strided x = arg(0);
           if (std::string e = kernels::run_collective(ctx, collective_of(i), x, is_mutating(n.op) ? x : view(i), scratch + 64);
               !e.empty())
@@ -1372,7 +1374,7 @@ class basic_program {
       }
       case op_kind::slice_scatter: case op_kind::select_scatter: case op_kind::diagonal_scatter:
       case op_kind::as_strided_scatter: case op_kind::generalized_scatter: case op_kind::generalized_scatter_: {
-        if constexpr (has<F>(kernel_family::copy)) {
+        if constexpr (has<F>(kernel_family::of(op_kind::slice_scatter))) {
           std::byte* b = base[static_cast<std::size_t>(n.op == op_kind::generalized_scatter_ ? g_.meta(g_.arg(i, 0)).storage : n.meta.storage)];
           if (n.op != op_kind::generalized_scatter_) kernels::copy(ctx, view(i), arg(0));
           kernels::copy(ctx, evaluate(target_[static_cast<std::size_t>(i)], sym).at(b), arg(1));
@@ -1382,7 +1384,7 @@ class basic_program {
       }
       case op_kind::index_put: case op_kind::unsafe_index_put:
       case op_kind::index_put_: case op_kind::unsafe_index_put_: {
-        if constexpr (has<F>(kernel_family::index_put)) {
+        if constexpr (has<F>(kernel_family::of(op_kind::index_put))) {
           const bool inplace = n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put_;
           if (put_in_row(i)) return {};  // its values were computed in the row (checked in validation)
           const std::int32_t dst = inplace ? g_.arg(i, 0) : i;
@@ -1406,7 +1408,7 @@ class basic_program {
         break;
       }
       case op_kind::index: {
-        if constexpr (has<F>(kernel_family::index)) {  // x[indices]: checked (unless the validation pass did) before the read
+        if constexpr (has<F>(kernel_family::of(op_kind::index))) {  // x[indices]: checked (unless the validation pass did) before the read
           if (!index_checkable_early(i) && !check_hoisted_[static_cast<std::size_t>(i)])
             if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
           const bound_layout& xl = L[static_cast<std::size_t>(g_.arg(i, 0))];
@@ -1416,7 +1418,7 @@ class basic_program {
         break;
       }
       case op_kind::sum: case op_kind::amax: case op_kind::mean: {
-        if constexpr (has<F>(kernel_family::reduce)) {
+        if constexpr (has<F>(kernel_family::of(op_kind::sum))) {
           const unsigned dims = reduction_dims(g_, i);
           const int r = g_.meta(g_.arg(i, 0)).rank;
           double count = 0;  // mean: the number of elements folded into each result
@@ -1433,7 +1435,7 @@ class basic_program {
         break;
       }
       case op_kind::cat: {
-        if constexpr (has<F>(kernel_family::copy)) {
+        if constexpr (has<F>(kernel_family::of(op_kind::cat))) {
           strided out = view(i);
           index_t d = n.npar ? g_.iparam(i, 0) : 0;
           if (d < 0) d += out.rank;
@@ -1452,7 +1454,7 @@ class basic_program {
         break;
       }
       case op_kind::foreach_add: case op_kind::foreach_mul: case op_kind::foreach_add_: case op_kind::foreach_mul_: {
-        if constexpr (has<F>(kernel_family::pointwise)) {
+        if constexpr (has<F>(kernel_family::of(op_kind::foreach_add))) {
           const bool inplace = is_mutating(n.op);
           const dynamic_op bop{n.op == op_kind::foreach_add || n.op == op_kind::foreach_add_ ? op_kind::add : op_kind::mul};
           const bool list_b = n.nargs == 2 * n.aux;
@@ -1472,12 +1474,12 @@ class basic_program {
         break;
       }
       case op_kind::custom: case op_kind::auto_functionalized:
-        if constexpr (has<F>(kernel_family::custom)) return run_custom(i, L, base, ctx, scratch, kt, sym);
+        if constexpr (has<F>(kernel_family::of(op_kind::custom))) return run_custom(i, L, base, ctx, scratch, kt, sym);
         break;
       default:
         break;
     }
-    if constexpr (has<F>(kernel_family::pointwise)) {
+    if constexpr (has<F>(kernel_family::of(op_kind::add))) {
       const dynamic_op op{n.op};
       if (is_unary(n.op)) { kernels::unary(ctx, op, view(i), arg(0)); return {}; }
       if (is_binary(n.op)) {

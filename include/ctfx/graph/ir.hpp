@@ -115,6 +115,18 @@ struct printed_layout {
   name_t node{};  ///< the node's name in the text (what a failed guard names)
 };
 
+namespace detail {
+// A braced list into v[0, max_rank), its length in rank (beyond max_rank: counted, not stored, so
+// the user-result-layout check sees the rank given).
+template <class T>
+constexpr void list_into(index_t (&v)[max_rank], std::int32_t& rank, std::initializer_list<T> xs) {
+  for (T x : xs) {
+    if (rank < max_rank) v[rank] = static_cast<index_t>(x);
+    ++rank;
+  }
+}
+}  // namespace detail
+
 /// How a user op lays out its fresh results (its fake implementation's choice, which a graph built
 /// in C++ cannot see): declared in the op type as `static constexpr ctfx::fresh_layout layout =
 /// ctfx::fresh_layout::permuted({1, 0});` (ops/custom.hpp). Without one a result is row-major.
@@ -143,10 +155,7 @@ struct fresh_layout {
   static constexpr fresh_layout permuted(std::initializer_list<int> outer_first) {
     fresh_layout f;
     f.how = kind::permuted;
-    for (int d : outer_first) {
-      if (f.rank < max_rank) f.v[f.rank] = d;
-      ++f.rank;
-    }
+    detail::list_into(f.v, f.rank, outer_first);
     return f;
   }
   /// The strides themselves (for static extents): non-negative, and no two elements at one
@@ -154,10 +163,7 @@ struct fresh_layout {
   static constexpr fresh_layout strides(std::initializer_list<index_t> s) {
     fresh_layout f;
     f.how = kind::strides;
-    for (index_t x : s) {
-      if (f.rank < max_rank) f.v[f.rank] = x;
-      ++f.rank;
-    }
+    detail::list_into(f.v, f.rank, s);
     return f;
   }
 };
