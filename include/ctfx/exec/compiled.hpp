@@ -22,6 +22,18 @@
 
 namespace ctfx {
 
+namespace detail {
+// An op a static group computes as its typed expression: a unary other than convert, a binary, a
+// ternary (kernels/fused_static.hpp).
+constexpr bool static_arithmetic(op_kind k) { return (is_unary(k) && k != op_kind::convert) || is_binary(k) || is_ternary(k); }
+// A tensor node compiled<G>'s single_step runs with a typed kernel of its own when no group does.
+constexpr bool static_single(const node& nd) {
+  const op_kind k = nd.op;
+  return nd.nargs > 0 && nd.meta.is_tensor() &&
+         ((is_unary(k) && k != op_kind::convert) || is_binary(k) || k == op_kind::clone || k == op_kind::convert || k == op_kind::copy_);
+}
+}  // namespace detail
+
 template <class Source, class Table = executor_inplace_table>
 struct compiled {
   using pipeline_type = pipeline<Source, Table>;
@@ -79,8 +91,7 @@ struct compiled {
     auto groupable = [&](std::int32_t i) {
       const node& nd = g[i];
       const op_kind k = nd.op;
-      const bool arithmetic = (is_unary(k) && k != op_kind::convert) || is_binary(k) || is_ternary(k);
-      return nd.meta.is_tensor() && is_fusible_elementwise(k) && (arithmetic || fused_members[static_cast<std::size_t>(i)] > 0);
+      return nd.meta.is_tensor() && is_fusible_elementwise(k) && (detail::static_arithmetic(k) || fused_members[static_cast<std::size_t>(i)] > 0);
     };
     for (std::size_t s = 0; s + 1 < L.steps.size(); ++s) {
       if (!row_siblings(g, fused_into.data(), L, s, groupable)) continue;
@@ -127,14 +138,10 @@ struct compiled {
   static constexpr int dispatched_families = [] {
     int m = 0;
     for (std::size_t i = 0; i < node_count; ++i) {
-      const node& nd = frozen.nodes[i];
-      const op_kind K = nd.op;
-      const bool arithmetic = (is_unary(K) && K != op_kind::convert) || is_binary(K) || is_ternary(K);
-      if (siblings.follows[i] || row_sibling[i] >= 0 || fused_members[i] > 0 || (arithmetic && nd.meta.is_tensor())) continue;
-      const bool single = nd.nargs > 0 && nd.meta.is_tensor() &&
-                          ((is_unary(K) && K != op_kind::convert) || is_binary(K) || K == op_kind::clone ||
-                           K == op_kind::convert || K == op_kind::copy_);
-      if (!single) m |= kernel_family::of(K);
+      const node& nd = frozen.nodes[i];  // step<I>'s cases, in its order
+      if (siblings.follows[i] || row_sibling[i] >= 0 || fused_members[i] > 0 || (detail::static_arithmetic(nd.op) && nd.meta.is_tensor()))
+        continue;
+      if (!detail::static_single(nd)) m |= kernel_family::of(nd.op);
     }
     return m;
   }();
@@ -186,7 +193,7 @@ struct compiled {
   template <std::size_t I>
   static bool step(const exec_frame& f) {
     constexpr op_kind K = frozen.nodes[I].op;
-    constexpr bool arithmetic = (is_unary(K) && K != op_kind::convert) || is_binary(K) || is_ternary(K);
+    constexpr bool arithmetic = detail::static_arithmetic(K);
     if constexpr (siblings.follows[I]) {
       return true;  // computed with the group of the step before it (run_row_siblings)
     } else if constexpr (row_sibling[I] >= 0) {
@@ -206,8 +213,8 @@ struct compiled {
     constexpr node nd = frozen.nodes[I];
     constexpr op_kind K = nd.op;
     constexpr dtype O = nd.meta.dt;
-    if constexpr (nd.nargs == 0 || !nd.meta.is_tensor()) {
-      return false;
+    if constexpr (!detail::static_single(nd)) {
+      return false;  // the run-time dispatch (dispatched_families)
     } else {
       constexpr std::int32_t a0 = frozen.args[static_cast<std::size_t>(nd.arg0)];
       constexpr dtype A = a0 >= 0 ? frozen.nodes[static_cast<std::size_t>(a0)].meta.dt : O;
