@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
@@ -279,6 +280,157 @@ TEST_CASE("fused kernels: pairs of f32 arithmetic run as one loop (pair_ops), bi
   k.out.p = reinterpret_cast<std::byte*>(o2.data());
   ctfx::parallel_for(ctfx::device_ctx{}, R * C, ctfx::kernels::fused_elem_fn{k});
   CHECK(std::memcmp(o1.data(), o2.data(), o1.size() * 4) == 0);
+}
+
+TEST_CASE("fused kernels: relu, neg and abs read by one f32 add/sub/mul/div run in its loop, bit-identical") {
+  const long R = 3, C = 301;
+  ctfx::ir g = ctfx::build_checked([&](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {R, C});
+    auto y = b.input("y", ctfx::f32, {R, C});
+    b.output(ctfx::relu(x) * 0.75f,     // inner unary, outer scalar
+             y - (-x),                  // inner on the right
+             ctfx::abs(x - y) / y,      // an absorbed pair's result is not absorbed again
+             (ctfx::relu(x * 1.001f + 0.5f) * 0.75f + x) / 1.5f);  // the 8-op chain's tail
+  });
+  std::vector<float> x = ramp(static_cast<std::size_t>(R * C)), y = ramp(static_cast<std::size_t>(R * C), 0.11f);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {nan, -nan, inf, -inf, 0.0f, -0.0f, 1e-45f, -1e-45f, -1e-39f, -3e38f};
+  for (std::size_t s = 0; s < std::size(specials); ++s) x[3 + 5 * s] = specials[s];
+  std::uint32_t neg_nan_bits = 0xff800001u;  // the NaN just past -inf's bits
+  std::memcpy(&x[60], &neg_nan_bits, 4);
+  const auto d = ctfx::tensor_desc::contiguous(ctfx::f32, {R, C});
+  check_same<float>(g, {x, y}, {d, d}, {d, d, d, d});
+
+  // The pairing on a hand-built group: a = relu(x); b = a * y; c = y - b.
+  ctfx::kernels::fused_kernel k;
+  k.n_leaves = 2;
+  k.leaf_dt[0] = k.leaf_dt[1] = ctfx::dtype::f32;
+  k.leaf[0] = ctfx::strided{reinterpret_cast<std::byte*>(x.data()), ctfx::dtype::f32, 2, {R, C}, {C, 1}};
+  k.leaf[1] = ctfx::strided{reinterpret_cast<std::byte*>(y.data()), ctfx::dtype::f32, 2, {R, C}, {C, 1}};
+  k.ops[0] = {ctfx::op_kind::relu, ctfx::dtype::f32, ctfx::kernels::leaf_ref(0)};
+  k.ops[1] = {ctfx::op_kind::mul, ctfx::dtype::f32, 0, ctfx::kernels::leaf_ref(1)};
+  k.ops[2] = {ctfx::op_kind::sub, ctfx::dtype::f32, ctfx::kernels::leaf_ref(1), 1};
+  k.n_ops = 3;
+  for (int j = 0; j < 3; ++j) ctfx::kernels::resolve(k.ops[j], ctfx::dtype::f32, ctfx::dtype::f32);
+  ctfx::kernels::pair_ops(k);
+  CHECK(k.ops[0].absorbed);
+  CHECK(k.ops[1].inner == 0);
+  CHECK(!k.ops[2].fn2);  // its operand absorbed one: it runs on its own
+  std::vector<float> o1(static_cast<std::size_t>(R * C)), o2(o1.size());
+  k.out = ctfx::strided{reinterpret_cast<std::byte*>(o1.data()), ctfx::dtype::f32, 2, {R, C}, {C, 1}};
+  ctfx::kernels::run_fused(ctfx::device_ctx{}, k);
+  k.out.p = reinterpret_cast<std::byte*>(o2.data());
+  ctfx::parallel_for(ctfx::device_ctx{}, R * C, ctfx::kernels::fused_elem_fn{k});
+  CHECK(std::memcmp(o1.data(), o2.data(), o1.size() * 4) == 0);
+
+  // sqrt is not cheap enough to pair: it keeps its own loop.
+  k.ops[0].k = ctfx::op_kind::sqrt;
+  for (int j = 0; j < 3; ++j) k.ops[j] = {k.ops[j].k, ctfx::dtype::f32, k.ops[j].a, k.ops[j].b};
+  for (int j = 0; j < 3; ++j) ctfx::kernels::resolve(k.ops[j], ctfx::dtype::f32, ctfx::dtype::f32);
+  ctfx::kernels::pair_ops(k);
+  CHECK(!k.ops[0].absorbed);
+  CHECK(k.ops[2].inner == 1);  // then the mul is absorbed into the sub instead
+}
+
+#if !defined(__clang__)  // LLVM treats the sign of an arithmetic NaN as unspecified and folds y - (-x) into y + x
+namespace {
+constexpr auto neg_feeds = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {40});
+  auto y = b.input("y", ctfx::f32, {40});
+  b.output(y - (-x), -x + y);
+});
+}  // namespace
+
+TEST_CASE("fused kernels: a neg feeding a sub or an add keeps the sign of the NaN the unfused graph gives") {
+  // -x is computed as its sign bit flipped: as a float negation, g++ rewrites y - (-x) in one
+  // expression as y + x, whose NaN is x's (nan) where the unfused graph's is -x's (-nan).
+  std::vector<float> x(40, 1.5f), y(40, 2.0f);
+  x[3] = std::numeric_limits<float>::quiet_NaN();
+  x[4] = -std::numeric_limits<float>::quiet_NaN();
+  for (int how = 0; how < 2; ++how) {
+    std::vector<float> o1(40), o2(40), r1(40), r2(40);
+    std::vector<ctfx::tensor_ref> in{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {40}), ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {40})};
+    std::vector<ctfx::tensor_ref> out{ctfx::tensor_ref::contiguous(o1.data(), ctfx::f32, {40}), ctfx::tensor_ref::contiguous(o2.data(), ctfx::f32, {40})};
+    std::vector<ctfx::tensor_ref> ref{ctfx::tensor_ref::contiguous(r1.data(), ctfx::f32, {40}), ctfx::tensor_ref::contiguous(r2.data(), ctfx::f32, {40})};
+    auto st = how == 0 ? ctfx::compiled<decltype(neg_feeds)>::run(in, out) : ctfx::runtime_plan(neg_feeds.get()).run(in, out);
+    REQUIRE_MESSAGE(st.ok, st.message);
+    REQUIRE(ctfx::reference_run(neg_feeds.get(), in, ref).ok);
+    CHECK(std::signbit(r1[3]));
+    CHECK(!std::signbit(r1[4]));
+    CHECK(std::memcmp(o1.data(), r1.data(), 160) == 0);
+    CHECK(std::memcmp(o2.data(), r2.data(), 160) == 0);
+  }
+}
+#endif
+
+TEST_CASE("fused kernels: a group of one loop over unit-stride leaves runs row by row, straight into rows far apart") {
+  // RoPE's shape: rows of 64 values, each written at a run-time position of a cache whose rows lie
+  // 16 KiB apart; the halves are each one tree (k1 * cos - k2 * sin) over leaves read in place.
+  const long B = 4, H = 6, S = 32, D = 128;
+  ctfx::ir g = ctfx::build_checked([&](ctfx::builder& b) {
+    auto cache = b.input("cache", ctfx::f32, {B, H, S, D});
+    auto k = b.input("k", ctfx::f32, {B, H, 1, D});
+    auto cs = b.input("cos", ctfx::f32, {D / 2});
+    auto sn = b.input("sin", ctfx::f32, {D / 2});
+    auto pos = b.input("pos", ctfx::i64, {1});
+    auto k1 = k.slice(3, 0, D / 2), k2 = k.slice(3, D / 2, D);
+    b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, ctfx::cat({k1 * cs - k2 * sn, ctfx::relu(k2) * 0.5f}, 3)));
+  });
+  std::vector<float> cache = ramp(static_cast<std::size_t>(B * H * S * D), 0.01f), k = ramp(static_cast<std::size_t>(B * H * D));
+  std::vector<float> cs = ramp(D / 2, 0.02f), sn = ramp(D / 2, 0.03f);
+  std::int64_t pos = 17;
+  auto run = [&](std::vector<float>& c, auto&& how) {
+    std::vector<ctfx::tensor_ref> in{ctfx::tensor_ref::contiguous(c.data(), ctfx::f32, {B, H, S, D}),
+                                     ctfx::tensor_ref::contiguous(k.data(), ctfx::f32, {B, H, 1, D}),
+                                     ctfx::tensor_ref::contiguous(cs.data(), ctfx::f32, {D / 2}),
+                                     ctfx::tensor_ref::contiguous(sn.data(), ctfx::f32, {D / 2}),
+                                     ctfx::tensor_ref::contiguous(&pos, ctfx::i64, {1})};
+    auto st = how(in);
+    REQUIRE_MESSAGE(st.ok, st.message);
+  };
+  auto c1 = cache, c2 = cache;
+  run(c1, [&](const std::vector<ctfx::tensor_ref>& in) { return ctfx::runtime_plan(g).run(in, {}); });
+  run(c2, [&](const std::vector<ctfx::tensor_ref>& in) { return ctfx::reference_run(g, in, {}); });
+  CHECK(std::memcmp(c1.data(), c2.data(), c1.size() * 4) == 0);
+  CHECK(c1[static_cast<std::size_t>(((1 * H + 2) * S + pos) * D + 3)] == k[(1 * H + 2) * D + 3] * cs[3] - k[(1 * H + 2) * D + 67] * sn[3]);
+
+  // Which groups get the direct loop: a tree, a pair, one op over unit-stride leaves; not a leaf
+  // read with a stride or broadcast along the row, and not a destination that is not dense.
+  auto group = [&](ctfx::op_kind outer, bool scalar, long leaf_stride, long out_stride) {
+    ctfx::kernels::fused_kernel kk;
+    kk.n_leaves = 2;
+    kk.leaf_dt[0] = kk.leaf_dt[1] = ctfx::dtype::f32;
+    kk.leaf[0] = ctfx::strided{reinterpret_cast<std::byte*>(k.data()), ctfx::dtype::f32, 2, {B * H, 64}, {D, leaf_stride}};
+    kk.leaf[1] = ctfx::strided{reinterpret_cast<std::byte*>(cs.data()), ctfx::dtype::f32, 2, {B * H, 64}, {0, 1}};
+    kk.ops[0] = {ctfx::op_kind::mul, ctfx::dtype::f32, ctfx::kernels::leaf_ref(0), ctfx::kernels::leaf_ref(1)};
+    kk.ops[1] = {ctfx::op_kind::mul, ctfx::dtype::f32, ctfx::kernels::leaf_ref(1), ctfx::kernels::leaf_ref(0)};
+    kk.ops[2] = {outer, ctfx::dtype::f32, 0, 1};
+    kk.n_ops = 3;
+    if (scalar) {  // a, then a op s: a pair
+      kk.ops[1] = {outer, ctfx::dtype::f32, 0, -1, true, 0.5};
+      kk.n_ops = 2;
+    }
+    for (int j = 0; j < kk.n_ops; ++j) ctfx::kernels::resolve(kk.ops[j], ctfx::dtype::f32, ctfx::dtype::f32);
+    ctfx::kernels::pair_ops(kk);
+    kk.out = ctfx::strided{reinterpret_cast<std::byte*>(c1.data()), ctfx::dtype::f32, 2, {B * H, 64}, {S * D, out_stride}};
+    return kk;
+  };
+  auto arity = [](const ctfx::kernels::fused_kernel& kk) { return ctfx::kernels::direct_loop::of(kk, ctfx::kernels::make_nest(kk)).arity; };
+  CHECK(arity(group(ctfx::op_kind::sub, false, 1, 1)) == 3);
+  CHECK(arity(group(ctfx::op_kind::sub, true, 1, 1)) == 2);
+  CHECK(arity(group(ctfx::op_kind::sub, false, 2, 1)) == 0);  // a leaf read with stride 2: gathered
+  CHECK(arity(group(ctfx::op_kind::sub, false, 1, 2)) == 0);  // a destination with stride 2: scattered
+  CHECK(arity(group(ctfx::op_kind::maximum, false, 1, 1)) == 0);  // three loops
+  for (auto [outer, scalar, ls, os] : {std::tuple{ctfx::op_kind::sub, false, 1L, 1L}, {ctfx::op_kind::div, true, 1L, 1L},
+                                       {ctfx::op_kind::sub, false, 2L, 2L}, {ctfx::op_kind::maximum, false, 1L, 1L}}) {
+    auto kk = group(outer, scalar, ls, os);
+    std::vector<float> want = c1;
+    ctfx::kernels::run_fused(ctfx::device_ctx{}, kk);
+    std::vector<float> got = c1;
+    c1 = want;
+    ctfx::parallel_for(ctfx::device_ctx{}, kk.out.numel(), ctfx::kernels::fused_elem_fn{kk});
+    CHECK(std::memcmp(got.data(), c1.data(), c1.size() * 4) == 0);
+  }
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -208,6 +209,20 @@ TEST_CASE("kernels: relu on the bits equals x < 0 ? 0 : x on every special value
   }
   const double dinf = std::numeric_limits<double>::infinity(), dnan = std::numeric_limits<double>::quiet_NaN();
   for (double v : {0.0, -0.0, 2.0, -2.0, dinf, -dinf, dnan, -dnan, 5e-324, -5e-324}) {
+    const double a = ctfx::kernels::relu_bits(v), b = v < 0.0 ? 0.0 : v;
+    CHECK(std::memcmp(&a, &b, sizeof a) == 0);
+  }
+  // The ends of the range of bit patterns it zeroes: the smallest negative subnormal up to -inf;
+  // -0 before it and the first negative NaN after it are kept.
+  for (std::uint32_t u : {0x80000000u, 0x80000001u, 0xff7fffffu, 0xff800000u, 0xff800001u, 0xffffffffu, 0x7fffffffu}) {
+    float v;
+    std::memcpy(&v, &u, 4);
+    const float a = ctfx::kernels::relu_bits(v), b = v < 0.0f ? 0.0f : v;
+    CHECK(std::memcmp(&a, &b, sizeof a) == 0);
+  }
+  for (std::uint64_t u : {0x8000000000000000ull, 0x8000000000000001ull, 0xfff0000000000000ull, 0xfff0000000000001ull}) {
+    double v;
+    std::memcpy(&v, &u, 8);
     const double a = ctfx::kernels::relu_bits(v), b = v < 0.0 ? 0.0 : v;
     CHECK(std::memcmp(&a, &b, sizeof a) == 0);
   }

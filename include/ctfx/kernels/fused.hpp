@@ -13,9 +13,9 @@
 // chunks of `fused_chunk` elements. Each op runs over a chunk as a plain loop on typed arrays that
 // the compiler vectorizes, dispatched once per chunk through a function pointer chosen when the
 // plan was made (never a dtype switch per element). A unit-stride operand is read in place; an
-// f32/f64/i64 value feeds the next op without a conversion pass; an f32 add/sub/mul/div read by
-// just one such op runs inside its reader's loop (pair_ops: pairs and trees of three), so its
-// value stays in a register.
+// f32/f64/i64 value feeds the next op without a conversion pass; an f32 add/sub/mul/div, relu, neg
+// or abs read by just one f32 add/sub/mul/div runs inside its reader's loop (pair_ops: pairs, and
+// trees of three), so its value stays in a register.
 //
 // On CUDA (and as the host's cross-check in tests) `fused_elem_fn` evaluates the same program one
 // element per thread.
@@ -136,6 +136,45 @@ inline pair_chunk_fn pair_chunk_for(op_kind inner, op_kind outer, bool s1, bool 
   const int k1 = detail::pair_kind_index(inner), k2 = detail::pair_kind_index(outer);
   if (k1 < 0 || k2 < 0) return nullptr;
   return table[static_cast<std::size_t>(k1 * 32 + k2 * 8 + s1 * 4 + s2 * 2 + right)];
+}
+
+// A pair whose inner op is a cheap unary one (relu, neg, abs): outer(inner(a), c), as two loops
+// would compute it. S2 and Right as pair_chunk's; b and s1 are unused.
+template <op_kind K1, op_kind K2, bool S2, bool Right, class C>
+void unary_pair_chunk(void* out, const void* a, const void*, const void* c, double, double s2, index_t n) {
+  auto* o = static_cast<C*>(out);
+  const auto* x = static_cast<const C*>(a);
+  const auto* z = static_cast<const C*>(c);
+  const C zs = static_cast<C>(s2);
+  for (index_t i = 0; i < n; ++i) {
+    const C t = unary_value<C>(K1, x[i]);
+    const C u = S2 ? zs : z[i];
+    o[i] = Right ? binary_value<C>(K2, u, t) : binary_value<C>(K2, t, u);
+  }
+}
+
+namespace detail {
+inline constexpr op_kind pair_unary_kinds[3] = {op_kind::relu, op_kind::neg, op_kind::abs};
+constexpr int pair_unary_index(op_kind k) {
+  switch (k) {
+    case op_kind::relu: return 0;
+    case op_kind::neg: return 1;
+    case op_kind::abs: return 2;
+    default: return -1;
+  }
+}
+template <class C, std::size_t... I>
+constexpr std::array<pair_chunk_fn, sizeof...(I)> unary_pair_table(std::index_sequence<I...>) {
+  return {&unary_pair_chunk<pair_unary_kinds[I / 16], pair_kinds[I / 4 % 4], (I / 2 % 2) != 0, (I % 2) != 0, C>...};
+}
+}  // namespace detail
+
+// f32 only, as pair_chunk_for.
+inline pair_chunk_fn unary_pair_chunk_for(op_kind inner, op_kind outer, bool s2, bool right) {
+  static constexpr auto table = detail::unary_pair_table<float>(std::make_index_sequence<48>{});
+  const int k1 = detail::pair_unary_index(inner), k2 = detail::pair_kind_index(outer);
+  if (k1 < 0 || k2 < 0) return nullptr;
+  return table[static_cast<std::size_t>(k1 * 16 + k2 * 4 + s2 * 2 + right)];
 }
 
 // The same for a tree of three: outer(inner1(a, b), inner2(c, d)), all operands read in place
@@ -274,14 +313,17 @@ inline void resolve(fused_op& o, dtype a_dt, dtype b_dt) {
   else pick(std::int64_t{});
 }
 
-// Pairs ops into superinstructions (pair_chunk, tree_chunk): an f32 add/sub/mul/div whose result
-// exactly one operand of the group reads, and that reader an f32 add/sub/mul/div, runs inside its
-// reader's loop (both operands, when both are such ops without scalars: a tree). Greedy in program
-// order; an op that absorbed others is not absorbed itself. Host only: fused_elem_fn still
-// evaluates every op on its own.
+// Pairs ops into superinstructions (pair_chunk, unary_pair_chunk, tree_chunk): an f32
+// add/sub/mul/div, relu, neg or abs whose result exactly one operand of the group reads, and that
+// reader an f32 add/sub/mul/div, runs inside its reader's loop (both operands, when both are
+// add/sub/mul/div without scalars: a tree). Greedy in program order; an op that absorbed others is
+// not absorbed itself. Host only: fused_elem_fn still evaluates every op on its own.
 inline bool plain_f32_arith(const fused_op& o) {
   return detail::pair_kind_index(o.k) >= 0 && o.out == dtype::f32 && o.cidx == 0 && o.c < 0 && o.fn && !o.load_a &&
          !o.load_b && !o.store;
+}
+inline bool plain_f32_unary(const fused_op& o) {
+  return detail::pair_unary_index(o.k) >= 0 && o.out == dtype::f32 && o.cidx == 0 && o.c < 0 && o.fn && !o.load_a && !o.store;
 }
 inline void pair_ops(fused_kernel& k) {
   int uses[max_fused_ops]{};
@@ -292,8 +334,8 @@ inline void pair_ops(fused_kernel& k) {
     fused_op& o = k.ops[j];
     if (!plain_f32_arith(o)) continue;
     auto absorbable = [&](fused_ref r) {
-      return r >= 0 && r < max_fused_ops && uses[r] == 1 && plain_f32_arith(k.ops[r]) && !k.ops[r].fn2 && !k.ops[r].fn3 &&
-             !k.ops[r].absorbed;
+      return r >= 0 && r < max_fused_ops && uses[r] == 1 && (plain_f32_arith(k.ops[r]) || plain_f32_unary(k.ops[r])) &&
+             !k.ops[r].fn2 && !k.ops[r].fn3 && !k.ops[r].absorbed;
     };
     if (!o.has_scalar && o.a != o.b && absorbable(o.a) && absorbable(o.b) && !k.ops[o.a].has_scalar && !k.ops[o.b].has_scalar) {
       o.fn3 = tree_chunk_for(k.ops[o.a].k, k.ops[o.b].k, o.k);
@@ -308,7 +350,8 @@ inline void pair_ops(fused_kernel& k) {
     else continue;
     const fused_ref i = right ? o.b : o.a;
     fused_op& in = k.ops[i];
-    o.fn2 = pair_chunk_for(in.k, o.k, in.has_scalar, o.has_scalar, right);
+    o.fn2 = plain_f32_unary(in) ? unary_pair_chunk_for(in.k, o.k, o.has_scalar, right)
+                                : pair_chunk_for(in.k, o.k, in.has_scalar, o.has_scalar, right);
     if (!o.fn2) continue;
     o.inner = i;
     in.absorbed = true;
@@ -466,8 +509,79 @@ inline void prefetch_row_ahead(const E* d, index_t step, index_t r, index_t rows
   if ((bytes >= 4096 || bytes <= -4096) && r + prefetch_rows < rows) __builtin_prefetch(d + prefetch_rows * step, 1, 1);
 }
 
+// A group that is one loop (one op, a pair or a tree of ops: pair_ops) over unit-stride leaves, its
+// result stored densely in its dtype: per row only the operands' pointers move, and the loop runs
+// over the whole row, straight from the leaves into the destination (no chunk buffers). Rows are
+// short when a run-time position or a broadcast keeps dimensions apart (RoPE's rows of a KV cache,
+// 64 values each), and then the general walk's per-row bookkeeping cost as much as the arithmetic.
+struct direct_loop {
+  int arity = 0;                 // 1: fn, 2: fn2, 3: fn3
+  std::int8_t leaf[4]{-1, -1, -1, -1};  // the loop's operands, as leaf indices (-1: a scalar)
+  const fused_op* op = nullptr;
+  // The group's direct loop, or arity 0 when it has none.
+  static direct_loop of(const fused_kernel& k, const fused_nest& nest) {
+    direct_loop d;
+    if (k.n_ops == 0 || nest.istride[0] != 1) return d;
+    for (int j = 0; j + 1 < k.n_ops; ++j)
+      if (!k.ops[j].absorbed) return d;  // more than one loop
+    const fused_op& o = k.ops[k.n_ops - 1];
+    auto leaf_of = [&](fused_ref r, std::int8_t& slot) {
+      if (r < max_fused_ops || nest.istride[r - max_fused_ops + 1] != 1) return false;
+      slot = static_cast<std::int8_t>(r - max_fused_ops);
+      return true;
+    };
+    bool ok;
+    if (o.fn3) {
+      const fused_op& p = k.ops[o.a];
+      const fused_op& q = k.ops[o.b];
+      ok = leaf_of(p.a, d.leaf[0]) && leaf_of(p.b, d.leaf[1]) && leaf_of(q.a, d.leaf[2]) && leaf_of(q.b, d.leaf[3]);
+      d.arity = 3;
+    } else if (o.fn2) {
+      const fused_op& in = k.ops[o.inner];
+      const bool right = o.b == o.inner;
+      ok = leaf_of(in.a, d.leaf[0]) && (in.b < 0 || leaf_of(in.b, d.leaf[1])) &&
+           (o.has_scalar || leaf_of(right ? o.a : o.b, d.leaf[2]));
+      d.arity = 2;
+    } else {
+      ok = o.fn && !o.fnw && !o.load_a && !o.load_b && !o.store && leaf_of(o.a, d.leaf[0]) &&
+           (o.b < 0 || leaf_of(o.b, d.leaf[1]));
+      d.arity = 1;
+    }
+    if (!ok || o.out != k.out.dt) d.arity = 0;
+    d.op = &o;
+    return d;
+  }
+};
+
+inline void run_direct_rows(const fused_kernel& k, const fused_nest& nest, const direct_loop& d, index_t r0, index_t r1) {
+  const int nop = k.n_leaves + 1;
+  const int out_es = size_of(k.out.dt);
+  const fused_op& o = *d.op;
+  const fused_op* in = d.arity == 2 ? &k.ops[o.inner] : nullptr;
+  row_offsets w(nest, nop, r0);
+  const index_t n = nest.inner;
+  for (index_t row = r0; row < r1; ++row, w.next()) {
+    std::byte* dst = k.out.p + w.off[0] * out_es;
+    if (nest.rank == 1) prefetch_row_ahead(dst, nest.stride[0][0] * out_es, row, nest.rows);
+    auto arg = [&](int i) -> const void* {
+      const int l = d.leaf[i];
+      return l < 0 ? nullptr : k.leaf[l].p + w.off[l + 1] * size_of(k.leaf_dt[l]);
+    };
+    if (d.arity == 3) o.fn3(dst, arg(0), arg(1), arg(2), arg(3), n);
+    else if (d.arity == 2) o.fn2(dst, arg(0), arg(1), arg(2), in->scalar, o.scalar, n);
+    else o.fn(dst, arg(0), arg(1), o.scalar, n);
+  }
+}
+
 // The host loop over rows [r0, r1), its values stored into k.out, or handed to `sink`.
 inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, const chunk_sink* sink = nullptr) {
+  if (!sink) {
+    const direct_loop d = direct_loop::of(k, nest);
+    if (d.arity) {
+      run_direct_rows(k, nest, d, r0, r1);
+      return;
+    }
+  }
   constexpr index_t B = fused_chunk;
   alignas(64) std::byte val[max_fused_ops][B * 8];     // each op's result, in its compute type
   alignas(64) std::byte elem[max_fused_ops][B * 8];    // ... and in its dtype, when they differ
@@ -533,7 +647,7 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
         if (o.fn2) {  // a pair: all operands f32, read in place
           const fused_op& in = k.ops[o.inner];
           const bool right = o.b == o.inner;
-          o.fn2(target, operand(in.a), in.has_scalar ? nullptr : operand(in.b),
+          o.fn2(target, operand(in.a), in.b < 0 ? nullptr : operand(in.b),
                 o.has_scalar ? nullptr : operand(right ? o.a : o.b), in.scalar, o.scalar, n);
           res[j] = target;
           if (last && !dense_out) emit(target);

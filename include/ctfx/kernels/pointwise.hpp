@@ -54,17 +54,26 @@ CTFX_HD inline C wrap_mul(C a, C b) {
 }
 
 // relu on the bits: 0 where x < 0 (negative, not -0, not NaN), else x itself — the same values as
-// `x < 0 ? 0 : x`, but integer compares and a mask, which compilers vectorize (a float compare
-// under the default -ftrapping-math blocks it).
+// `x < 0 ? 0 : x`, but an integer subtract, one unsigned compare and a mask, which compilers
+// vectorize (a float compare under the default -ftrapping-math blocks it). The negative numbers to
+// zero are exactly the bit patterns from the smallest negative subnormal's up to -inf's.
 template <class C>
 CTFX_HD inline C relu_bits(C x) {
-  using I = std::conditional_t<sizeof(C) == 4, std::int32_t, std::int64_t>;
-  constexpr I magnitude = static_cast<I>(~(I(1) << (sizeof(C) * 8 - 1)));
-  constexpr I inf = sizeof(C) == 4 ? I(0x7f800000) : static_cast<I>(0x7ff0000000000000ll);
-  const I i = __builtin_bit_cast(I, x);
-  const I a = i & magnitude;
-  const I zero_it = -static_cast<I>(i < 0 && a != 0 && a <= inf);
-  return __builtin_bit_cast(C, static_cast<I>(i & ~zero_it));
+  using U = std::conditional_t<sizeof(C) == 4, std::uint32_t, std::uint64_t>;
+  constexpr U sign = U(1) << (sizeof(C) * 8 - 1);
+  constexpr U neg_inf = sizeof(C) == 4 ? U(0xff800000u) : U(0xfff0000000000000ull);
+  const U u = __builtin_bit_cast(U, x);
+  const U zero_it = U(0) - static_cast<U>(u - (sign + 1) <= neg_inf - (sign + 1));
+  return __builtin_bit_cast(C, static_cast<U>(u & ~zero_it));
+}
+
+// -x as its sign bit flipped. Written as a float negation, a compiler that sees it feed a sub or an
+// add (fused kernels compute the whole expression in registers) may rewrite y - (-x) as y + x,
+// whose NaN keeps x's sign instead of -x's: the unfused graph's -nan would come out as nan.
+template <class C>
+CTFX_HD inline C neg_bits(C x) {
+  using U = std::conditional_t<sizeof(C) == 4, std::uint32_t, std::uint64_t>;
+  return __builtin_bit_cast(C, static_cast<U>(__builtin_bit_cast(U, x) ^ (U(1) << (sizeof(C) * 8 - 1))));
 }
 
 template <class C>
@@ -79,7 +88,7 @@ CTFX_HD inline C unary_value(op_kind k, C x) {
     }
   } else {
     switch (k) {
-      case op_kind::neg: return -x;
+      case op_kind::neg: return neg_bits(x);
       case op_kind::abs: return std::fabs(x);
       case op_kind::exp: return math::exp_of(x);
       case op_kind::log: return std::log(x);
