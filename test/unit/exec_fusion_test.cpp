@@ -396,12 +396,14 @@ TEST_CASE("fused kernels: a group of one loop over unit-stride leaves runs row b
 
   // Which groups get the direct loop: a tree, a pair, one op over unit-stride leaves; not a leaf
   // read with a stride or broadcast along the row, and not a destination that is not dense.
-  auto group = [&](ctfx::op_kind outer, bool scalar, long leaf_stride, long out_stride) {
+  // rows_apart: the destination's rows of one b lie apart from the last b's by less than H rows, so
+  // that the outer dimensions do not merge (a nest of two, walked by its odometer).
+  auto group = [&](ctfx::op_kind outer, bool scalar, long leaf_stride, long out_stride, bool rows_apart = false) {
     ctfx::kernels::fused_kernel kk;
     kk.n_leaves = 2;
     kk.leaf_dt[0] = kk.leaf_dt[1] = ctfx::dtype::f32;
-    kk.leaf[0] = ctfx::strided{reinterpret_cast<std::byte*>(k.data()), ctfx::dtype::f32, 2, {B * H, 64}, {D, leaf_stride}};
-    kk.leaf[1] = ctfx::strided{reinterpret_cast<std::byte*>(cs.data()), ctfx::dtype::f32, 2, {B * H, 64}, {0, 1}};
+    kk.leaf[0] = ctfx::strided{reinterpret_cast<std::byte*>(k.data()), ctfx::dtype::f32, 3, {B, H, 64}, {H * D, D, leaf_stride}};
+    kk.leaf[1] = ctfx::strided{reinterpret_cast<std::byte*>(cs.data()), ctfx::dtype::f32, 3, {B, H, 64}, {0, 0, 1}};
     kk.ops[0] = {ctfx::op_kind::mul, ctfx::dtype::f32, ctfx::kernels::leaf_ref(0), ctfx::kernels::leaf_ref(1)};
     kk.ops[1] = {ctfx::op_kind::mul, ctfx::dtype::f32, ctfx::kernels::leaf_ref(1), ctfx::kernels::leaf_ref(0)};
     kk.ops[2] = {outer, ctfx::dtype::f32, 0, 1};
@@ -412,7 +414,8 @@ TEST_CASE("fused kernels: a group of one loop over unit-stride leaves runs row b
     }
     for (int j = 0; j < kk.n_ops; ++j) ctfx::kernels::resolve(kk.ops[j], ctfx::dtype::f32, ctfx::dtype::f32);
     ctfx::kernels::pair_ops(kk);
-    kk.out = ctfx::strided{reinterpret_cast<std::byte*>(c1.data()), ctfx::dtype::f32, 2, {B * H, 64}, {S * D, out_stride}};
+    const long b_stride = rows_apart ? H * S * D - D : H * S * D;
+    kk.out = ctfx::strided{reinterpret_cast<std::byte*>(c1.data()), ctfx::dtype::f32, 3, {B, H, 64}, {b_stride, S * D, out_stride}};
     return kk;
   };
   auto arity = [](const ctfx::kernels::fused_kernel& kk) { return ctfx::kernels::direct_loop::of(kk, ctfx::kernels::make_nest(kk)).arity; };
@@ -421,15 +424,21 @@ TEST_CASE("fused kernels: a group of one loop over unit-stride leaves runs row b
   CHECK(arity(group(ctfx::op_kind::sub, false, 2, 1)) == 0);  // a leaf read with stride 2: gathered
   CHECK(arity(group(ctfx::op_kind::sub, false, 1, 2)) == 0);  // a destination with stride 2: scattered
   CHECK(arity(group(ctfx::op_kind::maximum, false, 1, 1)) == 0);  // three loops
-  for (auto [outer, scalar, ls, os] : {std::tuple{ctfx::op_kind::sub, false, 1L, 1L}, {ctfx::op_kind::div, true, 1L, 1L},
-                                       {ctfx::op_kind::sub, false, 2L, 2L}, {ctfx::op_kind::maximum, false, 1L, 1L}}) {
-    auto kk = group(outer, scalar, ls, os);
+  CHECK(ctfx::kernels::make_nest(group(ctfx::op_kind::sub, false, 1, 1)).rank == 1);
+  CHECK(ctfx::kernels::make_nest(group(ctfx::op_kind::sub, false, 1, 1, true)).rank == 2);
+  CHECK(arity(group(ctfx::op_kind::sub, false, 1, 1, true)) == 3);
+  for (auto [outer, scalar, ls, os, apart] :
+       {std::tuple{ctfx::op_kind::sub, false, 1L, 1L, false}, {ctfx::op_kind::div, true, 1L, 1L, false},
+        {ctfx::op_kind::sub, false, 1L, 1L, true}, {ctfx::op_kind::add, true, 1L, 1L, true},
+        {ctfx::op_kind::sub, false, 2L, 2L, false}, {ctfx::op_kind::maximum, false, 1L, 1L, true}}) {
+    auto kk = group(outer, scalar, ls, os, apart);
     std::vector<float> want = c1;
     ctfx::kernels::run_fused(ctfx::device_ctx{}, kk);
     std::vector<float> got = c1;
     c1 = want;
     ctfx::parallel_for(ctfx::device_ctx{}, kk.out.numel(), ctfx::kernels::fused_elem_fn{kk});
     CHECK(std::memcmp(got.data(), c1.data(), c1.size() * 4) == 0);
+    CHECK(std::memcmp(got.data(), want.data(), c1.size() * 4) != 0);  // it wrote something
   }
 }
 

@@ -555,21 +555,40 @@ struct direct_loop {
 
 inline void run_direct_rows(const fused_kernel& k, const fused_nest& nest, const direct_loop& d, index_t r0, index_t r1) {
   const int nop = k.n_leaves + 1;
-  const int out_es = size_of(k.out.dt);
   const fused_op& o = *d.op;
-  const fused_op* in = d.arity == 2 ? &k.ops[o.inner] : nullptr;
+  const double s1 = d.arity == 2 ? k.ops[o.inner].scalar : 0.0;
+  // The loop's operands: the destination, then up to four leaves (null: a scalar), as byte
+  // pointers at row r0 and, in a nest of one outer dimension, their byte steps per row.
+  std::byte* p[5]{};
+  index_t es[5]{}, step[5]{};
+  const int leaf_of_arg[5] = {-1, d.leaf[0], d.leaf[1], d.leaf[2], d.leaf[3]};
   row_offsets w(nest, nop, r0);
+  auto place = [&] {
+    p[0] = k.out.p + w.off[0] * es[0];
+    for (int i = 1; i < 5; ++i)
+      if (const int l = leaf_of_arg[i]; l >= 0) p[i] = k.leaf[l].p + w.off[l + 1] * es[i];
+  };
+  es[0] = size_of(k.out.dt);
+  for (int i = 1; i < 5; ++i)
+    if (const int l = leaf_of_arg[i]; l >= 0) es[i] = size_of(k.leaf_dt[l]);
+  if (nest.rank == 1) {
+    step[0] = nest.stride[0][0] * es[0];
+    for (int i = 1; i < 5; ++i)
+      if (const int l = leaf_of_arg[i]; l >= 0) step[i] = nest.stride[l + 1][0] * es[i];
+  }
+  place();
   const index_t n = nest.inner;
-  for (index_t row = r0; row < r1; ++row, w.next()) {
-    std::byte* dst = k.out.p + w.off[0] * out_es;
-    if (nest.rank == 1) prefetch_row_ahead(dst, nest.stride[0][0] * out_es, row, nest.rows);
-    auto arg = [&](int i) -> const void* {
-      const int l = d.leaf[i];
-      return l < 0 ? nullptr : k.leaf[l].p + w.off[l + 1] * size_of(k.leaf_dt[l]);
-    };
-    if (d.arity == 3) o.fn3(dst, arg(0), arg(1), arg(2), arg(3), n);
-    else if (d.arity == 2) o.fn2(dst, arg(0), arg(1), arg(2), in->scalar, o.scalar, n);
-    else o.fn(dst, arg(0), arg(1), o.scalar, n);
+  for (index_t row = r0; row < r1; ++row) {
+    if (nest.rank == 1) prefetch_row_ahead(p[0], step[0], row, nest.rows);
+    if (d.arity == 3) o.fn3(p[0], p[1], p[2], p[3], p[4], n);
+    else if (d.arity == 2) o.fn2(p[0], p[1], p[2], p[3], s1, o.scalar, n);
+    else o.fn(p[0], p[1], p[2], o.scalar, n);
+    if (nest.rank == 1) {
+      for (int i = 0; i < 5; ++i) p[i] += step[i];
+    } else {
+      w.next();
+      place();
+    }
   }
 }
 
