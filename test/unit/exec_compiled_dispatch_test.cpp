@@ -8,6 +8,7 @@
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -99,4 +100,103 @@ TEST_CASE("compiled dispatch: a program without a step's family says so instead 
   REQUIRE_FALSE(st.ok);
   CHECK(st.message.find("rule executable-op") != std::string::npos);
   CHECK(st.message.find("has no kernel in this compiled plan") != std::string::npos);
+}
+
+namespace {
+
+// exp(x) is read twice (its sum and the division): it gets a buffer, so the program lays out a slot.
+constexpr auto with_slot = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4, 8});
+  auto e = ctfx::exp(x);
+  b.output(e / e.sum({0}), e * 2.0f);
+});
+using with_slot_plan = ctfx::compiled<decltype(with_slot)>;
+
+// The same with a symbolic row count: the slot's size is known at run time only.
+constexpr auto symbolic_slot = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {b.sym("n"), 8});
+  auto e = ctfx::exp(x);
+  b.output(e / e.sum({0}), e * 2.0f);
+});
+using symbolic_slot_plan = ctfx::compiled<decltype(symbolic_slot)>;
+
+#if !defined(__CUDACC__)
+static_assert(with_slot_plan::planned_arena.planned);
+static_assert(pointwise_plan::planned_arena.planned && pointwise_plan::planned_arena.n_slots == 0);
+static_assert(!symbolic_slot_plan::planned_arena.planned);
+#endif
+
+template <class Plan>
+void check_against_reference(const ctfx::ir& functional, long rows) {
+  std::vector<float> x(static_cast<std::size_t>(rows * 8));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 13) * 0.25f - 1.0f;
+  std::vector<float> a(x.size()), b(x.size()), ra(x.size()), rb(x.size());
+  const auto d = ctfx::tensor_desc::contiguous(ctfx::f32, {rows, 8});
+  std::vector<ctfx::tensor_ref> in{ctfx::tensor_ref(x.data(), d)};
+  const ctfx::binding bd = Plan::bind(std::vector<ctfx::tensor_desc>{d});
+  REQUIRE_MESSAGE(bd.status.ok, bd.status.message);
+  std::vector<std::byte> ws(bd.workspace_bytes);
+  auto st = Plan::run(in, {ctfx::tensor_ref(a.data(), d), ctfx::tensor_ref(b.data(), d)}, {}, ws);
+  REQUIRE_MESSAGE(st.ok, st.message);
+  REQUIRE(ctfx::reference_run(functional, in, {ctfx::tensor_ref(ra.data(), d), ctfx::tensor_ref(rb.data(), d)}).ok);
+  CHECK(std::memcmp(a.data(), ra.data(), a.size() * 4) == 0);
+  CHECK(std::memcmp(b.data(), rb.data(), b.size() * 4) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("compiled<G>: the arena is planned in the compiler for slots of static size, and the program runs with it") {
+  // The plan the compiler made is the one the program runs: the same pools and offsets, no overlap
+  // between live slots (checked where it was planned), and the slot's bytes in the workspace.
+  const auto& P = with_slot_plan::planned_arena;
+  const ctfx::arena_plan& A = with_slot_plan::prog().arena();
+  REQUIRE(with_slot_plan::prog().error().ok);
+  CHECK(P.n_slots == static_cast<std::size_t>(with_slot_plan::prog().slot_count()));
+  CHECK(P.n_slots >= 1);
+  REQUIRE(A.pools.size() == P.n_pools);
+  REQUIRE(A.slots.size() == P.n_slots);
+  for (std::size_t k = 0; k < P.n_slots; ++k) {
+    CHECK(A.slots[k].pool == P.slots[k].pool);
+    CHECK(A.slots[k].offset == P.slots[k].offset);
+  }
+  std::int64_t pools = 0;
+  for (std::size_t k = 0; k < P.n_pools; ++k) pools += P.pools[k].static_bytes;
+  CHECK(pools >= 4 * 8 * 4);  // exp(x): 128 bytes
+  const auto d = ctfx::tensor_desc::contiguous(ctfx::f32, {4, 8});
+  CHECK(with_slot_plan::bind({d}).workspace_bytes >= static_cast<std::size_t>(pools));
+  check_against_reference<with_slot_plan>(with_slot.get(), 4);
+
+  // Left to the run time when a slot's size is symbolic: planned when the program is made.
+  REQUIRE(symbolic_slot_plan::prog().error().ok);
+  CHECK(symbolic_slot_plan::prog().arena().slots.size() == static_cast<std::size_t>(symbolic_slot_plan::prog().slot_count()));
+  check_against_reference<symbolic_slot_plan>(symbolic_slot.get(), 5);
+}
+
+TEST_CASE("plan_slots: reuse lines share a slot, outputs in the caller's buffers get none; slot_liveness spans them") {
+  const ctfx::ir g = with_slot_plan::graph();
+  const auto f = with_slot_plan::fused();
+  const ctfx::liveness L = ctfx::compute_liveness(g, f.root.data(), f.into.data());
+  const ctfx::reuse_plan R = ctfx::plan_reuse(L);
+  const auto direct = ctfx::direct_outputs(g, L);
+  const ctfx::slot_plan sp = ctfx::plan_slots(L, &R, std::span<const std::int32_t>(direct.data(), direct.size()));
+  REQUIRE(sp.slot_of_buffer.size() == L.buffers.size());
+  std::size_t in_caller = 0;
+  for (std::size_t bi = 0; bi < L.buffers.size(); ++bi) {
+    bool is_direct = false;
+    for (auto st : direct) is_direct = is_direct || st == L.buffers[bi].storage;
+    CHECK((sp.slot_of_buffer[bi] < 0) == is_direct);
+    in_caller += is_direct;
+  }
+  CHECK(in_caller == 2);  // both outputs
+  CHECK(sp.bytes.size() == L.buffers.size() - in_caller);
+  const ctfx::liveness SL = ctfx::slot_liveness(L, sp);
+  REQUIRE(SL.buffers.size() == sp.bytes.size());
+  for (std::size_t bi = 0; bi < L.buffers.size(); ++bi) {
+    const std::int32_t k = sp.slot_of_buffer[bi];
+    if (k < 0) continue;
+    CHECK(SL.buffers[static_cast<std::size_t>(k)].begin == 2 * L.buffers[bi].def_step);
+    CHECK(SL.buffers[static_cast<std::size_t>(k)].end >= L.buffers[bi].end);
+  }
+  // Without reuse lines: one slot per buffer not in the caller's.
+  CHECK(ctfx::plan_slots(L, nullptr, std::span<const std::int32_t>(direct.data(), direct.size())).bytes.size() == L.buffers.size() - in_caller);
 }

@@ -13,6 +13,7 @@
 #pragma once
 #include <array>
 #include <initializer_list>
+#include <span>
 #include <utility>
 #include "../passes/pipeline.hpp"
 #include "../plan/row_siblings.hpp"
@@ -145,16 +146,95 @@ struct compiled {
     }
     return m;
   }();
-  /// The program this plan runs (its binding, validation and step loop). Under
-  /// CTFX_SEPARATE_RUNTIME its dispatch is the one compiled once, with every kernel family;
-  /// header-only, the one with dispatched_families only.
-  static const program& prog() {
-    static const program p(pipeline_type::get(),
-                           program_options{true, false, false, nullptr, true, true, fused_roots.data(), fused_into.data()}
-#if !defined(CTFX_SEPARATE_RUNTIME)
-                           , kernel_family::only<dispatched_families>{}
+  // ---- the arena, planned here (plan/slots.hpp, plan/arena.hpp) for the slots the program lays
+  // out, and checked overlap-free, so that the program is made without the arena search (which a
+  // header-only file then does not compile). A graph with a slot of symbolic size, or nvcc (whose
+  // constant evaluator gives up on searches this long), leaves it to the run time.
+ private:
+  struct frozen_pool {
+    pool_kind kind = pool_kind::intermediates;
+    std::int32_t partition = 0;
+    std::int64_t static_bytes = 0, begin = 0, end = 0;
+    bool returned = false;
+  };
+  struct frozen_arena {
+    bool planned = false;
+    std::size_t n_pools = 0, n_slots = 0;
+    std::array<frozen_pool, node_count> pools{};  // (a pool holds a slot, a slot a buffer, a buffer a node's storage)
+    std::array<arena_slot, node_count> slots{};
+    std::int64_t peak_bytes = 0, lower_bound = 0, unplanned_peak = 0;
+  };
+
+ public:
+  /// The arena the compiler planned for the program's slots (`planned`: false when it is left to the
+  /// run time, for a slot of symbolic size or under nvcc): pools, per slot its pool and offset.
+  static constexpr frozen_arena planned_arena = [] {
+    frozen_arena r;
+#if !defined(__CUDACC__)
+    if (!diag.ok()) return r;
+    const ir pg = pipeline_type::get();
+    const liveness L = compute_liveness(pg, fused_roots.data(), fused_into.data());
+    const reuse_plan R = plan_reuse(L);
+    const auto direct = direct_outputs(pg, L);
+    const liveness SL = slot_liveness(L, plan_slots(L, &R, std::span<const std::int32_t>(direct.data(), direct.size())));
+    arena_options ao;
+    ao.work = arena_work_per_second / 50;  // (the constant evaluation's budget is ao.compile_work)
+    const arena_plan A = plan_arena(pg, SL, ao);
+    for (const auto& p : A.pools)
+      if (!p.lanes.empty()) return r;
+    if (arena_overlap(A, SL) >= 0 || A.pools.size() > node_count || A.slots.size() > node_count) return r;
+    r.n_pools = A.pools.size();
+    r.n_slots = A.slots.size();
+    for (std::size_t k = 0; k < r.n_pools; ++k) {
+      const arena_pool& p = A.pools[k];
+      r.pools[k] = {p.kind, p.partition, p.static_bytes, p.begin, p.end, p.returned};
+    }
+    for (std::size_t k = 0; k < r.n_slots; ++k) r.slots[k] = A.slots[k];
+    r.peak_bytes = A.peak_bytes;
+    r.lower_bound = A.lower_bound;
+    r.unplanned_peak = A.unplanned_peak;
+    r.planned = true;
 #endif
-    );
+    return r;
+  }();
+ private:
+  static arena_plan thaw_arena() {
+    arena_plan a;
+    for (std::size_t k = 0; k < planned_arena.n_pools; ++k) {
+      const frozen_pool& p = planned_arena.pools[k];
+      arena_pool q;
+      q.kind = p.kind;
+      q.partition = p.partition;
+      q.static_bytes = p.static_bytes;
+      q.begin = p.begin;
+      q.end = p.end;
+      q.returned = p.returned;
+      a.pools.push_back(static_cast<arena_pool&&>(q));
+    }
+    a.slots.assign(planned_arena.slots.begin(), planned_arena.slots.begin() + static_cast<std::ptrdiff_t>(planned_arena.n_slots));
+    a.peak_bytes = planned_arena.peak_bytes;
+    a.lower_bound = planned_arena.lower_bound;
+    a.unplanned_peak = planned_arena.unplanned_peak;
+    return a;
+  }
+
+ public:
+  /// The program this plan runs (its binding, validation and step loop), with the arena planned
+  /// in the compiler when it could be (planned_arena). Under CTFX_SEPARATE_RUNTIME its dispatch
+  /// is the one compiled once, with every kernel family; header-only, the one with
+  /// dispatched_families only, and without the arena planner when the arena came planned.
+  static const program& prog() {
+    static const arena_plan arena = thaw_arena();
+    const program_options o{true, false, false, nullptr, true, true, fused_roots.data(), fused_into.data(),
+                            planned_arena.planned ? &arena : nullptr};
+#if defined(CTFX_SEPARATE_RUNTIME)
+    static const program p(pipeline_type::get(), o);
+#else
+    static const program p = [&] {
+      if constexpr (planned_arena.planned) return program(pipeline_type::get(), o, kernel_family::only<dispatched_families>{}, arena_planned_t{});
+      else return program(pipeline_type::get(), o, kernel_family::only<dispatched_families>{});
+    }();
+#endif
     return p;
   }
 

@@ -45,6 +45,7 @@
 #include "../plan/fusion.hpp"
 #include "../plan/outputs.hpp"
 #include "../plan/reuse.hpp"
+#include "../plan/slots.hpp"
 #include "kernel_table.hpp"
 #include "layouts.hpp"
 
@@ -107,7 +108,14 @@ struct program_options {
   const std::int32_t* fused_roots = nullptr;
   // With fused_roots: per node, the cat whose buffer holds its result (fusion::into), or null.
   const std::int32_t* fused_into = nullptr;
+  // With arena: the arena already planned for this graph's slots (plan/slots.hpp), by the
+  // compiler for compiled<G> and checked overlap-free there; null: planned when the program is made.
+  const arena_plan* planned_arena = nullptr;
 };
+
+/// Tag: a program whose arena comes planned (program_options::planned_arena), made without the
+/// arena planner.
+struct arena_planned_t {};
 
 // What a call will need: outputs' shapes (contiguous) and the workspace size.
 struct binding {
@@ -220,6 +228,13 @@ class basic_program {
   template <int Families>
   basic_program(ir g, program_options o, kernel_family::only<Families>)
       : g_(static_cast<ir&&>(g)), opt_(o), dispatch_(dispatch_for<Families>()) {
+    prepare();
+  }
+  /// The same, without the arena planner: `o.planned_arena` is the plan (compiled<G>'s, made in
+  /// the compiler), so the search is neither run nor compiled.
+  template <int Families>
+  basic_program(ir g, program_options o, kernel_family::only<Families>, arena_planned_t)
+      : g_(static_cast<ir&&>(g)), opt_(o), dispatch_(dispatch_for<Families, false>()) {
     prepare();
   }
 
@@ -541,11 +556,13 @@ class basic_program {
                                       const device_ctx&, std::byte*, const kernel_table*, const std::vector<index_t>&) const = nullptr;
     void (basic_program::*run_group)(const group&, const exec_frame&) const = nullptr;  // null: no chunked groups
     void (basic_program::*make_groups)() = nullptr;
+    bool (basic_program::*plan_arena)() = nullptr;  // null: the arena comes planned (program_options::planned_arena)
   };
-  template <int F>
+  template <int F, bool PlansArena = true>
   static dispatch dispatch_for() {
     dispatch d;
     d.exec = &basic_program::template exec_node<F>;
+    if constexpr (PlansArena) d.plan_arena = &basic_program::plan_arena_checked;
     if constexpr ((F & kernel_family::groups) != 0) {
       d.run_group = &basic_program::run_group;
       d.make_groups = &basic_program::make_groups;
@@ -633,38 +650,30 @@ class basic_program {
     input_of_storage_.assign(ns, -1);
     for (std::size_t k = 0; k < inputs_.size(); ++k)
       input_of_storage_[static_cast<std::size_t>(g_.meta(inputs_[k]).storage)] = static_cast<std::int32_t>(k);
-    // Slots: one per buffer, or shared along the reuse lines.
-    slot_of_buffer_.assign(life_.buffers.size(), -1);
+    // Slots: one per buffer, or shared along the reuse lines (plan/slots.hpp).
     if (opt_.memory_plan) reuse_ = *opt_.memory_plan;
     else if (opt_.reuse) reuse_ = plan_reuse(life_);
-    std::vector<std::int32_t> reuses(life_.buffers.size(), -1);  // per buffer: the buffer whose memory it takes
-    if (opt_.reuse || opt_.memory_plan)
-      for (const auto& ln : reuse_.lines)
-        if (ln.kind == line_kind::reuse && ln.buffer >= 0 && static_cast<std::size_t>(ln.buffer) < reuses.size())
-          reuses[static_cast<std::size_t>(ln.buffer)] = ln.from;
     // Outputs computed in the caller's buffer get no slot (plan/outputs.hpp).
     { const auto d = direct_outputs(g_, life_); direct_storage_.assign(d.begin(), d.end()); }
-    std::vector<std::uint8_t> direct_buffer(life_.buffers.size(), 0);
-    for (auto st : direct_storage_)
-      if (st >= 0) direct_buffer[static_cast<std::size_t>(life_.buffer_of[static_cast<std::size_t>(st)])] = 1;
-    for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
-      if (direct_buffer[bi]) continue;
-      const std::int32_t from = reuses[bi];
-      if (from >= 0 && slot_of_buffer_[static_cast<std::size_t>(from)] >= 0) {
-        const auto s = static_cast<std::size_t>(slot_of_buffer_[static_cast<std::size_t>(from)]);
-        slot_of_buffer_[bi] = static_cast<std::int32_t>(s);
-        // Reuse keys are equal sizes; keep the larger expression anyway if they are written apart.
-        if (!(slots_[s].bytes == life_.buffers[bi].bytes) && known_le(slots_[s].bytes, life_.buffers[bi].bytes))
-          slots_[s].bytes = life_.buffers[bi].bytes;
-      } else {
-        slot_of_buffer_[bi] = static_cast<std::int32_t>(slots_.size());
-        slots_.push_back({life_.buffers[bi].bytes});
-      }
+    {
+      slot_plan sp = plan_slots(life_, opt_.reuse || opt_.memory_plan ? &reuse_ : nullptr, direct_storage_);
+      slot_of_buffer_ = static_cast<std::vector<std::int32_t>&&>(sp.slot_of_buffer);
+      slots_.clear();
+      for (auto& e : sp.bytes) slots_.push_back({static_cast<sym_expr&&>(e)});
     }
     slot_of_storage_.assign(ns, -1);
     for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)
       slot_of_storage_[static_cast<std::size_t>(life_.buffers[bi].storage)] = slot_of_buffer_[bi];
-    if (opt_.arena && !plan_arena_checked()) return;
+    if (opt_.arena) {
+      if (opt_.planned_arena) {
+        arena_ = *opt_.planned_arena;  // planned in the compiler (compiled<G>), checked there
+      } else if (!dispatch_.plan_arena) {
+        prepare_error_ = run_status::failure(-1, "rule executable-op: this program was made without an arena planner and given no arena plan");
+        return;
+      } else if (!(this->*dispatch_.plan_arena)()) {
+        return;
+      }
+    }
     // Tuples' results, scatter targets, index and user-op nodes, writes.
     results_.assign(static_cast<std::size_t>(g_.size()), {});
     target_.assign(static_cast<std::size_t>(g_.size()), tensor_meta{});
@@ -871,53 +880,15 @@ class basic_program {
   bool plan_arena_checked() {
     arena_options ao;
     ao.work = arena_work_per_second / 50;  // ~20 ms of search when the program is made (counted in work)
-    // The arena packs the reuse slots, not the buffers: a slot keeps Inductor's reuse (an
-    // elementwise result taking the memory of an input that dies at its step, at the same offset),
-    // and the arena then overlaps slots whose lives do not meet. Packing buffers directly could
-    // shift such a result against its input and clobber elements not yet read.
-    liveness SL = life_;
-    SL.buffers.clear();
-    for (std::size_t k = 0; k < slots_.size(); ++k) SL.buffers.push_back(buffer_life{});
-    std::vector<std::uint8_t> seen(slots_.size(), 0);
-    for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
-      if (slot_of_buffer_[bi] < 0) continue;  // an output in the caller's buffer
-      const auto& b = life_.buffers[bi];
-      const auto k = static_cast<std::size_t>(slot_of_buffer_[bi]);
-      auto& t = SL.buffers[k];
-      const std::int64_t begin = 2 * static_cast<std::int64_t>(b.def_step);
-      if (!seen[k]) {
-        t = b;
-        t.begin = begin;
-        t.bytes = slots_[k].bytes;
-        seen[k] = 1;
-      } else {
-        t.begin = std::min(t.begin, begin);
-        t.end = std::max(t.end, b.end);
-        t.def_step = std::min(t.def_step, b.def_step);
-        t.last_step = std::max(t.last_step, b.last_step);
-        t.is_output = t.is_output || b.is_output;
-        t.unbacked = t.unbacked || b.unbacked;
-        t.crosses_partition = t.crosses_partition || b.crosses_partition;
-      }
-    }
-    for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)
-      SL.buffer_of[static_cast<std::size_t>(life_.buffers[bi].storage)] = slot_of_buffer_[bi];
+    slot_plan sp;
+    sp.slot_of_buffer = slot_of_buffer_;
+    for (const auto& sl : slots_) sp.bytes.push_back(sl.bytes);
+    const liveness SL = slot_liveness(life_, sp);
     arena_ = plan_arena(g_, SL, ao);
-    for (std::size_t p = 0; p < arena_.pools.size(); ++p) {
-      std::vector<arena_block> blocks;
-      std::vector<std::int64_t> off;
-      for (std::size_t k = 0; k < SL.buffers.size(); ++k) {
-        const auto& sl = arena_.slots[k];
-        const auto& bl = SL.buffers[k];
-        if (sl.pool != static_cast<std::int32_t>(p) || sl.lane >= 0 || !bl.bytes.is_static()) continue;
-        blocks.push_back({bl.begin, bl.end, bl.bytes.value(), 1});
-        off.push_back(sl.offset);
-      }
-      if (!arena_check(blocks, off).ok()) {
-        prepare_error_ = run_status::failure(-1, "rule arena-overlap: the arena plan puts two live buffers on the same bytes of pool " +
-                                                     std::to_string(p) + " (a planner bug: plan with arena = false)");
-        return false;
-      }
+    if (const std::int32_t p = arena_overlap(arena_, SL); p >= 0) {
+      prepare_error_ = run_status::failure(-1, "rule arena-overlap: the arena plan puts two live buffers on the same bytes of pool " +
+                                                   std::to_string(p) + " (a planner bug: plan with arena = false)");
+      return false;
     }
     return true;
   }
