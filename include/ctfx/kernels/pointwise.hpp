@@ -77,7 +77,7 @@ CTFX_HD inline C neg_bits(C x) {
 }
 
 template <class C>
-CTFX_HD inline C unary_value(op_kind k, C x) {
+CTFX_INLINE CTFX_HD C unary_value(op_kind k, C x) {
   if constexpr (std::is_integral_v<C>) {
     switch (k) {
       case op_kind::neg: return static_cast<C>(0ull - static_cast<std::uint64_t>(x));
@@ -110,7 +110,7 @@ CTFX_HD inline C unary_value(op_kind k, C x) {
 }
 
 template <class C>
-CTFX_HD inline C binary_value(op_kind k, C a, C b) {
+CTFX_INLINE CTFX_HD C binary_value(op_kind k, C a, C b) {
   switch (k) {
     case op_kind::add: case op_kind::add_: return wrap_add(a, b);
     case op_kind::sub: case op_kind::sub_:
@@ -153,7 +153,7 @@ CTFX_HD inline C binary_value(op_kind k, C a, C b) {
 // 1/a (a*a*a is not the correctly rounded cube std::pow gives). A tensor exponent stays std::pow,
 // as in PyTorch.
 template <class C>
-CTFX_HD inline C scalar_binary_value(op_kind k, C a, C s) {
+CTFX_INLINE CTFX_HD C scalar_binary_value(op_kind k, C a, C s) {
   if constexpr (!std::is_integral_v<C>) {
     if (k == op_kind::pow) {
       if (s == C(2)) return a * a;
