@@ -166,6 +166,16 @@ TEST_CASE("compiled<G>: the arena is planned in the compiler for slots of static
   CHECK(with_slot_plan::bind({d}).workspace_bytes >= static_cast<std::size_t>(pools));
   check_against_reference<with_slot_plan>(with_slot.get(), 4);
 
+  // A plan given for other slots is refused when the program is made, naming the rule.
+  ctfx::arena_plan none;
+  ctfx::program_options o;
+  o.arena = true;
+  o.fuse = true;
+  o.planned_arena = &none;
+  const ctfx::program wrong(with_slot.get(), o);
+  CHECK(!wrong.error().ok);
+  CHECK(wrong.error().message.find("rule arena-overlap: the given arena plan has 0 slots") != std::string::npos);
+
   // Left to the run time when a slot's size is symbolic: planned when the program is made.
   REQUIRE(symbolic_slot_plan::prog().error().ok);
   CHECK(symbolic_slot_plan::prog().arena().slots.size() == static_cast<std::size_t>(symbolic_slot_plan::prog().slot_count()));

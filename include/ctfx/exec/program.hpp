@@ -666,6 +666,12 @@ class basic_program {
       slot_of_storage_[static_cast<std::size_t>(life_.buffers[bi].storage)] = slot_of_buffer_[bi];
     if (opt_.arena) {
       if (opt_.planned_arena) {
+        if (opt_.planned_arena->slots.size() != slots_.size()) {
+          prepare_error_ = run_status::failure(-1, "rule arena-overlap: the given arena plan has " + std::to_string(opt_.planned_arena->slots.size()) +
+                                                       " slots where this program lays out " + std::to_string(slots_.size()) +
+                                                       " (plan it for this graph's slots: plan/slots.hpp)");
+          return;
+        }
         arena_ = *opt_.planned_arena;  // planned in the compiler (compiled<G>), checked there
       } else if (!dispatch_.plan_arena) {
         prepare_error_ = run_status::failure(-1, "rule executable-op: this program was made without an arena planner and given no arena plan");
