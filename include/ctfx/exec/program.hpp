@@ -556,7 +556,7 @@ class basic_program {
                                       const device_ctx&, std::byte*, const kernel_table*, const std::vector<index_t>&) const = nullptr;
     void (basic_program::*run_group)(const group&, const exec_frame&) const = nullptr;  // null: no chunked groups
     void (basic_program::*make_groups)() = nullptr;
-    bool (basic_program::*plan_arena)() = nullptr;  // null: the arena comes planned (program_options::planned_arena)
+    bool (basic_program::*plan_arena)(const slot_plan&) = nullptr;  // null: the arena comes planned (program_options::planned_arena)
   };
   template <int F, bool PlansArena = true>
   static dispatch dispatch_for() {
@@ -655,12 +655,10 @@ class basic_program {
     else if (opt_.reuse) reuse_ = plan_reuse(life_);
     // Outputs computed in the caller's buffer get no slot (plan/outputs.hpp).
     { const auto d = direct_outputs(g_, life_); direct_storage_.assign(d.begin(), d.end()); }
-    {
-      slot_plan sp = plan_slots(life_, opt_.reuse || opt_.memory_plan ? &reuse_ : nullptr, direct_storage_);
-      slot_of_buffer_ = static_cast<std::vector<std::int32_t>&&>(sp.slot_of_buffer);
-      slots_.clear();
-      for (auto& e : sp.bytes) slots_.push_back({static_cast<sym_expr&&>(e)});
-    }
+    const slot_plan sp = plan_slots(life_, opt_.reuse || opt_.memory_plan ? &reuse_ : nullptr, direct_storage_);
+    slot_of_buffer_ = sp.slot_of_buffer;
+    slots_.clear();
+    for (const auto& e : sp.bytes) slots_.push_back({e});
     slot_of_storage_.assign(ns, -1);
     for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)
       slot_of_storage_[static_cast<std::size_t>(life_.buffers[bi].storage)] = slot_of_buffer_[bi];
@@ -676,7 +674,7 @@ class basic_program {
       } else if (!dispatch_.plan_arena) {
         prepare_error_ = run_status::failure(-1, "rule executable-op: this program was made without an arena planner and given no arena plan");
         return;
-      } else if (!(this->*dispatch_.plan_arena)()) {
+      } else if (!(this->*dispatch_.plan_arena)(sp)) {
         return;
       }
     }
@@ -883,12 +881,10 @@ class basic_program {
 
   // The arena plan for this graph, verified: within each pool, no two static blocks that are live
   // at the same time share a byte (symbolic lanes are disjoint by construction).
-  bool plan_arena_checked() {
+  // The arena of the slots `sp` (prepare's), planned and checked.
+  bool plan_arena_checked(const slot_plan& sp) {
     arena_options ao;
     ao.work = arena_work_per_second / 50;  // ~20 ms of search when the program is made (counted in work)
-    slot_plan sp;
-    sp.slot_of_buffer = slot_of_buffer_;
-    for (const auto& sl : slots_) sp.bytes.push_back(sl.bytes);
     const liveness SL = slot_liveness(life_, sp);
     arena_ = plan_arena(g_, SL, ao);
     if (const std::int32_t p = arena_overlap(arena_, SL); p >= 0) {
