@@ -1,8 +1,12 @@
 // The CUDA backend against the host: a KV-cache update (index_put in place), a halo exchange
 // (slice_scatter into a padded grid), index_put with accumulate and duplicates and a reduction, as
 // runtime_plan; a stencil with periodic ghosts and an f16/f32 chain with broadcasts and a transposed
-// operand, as compiled<G>. Exit code 77 (skipped) when no GPU is present.
+// operand, as compiled<G>; reductions fused with their input's group (both executors) and of
+// inputs, folded a warp per output. Exit code 77 (skipped) when no GPU is present.
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 #include <ctfx.hpp>
 // Every kernel and executor header, compiled by nvcc here (test/CMakeLists.txt: headers.nvcc)
@@ -23,6 +27,7 @@
 #include <ctfx/kernels/pointwise.hpp>
 #include <ctfx/kernels/reduce.hpp>
 #include <ctfx/kernels/strided.hpp>
+#include <ctfx/kernels/warp_fold.hpp>
 #include "../common/stencil.hpp"
 
 // A stencil with periodic ghost rows and columns, written back in place (copy_), and an
@@ -201,6 +206,61 @@ void fused_reductions() {
   cudaFree(rws);
 }
 
+// Reductions of inputs (kernels/reduce.hpp), rows long enough for a warp per output, with NaNs
+// and signed zeros where the answer depends on the fold's order: runtime_plan on the device
+// against the host, bit for bit (NaN payloads and the sign of zero included).
+void plain_reductions() {
+  constexpr long PN = 40, PD = 300;
+  auto g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {PN, PD});
+    auto k = b.input("k", ctfx::i32, {PN, PD});
+    b.output(x.sum({1}), x.amax({1}), x.mean({1}), k.sum({1}), x.sum({0}));
+  });
+  std::vector<float> x(PN * PD);
+  std::vector<std::int32_t> k(PN * PD);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>((i * 7919) % 1013) * ((i % 3) ? 1e-3f : 1e5f) * ((i % 5) ? 1.0f : -1.0f);
+    k[i] = static_cast<std::int32_t>((i * 40503u) % 65536u) - 32768;
+  }
+  auto nan_with = [](std::uint32_t payload) { float f; const std::uint32_t u = 0x7fc00000u | payload; std::memcpy(&f, &u, 4); return f; };
+  x[3 * PD + 70] = nan_with(9);  // the first NaN by position, in a later lane than the next one
+  x[3 * PD + 200] = nan_with(2);
+  for (long j = 0; j < PD; ++j) x[static_cast<std::size_t>(4 * PD + j)] = (j % 2) ? 0.0f : -0.0f;
+  for (long j = 0; j < PD; ++j) x[static_cast<std::size_t>(5 * PD + j)] = (j % 37 == 3) ? ((j % 2) ? 0.0f : -0.0f) : -1.0f;
+  std::vector<float> hs(PN), hm(PN), ha(PN), hc(PD);
+  std::vector<std::int64_t> hk(PN);
+  auto outs = [&](float* s, float* m, float* a, std::int64_t* ks, float* c) {
+    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(s, ctfx::f32, {PN}), ctfx::tensor_ref::contiguous(m, ctfx::f32, {PN}),
+                                         ctfx::tensor_ref::contiguous(a, ctfx::f32, {PN}), ctfx::tensor_ref::contiguous(ks, ctfx::i64, {PN}),
+                                         ctfx::tensor_ref::contiguous(c, ctfx::f32, {PD})};
+  };
+  ctfx::runtime_plan rp(g);
+  check(rp.run({ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {PN, PD}), ctfx::tensor_ref::contiguous(k.data(), ctfx::i32, {PN, PD})},
+               outs(hs.data(), hm.data(), ha.data(), hk.data(), hc.data()))
+            .ok,
+        "reductions run on the host");
+  dev_buf<float> dx(x), ds(hs), dm(hm), da(ha), dc(hc);
+  dev_buf<std::int32_t> dk(k);
+  dev_buf<std::int64_t> dks(hk);
+  const std::vector<ctfx::tensor_ref> din = {ctfx::tensor_ref::contiguous(dx.p, ctfx::f32, {PN, PD}),
+                                             ctfx::tensor_ref::contiguous(dk.p, ctfx::i32, {PN, PD})};
+  const auto b = rp.bind(std::vector<ctfx::tensor_desc>(din.begin(), din.end()));
+  std::byte* ws = nullptr;
+  cudaMalloc(&ws, b.workspace_bytes + 1);
+  auto st = rp.run(din, outs(ds.p, dm.p, da.p, dks.p, dc.p), ctfx::device_ctx{ctfx::backend::cuda, nullptr},
+                   std::span<std::byte>(ws, b.workspace_bytes));
+  cudaDeviceSynchronize();
+  check(st.ok, st.ok ? "reductions run on the device" : st.message.c_str());
+  auto same = [](const auto& a, const auto& h) { return a.size() == h.size() && std::memcmp(a.data(), h.data(), h.size() * sizeof(h[0])) == 0; };
+  check(same(ds.get(), hs) && same(da.get(), ha) && same(dc.get(), hc), "sums and means equal to the host's, bit for bit");
+  check(same(dm.get(), hm), "amax equal to the host's, NaN payloads and zero signs included");
+  check(same(dks.get(), hk), "an i32 sum into i64 equal to the host's");
+  std::uint32_t row3;
+  std::memcpy(&row3, &hm[3], 4);
+  check(row3 == 0x7fc00009u && std::signbit(hm[4]) && std::signbit(hm[5]), "the host's amax answers are the fold's");
+  cudaFree(ws);
+}
+
 }  // namespace
 
 int main() {
@@ -212,6 +272,7 @@ int main() {
   kv_and_halo();
   compiled_groups();
   fused_reductions();
+  plain_reductions();
   std::printf("%d failures\n", failures);
   return failures == 0 ? 0 : 1;
 }

@@ -248,7 +248,7 @@ TEST_CASE("fused reductions: amax keeps the fold's NaN and signed-zero answers; 
   for (float v : mn) CHECK(std::isnan(v));
 }
 
-TEST_CASE("fused reductions: the per-output kernel (CUDA's) folds the same bits as the host's tile") {
+TEST_CASE("fused reductions: the per-output and per-warp kernels (CUDA's) fold the same bits as the host's tile") {
   // out[6] = sum over the last 250 values of x * b (b broadcast along rows, x transposed), f32.
   std::vector<float> xt(250 * 6), bv(250);
   for (std::size_t i = 0; i < xt.size(); ++i) xt[i] = static_cast<float>((i * 29) % 83) * 0.021f - 0.7f;
@@ -270,6 +270,11 @@ TEST_CASE("fused reductions: the per-output kernel (CUDA's) folds the same bits 
     out2.p = reinterpret_cast<std::byte*>(per_output.data());
     const ctfx::kernels::fused_fold_fn<ctfx::dtype::f32, ctfx::dtype::f32> fn{ctfx::kernels::fused_elem_fn{k}, out2, {is_max, 0.0}, 250};
     for (ctfx::index_t o = 0; o < 6; ++o) fn(o);
+    std::vector<float> by_warps(6);  // a warp per output (250 values each), its lanes one after another
+    ctfx::strided out3 = out;
+    out3.p = reinterpret_cast<std::byte*>(by_warps.data());
+    ctfx::kernels::fold_by_warps<float>(ctfx::device_ctx{}, ctfx::kernels::fused_fold_fn<ctfx::dtype::f32, ctfx::dtype::f32>{fn.group, out3, fn.spec, 250},
+                                        6, 250, is_max);
     for (int o = 0; o < 6; ++o) {  // amax in row-major order; a sum in 32 lanes, then the lanes in order
       float a = xt[static_cast<std::size_t>(o)] * bv[0], lane[32] = {};
       for (int r = 0; r < 250; ++r) {
@@ -285,5 +290,6 @@ TEST_CASE("fused reductions: the per-output kernel (CUDA's) folds the same bits 
     }
     CHECK(host == want);
     CHECK(per_output == want);
+    CHECK(by_warps == want);
   }
 }

@@ -2,6 +2,7 @@
 // share these kernels; here they are checked on their own).
 #include <doctest/doctest.h>
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -389,7 +390,75 @@ TEST_CASE("kernels: sums fold each output in lane order, amax in row-major order
                                                                                 ctfx::kernels::folds_runs(in, want[i].dims)};
     for (ctfx::index_t o = 0; o < out.numel(); ++o) fn(o);
     CHECK(same_bits(got, fold(x, A, B, C, want[i].dims, want[i].is_max)));
+    // Outputs that each read one unit-stride run: CUDA folds them a warp each (warp_fold.hpp).
+    const ctfx::kernels::reduced_dims rd(red);
+    if (!rd.unit_run() || !(want[i].is_max || ctfx::kernels::folds_runs(in, want[i].dims))) continue;
+    std::fill(got.begin(), got.end(), -1.0f);
+    ctfx::kernels::fold_by_warps<float>(ctfx::device_ctx{}, ctfx::kernels::reduce_run_fold<ctfx::dtype::f32, ctfx::dtype::f32>{out, kept, 0.0},
+                                        out.numel(), rd.n, want[i].is_max);
+    CHECK(same_bits(got, fold(x, A, B, C, want[i].dims, want[i].is_max)));
   }
+}
+
+namespace {
+// A fold over one vector per output, for fold_by_warps.
+struct vector_fold {
+  const std::vector<std::vector<float>>* in;
+  std::vector<float>* out;
+  const float* source(ctfx::index_t o) const { return (*in)[static_cast<std::size_t>(o)].data(); }
+  float value(const float* p, ctfx::index_t r) const { return p[r]; }
+  void store(ctfx::index_t o, float v) const { (*out)[static_cast<std::size_t>(o)] = v; }
+};
+float with_payload(std::uint32_t payload) { return std::bit_cast<float>(0x7fc00000u | payload); }
+}  // namespace
+
+TEST_CASE("kernels: a warp per output (CUDA's fold) gives the host fold's bits: sums in lanes, amax by position") {
+  // Outputs of every length around the warp's 32, whose sums depend on the order, and maxima that
+  // depend on positions: NaNs told apart by payload (the first is the answer), signed zeros (the
+  // first of equal values), all equal values.
+  std::vector<std::vector<float>> rows;
+  std::uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+  for (std::size_t n : {0u, 1u, 2u, 31u, 32u, 33u, 63u, 64u, 65u, 95u, 1000u, 4097u}) {
+    for (int kind = 0; kind < 5; ++kind) {
+      std::vector<float> v(n);
+      for (auto& x : v) {
+        const std::uint32_t u = next();
+        x = static_cast<float>(u % 1013) * ((u >> 12) % 3 ? 1e-3f : 1e5f) * ((u >> 20) % 5 ? 1.0f : -1.0f);
+      }
+      if (n > 0 && kind == 1) {  // two NaNs, the later one in a lower lane
+        v[next() % n] = with_payload(1);
+        v[n - 1] = with_payload(2);
+        if (n > 40) v[33] = with_payload(3);
+      }
+      if (kind == 2) for (std::size_t i = 0; i < n; ++i) v[i] = (next() % 2) ? 0.0f : -0.0f;
+      if (kind == 3) for (std::size_t i = 0; i < n; ++i) v[i] = (i % 7 == 5) ? ((i % 2) ? 0.0f : -0.0f) : -1.0f - static_cast<float>(i);
+      if (kind == 4) for (auto& x : v) x = 2.5f;
+      rows.push_back(v);
+    }
+  }
+  const auto outputs = static_cast<ctfx::index_t>(rows.size());
+  for (bool is_max : {false, true}) {
+    CAPTURE(is_max);
+    std::vector<float> got(rows.size()), want(rows.size());
+    for (std::size_t o = 0; o < rows.size(); ++o) {  // fold_acc fed one value at a time: the host's order
+      ctfx::kernels::fold_acc<float> a(is_max);
+      for (float x : rows[o]) a.add(x);
+      want[o] = a.result();
+    }
+    std::vector<ctfx::index_t> lengths;
+    for (const auto& r : rows) lengths.push_back(static_cast<ctfx::index_t>(r.size()));
+    for (ctfx::index_t o = 0; o < outputs; ++o)  // each output with its own length
+      got[static_cast<std::size_t>(o)] = ctfx::kernels::fold_by_lanes<float>(vector_fold{&rows, &got}, o, lengths[static_cast<std::size_t>(o)], is_max);
+    CHECK(same_bits(got, want));
+  }
+  // The first NaN by position is the answer, not the first by lane.
+  std::vector<std::vector<float>> nan_rows = {std::vector<float>(100, 1.0f)};
+  nan_rows[0][40] = with_payload(7);  // lane 8
+  nan_rows[0][70] = with_payload(9);  // lane 6
+  std::vector<float> one(1);
+  ctfx::kernels::fold_by_warps<float>(ctfx::device_ctx{}, vector_fold{&nan_rows, &one}, 1, 100, true);
+  CHECK(std::bit_cast<std::uint32_t>(one[0]) == 0x7fc00007u);
 }
 
 TEST_CASE("kernels: a fold fed in runs of any length and offset keeps the lane order") {

@@ -200,7 +200,7 @@ struct compiled {
  private:
   static arena_plan thaw_arena() {
     arena_plan a;
-    for (std::size_t k = 0; k < planned_arena.n_pools; ++k) {
+    for (std::size_t k = 0; k != planned_arena.n_pools; ++k) {  // (not `<`: nvcc warns that `< 0` is pointless)
       const frozen_pool& p = planned_arena.pools[k];
       arena_pool q;
       q.kind = p.kind;

@@ -8,7 +8,7 @@
 // unfused reduction's. On the host, the group computes its values chunk by chunk straight into a
 // tile; the outputs complete in the tile fold from it (a sum's 32 lanes a vectorized loop's
 // accumulators), and an output longer than the tile folds its chunks as they come.
-// On CUDA each thread folds one output, evaluating the group element by element.
+// On CUDA a warp folds each output (warp_fold.hpp), evaluating the group element by element.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <cstring>
@@ -155,22 +155,26 @@ bool split_outputs_for_threads(const device_ctx& ctx, const fused_kernel& k, ind
 #endif
 }
 
-// One output per thread (CUDA): the group evaluated at each of its values.
+// The fold on CUDA (warp_fold.hpp): the group evaluated at each of the output's values, by the
+// output's warp (source, value, store) or, for short folds, its thread (operator()).
 template <dtype S, dtype O>
 struct fused_fold_fn {
+  using C = compute_t<O>;
   fused_elem_fn group;  // its k.out: the loop domain (the reduction's input), never written
   strided out;
   fold_spec spec;
   index_t n;
+  CTFX_HD index_t source(index_t o) const { return o * n; }
+  CTFX_HD C value(index_t first, index_t r) const {
+    alignas(8) std::byte v[8];
+    group.value(first + r, v);
+    return load_as<S, C>(reinterpret_cast<const element_t<S>*>(v));
+  }
+  CTFX_HD void store(index_t o, C v) const { store_fold<O>(out, o, v, spec.divisor); }
   CTFX_HD void operator()(index_t o) const {
-    using C = compute_t<O>;
     fold_acc<C> a(spec.is_max);
-    for (index_t r = 0; r < n; ++r) {
-      alignas(8) std::byte v[8];
-      group.value(o * n + r, v);
-      a.add(load_as<S, C>(reinterpret_cast<const element_t<S>*>(v)));
-    }
-    store_fold<O>(out, o, a.result(), spec.divisor);
+    for (index_t r = 0; r < n; ++r) a.add(value(o * n, r));
+    store(o, a.result());
   }
 };
 
@@ -190,7 +194,7 @@ inline void run_fused_reduce(const device_ctx& ctx, const fused_kernel& k, const
   visit_fold_dtypes(k.out.dt, out.dt, [&](auto sd, auto od) {
     constexpr dtype S = decltype(sd)::value, O = decltype(od)::value;
     if (ctx.where == backend::cuda) {
-      parallel_for(ctx, outputs, fused_fold_fn<S, O>{fused_elem_fn{k}, out, spec, n});
+      fold_outputs_on_device<compute_t<O>>(ctx, fused_fold_fn<S, O>{fused_elem_fn{k}, out, spec, n}, outputs, n, spec.is_max);
       return;
     }
     auto part = [&](const fused_kernel& kt, index_t o0) {

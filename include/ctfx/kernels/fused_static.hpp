@@ -121,32 +121,36 @@ struct static_element_fn {
   }
 };
 
-// One output of a fused reduction per call, for CUDA: its n values evaluated one by one (each
-// rounded to the input's dtype S, as storing it would) and folded in reduce.hpp's order.
+// A fused reduction's fold, for CUDA (warp_fold.hpp): the output's n values evaluated one by one
+// (each rounded to the input's dtype S, as storing it would), by its warp or, for short folds, its
+// thread, and folded in reduce.hpp's order.
 template <class Root, dtype S, dtype O, int Leaves>
 struct static_fold_fn {
+  using C = compute_t<O>;
   fused_nest nest;
   const std::byte* leaf[max_fused_leaves];
   index_t leaf_bytes[max_fused_leaves];
   strided out;
   fold_spec spec;
   index_t n;
-  CTFX_HD void operator()(index_t o) const {
-    using C = compute_t<O>;
-    fold_acc<C> a(spec.is_max);
-    for (index_t r = 0; r < n; ++r) {
-      index_t off[max_fused_leaves + 1];
-      element_offsets(nest, Leaves + 1, o * n + r, off);
-      leaf_ptrs p;
-      for (int l = 0; l < Leaves; ++l) {
-        p.p[l] = leaf[l] + off[l + 1] * leaf_bytes[l];
-        p.st[l] = 0;
-      }
-      element_t<S> e;
-      store_as<S, typename Root::V>(&e, Root::template eval<unit_access>(p, 0));
-      a.add(load_as<S, C>(&e));
+  CTFX_HD index_t source(index_t o) const { return o * n; }
+  CTFX_HD C value(index_t first, index_t r) const {
+    index_t off[max_fused_leaves + 1];
+    element_offsets(nest, Leaves + 1, first + r, off);
+    leaf_ptrs p;
+    for (int l = 0; l < Leaves; ++l) {
+      p.p[l] = leaf[l] + off[l + 1] * leaf_bytes[l];
+      p.st[l] = 0;
     }
-    store_fold<O>(out, o, a.result(), spec.divisor);
+    element_t<S> e;
+    store_as<S, typename Root::V>(&e, Root::template eval<unit_access>(p, 0));
+    return load_as<S, C>(&e);
+  }
+  CTFX_HD void store(index_t o, C v) const { store_fold<O>(out, o, v, spec.divisor); }
+  CTFX_HD void operator()(index_t o) const {
+    fold_acc<C> a(spec.is_max);
+    for (index_t r = 0; r < n; ++r) a.add(value(o * n, r));
+    store(o, a.result());
   }
 };
 
@@ -427,7 +431,7 @@ struct static_group {
       f.out = out;
       f.spec = spec;
       f.n = n;
-      parallel_for(ctx, outputs, f);
+      fold_outputs_on_device<compute_t<O>>(ctx, f, outputs, n, spec.is_max);
       return;
     }
     auto part = [&](const fused_kernel& kt, index_t o0) {

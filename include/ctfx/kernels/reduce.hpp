@@ -14,6 +14,7 @@
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "pointwise.hpp"
+#include "warp_fold.hpp"
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -104,8 +105,8 @@ inline bool amax_by_keys(const float* p, index_t n, float& out) {
   return nan == 0 && (best & 0x7fffffff) != 0;
 }
 
-// The lanes a sum deals its elements to (the order above).
-inline constexpr int sum_lanes = 32;
+// The lanes a sum deals its elements to (the order above): on CUDA, a warp's (warp_fold.hpp).
+inline constexpr int sum_lanes = warp_lanes;
 
 // Whether each output of reducing `in` over `dims` (bit d) folds a run of consecutive elements of
 // the input in row-major order: no kept dimension of extent above 1 after a reduced one.
@@ -208,8 +209,9 @@ CTFX_HD inline fold_acc<C> fold_walk(const element_t<S>* base, const reduced_dim
   return acc;
 }
 
-// One output per call (CUDA): dtypes fixed, the output's elements walked with an odometer over the
-// collapsed reduced dimensions (no division per element), folded in the order above.
+// One output per call (CUDA, outputs that fold strided elements or fewer than a warp's): dtypes
+// fixed, the output's elements walked with an odometer over the collapsed reduced dimensions (no
+// division per element), folded in the order above.
 template <dtype S, dtype O>
 struct reduce_fn {
   strided out;
@@ -229,6 +231,23 @@ struct reduce_fn {
     }
     const auto* base = reinterpret_cast<const element_t<S>*>(kept.p) + koff;
     store_result<O>(reinterpret_cast<element_t<O>*>(out.p) + ooff, fold_walk<S, C>(base, red, is_max, runs).result(), divisor);
+  }
+};
+
+// A fold whose outputs each read one unit-stride run of the input (reduced_dims::unit_run), one
+// warp per output on CUDA (warp_fold.hpp).
+template <dtype S, dtype O>
+struct reduce_run_fold {
+  using C = compute_t<O>;
+  strided out;
+  strided kept;  // the input over the output's extents
+  double divisor = 0;
+  CTFX_HD const element_t<S>* source(index_t o) const {
+    return reinterpret_cast<const element_t<S>*>(kept.p) + kept.offset_of(o);
+  }
+  CTFX_HD C value(const element_t<S>* run, index_t r) const { return load_as<S, C>(run + r); }
+  CTFX_HD void store(index_t o, C v) const {
+    store_result<O>(reinterpret_cast<element_t<O>*>(out.p) + out.offset_of(o), v, divisor);
   }
 };
 
@@ -359,8 +378,15 @@ inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const
   const bool runs = folds_runs(in, dims);
   visit_fold_dtypes(in.dt, out.dt, [&](auto sd, auto od) {
     constexpr dtype S = decltype(sd)::value, O = decltype(od)::value;
-    if (ctx.where == backend::cuda) parallel_for(ctx, out.numel(), reduce_fn<S, O>{out, kept, reduced_dims(red), is_max, divisor, runs});
-    else reduce_host<S, O>(ctx, is_max, runs, out, kept, red, divisor);
+    if (ctx.where != backend::cuda) {
+      reduce_host<S, O>(ctx, is_max, runs, out, kept, red, divisor);
+      return;
+    }
+    const reduced_dims rd(red);
+    if ((is_max || runs) && rd.unit_run() && rd.n >= sum_lanes)  // a row each: one warp per output
+      fold_by_warps<compute_t<O>>(ctx, reduce_run_fold<S, O>{out, kept, divisor}, out.numel(), rd.n, is_max);
+    else
+      parallel_for(ctx, out.numel(), reduce_fn<S, O>{out, kept, rd, is_max, divisor, runs});
   });
 }
 

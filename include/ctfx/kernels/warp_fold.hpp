@@ -1,0 +1,152 @@
+// ctfx/kernels/warp_fold.hpp — a reduction's outputs folded one warp per output on CUDA, in
+// kernels/reduce.hpp's order, so the results are the bits the host's fold computes:
+//   - a sum in lanes: lane l of the warp adds values l, l + 32, l + 64, ... from +0 (exactly
+//     fold_acc's lane l), and lane 0 adds the lanes reached in order (fold_acc::in_order);
+//   - a maximum: the sequential fold's answer depends only on the values and their positions (the
+//     first NaN, else the first of the values equal to the largest), so each lane folds its values
+//     keeping the position of its answer, and lane 0 merges the 32 answers by position.
+// Each lane reads values l, l + 32, ...: a warp reads 32 neighbours at a time (coalesced where
+// the values are consecutive in memory), and the outputs' work spreads over 32 times the threads.
+// Not CUB's WarpReduce or DeviceSegmentedReduce: they add in a tree of their own, whose order the
+// host could not reproduce, and a float sum's bits depend on the order.
+//
+// A fold is a functor F: `source(o)`, what output o reads (a pointer, or o itself); `value(s, r)`,
+// value r of it as C; `store(o, v)`. fold_by_warps runs it on CUDA; in a translation unit without
+// CUDA (or on another backend) it runs the 32 lanes one after the other (fold_by_lanes): the tests
+// check the order and each functor against fold_acc that way, without a GPU.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
+#pragma once
+#include <cstring>
+#include <type_traits>
+#include "launch.hpp"
+#include "pointwise.hpp"
+#if defined(__CUDACC__)
+#include <thrust/system/cuda/error.h>
+#include <thrust/system_error.h>
+#endif
+
+namespace ctfx::kernels {
+
+// The lanes a warp folds with: reduce.hpp's lanes of a sum.
+inline constexpr int warp_lanes = 32;
+
+// One lane's fold: its sum, or its maximum and the position of that value (-1: no value yet).
+template <class C>
+struct lane_fold {
+  C v = C(0);
+  index_t at = -1;
+
+  // Whether the fold's maximum(a, b), a the earlier value, answers b (pointwise.hpp's maximum: a
+  // NaN on either side, the first; else the larger, and of equal values the first).
+  CTFX_HD static bool takes(C a, C b) {
+    if constexpr (!std::is_integral_v<C>) {
+      if (a != a) return false;
+      if (b != b) return true;
+    }
+    return a < b;
+  }
+  CTFX_HD void add(bool is_max, C x, index_t r) {
+    if (!is_max) {
+      v = wrap_add(v, x);
+    } else if (at < 0 || takes(v, x)) {
+      v = x;
+      at = r;
+    }
+  }
+  // Folds the next lane in: a sum adds it; a maximum keeps the answer of the two values in the
+  // order of their positions.
+  CTFX_HD void merge(bool is_max, const lane_fold& b) {
+    if (!is_max) {
+      v = wrap_add(v, b.v);
+    } else if (b.at >= 0 && (at < 0 || (b.at > at ? takes(v, b.v) : !takes(b.v, v)))) {
+      *this = b;
+    }
+  }
+};
+
+// The lanes reached by n values (fold_acc::in_order adds only those).
+CTFX_HD inline int lanes_used(index_t n) { return n < warp_lanes ? static_cast<int>(n) : warp_lanes; }
+
+// Output o's fold with its 32 lanes run one after the other: the warp's order, on the host.
+template <class C, class F>
+C fold_by_lanes(const F& f, index_t o, index_t n, bool is_max) {
+  const auto src = f.source(o);
+  lane_fold<C> lane[warp_lanes];
+  for (int l = 0; l < warp_lanes; ++l)
+    for (index_t r = l; r < n; r += warp_lanes) lane[l].add(is_max, f.value(src, r), r);
+  lane_fold<C> t = lane[0];
+  for (int l = 1; l < lanes_used(n); ++l) t.merge(is_max, lane[l]);
+  return t.v;
+}
+
+#if defined(__CUDACC__)
+// x of lane `src` of the warp (every lane of the warp calls it).
+template <class T>
+__device__ T lane_value(T x, int src) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a fold's value is float, double or int64");
+  if constexpr (sizeof(T) == 4) {
+    unsigned u;
+    std::memcpy(&u, &x, 4);
+    u = __shfl_sync(0xffffffffu, u, src);
+    std::memcpy(&x, &u, 4);
+  } else {
+    unsigned long long u;
+    std::memcpy(&u, &x, 8);
+    u = __shfl_sync(0xffffffffu, u, src);
+    std::memcpy(&x, &u, 8);
+  }
+  return x;
+}
+
+// A grid-stride loop over the outputs, one warp each (blocks of whole warps, so every lane of a
+// warp takes the same outputs and the shuffles have all 32).
+template <class C, class F>
+__global__ void fold_by_warps_kernel(F f, index_t outputs, index_t n, bool is_max) {
+  const int lane = static_cast<int>(threadIdx.x) % warp_lanes;
+  const index_t warps = static_cast<index_t>(gridDim.x) * blockDim.x / warp_lanes;
+  for (index_t o = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) / warp_lanes; o < outputs; o += warps) {
+    const auto src = f.source(o);
+    lane_fold<C> mine;
+    for (index_t r = lane; r < n; r += warp_lanes) mine.add(is_max, f.value(src, r), r);
+    lane_fold<C> t = mine;
+    for (int l = 1; l < warp_lanes; ++l) {
+      lane_fold<C> b;
+      b.v = lane_value(mine.v, l);
+      b.at = lane_value(mine.at, l);
+      if (l < lanes_used(n)) t.merge(is_max, b);
+    }
+    if (lane == 0) f.store(o, t.v);
+  }
+}
+#endif
+
+// The outputs [0, outputs) of fold f, each of n values: one warp per output on CUDA, the lanes one
+// after the other elsewhere.
+template <class C, class F>
+void fold_by_warps(const device_ctx& ctx, const F& f, index_t outputs, index_t n, bool is_max) {
+  if (outputs <= 0) return;
+#if defined(__CUDACC__)
+  if (ctx.where == backend::cuda) {
+    constexpr int block = 256;
+    constexpr index_t per_block = block / warp_lanes, max_blocks = index_t{1} << 16;
+    const index_t blocks = (outputs + per_block - 1) / per_block;
+    const auto grid = static_cast<unsigned>(blocks < max_blocks ? blocks : max_blocks);
+    fold_by_warps_kernel<C><<<grid, block, 0, static_cast<cudaStream_t>(ctx.stream)>>>(f, outputs, n, is_max);
+    if (const cudaError_t e = cudaPeekAtLastError(); e != cudaSuccess)
+      throw thrust::system_error(e, thrust::cuda_category(), "ctfx::kernels::fold_by_warps: launch");
+    return;
+  }
+#endif
+  (void)ctx;
+  for (index_t o = 0; o < outputs; ++o) f.store(o, fold_by_lanes<C>(f, o, n, is_max));
+}
+
+// A fused reduction's outputs on CUDA: one warp each when they fold a warp's worth of values, else
+// one thread each (f(o): fold_acc over its values, the same order).
+template <class C, class F>
+void fold_outputs_on_device(const device_ctx& ctx, const F& f, index_t outputs, index_t n, bool is_max) {
+  if (n >= warp_lanes) fold_by_warps<C>(ctx, f, outputs, n, is_max);
+  else parallel_for(ctx, outputs, f);
+}
+
+}  // namespace ctfx::kernels
