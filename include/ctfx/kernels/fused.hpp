@@ -706,19 +706,32 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
   }
 }
 
-// Evaluates the group at element i (one thread per element on CUDA; the host's cross-check).
+// Evaluates the group at element i (one thread per element on CUDA; the host's cross-check). The
+// operands' offsets come from the kernel's collapsed nest: one division per collapsed dimension
+// gives all of them, not one per dimension for each operand.
 struct fused_elem_fn {
   fused_kernel k;
+  fused_nest nest;
+  fused_elem_fn() = default;
+  explicit fused_elem_fn(const fused_kernel& kernel) : k(kernel), nest(make_nest(kernel)) {}
   CTFX_HD void operator()(index_t i) const {
+    index_t off[max_fused_leaves + 1];
+    element_offsets(nest, k.n_leaves + 1, i, off);
     alignas(8) std::byte v[8];
-    value(i, v);
-    std::memcpy(k.out.at(i), v, static_cast<std::size_t>(size_of(k.out.dt)));
+    value_at(off, v);
+    std::memcpy(k.out.p + off[0] * size_of(k.out.dt), v, static_cast<std::size_t>(size_of(k.out.dt)));
   }
   // The last op's value at element i of the loop domain (k.out's extents), in its dtype.
   CTFX_HD void value(index_t i, std::byte* result) const {
+    index_t off[max_fused_leaves + 1];
+    element_offsets(nest, k.n_leaves + 1, i, off);
+    value_at(off, result);
+  }
+  // The same, at the element whose operands' offsets are off[1 + l] (off[0]: the destination's).
+  CTFX_HD void value_at(const index_t* off, std::byte* result) const {
     alignas(8) std::byte v[max_fused_ops][8];
     const std::byte* leafp[max_fused_leaves];
-    for (int l = 0; l < k.n_leaves; ++l) leafp[l] = k.leaf[l].at(i);
+    for (int l = 0; l < k.n_leaves; ++l) leafp[l] = k.leaf[l].p + off[1 + l] * size_of(k.leaf[l].dt);
     for (int j = 0; j < k.n_ops; ++j) {
       const fused_op& o = k.ops[j];
       const std::byte* a = o.a >= max_fused_ops ? leafp[o.a - max_fused_ops] : v[o.a];

@@ -189,7 +189,9 @@ struct unary_fn {
   Op op;
   CTFX_HD void operator()(index_t i) const {
     using C = compute_t<P>;
-    store_as<O, C>(out.at(i), unary_value<C>(op.kind(), load_dyn<C>(a.dt, a.at(i))));
+    index_t c[max_rank];
+    out.coords_of(i, c);
+    store_as<O, C>(out.at_coords(c), unary_value<C>(op.kind(), load_dyn<C>(a.dt, a.at_coords(c))));
   }
 };
 
@@ -202,9 +204,11 @@ struct binary_fn {
   Op op;
   CTFX_HD void operator()(index_t i) const {
     using C = compute_t<P>;
-    const C x = load_dyn<C>(a.dt, a.at(i));
-    if (has_scalar) store_as<O, C>(out.at(i), scalar_binary_value<C>(op.kind(), x, scalar_operand<P, C>(op.kind(), scalar)));
-    else store_as<O, C>(out.at(i), binary_value<C>(op.kind(), x, load_dyn<C>(b.dt, b.at(i))));
+    index_t c[max_rank];
+    out.coords_of(i, c);
+    const C x = load_dyn<C>(a.dt, a.at_coords(c));
+    if (has_scalar) store_as<O, C>(out.at_coords(c), scalar_binary_value<C>(op.kind(), x, scalar_operand<P, C>(op.kind(), scalar)));
+    else store_as<O, C>(out.at_coords(c), binary_value<C>(op.kind(), x, load_dyn<C>(b.dt, b.at_coords(c))));
   }
 };
 
@@ -213,11 +217,13 @@ template <dtype S, dtype D>
 struct copy_fn {
   strided out, src;
   CTFX_HD void operator()(index_t i) const {
+    index_t c[max_rank];
+    out.coords_of(i, c);
     if constexpr (S == D) {
-      std::memcpy(out.at(i), src.at(i), sizeof(element_t<D>));
+      std::memcpy(out.at_coords(c), src.at_coords(c), sizeof(element_t<D>));
     } else {
       using C = std::conditional_t<(is_floating(S) || is_floating(D)), double, std::int64_t>;
-      store_as<D, C>(out.at(i), load_as<S, C>(src.at(i)));
+      store_as<D, C>(out.at_coords(c), load_as<S, C>(src.at_coords(c)));
     }
   }
 };
@@ -228,8 +234,10 @@ struct where_fn {
   strided out, c, a, b;
   CTFX_HD void operator()(index_t i) const {
     using C = compute_t<O>;
-    const bool t = load_as<dtype::b8, std::int64_t>(c.at(i)) != 0;
-    store_as<O, C>(out.at(i), t ? load_dyn<C>(a.dt, a.at(i)) : load_dyn<C>(b.dt, b.at(i)));
+    index_t x[max_rank];
+    out.coords_of(i, x);
+    const bool t = load_as<dtype::b8, std::int64_t>(c.at_coords(x)) != 0;
+    store_as<O, C>(out.at_coords(x), t ? load_dyn<C>(a.dt, a.at_coords(x)) : load_dyn<C>(b.dt, b.at_coords(x)));
   }
 };
 

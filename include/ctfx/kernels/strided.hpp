@@ -32,6 +32,19 @@ struct strided {
     return off;
   }
   CTFX_HD std::byte* at(index_t i) const { return p + offset_of(i) * size_of(dt); }
+  // The coordinates of the row-major linear index `i`: one division per dimension, shared by every
+  // view of these extents (a kernel's operands broadcast to its output) through at_coords.
+  CTFX_HD void coords_of(index_t i, index_t* c) const {
+    for (int d = rank - 1; d >= 0; --d) {
+      c[d] = i % size[d];
+      i /= size[d];
+    }
+  }
+  CTFX_HD std::byte* at_coords(const index_t* c) const {
+    index_t off = 0;
+    for (int d = 0; d < rank; ++d) off += c[d] * stride[d];
+    return p + off * size_of(dt);
+  }
   // Calls f(element offset) for every element in row-major order, with an odometer (no division).
   template <class F>
   CTFX_HD void for_each_offset(F&& f) const {
