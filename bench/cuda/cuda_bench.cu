@@ -4,7 +4,11 @@
 //     one atomicAdd kernel), and the copy bound (bytes the update must write / device-to-device
 //     cudaMemcpyAsync bandwidth measured in this run);
 //  2. CUDA-graph replay of a static plan (the run captured once with stream capture) against the
-//     plan's per-op launches, on a 50-op elementwise graph of small tensors (goal: >= 2x).
+//     plan's per-op launches, on a 50-op elementwise graph of small tensors (goal: >= 2x);
+//  3. the programs that compute (bench/runtime/compute_workloads.hpp: stencil, ring buffer, RoPE,
+//     softmax, an 8-op chain, RMSNorm) as compiled<G> and as runtime_plan, against the copy bound
+//     of the bytes they must move, each result checked against compiled<G> on the host, bit for
+//     bit. PyTorch eager and torch.compile on the GPU: bench/torch/compute.py --device cuda.
 // Medians of repeated runs timed with CUDA events; the ratios are taken within one run. Exit code
 // 77 when no GPU is visible (CI builds this with nvcc and never runs it).
 //
@@ -17,7 +21,10 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include <memory>
 #include <cuda_runtime.h>
+#include <ctfx/exec/compiled.hpp>
+#include "../runtime/compute_workloads.hpp"
 #include "../runtime/workloads.hpp"
 
 namespace {
@@ -180,6 +187,183 @@ void graph_replay(int reps) {
   cudaGraphDestroy(graph);
 }
 
+// A program's tensors, on the host (the caller's values) and copied to the device.
+struct device_tensors {
+  std::vector<ctfx::tensor_ref> host, dev;
+  std::vector<std::unique_ptr<dev_bytes>> keep;
+  static std::size_t bytes_of(const ctfx::tensor_ref& t) {
+    return static_cast<std::size_t>(t.numel()) * static_cast<std::size_t>(ctfx::size_of(t.dt));
+  }
+  explicit device_tensors(std::vector<ctfx::tensor_ref> h) : host(std::move(h)) {
+    for (const auto& t : host) {
+      keep.push_back(std::make_unique<dev_bytes>(bytes_of(t)));
+      dev.push_back(ctfx::tensor_ref(keep.back()->p, t));
+    }
+    upload();
+  }
+  void upload() const {
+    for (std::size_t k = 0; k < host.size(); ++k)
+      CTFX_BENCH_CUDA(cudaMemcpy(dev[k].data, host[k].data, bytes_of(host[k]), cudaMemcpyHostToDevice));
+  }
+  // Whether the device's tensors hold the bytes of `want` (host tensors of the same shapes).
+  bool same_as(const std::vector<ctfx::tensor_ref>& want) const {
+    for (std::size_t k = 0; k < dev.size(); ++k) {
+      std::vector<std::byte> got(bytes_of(dev[k]));
+      CTFX_BENCH_CUDA(cudaMemcpy(got.data(), dev[k].data, got.size(), cudaMemcpyDeviceToHost));
+      if (std::memcmp(got.data(), want[k].data, got.size()) != 0) return false;
+    }
+    return true;
+  }
+};
+
+struct compute_row {
+  const char* name;
+  double compiled_us, runtime_us, bound_us;
+  bool same;
+};
+
+// Program P (a compiled<G>) with inputs `in` and outputs `out` (host tensors holding the initial
+// values): one run on the host gives the expected bytes; one run of each executor on the device,
+// from the same initial values, must give them; then each is timed. `bound_bytes`: the bytes the
+// program must move, read and written (the copy bound: their device-to-device copy's time).
+template <class P>
+compute_row run_compute(const char* name, const ctfx::ir& g, std::vector<ctfx::tensor_ref> in, std::vector<ctfx::tensor_ref> out,
+                        std::size_t bound_bytes, int reps) {
+  device_tensors din(in), dout(out);
+  std::vector<std::vector<std::byte>> host_in, host_out;  // the expected bytes after one run
+  auto snapshot = [](const std::vector<ctfx::tensor_ref>& t, std::vector<std::vector<std::byte>>& to) {
+    to.clear();
+    for (const auto& x : t) {
+      const auto* p = static_cast<const std::byte*>(x.data);
+      to.emplace_back(p, p + device_tensors::bytes_of(x));
+    }
+  };
+  std::vector<std::vector<std::byte>> initial_in;
+  snapshot(in, initial_in);
+  if (auto st = P::run(in, out); !st) {
+    std::fprintf(stderr, "%s: host run failed: %s\n", name, st.message.c_str());
+    std::exit(1);
+  }
+  snapshot(in, host_in);
+  snapshot(out, host_out);
+  auto refs = [](std::vector<std::vector<std::byte>>& bytes, const std::vector<ctfx::tensor_ref>& like) {
+    std::vector<ctfx::tensor_ref> r;
+    for (std::size_t k = 0; k < like.size(); ++k) r.push_back(ctfx::tensor_ref(bytes[k].data(), like[k]));
+    return r;
+  };
+  const std::vector<ctfx::tensor_ref> want_in = refs(host_in, in), want_out = refs(host_out, out);
+  const ctfx::device_ctx dev{ctfx::backend::cuda, stream};
+  const std::vector<ctfx::tensor_desc> desc(din.dev.begin(), din.dev.end());
+  dev_bytes cws(P::bind(desc).workspace_bytes);
+  ctfx::runtime_plan rp(g);
+  dev_bytes rws(rp.bind(desc).workspace_bytes);
+  auto run_compiled = [&] {
+    if (auto st = P::run(din.dev, dout.dev, dev, {cws.p, cws.n}); !st) {
+      std::fprintf(stderr, "%s: compiled<G> on the device failed: %s\n", name, st.message.c_str());
+      std::exit(1);
+    }
+  };
+  auto run_runtime = [&] {
+    if (auto st = rp.run(din.dev, dout.dev, dev, {rws.p, rws.n}); !st) {
+      std::fprintf(stderr, "%s: runtime_plan on the device failed: %s\n", name, st.message.c_str());
+      std::exit(1);
+    }
+  };
+  bool same = true;
+  for (int which = 0; which < 2; ++which) {  // compiled<G>, then runtime_plan, each from the initial values
+    for (std::size_t k = 0; k < in.size(); ++k) std::memcpy(in[k].data, initial_in[k].data(), initial_in[k].size());
+    din.upload();
+    if (which == 0) run_compiled();
+    else run_runtime();
+    CTFX_BENCH_CUDA(cudaStreamSynchronize(stream));
+    same = same && din.same_as(want_in) && dout.same_as(want_out);
+  }
+  compute_row r{name, median_us(reps, run_compiled), median_us(reps, run_runtime), 0, same};
+  dev_bytes a(bound_bytes / 2 + 1), b(bound_bytes / 2 + 1);
+  r.bound_us = median_us(reps, [&] { CTFX_BENCH_CUDA(cudaMemcpyAsync(b.p, a.p, bound_bytes / 2, cudaMemcpyDeviceToDevice, stream)); });
+  return r;
+}
+
+template <class T>
+std::vector<T> values(std::size_t n, float scale, float shift) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<T>(static_cast<float>((i * 37) % 101) * scale - shift);
+  return v;
+}
+
+// The compute workloads' plans, at namespace scope: nvcc's host code must see a graph's closure
+// type complete where its plan is instantiated (an alias inside a function is not enough).
+using stencil_plan = ctfx::compiled<decltype(ctfx_bench::compute::stencil)>;
+using ring_plan = ctfx::compiled<decltype(ctfx_bench::compute::ring)>;
+using rope_plan = ctfx::compiled<decltype(ctfx_bench::compute::rope)>;
+using softmax_plan = ctfx::compiled<decltype(ctfx_bench::compute::softmax)>;
+using chain8_plan = ctfx::compiled<decltype(ctfx_bench::compute::chain8)>;
+using rmsnorm_plan = ctfx::compiled<decltype(ctfx_bench::compute::rmsnorm)>;
+
+// The compute workloads, with the host benchmark's sizes and values (bench/runtime/compute_bench).
+void compute_workloads(int reps) {
+  namespace w = ctfx_bench::compute;
+  using ctfx::tensor_ref;
+  std::vector<compute_row> rows;
+  {
+    std::fprintf(stderr, "[compute 1/6] stencil...\n");
+    auto x = values<float>(w::G * w::G, 0.01f, 0.0f);
+    rows.push_back(run_compute<stencil_plan>("(a) 5-point stencil 1026^2 f32, periodic ghosts, copy_ back", w::stencil.get(),
+                                                                     {tensor_ref::contiguous(x.data(), ctfx::f32, {w::G, w::G})}, {},
+                                                                     2 * 2 * w::G * w::G * 4, reps));
+  }
+  {
+    std::fprintf(stderr, "[compute 2/6] ring buffer...\n");
+    auto buf = values<float>(w::R * w::W, 0.01f, 0.0f), row = values<float>(w::W, 0.1f, 0.0f), out = std::vector<float>(w::W);
+    std::int64_t pos = 17;
+    rows.push_back(run_compute<ring_plan>(
+        "(b) ring buffer [64, 4096] f32: row at a run-time position, window sum", w::ring.get(),
+        {tensor_ref::contiguous(buf.data(), ctfx::f32, {w::R, w::W}), tensor_ref::contiguous(row.data(), ctfx::f32, {1, w::W}),
+         tensor_ref::contiguous(&pos, ctfx::i64, {1})},
+        {tensor_ref::contiguous(out.data(), ctfx::f32, {w::W})}, 2 * w::R * w::W * 4, reps));
+  }
+  {
+    std::fprintf(stderr, "[compute 3/6] RoPE into a KV cache...\n");
+    std::vector<float> cache(w::RB * w::RH * w::RS * w::RD);
+    auto k = values<float>(w::RB * w::RH * w::RD, 0.01f, 0.0f), cs = values<float>(w::RD / 2, 0.01f, 0.0f), sn = values<float>(w::RD / 2, 0.02f, 0.5f);
+    std::int64_t pos = w::RS / 2;
+    rows.push_back(run_compute<rope_plan>(
+        "(c) RoPE of k [8, 32, 1, 128] f32 into a KV cache at a run-time position", w::rope.get(),
+        {tensor_ref::contiguous(cache.data(), ctfx::f32, {w::RB, w::RH, w::RS, w::RD}), tensor_ref::contiguous(k.data(), ctfx::f32, {w::RB, w::RH, 1, w::RD}),
+         tensor_ref::contiguous(cs.data(), ctfx::f32, {w::RD / 2}), tensor_ref::contiguous(sn.data(), ctfx::f32, {w::RD / 2}),
+         tensor_ref::contiguous(&pos, ctfx::i64, {1})},
+        {}, 2 * w::RB * w::RH * w::RD * 4, reps));
+  }
+  {
+    std::fprintf(stderr, "[compute 4/6] softmax...\n");
+    auto x = values<float>(w::SN * w::SD, 0.05f, 0.0f), y = std::vector<float>(w::SN * w::SD);
+    rows.push_back(run_compute<softmax_plan>(
+        "(d) softmax over the last dim of [2048, 1024] f32 (amax, sub, exp, sum, div)", w::softmax.get(),
+        {tensor_ref::contiguous(x.data(), ctfx::f32, {w::SN, w::SD})}, {tensor_ref::contiguous(y.data(), ctfx::f32, {w::SN, w::SD})},
+        2 * w::SN * w::SD * 4, reps));
+  }
+  {
+    std::fprintf(stderr, "[compute 5/6] 8-op chain...\n");
+    auto x = values<float>(w::E, 0.01f, 0.3f), y = std::vector<float>(w::E);
+    rows.push_back(run_compute<chain8_plan>("(e) 8 elementwise ops, 16 M f32 (64 MiB in, 64 MiB out)", w::chain8.get(),
+                                                                    {tensor_ref::contiguous(x.data(), ctfx::f32, {w::E})},
+                                                                    {tensor_ref::contiguous(y.data(), ctfx::f32, {w::E})}, 2 * w::E * 4, reps));
+  }
+  {
+    std::fprintf(stderr, "[compute 6/6] RMSNorm...\n");
+    auto x = values<float>(w::NN * w::ND, 0.02f, 1.0f), wt = values<float>(w::ND, 0.1f, -1.0f), y = std::vector<float>(w::NN * w::ND);
+    rows.push_back(run_compute<rmsnorm_plan>(
+        "(f) RMSNorm over the last dim of [2048, 1024] f32 (mean of squares fused)", w::rmsnorm.get(),
+        {tensor_ref::contiguous(x.data(), ctfx::f32, {w::NN, w::ND}), tensor_ref::contiguous(wt.data(), ctfx::f32, {w::ND})},
+        {tensor_ref::contiguous(y.data(), ctfx::f32, {w::NN, w::ND})}, 2 * w::NN * w::ND * 4, reps));
+  }
+  std::printf("\n| workload | compiled<G> (us) | runtime_plan (us) | copy bound (us) | compiled / bound | runtime / bound | same bits as the host |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---|\n");
+  for (const auto& r : rows)
+    std::printf("| %s | %.1f | %.1f | %.1f | %.2f | %.2f | %s |\n", r.name, r.compiled_us, r.runtime_us, r.bound_us, r.compiled_us / r.bound_us,
+                r.runtime_us / r.bound_us, r.same ? "yes" : "NO");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -280,6 +464,7 @@ int main(int argc, char** argv) {
                 r.hand_us, r.bound_us, r.ctfx_us / r.bound_us, r.functional_us / r.ctfx_us, r.ctfx_us / r.hand_us);
   std::fprintf(stderr, "[7/7] CUDA-graph replay against per-op launches...\n");
   graph_replay(reps);
+  compute_workloads(reps);
   cudaStreamDestroy(stream);
   return 0;
 }

@@ -19,21 +19,15 @@
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include "compute_workloads.hpp"
 #include "timing.hpp"
-#include "../../test/common/stencil.hpp"
 
 namespace {
 
-
+using namespace ctfx_bench::compute;
 using ctfx_bench::median_us;
 
-// (a) A 5-point stencil on a G x G f32 grid with periodic ghost rows and columns; the interior is
-// written back in place (copy_).
-constexpr long G = 1026;
-constexpr auto stencil = ctfx::graph([](ctfx::builder& b) {
-  ctfx_test::periodic_stencil(b, b.input("grid", ctfx::f32, {G, G}), G);
-});
-
+// Each program of compute_workloads.hpp as the loop a user would write.
 __attribute__((noinline)) void stencil_hand(float* x, float* tmp) {
   for (long j = 0; j < G; ++j) x[j] = x[(G - 2) * G + j];
   for (long j = 0; j < G; ++j) x[(G - 1) * G + j] = x[G + j];
@@ -45,20 +39,6 @@ __attribute__((noinline)) void stencil_hand(float* x, float* tmp) {
     }
   for (long i = 1; i < G - 1; ++i) std::memcpy(x + i * G + 1, tmp + (i - 1) * (G - 2), (G - 2) * 4);
 }
-
-// (e) A chain of 8 elementwise ops over E f32 values into a preallocated output.
-constexpr long E = 16L << 20;
-constexpr auto chain8 = ctfx::graph([](ctfx::builder& b) {
-  auto x = b.input("x", ctfx::f32, {E});
-  auto t = x * 1.001f;
-  t = t + 0.5f;
-  t = t * x;
-  t = t - 0.25f;
-  t = ctfx::relu(t);
-  t = t * 0.75f;
-  t = t + x;
-  b.output(t / 1.5f);
-});
 
 __attribute__((noinline)) void chain8_hand(const float* x, float* y) {
   for (long i = 0; i < E; ++i) {
@@ -73,37 +53,12 @@ __attribute__((noinline)) void chain8_hand(const float* x, float* y) {
   }
 }
 
-// (b) A ring buffer [R, W] f32: a row written at a run-time position, the window's sum returned.
-constexpr long R = 64, W = 4096;
-constexpr auto ring = ctfx::graph([](ctfx::builder& b) {
-  auto buf = b.input("buf", ctfx::f32, {R, W});
-  auto row = b.input("row", ctfx::f32, {1, W});
-  auto pos = b.input("pos", ctfx::i64, {1});
-  auto nb = ctfx::index_put(buf, {pos}, row);
-  b.update(buf, nb);
-  b.output(nb.sum({0}));
-});
-
 __attribute__((noinline)) void ring_hand(float* buf, const float* row, std::int64_t pos, float* out) {
   std::memcpy(buf + pos * W, row, W * 4);
   for (long j = 0; j < W; ++j) out[j] = 0.0f + buf[j];
   for (long r = 1; r < R; ++r)
     for (long j = 0; j < W; ++j) out[j] += buf[r * W + j];
 }
-
-// (c) RoPE: k [B, H, 1, D] rotated on its two halves, written into a KV cache [B, H, S, D] at a
-// run-time position.
-constexpr long RB = 8, RH = 32, RS = 1024, RD = 128;
-constexpr auto rope = ctfx::graph([](ctfx::builder& b) {
-  auto cache = b.input("cache", ctfx::f32, {RB, RH, RS, RD});
-  auto k = b.input("k", ctfx::f32, {RB, RH, 1, RD});
-  auto cs = b.input("cos", ctfx::f32, {RD / 2});
-  auto sn = b.input("sin", ctfx::f32, {RD / 2});
-  auto pos = b.input("pos", ctfx::i64, {1});
-  auto k1 = k.slice(3, 0, RD / 2), k2 = k.slice(3, RD / 2, RD);
-  auto rot = ctfx::cat({k1 * cs - k2 * sn, k2 * cs + k1 * sn}, 3);
-  b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, rot));
-});
 
 __attribute__((noinline)) void rope_hand(float* cache, const float* k, const float* cs, const float* sn, std::int64_t pos) {
   for (long bh = 0; bh < RB * RH; ++bh) {
@@ -116,14 +71,6 @@ __attribute__((noinline)) void rope_hand(float* cache, const float* k, const flo
   }
 }
 
-// (d) Softmax over the last dimension of [N, D] f32 into a preallocated output.
-constexpr long SN = 2048, SD = 1024;
-constexpr auto softmax = ctfx::graph([](ctfx::builder& b) {
-  auto x = b.input("x", ctfx::f32, {SN, SD});
-  auto e = ctfx::exp(x - x.amax({1}, true));
-  b.output(e / e.sum({1}, true));
-});
-
 __attribute__((noinline)) void softmax_hand(const float* x, float* y) {
   for (long i = 0; i < SN; ++i) {
     const float* r = x + i * SD;
@@ -135,16 +82,6 @@ __attribute__((noinline)) void softmax_hand(const float* x, float* y) {
     for (long j = 0; j < SD; ++j) o[j] /= s;
   }
 }
-
-// (f) RMSNorm over the last dimension of [N, D] f32 (an LLM layer's normalization): the mean of
-// squares is a reduction of an elementwise value, fused: x is read twice, y written once.
-constexpr long NN = 2048, ND = 1024;
-constexpr auto rmsnorm = ctfx::graph([](ctfx::builder& b) {
-  auto x = b.input("x", ctfx::f32, {NN, ND});
-  auto w = b.input("w", ctfx::f32, {ND});
-  auto inv = ctfx::rsqrt((x * x).mean({1}, true) + 1e-6f);
-  b.output(x * inv * w);
-});
 
 __attribute__((noinline)) void rmsnorm_hand(const float* x, const float* w, float* y) {
   for (long i = 0; i < NN; ++i) {
