@@ -879,9 +879,8 @@ class basic_program {
     return ctx.where != backend::cuda && !ctx.comm && fused_check_[static_cast<std::size_t>(i)] && kernels::index_put_fusable_host(a);
   }
 
-  // The arena plan for this graph, verified: within each pool, no two static blocks that are live
-  // at the same time share a byte (symbolic lanes are disjoint by construction).
-  // The arena of the slots `sp` (prepare's), planned and checked.
+  // The arena plan of the slots `sp` (prepare's), verified: within each pool, no two static blocks
+  // that are live at the same time share a byte (symbolic lanes are disjoint by construction).
   bool plan_arena_checked(const slot_plan& sp) {
     arena_options ao;
     ao.work = arena_work_per_second / 50;  // ~20 ms of search when the program is made (counted in work)

@@ -171,11 +171,7 @@ struct fused_fold_fn {
     return load_as<S, C>(reinterpret_cast<const element_t<S>*>(v));
   }
   CTFX_HD void store(index_t o, C v) const { store_fold<O>(out, o, v, spec.divisor); }
-  CTFX_HD void operator()(index_t o) const {
-    fold_acc<C> a(spec.is_max);
-    for (index_t r = 0; r < n; ++r) a.add(value(o * n, r));
-    store(o, a.result());
-  }
+  CTFX_HD void operator()(index_t o) const { fold_in_thread<C>(*this, o, n, spec.is_max); }
 };
 
 // The reduction `out` of the group k over its domain's last dimensions: k.out describes the

@@ -147,11 +147,7 @@ struct static_fold_fn {
     return load_as<S, C>(&e);
   }
   CTFX_HD void store(index_t o, C v) const { store_fold<O>(out, o, v, spec.divisor); }
-  CTFX_HD void operator()(index_t o) const {
-    fold_acc<C> a(spec.is_max);
-    for (index_t r = 0; r < n; ++r) a.add(value(o * n, r));
-    store(o, a.result());
-  }
+  CTFX_HD void operator()(index_t o) const { fold_in_thread<C>(*this, o, n, spec.is_max); }
 };
 
 template <class GV, std::int32_t R>

@@ -189,6 +189,16 @@ struct fold_acc {
   }
 };
 
+// Output o of a fold functor (warp_fold.hpp) by one thread, value after value into fold_acc: the
+// kernel of folds shorter than a warp.
+template <class C, class F>
+CTFX_HD void fold_in_thread(const F& f, index_t o, index_t n, bool is_max) {
+  const auto src = f.source(o);
+  fold_acc<C> a(is_max);
+  for (index_t r = 0; r < n; ++r) a.add(f.value(src, r));
+  f.store(o, a.result());
+}
+
 // An output's element: a mean's division of the fold's value (in C), then the store.
 template <dtype O, class C>
 CTFX_HD inline void store_result(element_t<O>* at, C v, double divisor) {
