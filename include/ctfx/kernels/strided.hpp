@@ -21,6 +21,17 @@ struct strided {
     for (int i = 0; i < rank; ++i) n *= size[i];
     return n;
   }
+  // Element offset of the row-major linear index `i`.
+  CTFX_HD index_t offset_of(index_t i) const {
+    index_t off = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      const index_t c = i % size[d];
+      i /= size[d];
+      off += c * stride[d];
+    }
+    return off;
+  }
+  CTFX_HD std::byte* at(index_t i) const { return p + offset_of(i) * size_of(dt); }
   // The coordinates of the row-major linear index `i`: one division per dimension, shared by every
   // view of these extents (a kernel's operands broadcast to its output) through at_coords.
   CTFX_HD void coords_of(index_t i, index_t* c) const {
@@ -29,19 +40,11 @@ struct strided {
       i /= size[d];
     }
   }
-  // Element offset of coordinates c, and of the row-major linear index `i`.
-  CTFX_HD index_t offset_at(const index_t* c) const {
+  CTFX_HD std::byte* at_coords(const index_t* c) const {
     index_t off = 0;
     for (int d = 0; d < rank; ++d) off += c[d] * stride[d];
-    return off;
+    return p + off * size_of(dt);
   }
-  CTFX_HD index_t offset_of(index_t i) const {
-    index_t c[max_rank];
-    coords_of(i, c);
-    return offset_at(c);
-  }
-  CTFX_HD std::byte* at(index_t i) const { return p + offset_of(i) * size_of(dt); }
-  CTFX_HD std::byte* at_coords(const index_t* c) const { return p + offset_at(c) * size_of(dt); }
   // Calls f(element offset) for every element in row-major order, with an odometer (no division).
   template <class F>
   CTFX_HD void for_each_offset(F&& f) const {
