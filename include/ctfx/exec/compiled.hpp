@@ -20,6 +20,7 @@
 #include "../kernels/fused_static.hpp"
 #include "inplace_table.hpp"
 #include "program.hpp"
+#include "static_run.hpp"
 
 namespace ctfx {
 
@@ -128,7 +129,7 @@ struct compiled {
       for (const auto& ln : R.lines) reused = reused || (ln.kind == line_kind::reuse && ln.buffer == static_cast<std::int32_t>(b));
       if (reused) continue;
       const auto bytes = static_cast<std::size_t>(L.buffers[b].bytes.value());
-      total += (bytes + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
+      total += detail::align_ws(static_cast<index_t>(bytes));
     }
     return total;
   }
@@ -238,13 +239,45 @@ struct compiled {
     return p;
   }
 
-  static binding bind(std::span<const tensor_desc> inputs) { return prog().bind(inputs); }
-  static binding bind(std::initializer_list<tensor_desc> inputs) { return prog().bind({inputs.begin(), inputs.size()}); }
+  /// Whether step node i runs a kernel compiled for it here (step<I> below returns true).
+  static constexpr bool typed_step(std::int32_t i) {
+    const auto u = static_cast<std::size_t>(i);
+    const node& nd = frozen.nodes[u];
+    return siblings.follows[u] || row_sibling[u] >= 0 || fused_members[u] > 0 ||
+           (detail::static_arithmetic(nd.op) && nd.meta.is_tensor()) || detail::static_single(nd);
+  }
+  /// The whole run as constant data (exec/static_plan.hpp), when every extent is static, every step
+  /// has a typed kernel and the arena was planned here: run() then runs it without the run-time
+  /// program, which the file does not compile. (`run_plan.why` says why not, otherwise.)
+  static constexpr static_plan<node_count> run_plan = [] {
+    static_plan<node_count> p;
+#if defined(__CUDACC__)
+    p.why = "the arena is planned at run time under nvcc";
+    return p;
+#else
+    if (!diag.ok() || !planned_arena.planned) {
+      p.why = !diag.ok() ? "the graph broke a rule" : "the arena is planned at run time (a slot of symbolic size)";
+      return p;
+    }
+    std::array<std::int64_t, node_count> pools{};
+    for (std::size_t k = 0; k < planned_arena.n_pools; ++k) pools[k] = planned_arena.pools[k].static_bytes;
+    return make_static_plan<node_count>(pipeline_type::get(), fused_roots.data(), fused_into.data(),
+                                        static_arena_ref{{pools.data(), planned_arena.n_pools}, {planned_arena.slots.data(), planned_arena.n_slots}},
+                                        [](std::int32_t i) { return typed_step(i); });
+#endif
+  }();
+
+  static binding bind(std::span<const tensor_desc> inputs) {
+    if constexpr (run_plan.usable) return bind_static_plan(run_plan.ref(), inputs);
+    else return prog().bind(inputs);
+  }
+  static binding bind(std::initializer_list<tensor_desc> inputs) { return bind(std::span<const tensor_desc>(inputs.begin(), inputs.size())); }
 
   // inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
   static run_status run(tensor_refs inputs, tensor_refs outputs,
                         const device_ctx& ctx = {}, std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) {
-    return prog().run(inputs, outputs, ctx, workspace, kernels, table.data());
+    if constexpr (run_plan.usable) return run_static_plan(run_plan.ref(), inputs, outputs, ctx, workspace, table.data());
+    else return prog().run(inputs, outputs, ctx, workspace, kernels, table.data());
   }
 
  private:

@@ -10,6 +10,7 @@
 #include "../graph/sym_ops.hpp"
 #include "../detail/meta_util.hpp"
 #include "../kernels/strided.hpp"
+#include "run_checks.hpp"
 #include "tensor.hpp"
 
 namespace ctfx {
@@ -60,14 +61,8 @@ inline std::string node_label(const ir& g, std::int32_t id) {
   return id >= 0 && id < g.size() ? "node '" + std::string(g[id].name.view()) + "'" : std::string("the graph");
 }
 
-inline std::string shape_text(const index_t* s, int rank) {
-  std::string t = "[";
-  for (int i = 0; i < rank; ++i) t += (i ? ", " : "") + std::to_string(s[i]);
-  return t + "]";
-}
-
 // The tensor placeholders in input order (placeholder.aux is the input position).
-inline std::vector<std::int32_t> input_nodes_of(const ir& g) {
+constexpr std::vector<std::int32_t> input_nodes_of(const ir& g) {
   std::vector<std::int32_t> in;
   for (std::int32_t i = 0; i < g.size(); ++i)
     if (g[i].op == op_kind::placeholder && g[i].meta.is_tensor()) in.push_back(i);
@@ -144,21 +139,13 @@ inline run_status bind_derived(const ir& g, std::vector<index_t>& values) {
 inline run_status bind_symbols(const ir& g, const std::vector<std::int32_t>& inputs, std::span<const tensor_desc> given,
                                std::vector<index_t>& values) {
   values.assign(g.syms.size(), -1);
-  if (given.size() != inputs.size())
-    return run_status::failure(-1, "rule input-count: the graph takes " + std::to_string(inputs.size()) +
-                                       " tensor inputs, the call passes " + std::to_string(given.size()));
+  if (auto st = detail::check_input_count(inputs.size(), given.size()); !st) return st;
   // First pass: plain symbols bind; second pass: everything must agree.
   // (Names are built only for a failure: a run that passes pays for no string.)
-  auto who = [&](std::size_t k) { return "input " + std::to_string(k) + " ('" + std::string(g[inputs[k]].name.view()) + "')"; };
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const tensor_meta& m = g.meta(inputs[k]);
     const tensor_desc& t = given[k];
-    if (t.dt != m.dt)
-      return run_status::failure(inputs[k], "rule input-dtype: " + who(k) + " must be " + std::string(name_of(m.dt)) +
-                                                ", got " + std::string(name_of(t.dt)));
-    if (t.rank != m.rank)
-      return run_status::failure(inputs[k], "rule input-rank: " + who(k) + " must have rank " + std::to_string(m.rank) +
-                                                ", got " + std::to_string(t.rank));
+    if (auto st = detail::check_input_kind(inputs[k], g[inputs[k]].name.view(), k, m.dt, m.rank, t); !st) return st;
     for (int d = 0; d < m.rank; ++d) {
       const sym_expr& e = m.size[d];
       if (const int s = e.as_symbol(); s >= 0) {
@@ -194,15 +181,7 @@ inline run_status bind_symbols(const ir& g, const std::vector<std::int32_t>& inp
       want[d] = m.size[d].eval(values);
       wstride[d] = m.stride[d].eval(values);
     }
-    for (int d = 0; d < m.rank; ++d)
-      if (want[d] != t.size[d])
-        return run_status::failure(inputs[k], "rule input-shape: " + who(k) + " has shape " + detail::shape_text(t.size, t.rank) +
-                                                  "; the graph needs " + detail::shape_text(want, m.rank) +
-                                                  " (dimension " + std::to_string(d) + ")");
-    for (int d = 0; d < m.rank; ++d)
-      if (t.size[d] > 1 && wstride[d] != t.stride[d])
-        return run_status::failure(inputs[k], "rule input-strides: " + who(k) + " has strides " + detail::shape_text(t.stride, t.rank) +
-                                                  "; the graph was traced with " + detail::shape_text(wstride, m.rank));
+    if (auto st = detail::check_input_layout(inputs[k], g[inputs[k]].name.view(), k, want, wstride, m.rank, t); !st) return st;
   }
   return {};
 }

@@ -48,6 +48,7 @@
 #include "../plan/slots.hpp"
 #include "kernel_table.hpp"
 #include "layouts.hpp"
+#include "run_checks.hpp"
 
 namespace ctfx {
 
@@ -125,20 +126,18 @@ struct binding {
   std::vector<index_t> symbols;
 };
 
-inline constexpr std::size_t workspace_alignment = 256;
-
 // What a node's kernel sees during a run: every node's bound layout and every storage's address.
 struct exec_frame {
-  const std::vector<bound_layout>* layouts;
-  const std::vector<std::byte*>* bases;
+  const bound_layout* layouts;  // per node
+  std::byte* const* bases;      // per storage
   device_ctx ctx;
   strided view(std::int32_t id) const {
-    const bound_layout& l = (*layouts)[static_cast<std::size_t>(id)];
-    return l.at((*bases)[static_cast<std::size_t>(l.storage)]);
+    const bound_layout& l = layouts[id];
+    return l.at(bases[l.storage]);
   }
   // Node id's dtype and extents, row-major, without memory: the loop domain of a fused value.
   strided domain(std::int32_t id) const {
-    const bound_layout& l = (*layouts)[static_cast<std::size_t>(id)];
+    const bound_layout& l = layouts[id];
     strided s;
     s.dt = l.dt;
     s.rank = l.rank;
@@ -278,7 +277,7 @@ class basic_program {
                                     const static_node_fn* static_kernels = nullptr) const {
     bool agreed = false;
     run_status st = run_checked(inputs, outputs, ctx, workspace, kernels, static_kernels, agreed);
-    if (ctx.comm && !agreed) return agree(*ctx.comm, static_cast<run_status&&>(st));  // failed before the agreement
+    if (ctx.comm && !agreed) return detail::agree_run(*ctx.comm, static_cast<run_status&&>(st));  // failed before the agreement
     return st;
   }
 
@@ -286,19 +285,11 @@ class basic_program {
   std::int32_t sync_step() const { return sync_step_; }
 
  private:
-  static run_status agree(communicator& c, run_status st) {
-    std::int32_t node = st.node;
-    auto [ok, text] = detail::agree_world(c, st.ok, st.message, node);
-    if (ok) return {};
-    return run_status::failure(node, static_cast<std::string&&>(text));
-  }
 
   run_status run_checked(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs, const device_ctx& ctx,
                          std::span<std::byte> workspace, const kernel_table* kernels, const static_node_fn* static_kernels,
                          bool& agreed) const {
-    if (!backend_compiled(ctx.where))
-      return run_status::failure(-1, std::string("rule backend: the ") + name_of(ctx.where) +
-                                         " backend is not compiled into this program (build it with nvcc)");
+    if (auto st = detail::check_backend(ctx); !st) return st;
     std::vector<tensor_desc> descs(inputs.begin(), inputs.end());
     binding b = bind(descs);
     if (!b.status) return b.status;
@@ -306,32 +297,10 @@ class basic_program {
     std::vector<bound_layout> L;
     if (static_) L = static_layouts_;
     else if (auto st = evaluate_layouts(b.symbols, L); !st) return st;
-    if (outputs.size() != out_args_.size())
-      return run_status::failure(g_.output_node(), "rule output-count: the graph returns " + std::to_string(out_args_.size()) +
-                                                       " tensors, the call passes " + std::to_string(outputs.size()) + " buffers");
-    for (std::size_t j = 0; j < outputs.size(); ++j) {
-      const tensor_desc& want = b.outputs[j];
-      const tensor_ref& o = outputs[j];
-      auto who = [j] { return "output " + std::to_string(j); };
-      if (o.dt != want.dt)
-        return run_status::failure(out_args_[j], "rule output-dtype: " + who() + " is " + std::string(name_of(want.dt)) +
-                                                     ", the buffer is " + std::string(name_of(o.dt)));
-      bool same = o.rank == want.rank;
-      for (int d = 0; same && d < want.rank; ++d) same = o.size[d] == want.size[d];
-      if (!same)
-        return run_status::failure(out_args_[j], "rule output-shape: " + who() + " has shape " +
-                                                     detail::shape_text(want.size, want.rank) + ", the buffer " +
-                                                     detail::shape_text(o.size, o.rank));
-      if (o.numel() > 0 && o.data == nullptr)
-        return run_status::failure(out_args_[j], "rule output-buffer: " + who() + " has no data pointer");
-    }
-    for (std::size_t k = 0; k < inputs.size(); ++k)
-      if (inputs[k].numel() > 0 && inputs[k].data == nullptr)
-        return run_status::failure(inputs_[k], "rule input-buffer: input " + std::to_string(k) + " has no data pointer");
+    if (auto st = detail::check_outputs(g_.output_node(), out_args_, b.outputs, outputs); !st) return st;
+    if (auto st = detail::check_input_data(inputs_, inputs); !st) return st;
     if (auto st = check_caller_aliasing(inputs, outputs); !st) return st;
-    if (!workspace.empty() && workspace.size() < b.workspace_bytes)
-      return run_status::failure(-1, "rule workspace-size: the plan needs " + std::to_string(b.workspace_bytes) +
-                                         " bytes of workspace for these shapes, the call gives " + std::to_string(workspace.size()));
+    if (auto st = detail::check_workspace(b.workspace_bytes, workspace); !st) return st;
     std::vector<std::byte*> base(static_cast<std::size_t>(g_.next_storage), nullptr);
     std::vector<std::size_t> storage_bytes_v(static_cast<std::size_t>(g_.next_storage), 0);
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
@@ -342,23 +311,15 @@ class basic_program {
     }
     // Workspace: the caller's, or one allocation for this run (the only one a run makes).
     std::unique_ptr<std::byte[]> owned;
-    std::byte* ws = workspace.data();
-    if (workspace.empty() && b.workspace_bytes > 0) {
-      if (ctx.where == backend::cuda)
-        return run_status::failure(-1, "rule workspace-size: a CUDA run needs a device workspace of " +
-                                           std::to_string(b.workspace_bytes) + " bytes from the caller");
-      owned.reset(new std::byte[b.workspace_bytes + workspace_alignment]);
-      ws = owned.get();
-      const auto mis = reinterpret_cast<std::uintptr_t>(ws) % workspace_alignment;
-      if (mis) ws += workspace_alignment - mis;
-    }
+    std::byte* ws = nullptr;
+    if (auto st = detail::take_workspace(ctx, b.workspace_bytes, workspace, owned, ws); !st) return st;
     std::byte* scratch = ws ? ws + buffer_region_bytes(b.symbols) : nullptr;
     if (opt_.arena) {
       std::vector<std::size_t> pool_base(arena_.pools.size());
       std::size_t off = 0;
       for (std::size_t p = 0; p < arena_.pools.size(); ++p) {
         pool_base[p] = off;
-        off += align_ws(arena_.pool_size(static_cast<std::int32_t>(p), b.symbols));
+        off += detail::align_ws(arena_.pool_size(static_cast<std::int32_t>(p), b.symbols));
       }
       for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
         const auto s = static_cast<std::size_t>(life_.buffers[bi].storage);
@@ -374,7 +335,7 @@ class basic_program {
         const auto bytes = static_cast<std::size_t>(std::max<index_t>(slots_[k].bytes.eval(b.symbols), 0));
         for (std::size_t st = 0; st < slot_of_storage_.size(); ++st)
           if (slot_of_storage_[st] == static_cast<std::int32_t>(k)) { base[st] = ws + off; storage_bytes_v[st] = bytes; }
-        off += align_ws(bytes);
+        off += detail::align_ws(static_cast<index_t>(bytes));
       }
     }
     // Outputs computed in the caller's buffer: a dense one is the buffer itself; a strided one gets
@@ -387,18 +348,10 @@ class basic_program {
       const auto bi = static_cast<std::size_t>(life_.buffer_of[static_cast<std::size_t>(st)]);
       const auto bytes = static_cast<std::size_t>(std::max<index_t>(life_.buffers[bi].bytes.eval(b.symbols), 0));
       storage_bytes_v[static_cast<std::size_t>(st)] = bytes;
-      tensor_desc dense = outputs[j];
-      dense.set_contiguous();
-      if (dense == static_cast<const tensor_desc&>(outputs[j])) {
-        base[static_cast<std::size_t>(st)] = static_cast<std::byte*>(outputs[j].data);
-        direct[j] = 1;
-      } else if (ctx.where == backend::cuda) {
-        return run_status::failure(out_args_[j], "rule output-layout: output " + std::to_string(j) +
-                                                     " is computed in the caller's buffer, which on CUDA must be dense (row-major); pass a dense buffer");
-      } else {
-        strided_out.emplace_back(new std::byte[bytes + 1]);
-        base[static_cast<std::size_t>(st)] = strided_out.back().get();
-      }
+      bool dense = false;
+      if (auto e = detail::place_direct_output(ctx, j, out_args_[j], outputs[j], bytes, base[static_cast<std::size_t>(st)], dense, strided_out); !e)
+        return e;
+      direct[j] = dense;
     }
     // Every view inside its storage.
     for (std::int32_t i = 0; i < g_.size(); ++i) {
@@ -441,7 +394,7 @@ class basic_program {
     }
     // ---- execution
     std::vector<std::int32_t> owner(opt_.check_lifetimes ? slots_.size() : 0, -1);
-    const exec_frame frame{&L, &base, ctx};
+    const exec_frame frame{L.data(), base.data(), ctx};
     for (std::size_t step = 0; step < life_.steps.size(); ++step) {
       const std::int32_t i = life_.steps[step];
       if (static_cast<std::int32_t>(step) == check_barrier_)  // indices computed ahead of the first caller write
@@ -452,7 +405,7 @@ class basic_program {
         if (is_index_op(g_[i].op) && !index_checkable_early(i))
           if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
         agreed = true;
-        if (auto st = agree(*ctx.comm, {}); !st) return st;
+        if (auto st = detail::agree_run(*ctx.comm, {}); !st) return st;
       }
       if (opt_.check_lifetimes)
         if (auto st = check_step(static_cast<std::int32_t>(step), owner); !st) return st;
@@ -465,14 +418,12 @@ class basic_program {
     }
     if (ctx.comm && !agreed) {
       agreed = true;
-      if (auto st = agree(*ctx.comm, {}); !st) return st;
+      if (auto st = detail::agree_run(*ctx.comm, {}); !st) return st;
     }
     for (std::size_t j = 0; j < outputs.size(); ++j) {
       if (direct[j]) continue;
       const bound_layout& l = L[static_cast<std::size_t>(out_args_[j])];
-      strided dst = bound_layout{outputs[j].dt, outputs[j].rank, {}, {}, 0, -1}.at(static_cast<std::byte*>(outputs[j].data));
-      for (int d = 0; d < outputs[j].rank; ++d) { dst.size[d] = outputs[j].size[d]; dst.stride[d] = outputs[j].stride[d]; }
-      kernels::copy(ctx, dst, l.at(base[static_cast<std::size_t>(l.storage)]));
+      detail::copy_to_caller(ctx, outputs[j], l.at(base[static_cast<std::size_t>(l.storage)]));
     }
     return {};
   }
@@ -589,17 +540,13 @@ class basic_program {
     return fusion_.into_of(i) >= 0 ? slice_meta_[static_cast<std::size_t>(i)] : g_[i].meta;
   }
 
-  static std::size_t align_ws(index_t bytes) {
-    return (static_cast<std::size_t>(std::max<index_t>(bytes, 0)) + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
-  }
-
   // Bytes of the planned buffers: the pools of the arena, or the reuse slots, back to back.
   std::size_t buffer_region_bytes(const std::vector<index_t>& sym) const {
     std::size_t off = 0;
     if (opt_.arena) {
-      for (std::size_t p = 0; p < arena_.pools.size(); ++p) off += align_ws(arena_.pool_size(static_cast<std::int32_t>(p), sym));
+      for (std::size_t p = 0; p < arena_.pools.size(); ++p) off += detail::align_ws(arena_.pool_size(static_cast<std::int32_t>(p), sym));
     } else {
-      for (const auto& sl : slots_) off += align_ws(sl.bytes.eval(sym));
+      for (const auto& sl : slots_) off += detail::align_ws(sl.bytes.eval(sym));
     }
     return off;
   }
@@ -607,8 +554,7 @@ class basic_program {
   std::size_t scratch_bytes(const std::vector<index_t>& sym) const {
     std::size_t hidden = 0;
     for (const auto& h : hidden_)
-      hidden += (static_cast<std::size_t>(std::max<index_t>(storage_bytes(h.second).eval(sym), 0)) + workspace_alignment - 1) /
-                workspace_alignment * workspace_alignment;
+      hidden += detail::align_ws(storage_bytes(h.second).eval(sym));
     return scratch_bytes_without_hidden(sym) + hidden;
   }
 
@@ -1056,33 +1002,10 @@ class basic_program {
   }
 
   run_status check_caller_aliasing(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs) const {
-    struct range { const std::byte* lo; const std::byte* hi; bool written; std::int32_t who; };  // who: input k, or ~j for output j
-    range stack[16];
-    std::vector<range> heap;
-    const std::size_t n = inputs.size() + outputs.size();
-    range* rs = n <= 16 ? stack : (heap.resize(n), heap.data());
-    std::size_t m = 0;
-    auto add = [&](const tensor_ref& t, bool written, std::int32_t who) {
-      if (t.numel() == 0 || !t.data) return;
-      const auto* p = static_cast<const std::byte*>(t.data);
-      rs[m++] = {p, p + t.span_bytes(), written, who};
-    };
-    for (std::size_t k = 0; k < inputs.size(); ++k)
-      add(inputs[k], std::find(mutated_inputs_.begin(), mutated_inputs_.end(), static_cast<std::int32_t>(k)) != mutated_inputs_.end(),
-          static_cast<std::int32_t>(k));
-    for (std::size_t j = 0; j < outputs.size(); ++j) add(outputs[j], true, ~static_cast<std::int32_t>(j));
-    std::sort(rs, rs + m, [](const range& a, const range& b) { return a.lo < b.lo; });
-    auto name = [&](std::int32_t who) {
-      return who >= 0 ? "input " + std::to_string(who) + " ('" + std::string(g_[inputs_[static_cast<std::size_t>(who)]].name.view()) + "')"
-                      : "output " + std::to_string(~who);
-    };
-    // Sweep: any overlap that involves a written buffer is refused.
-    for (std::size_t a = 0; a < m; ++a)
-      for (std::size_t c = a + 1; c < m && rs[c].lo < rs[a].hi; ++c)
-        if (rs[a].written || rs[c].written)
-          return run_status::failure(-1, "rule no-caller-aliasing: " + name(rs[a].who) + " and " + name(rs[c].who) +
-                                             " overlap in memory, and the graph writes one of them; pass separate buffers");
-    return {};
+    return detail::check_caller_aliasing(
+        inputs, outputs,
+        [&](std::size_t k) { return std::find(mutated_inputs_.begin(), mutated_inputs_.end(), static_cast<std::int32_t>(k)) != mutated_inputs_.end(); },
+        [&](std::size_t k) { return g_[inputs_[k]].name.view(); });
   }
 
   // bshape (rank brank) becomes its broadcast with l's extents (shapes already checked to agree).
@@ -1491,8 +1414,7 @@ class basic_program {
         if (h.first == i) {
           if (seen++ == nth) return std::pair<std::byte*, tensor_meta>{scratch + off, h.second};
         }
-        off += (static_cast<std::size_t>(std::max<index_t>(storage_bytes(h.second).eval(sym), 0)) + workspace_alignment - 1) /
-               workspace_alignment * workspace_alignment;
+        off += detail::align_ws(storage_bytes(h.second).eval(sym));
       }
       return std::pair<std::byte*, tensor_meta>{nullptr, tensor_meta{}};
     };
@@ -1543,7 +1465,7 @@ class basic_program {
         const bound_layout x = evaluate(g_.meta(g_.arg(i, 0)), sym);
         n = std::max(n, 64 + kernels::halo_scratch_bytes(collective_of(i), x.size[0], x.size[1], x.dt));
       }
-    return (n + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
+    return detail::align_ws(static_cast<index_t>(n));
   }
 
   // numel of x[indices] of an index_put: the broadcast index shape times x's other extents.

@@ -1,0 +1,245 @@
+// ctfx/exec/static_plan.hpp — a graph's whole run as constant data, made in the compiler: every
+// node's layout, where each storage lives (an input, the workspace at a fixed offset, or an
+// output's buffer), the steps, which inputs the graph writes, the workspace size, the outputs'
+// shapes. compiled<G> makes one for a graph whose extents are all static and whose every step has
+// a typed kernel, and runs it with run_static_plan (exec/static_run.hpp): the checks, then the
+// steps, without the run-time program (symbol binding, planners, dispatch), which such a user's file
+// then does not compile. Every number here is what that program computes for the same graph
+// (test/unit/exec_static_plan_test.cpp holds them side by side).
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+#include "../analysis/liveness.hpp"
+#include "../analysis/order.hpp"
+#include "../plan/arena.hpp"
+#include "../plan/fusion.hpp"
+#include "../plan/outputs.hpp"
+#include "../plan/reuse.hpp"
+#include "../plan/slots.hpp"
+#include "layouts.hpp"
+#include "run_checks.hpp"
+
+namespace ctfx {
+
+/// Where a storage's memory comes from during a run of a static plan.
+enum class storage_home : std::uint8_t {
+  unused,     ///< nothing reads or writes it
+  input,      ///< the caller's input `index`
+  workspace,  ///< the workspace, `offset` bytes in
+  output,     ///< the caller's output `index` (computed in place there)
+};
+struct storage_place {
+  storage_home home = storage_home::unused;
+  std::int32_t index = -1;  // input or output position
+  std::int64_t offset = 0;  // in the workspace
+  std::int64_t bytes = 0;   // what its views reach
+};
+
+/// A static plan without its capacity: what run_static_plan reads.
+struct static_plan_ref {
+  std::int32_t output_node = -1;
+  std::span<const bound_layout> layouts;       // per node
+  std::span<const std::int32_t> input_nodes;   // per input position
+  std::span<const name_t> input_names;         // per input position (for messages)
+  std::span<const bool> input_written;         // per input position: the graph writes it
+  std::span<const std::int32_t> output_nodes;  // per output position
+  std::span<const tensor_desc> outputs;        // per output position: dense, as binding::outputs
+  std::span<const storage_place> storages;     // per storage id
+  std::span<const std::int32_t> steps;         // the nodes that run a kernel, in order
+  std::size_t workspace_bytes = 0;             // as binding::workspace_bytes
+};
+
+/// A graph's run, for a graph of at most N nodes. `usable` false: the run-time program runs it,
+/// for the reason `why` (symbolic extents, a step without a typed kernel, ...).
+template <std::size_t N>
+struct static_plan {
+  bool usable = false;
+  const char* why = "not made";
+  std::int32_t output_node = -1;
+  std::size_t n_inputs = 0, n_outputs = 0, n_storages = 0, n_steps = 0;
+  std::array<bound_layout, N> layouts{};
+  std::array<std::int32_t, N> input_nodes{}, output_nodes{}, steps{};
+  std::array<name_t, N> input_names{};
+  std::array<bool, N> input_written{};
+  std::array<tensor_desc, N> outputs{};
+  std::array<storage_place, N> storages{};
+  std::size_t workspace_bytes = 0;
+
+  constexpr static_plan_ref ref() const {
+    return {output_node,
+            {layouts.data(), N},
+            {input_nodes.data(), n_inputs},
+            {input_names.data(), n_inputs},
+            {input_written.data(), n_inputs},
+            {output_nodes.data(), n_outputs},
+            {outputs.data(), n_outputs},
+            {storages.data(), n_storages},
+            {steps.data(), n_steps},
+            workspace_bytes};
+  }
+};
+
+/// The arena compiled<G> planned for the graph's slots (plan/arena.hpp), as static_plan needs it:
+/// per pool its bytes, per slot its pool and byte offset.
+struct static_arena_ref {
+  std::span<const std::int64_t> pool_bytes;
+  std::span<const arena_slot> slots;
+};
+
+namespace detail {
+constexpr bound_layout bound_static(const tensor_meta& m) {
+  bound_layout b;
+  b.dt = m.dt;
+  b.rank = m.rank;
+  b.storage = m.storage;
+  for (int d = 0; d < m.rank; ++d) {
+    b.size[d] = m.size[d].value();
+    b.stride[d] = m.stride[d].value();
+  }
+  b.offset = m.offset.value();
+  return b;
+}
+constexpr index_t layout_extent(const bound_layout& l) {  // bound_layout::extent, in constant evaluation
+  index_t hi = l.offset;
+  for (int d = 0; d < l.rank; ++d) {
+    if (l.size[d] == 0) return 0;
+    hi += (l.size[d] - 1) * l.stride[d];
+  }
+  return hi + 1;
+}
+}  // namespace detail
+
+/// Makes the static plan of graph `g` (optimized, without symbols) grouped as `roots`/`into`
+/// (plan/fusion.hpp), its slots laid out by `arena`; `typed(i)` says whether step node i runs a
+/// kernel compiled for it. Unusable (with the reason) for anything the run-time program must do.
+template <std::size_t N, class Typed>
+constexpr static_plan<N> make_static_plan(const ir& g, const std::int32_t* roots, const std::int32_t* into, static_arena_ref arena,
+                                          Typed&& typed) {
+  static_plan<N> p;
+  auto refuse = [&](const char* why) {
+    p.why = why;
+    return p;
+  };
+  if (!g.error.ok()) return refuse("the graph broke a rule");
+  if (!g.syms.empty()) return refuse("symbolic extents: layouts and workspace are bound at run time");
+  if (static_cast<std::size_t>(g.size()) > N || static_cast<std::size_t>(g.next_storage) > N) return refuse("more nodes than planned");
+  for (const node& nd : g.nodes)
+    for (int d = 0; d < nd.meta.rank; ++d)
+      if (!nd.meta.size[d].is_static() || !nd.meta.stride[d].is_static()) return refuse("symbolic extents: layouts and workspace are bound at run time");
+  const liveness L = compute_liveness(g, roots, into);
+  for (const std::int32_t i : L.steps) {
+    const op_kind k = g[i].op;
+    if (k == op_kind::empty || k == op_kind::empty_like) continue;  // no kernel: contents unspecified
+    if (is_index_op(k) || facts(k).family == op_family::collective || k == op_kind::custom || k == op_kind::auto_functionalized ||
+        !typed(i))
+      return refuse("a step runs through the run-time dispatch (index, collective, user, scatter, cat, reduction or fill)");
+    p.steps[p.n_steps++] = i;
+  }
+  // Layouts: a result computed in a cat's slice is laid out as that slice (consumers come later,
+  // so from the last node back each cat's own layout is known before its operands').
+  std::vector<tensor_meta> meta(static_cast<std::size_t>(g.size()));
+  for (std::int32_t i = g.size() - 1; i >= 0; --i) {
+    const std::int32_t c = into ? into[i] : -1;
+    if (c < 0) meta[static_cast<std::size_t>(i)] = g[i].meta;
+    else if (g[c].op == op_kind::cat) meta[static_cast<std::size_t>(i)] = cat_slice_meta(g, c, i, &meta[static_cast<std::size_t>(c)]);
+    else return refuse("a result computed in an index put's row");
+    if (meta[static_cast<std::size_t>(i)].is_tensor()) p.layouts[static_cast<std::size_t>(i)] = detail::bound_static(meta[static_cast<std::size_t>(i)]);
+  }
+  // Inputs, outputs, and where every storage lives.
+  const auto inputs = detail::input_nodes_of(g);
+  p.n_inputs = inputs.size();
+  p.n_storages = static_cast<std::size_t>(g.next_storage);
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    p.input_nodes[k] = inputs[k];
+    p.input_names[k] = g[inputs[k]].name;
+    const bound_layout& l = p.layouts[static_cast<std::size_t>(inputs[k])];
+    p.storages[static_cast<std::size_t>(l.storage)] = {storage_home::input, static_cast<std::int32_t>(k), 0, detail::layout_extent(l) * size_of(l.dt)};
+  }
+  p.output_node = g.output_node();
+  if (p.output_node >= 0)
+    for (const std::int32_t a : g.args_of(p.output_node))
+      if (a >= 0 && g.meta(a).is_tensor()) {
+        const bound_layout& l = p.layouts[static_cast<std::size_t>(a)];
+        tensor_desc d;
+        d.dt = l.dt;
+        d.rank = l.rank;
+        for (int k = 0; k < l.rank; ++k) d.size[k] = l.size[k];
+        d.set_contiguous();
+        p.output_nodes[p.n_outputs] = a;
+        p.outputs[p.n_outputs++] = d;
+      }
+  const reuse_plan R = plan_reuse(L);
+  const auto direct = direct_outputs(g, L);
+  const slot_plan sp = plan_slots(L, &R, std::span<const std::int32_t>(direct.data(), direct.size()));
+  if (sp.bytes.size() != arena.slots.size()) return refuse("the arena was planned for other slots");
+  std::array<std::int64_t, N> pool_base{};
+  std::size_t buffers = 0;
+  for (std::size_t q = 0; q < arena.pool_bytes.size(); ++q) {
+    pool_base[q] = static_cast<std::int64_t>(buffers);
+    buffers += detail::align_ws(arena.pool_bytes[q]);
+  }
+  for (std::size_t b = 0; b < L.buffers.size(); ++b) {
+    const auto s = static_cast<std::size_t>(L.buffers[b].storage);
+    const std::int32_t k = sp.slot_of_buffer[b];
+    if (k >= 0) {
+      const arena_slot& a = arena.slots[static_cast<std::size_t>(k)];
+      if (a.lane >= 0) return refuse("a slot of symbolic size");
+      p.storages[s] = {storage_home::workspace, -1, pool_base[static_cast<std::size_t>(a.pool)] + a.offset, sp.bytes[static_cast<std::size_t>(k)].value()};
+      continue;
+    }
+    for (std::size_t j = 0; j < direct.size(); ++j)
+      if (direct[j] == static_cast<std::int32_t>(s)) p.storages[s] = {storage_home::output, static_cast<std::int32_t>(j), 0, L.buffers[b].bytes.value()};
+    if (p.storages[s].home != storage_home::output) return refuse("a buffer without a slot");
+  }
+  // The program's scratch (an index check's flag: none here, but every plan reserves it).
+  p.workspace_bytes = buffers + detail::align_ws(64);
+  // Which inputs the graph writes: their buffers are then refused as aliases of any other.
+  for (std::size_t k = 0; k < p.n_steps; ++k)
+    for_each_write(g, p.steps[k], [&](std::int32_t s) {
+      if (s >= 0 && p.storages[static_cast<std::size_t>(s)].home == storage_home::input)
+        p.input_written[static_cast<std::size_t>(p.storages[static_cast<std::size_t>(s)].index)] = true;
+    });
+  // Every view inside its storage (the run-time program checks it on every run; here it is the
+  // same on every run, so a plan that would fail it is left to that program to report).
+  for (std::int32_t i = 0; i < g.size(); ++i) {
+    const bound_layout& l = p.layouts[static_cast<std::size_t>(i)];
+    if (!g[i].meta.is_tensor() || detail::layout_extent(l) == 0) continue;
+    const auto s = static_cast<std::size_t>(l.storage);
+    if (p.storages[s].home == storage_home::unused) continue;
+    if (l.offset < 0 || detail::layout_extent(l) * size_of(l.dt) > p.storages[s].bytes) return refuse("a view outside its storage");
+  }
+  p.usable = true;
+  p.why = "";
+  return p;
+}
+
+/// The plan in words, a line per input, output, storage used and step (nodes named from graph `g`):
+/// for listings and tests.
+inline std::string to_text(const static_plan_ref& p, const ir& g) {
+  auto name = [&](std::int32_t i) { return std::string(g[i].name.view()); };
+  std::string t;
+  for (std::size_t k = 0; k < p.input_nodes.size(); ++k)
+    t += "input " + std::to_string(k) + ": " + name(p.input_nodes[k]) + (p.input_written[k] ? " (written)" : "") + "\n";
+  for (std::size_t j = 0; j < p.output_nodes.size(); ++j)
+    t += "output " + std::to_string(j) + ": " + name(p.output_nodes[j]) + " " + detail::shape_text(p.outputs[j].size, p.outputs[j].rank) + "\n";
+  for (std::size_t s = 0; s < p.storages.size(); ++s) {
+    const storage_place& q = p.storages[s];
+    if (q.home == storage_home::unused) continue;
+    t += "storage " + std::to_string(s) + ": ";
+    switch (q.home) {
+      case storage_home::unused: break;
+      case storage_home::input: t += "input " + std::to_string(q.index); break;
+      case storage_home::workspace: t += "workspace +" + std::to_string(q.offset); break;
+      case storage_home::output: t += "output " + std::to_string(q.index); break;
+    }
+    t += "\n";
+  }
+  for (const std::int32_t i : p.steps) t += "step: " + name(i) + "\n";
+  return t + "workspace: " + std::to_string(p.workspace_bytes) + " bytes\n";
+}
+
+}  // namespace ctfx

@@ -1,0 +1,111 @@
+// ctfx/exec/static_run.hpp — running a static plan (exec/static_plan.hpp): the run-time program's
+// checks in its order and words (exec/run_checks.hpp), the workspace, then one typed kernel per step
+// (compiled<G>'s table), then the outputs not computed in place copied out. Nothing is planned,
+// bound or dispatched here, and nothing is written before every check has passed (across ranks:
+// before every rank has learned that every rank passed them).
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
+#pragma once
+#include <memory>
+#include <span>
+#include <vector>
+#include "program.hpp"
+#include "run_checks.hpp"
+#include "static_plan.hpp"
+
+namespace ctfx {
+
+namespace detail {
+// Inputs (tensor_desc or tensor_ref) against the plan: count, dtype and rank, then extents and strides.
+template <class T>
+run_status check_static_inputs(const static_plan_ref& p, std::span<const T> inputs) {
+  if (auto st = check_input_count(p.input_nodes.size(), inputs.size()); !st) return st;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const std::int32_t i = p.input_nodes[k];
+    const bound_layout& l = p.layouts[static_cast<std::size_t>(i)];
+    if (auto st = check_input_kind(i, p.input_names[k].view(), k, l.dt, l.rank, inputs[k]); !st) return st;
+  }
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const std::int32_t i = p.input_nodes[k];
+    const bound_layout& l = p.layouts[static_cast<std::size_t>(i)];
+    if (auto st = check_input_layout(i, p.input_names[k].view(), k, l.size, l.stride, l.rank, inputs[k]); !st) return st;
+  }
+  return {};
+}
+
+// Storages and outputs of a run: on the stack for the common sizes, else on the heap.
+template <class T, std::size_t Stack>
+struct run_array {
+  T stack[Stack]{};
+  std::vector<T> heap;
+  explicit run_array(std::size_t n) : data(n <= Stack ? stack : (heap.resize(n), heap.data())) {}
+  T* data;
+  T& operator[](std::size_t i) { return data[i]; }
+};
+
+// Every check, the workspace and every storage's address; writes nothing the caller passed.
+inline run_status prepare_static_run(const static_plan_ref& p, std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
+                                     const device_ctx& ctx, std::span<std::byte> workspace, std::unique_ptr<std::byte[]>& owned,
+                                     std::vector<std::unique_ptr<std::byte[]>>& temporaries, std::byte** base, std::uint8_t* direct) {
+  if (auto st = check_backend(ctx); !st) return st;
+  if (auto st = check_static_inputs(p, inputs); !st) return st;
+  if (auto st = check_outputs(p.output_node, p.output_nodes, p.outputs, outputs); !st) return st;
+  if (auto st = check_input_data(p.input_nodes, inputs); !st) return st;
+  if (auto st = check_caller_aliasing(inputs, outputs, [&](std::size_t k) { return p.input_written[k]; },
+                                      [&](std::size_t k) { return p.input_names[k].view(); });
+      !st)
+    return st;
+  if (auto st = check_workspace(p.workspace_bytes, workspace); !st) return st;
+  std::byte* ws = nullptr;
+  if (auto st = take_workspace(ctx, p.workspace_bytes, workspace, owned, ws); !st) return st;
+  for (std::size_t s = 0; s < p.storages.size(); ++s) {
+    const storage_place& q = p.storages[s];
+    const auto k = static_cast<std::size_t>(q.index);
+    base[s] = nullptr;
+    if (q.home == storage_home::input) {
+      const bound_layout& l = p.layouts[static_cast<std::size_t>(p.input_nodes[k])];
+      base[s] = static_cast<std::byte*>(inputs[k].data) - l.offset * size_of(l.dt);
+    } else if (q.home == storage_home::workspace) {
+      base[s] = ws + q.offset;
+    } else if (q.home == storage_home::output) {
+      bool dense = false;
+      if (auto st = place_direct_output(ctx, k, p.output_nodes[k], outputs[k], static_cast<std::size_t>(q.bytes), base[s], dense, temporaries); !st)
+        return st;
+      direct[k] = dense;
+    }
+  }
+  return {};
+}
+}  // namespace detail
+
+/// What a call of plan `p` needs: its inputs checked, the outputs' shapes, the workspace size.
+inline binding bind_static_plan(const static_plan_ref& p, std::span<const tensor_desc> inputs) {
+  binding b;
+  b.status = detail::check_static_inputs(p, inputs);
+  if (!b.status) return b;
+  b.outputs.assign(p.outputs.begin(), p.outputs.end());
+  b.workspace_bytes = p.workspace_bytes;
+  return b;
+}
+
+/// Runs plan `p` with `kernels[i]`, the typed kernel of step node i (each returns true: the plan
+/// has no step without one).
+inline run_status run_static_plan(const static_plan_ref& p, std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
+                                  const device_ctx& ctx, std::span<std::byte> workspace, const static_node_fn* kernels) {
+  std::unique_ptr<std::byte[]> owned;
+  std::vector<std::unique_ptr<std::byte[]>> temporaries;  // outputs computed in a strided caller buffer
+  detail::run_array<std::byte*, 32> base(p.storages.size());
+  detail::run_array<std::uint8_t, 8> direct(outputs.size());
+  run_status st = detail::prepare_static_run(p, inputs, outputs, ctx, workspace, owned, temporaries, base.data, direct.data);
+  if (ctx.comm) st = detail::agree_run(*ctx.comm, static_cast<run_status&&>(st));
+  if (!st) return st;
+  const exec_frame frame{p.layouts.data(), base.data, ctx};
+  for (const std::int32_t i : p.steps) kernels[i](frame);
+  for (std::size_t j = 0; j < outputs.size(); ++j)
+    if (!direct[j]) {
+      const bound_layout& l = p.layouts[static_cast<std::size_t>(p.output_nodes[j])];
+      detail::copy_to_caller(ctx, outputs[j], l.at(base[static_cast<std::size_t>(l.storage)]));
+    }
+  return {};
+}
+
+}  // namespace ctfx

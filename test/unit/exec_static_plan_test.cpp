@@ -1,0 +1,267 @@
+// compiled<G>'s static plan (exec/static_plan.hpp, exec/static_run.hpp): which graphs get one, what
+// it holds, and that running it is running the program — the reference's bytes, the program's
+// binding, and the program's refusals word for word, before any write (across ranks too).
+#include <doctest/doctest.h>
+#include <ctfx.hpp>
+#include <ctfx/exec/compiled.hpp>
+#include <ctfx/exec/runtime.hpp>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+// A 5-point stencil of a ghosted grid: one group, its result computed in the caller's buffer.
+constexpr auto stencil = ctfx::graph([](ctfx::builder& b) {
+  auto u = b.input("u", ctfx::f32, {8, 8});
+  auto c = u.slice(0, 1, 7).slice(1, 1, 7);
+  auto n = u.slice(0, 0, 6).slice(1, 1, 7);
+  auto s = u.slice(0, 2, 8).slice(1, 1, 7);
+  auto w = u.slice(0, 1, 7).slice(1, 0, 6);
+  auto e = u.slice(0, 1, 7).slice(1, 2, 8);
+  b.output((n + s + w + e - c * 4.0f) * 0.25f);
+});
+using stencil_plan = ctfx::compiled<decltype(stencil)>;
+// An input updated in place (its buffer is then refused as an alias), and a fresh output.
+constexpr auto update = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4, 8});
+  auto y = b.input("y", ctfx::f32, {4, 8});
+  b.update(x, x * 2.0f + y);
+  b.output(ctfx::exp(y));
+});
+using update_plan = ctfx::compiled<decltype(update)>;
+// exp(x) read in two layouts: a buffer in the workspace.
+constexpr auto with_slot = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4, 4});
+  auto e = ctfx::exp(x);
+  b.output(e + e.transpose(0, 1), e * 2.0f);
+});
+using with_slot_plan = ctfx::compiled<decltype(with_slot)>;
+// An output that is a view of a buffer: computed in the workspace, copied out at the end.
+constexpr auto view_out = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4, 8});
+  b.output(ctfx::exp(x).slice(1, 2, 6));
+});
+using view_out_plan = ctfx::compiled<decltype(view_out)>;
+
+// Left to the run-time program: a symbolic extent; a step without a typed kernel (the put).
+constexpr auto symbolic = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {b.sym("n"), 8});
+  b.output(x * 2.0f);
+});
+constexpr auto put = ctfx::graph([](ctfx::builder& b) {
+  auto cache = b.input("cache", ctfx::f32, {6, 8});
+  auto row = b.input("row", ctfx::f32, {1, 8});
+  auto pos = b.input("pos", ctfx::i64, {1});
+  b.update(cache, ctfx::index_put(cache, {pos}, row));
+  b.output(row * 2.0f);
+});
+
+#if !defined(__CUDACC__)  // (nvcc plans the arena at run time: no static plan)
+static_assert(stencil_plan::run_plan.usable && update_plan::run_plan.usable && with_slot_plan::run_plan.usable &&
+              view_out_plan::run_plan.usable);
+#endif
+static_assert(!ctfx::compiled<decltype(symbolic)>::run_plan.usable);
+static_assert(!ctfx::compiled<decltype(put)>::run_plan.usable);
+
+std::vector<float> ramp(std::size_t n, float scale) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(static_cast<int>(i * 7 % 23) - 11) * scale;
+  return v;
+}
+
+bool same(const ctfx::run_status& a, const ctfx::run_status& b) { return a.ok == b.ok && a.node == b.node && a.message == b.message; }
+
+}  // namespace
+
+TEST_CASE("static plan: which graphs get one, and what it holds") {
+  CHECK(std::string(ctfx::compiled<decltype(symbolic)>::run_plan.why).find("symbolic") != std::string::npos);
+  CHECK(std::string(ctfx::compiled<decltype(put)>::run_plan.why).find("run-time dispatch") != std::string::npos);
+#if !defined(__CUDACC__)
+  // The stencil: its input, its output computed in the caller's buffer, one kernel, no buffers
+  // (the workspace is the scratch every plan reserves).
+  CHECK(ctfx::to_text(stencil_plan::run_plan.ref(), stencil_plan::graph()) ==
+        "input 0: u\n"
+        "output 0: mul_1 [6, 6]\n"
+        "storage 0: input 0\n"
+        "storage 6: output 0\n"
+        "step: mul_1\n"
+        "workspace: 256 bytes\n");
+  // The update writes x (a copy_ with the arithmetic fused into it); exp(y) goes to the caller.
+  const auto& u = update_plan::run_plan;
+  REQUIRE(u.n_inputs == 2);
+  CHECK(u.input_written[0]);
+  CHECK_FALSE(u.input_written[1]);
+  CHECK(u.n_steps == 2);
+  // exp(x) lives in the workspace at offset 0; both results in the caller's buffers.
+  const std::string slot_text = ctfx::to_text(with_slot_plan::run_plan.ref(), with_slot_plan::graph());
+  CHECK(slot_text.find("workspace +0") != std::string::npos);
+  CHECK(slot_text.find("storage 2: output 0\nstorage 3: output 1\n") != std::string::npos);
+  CHECK(with_slot_plan::run_plan.workspace_bytes == 256 + 256);
+#endif
+}
+
+template <class Plan>
+void check_binding(const std::vector<ctfx::tensor_desc>& d) {
+  const ctfx::binding a = Plan::bind(d), b = Plan::prog().bind(d);
+  REQUIRE(a.status.ok);
+  REQUIRE(b.status.ok);
+  CHECK(a.workspace_bytes == b.workspace_bytes);
+  REQUIRE(a.outputs.size() == b.outputs.size());
+  for (std::size_t j = 0; j < a.outputs.size(); ++j) CHECK(a.outputs[j] == b.outputs[j]);
+  std::vector<std::int32_t> written;
+  for (std::size_t k = 0; k < Plan::run_plan.n_inputs; ++k)
+    if (Plan::run_plan.input_written[k]) written.push_back(static_cast<std::int32_t>(k));
+  CHECK(written == Plan::prog().mutated_inputs());
+}
+
+TEST_CASE("static plan: its binding is the program's") {
+  const auto f = [](std::initializer_list<ctfx::index_t> s) { return ctfx::tensor_desc::contiguous(ctfx::f32, s); };
+  check_binding<stencil_plan>({f({8, 8})});
+  check_binding<update_plan>({f({4, 8}), f({4, 8})});
+  check_binding<with_slot_plan>({f({4, 4})});
+  check_binding<view_out_plan>({f({4, 8})});
+}
+
+TEST_CASE("static plan: the reference's bytes, in dense and strided output buffers") {
+  // The stencil into a dense buffer and into every other column of a wider one.
+  const auto u = ramp(64, 0.5f);
+  std::vector<float> dense(36), wide(72, -7.0f), want(36);
+  const auto in = ctfx::tensor_ref::contiguous(const_cast<float*>(u.data()), ctfx::f32, {8, 8});
+  REQUIRE(ctfx::reference_run(stencil.get(), {in}, {ctfx::tensor_ref::contiguous(want.data(), ctfx::f32, {6, 6})}).ok);
+  REQUIRE(stencil_plan::run({in}, {ctfx::tensor_ref::contiguous(dense.data(), ctfx::f32, {6, 6})}).ok);
+  CHECK(std::memcmp(dense.data(), want.data(), 36 * 4) == 0);
+  ctfx::tensor_ref strided(wide.data(), ctfx::tensor_desc::contiguous(ctfx::f32, {6, 6}));
+  strided.stride[0] = 12;
+  strided.stride[1] = 2;
+  REQUIRE(stencil_plan::run({in}, {strided}).ok);
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t j = 0; j < 6; ++j) {
+      CHECK(wide[i * 12 + j * 2] == want[i * 6 + j]);
+      CHECK(wide[i * 12 + j * 2 + 1] == -7.0f);  // untouched between
+    }
+
+  // The update: x written in place, exp(y) out; as the reference does to its copies.
+  auto x = ramp(32, 0.25f), y = ramp(32, -0.125f), rx = x, ry = y;
+  std::vector<float> e(32), re(32);
+  auto run = [](auto&& runner, std::vector<float>& xs, std::vector<float>& ys, std::vector<float>& es) {
+    return runner({ctfx::tensor_ref::contiguous(xs.data(), ctfx::f32, {4, 8}), ctfx::tensor_ref::contiguous(ys.data(), ctfx::f32, {4, 8})},
+                  {ctfx::tensor_ref::contiguous(es.data(), ctfx::f32, {4, 8})});
+  };
+  REQUIRE(run([](ctfx::tensor_refs i, ctfx::tensor_refs o) { return update_plan::run(i, o); }, x, y, e).ok);
+  REQUIRE(run([](ctfx::tensor_refs i, ctfx::tensor_refs o) { return ctfx::reference_run(update.get(), i, o); }, rx, ry, re).ok);
+  CHECK(std::memcmp(x.data(), rx.data(), 128) == 0);
+  CHECK(std::memcmp(y.data(), ry.data(), 128) == 0);
+  CHECK(std::memcmp(e.data(), re.data(), 128) == 0);
+  CHECK(x[1] != ramp(32, 0.25f)[1]);
+
+  // A buffer in the workspace (the caller's, then the run's own); an output copied out of it.
+  const auto xs = ramp(16, 0.75f);
+  const auto x4 = ctfx::tensor_ref::contiguous(const_cast<float*>(xs.data()), ctfx::f32, {4, 4});
+  std::vector<float> a(16), b(16), ra(16), rb(16);
+  std::vector<std::byte> ws(with_slot_plan::bind({x4}).workspace_bytes);
+  const std::vector<ctfx::tensor_ref> outs{ctfx::tensor_ref::contiguous(a.data(), ctfx::f32, {4, 4}),
+                                           ctfx::tensor_ref::contiguous(b.data(), ctfx::f32, {4, 4})};
+  REQUIRE(ctfx::reference_run(with_slot.get(), {x4}, {ctfx::tensor_ref::contiguous(ra.data(), ctfx::f32, {4, 4}),
+                                                       ctfx::tensor_ref::contiguous(rb.data(), ctfx::f32, {4, 4})}).ok);
+  for (int own = 0; own < 2; ++own) {
+    std::fill(a.begin(), a.end(), 0.0f);
+    std::fill(b.begin(), b.end(), 0.0f);
+    REQUIRE(with_slot_plan::run({x4}, outs, {}, own ? std::span<std::byte>{} : std::span<std::byte>(ws)).ok);
+    CHECK(std::memcmp(a.data(), ra.data(), 64) == 0);
+    CHECK(std::memcmp(b.data(), rb.data(), 64) == 0);
+  }
+  std::vector<float> v(16), rv(16);
+  const std::vector<float> x8v = ramp(32, 0.1f);
+  const auto x8r = ctfx::tensor_ref::contiguous(const_cast<float*>(x8v.data()), ctfx::f32, {4, 8});
+  REQUIRE(view_out_plan::run({x8r}, {ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {4, 4})}).ok);
+  REQUIRE(ctfx::reference_run(view_out.get(), {x8r}, {ctfx::tensor_ref::contiguous(rv.data(), ctfx::f32, {4, 4})}).ok);
+  CHECK(std::memcmp(v.data(), rv.data(), 64) == 0);
+}
+
+TEST_CASE("static plan: every refusal is the program's, word for word, and nothing is written") {
+  auto x = ramp(32, 0.25f), y = ramp(32, -0.5f);
+  std::vector<float> e(32, 3.0f);
+  const auto x0 = x, y0 = y, e0 = e;
+  const auto d48 = ctfx::tensor_desc::contiguous(ctfx::f32, {4, 8});
+  const ctfx::tensor_ref X(x.data(), d48), Y(y.data(), d48), E(e.data(), d48);
+  ctfx::tensor_ref transposed = X, short_y(y.data(), ctfx::tensor_desc::contiguous(ctfx::f32, {3, 8})),
+                   f64_y(y.data(), ctfx::tensor_desc::contiguous(ctfx::f64, {4, 8})), rank1(y.data(), ctfx::tensor_desc::contiguous(ctfx::f32, {32})),
+                   no_data(nullptr, d48), aliased_out(x.data() + 8, d48), small_e(e.data(), ctfx::tensor_desc::contiguous(ctfx::f32, {4, 4}));
+  transposed.stride[0] = 1;
+  transposed.stride[1] = 4;
+  std::vector<std::byte> tiny(8);
+  struct call {
+    std::vector<ctfx::tensor_ref> in, out;
+    std::span<std::byte> ws{};
+    const char* rule = "";
+  };
+  const std::vector<call> calls{
+      {{X}, {E}, {}, "rule input-count"},
+      {{X, f64_y}, {E}, {}, "rule input-dtype"},
+      {{X, rank1}, {E}, {}, "rule input-rank"},
+      {{X, short_y}, {E}, {}, "rule input-shape"},
+      {{transposed, Y}, {E}, {}, "rule input-strides"},
+      {{X, Y}, {}, {}, "rule output-count"},
+      {{X, Y}, {ctfx::tensor_ref(e.data(), ctfx::tensor_desc::contiguous(ctfx::i32, {4, 8}))}, {}, "rule output-dtype"},
+      {{X, Y}, {small_e}, {}, "rule output-shape"},
+      {{X, Y}, {no_data}, {}, "rule output-buffer"},
+      {{no_data, Y}, {E}, {}, "rule input-buffer"},
+      {{X, Y}, {aliased_out}, {}, "rule no-caller-aliasing: input 0 ('x') and output 0 overlap"},
+      {{X, Y}, {E}, std::span<std::byte>(tiny), "rule workspace-size"},
+      {{X, Y}, {E}, {}, "rule backend"},
+  };
+  for (std::size_t c = 0; c < calls.size(); ++c) {
+    CAPTURE(c);
+    ctfx::device_ctx ctx;
+    if (c + 1 == calls.size()) ctx.where = ctfx::backend::cuda;
+    const auto a = update_plan::run(calls[c].in, calls[c].out, ctx, calls[c].ws);
+    const auto b = update_plan::prog().run(calls[c].in, calls[c].out, ctx, calls[c].ws);
+    CHECK_FALSE(a.ok);
+    CHECK(a.message.find(calls[c].rule) != std::string::npos);
+    CHECK_MESSAGE(same(a, b), a.message, " | ", b.message);
+    CHECK(x == x0);
+    CHECK(y == y0);
+    CHECK(e == e0);
+  }
+}
+
+namespace {
+// Rank 0 of two whose other rank failed its checks: what a run asked of it, in order ('a': an
+// agreement).
+struct failing_peer final : ctfx::communicator {
+  std::string events;
+  int rank() const override { return 0; }
+  int size() const override { return 2; }
+  const char* engine() const override { return "fake"; }
+  bool supports(ctfx::dtype, ctfx::reduce_op) const override { return true; }
+  std::string all_reduce(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return "unused"; }
+  std::string broadcast(void*, std::size_t, ctfx::dtype, int) override { return "unused"; }
+  std::string all_gather(const void*, void*, std::size_t, ctfx::dtype) override { return "unused"; }
+  std::string reduce_scatter(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return "unused"; }
+  std::string sendrecv(const void*, std::size_t, int, void*, std::size_t, int) override { return "unused"; }
+  int agree(bool ok) override {
+    events += ok ? 'a' : 'f';
+    return 1;
+  }
+  void share(std::string& text, std::int32_t& node, int) override {
+    text = "rule input-shape: its input";
+    node = 0;
+  }
+};
+}  // namespace
+
+TEST_CASE("static plan: across ranks, a peer's failure is every rank's, before any write") {
+  auto x = ramp(32, 0.25f), y = ramp(32, -0.5f);
+  std::vector<float> e(32, 3.0f);
+  const auto x0 = x, e0 = e;
+  const auto d48 = ctfx::tensor_desc::contiguous(ctfx::f32, {4, 8});
+  failing_peer w;
+  const ctfx::device_ctx ctx{ctfx::backend::host, nullptr, &w};
+  const auto st = update_plan::run({ctfx::tensor_ref(x.data(), d48), ctfx::tensor_ref(y.data(), d48)}, {ctfx::tensor_ref(e.data(), d48)}, ctx);
+  CHECK_FALSE(st.ok);
+  CHECK(st.message == "rank 1 of 2: rule input-shape: its input");
+  CHECK(w.events == "a");  // this rank passed, and agreed once
+  CHECK(x == x0);
+  CHECK(e == e0);
+}
