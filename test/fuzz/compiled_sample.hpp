@@ -11,9 +11,11 @@
 
 namespace ctfx_fuzz {
 
+inline int static_plans = 0;  // samples whose plan ran as a static plan (exec/static_plan.hpp)
+
 template <class G>
-int check_compiled(std::uint64_t seed) {
-  generator gen(seed);
+int check_compiled(std::uint64_t seed, bool kernel_steps_only = false) {
+  generator gen(seed, true, kernel_steps_only);
   const fuzz_case c = gen.make();
   const ctfx::kernel_table kernels = fuzz_kernels();
   if (ctfx::to_text(G::get()) != ctfx::to_text(c.graph)) {
@@ -21,6 +23,7 @@ int check_compiled(std::uint64_t seed) {
     return 1;
   }
   using plan = ctfx::compiled<G>;
+  static_plans += plan::run_plan.usable;
   std::vector<ctfx::tensor_desc> descs;
   for (const auto& i : c.inputs) descs.push_back(i.desc);
   const auto b = plan::bind(descs);

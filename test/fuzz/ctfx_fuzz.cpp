@@ -122,14 +122,16 @@ int emit_cpp(const char* path, std::uint64_t seed, long cases) {
   std::string calls;
   for (long k = 0; k < cases; ++k) {
     const std::uint64_t s = seed * 1000003u + static_cast<std::uint64_t>(k);
-    ctfx_fuzz::generator gen(s);
+    const bool kernel_steps_only = k % 2 == 1;  // every other sample made to run as a static plan
+    ctfx_fuzz::generator gen(s, true, kernel_steps_only);
     auto c = gen.make();
     body += "constexpr auto g" + std::to_string(k) + " = ctfx::fx_graph<R\"ctfx(" + ctfx::to_fx(c.graph, customs) +
             ")ctfx\", ctfx_fuzz::axpy3>();\n";
-    calls += "  failed += ctfx_fuzz::check_compiled<decltype(g" + std::to_string(k) + ")>(" + std::to_string(s) + "ull);\n";
+    calls += "  failed += ctfx_fuzz::check_compiled<decltype(g" + std::to_string(k) + ")>(" + std::to_string(s) + "ull, " +
+             (kernel_steps_only ? "true" : "false") + ");\n";
   }
-  body += "\nint main() {\n  int failed = 0;\n" + calls + "  std::printf(\"%d passed, %d failed\\n\", " +
-          std::to_string(cases) + " - failed, failed);\n  return failed == 0 ? 0 : 1;\n}\n";
+  body += "\nint main() {\n  int failed = 0;\n" + calls + "  std::printf(\"%d passed, %d failed (%d ran as static plans)\\n\", " +
+          std::to_string(cases) + " - failed, failed, ctfx_fuzz::static_plans);\n  return failed == 0 ? 0 : 1;\n}\n";
   const std::string tmp = std::string(path) + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "w");
   if (!f || std::fwrite(body.data(), 1, body.size(), f) != body.size() || std::fclose(f) != 0) {

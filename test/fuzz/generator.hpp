@@ -71,11 +71,15 @@ class generator {
  public:
   // libm_ops: also generate ops that call the backend's math library (sin), whose last bits differ
   // between glibc and CUDA; ctfx's own f32 exp (kernels/math.hpp) is generated on every backend.
-  explicit generator(std::uint64_t seed, bool libm_ops = true) : rng_(seed), libm_ops_(libm_ops) {}
+  // kernel_steps_only: static extents, and only ops that compiled<G> runs with kernels of its own
+  // (no index ops, scatters, list or user ops), so that its plan is a static plan
+  // (exec/static_plan.hpp); the seed's other choices stay those of the full generator.
+  explicit generator(std::uint64_t seed, bool libm_ops = true, bool kernel_steps_only = false)
+      : rng_(seed), libm_ops_(libm_ops), kernel_steps_only_(kernel_steps_only) {}
 
   fuzz_case make() {
     fuzz_case c;
-    sym_ = pick(5) == 0;
+    sym_ = pick(5) == 0 && !kernel_steps_only_;
     sym_value_ = 3 + static_cast<index_t>(pick(3));
     c.graph = ctfx::build_checked([&](ctfx::builder& b) { build(b); });
     for (std::int32_t i : inputs_order(c.graph)) c.inputs.push_back(make_input(c.graph, i));
@@ -86,6 +90,7 @@ class generator {
  private:
   std::mt19937_64 rng_;
   bool libm_ops_ = true;
+  bool kernel_steps_only_ = false;
   bool sym_ = false;
   index_t sym_value_ = 4;
   std::vector<tensor> pool_;      // f32 values
@@ -197,9 +202,14 @@ class generator {
     }
   }
 
+  // A scatter, an index op, a list op or a user op: a step compiled<G> leaves to the run-time dispatch.
+  static constexpr bool dispatched_step(unsigned k) { return (k >= 5 && k <= 8) || k == 12 || k == 13; }
+
   void step(ctfx::builder& b) {
     tensor t = any();
-    switch (pick(15)) {
+    unsigned what = pick(15);
+    while (kernel_steps_only_ && dispatched_step(what)) what = pick(15);
+    switch (what) {
       case 0: {  // unary
         switch (pick(7)) {
           case 0: push(-t); break;

@@ -5,6 +5,7 @@
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -44,6 +45,16 @@ constexpr auto view_out = ctfx::graph([](ctfx::builder& b) {
 });
 using view_out_plan = ctfx::compiled<decltype(view_out)>;
 
+// Reductions (softmax's, and a mean over nothing: NaN), a cat and a fill: kernels compiled<G>
+// calls itself.
+constexpr auto reduce_cat_fill = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4, 8});
+  auto none = b.input("none", ctfx::f32, {4, 0});
+  auto e = ctfx::exp(x - x.amax({1}, true));
+  b.output(e / e.sum({1}, true), ctfx::cat({x.mean({1}, true), none.mean({1}, true), b.full({4, 1}, 2.5)}, 1));
+});
+using reduce_cat_fill_plan = ctfx::compiled<decltype(reduce_cat_fill)>;
+
 // Left to the run-time program: a symbolic extent; a step without a typed kernel (the put).
 constexpr auto symbolic = ctfx::graph([](ctfx::builder& b) {
   auto x = b.input("x", ctfx::f32, {b.sym("n"), 8});
@@ -59,7 +70,7 @@ constexpr auto put = ctfx::graph([](ctfx::builder& b) {
 
 #if !defined(__CUDACC__)  // (nvcc plans the arena at run time: no static plan)
 static_assert(stencil_plan::run_plan.usable && update_plan::run_plan.usable && with_slot_plan::run_plan.usable &&
-              view_out_plan::run_plan.usable);
+              view_out_plan::run_plan.usable && reduce_cat_fill_plan::run_plan.usable);
 #endif
 static_assert(!ctfx::compiled<decltype(symbolic)>::run_plan.usable);
 static_assert(!ctfx::compiled<decltype(put)>::run_plan.usable);
@@ -121,6 +132,7 @@ TEST_CASE("static plan: its binding is the program's") {
   check_binding<update_plan>({f({4, 8}), f({4, 8})});
   check_binding<with_slot_plan>({f({4, 4})});
   check_binding<view_out_plan>({f({4, 8})});
+  check_binding<reduce_cat_fill_plan>({f({4, 8}), f({4, 0})});
 }
 
 TEST_CASE("static plan: the reference's bytes, in dense and strided output buffers") {
@@ -177,6 +189,18 @@ TEST_CASE("static plan: the reference's bytes, in dense and strided output buffe
   REQUIRE(view_out_plan::run({x8r}, {ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {4, 4})}).ok);
   REQUIRE(ctfx::reference_run(view_out.get(), {x8r}, {ctfx::tensor_ref::contiguous(rv.data(), ctfx::f32, {4, 4})}).ok);
   CHECK(std::memcmp(v.data(), rv.data(), 64) == 0);
+
+  // Softmax's reductions, a cat of a mean, a mean of nothing (NaN) and a fill.
+  std::vector<float> sm(32), cm(12), rsm(32), rcm(12);
+  const std::vector<ctfx::tensor_ref> rin{x8r, ctfx::tensor_ref(nullptr, ctfx::tensor_desc::contiguous(ctfx::f32, {4, 0}))};
+  REQUIRE(reduce_cat_fill_plan::run(rin, {ctfx::tensor_ref::contiguous(sm.data(), ctfx::f32, {4, 8}),
+                                          ctfx::tensor_ref::contiguous(cm.data(), ctfx::f32, {4, 3})}).ok);
+  REQUIRE(ctfx::reference_run(reduce_cat_fill.get(), rin, {ctfx::tensor_ref::contiguous(rsm.data(), ctfx::f32, {4, 8}),
+                                                            ctfx::tensor_ref::contiguous(rcm.data(), ctfx::f32, {4, 3})}).ok);
+  CHECK(std::memcmp(sm.data(), rsm.data(), 128) == 0);
+  CHECK(std::memcmp(cm.data(), rcm.data(), 48) == 0);
+  CHECK(std::isnan(cm[1]));
+  CHECK(cm[2] == 2.5f);
 }
 
 TEST_CASE("static plan: every refusal is the program's, word for word, and nothing is written") {

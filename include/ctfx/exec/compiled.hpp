@@ -1,8 +1,10 @@
 // ctfx/exec/compiled.hpp — a graph compiled by the compiler: the reinplacing pipeline and the
 // memory plan are constants, and each node's kernel is a template instantiated for that node's op
-// and dtypes (static_op<K>, element types fixed), so the elementwise, copy and fill kernels carry
-// no run-time dispatch. Ops without a static instantiation here (index_put, unfused reductions, cat,
-// scatters' two-step copies, list and user ops) run through the same kernels by run-time dispatch.
+// and dtypes (static_op<K>, element types fixed), so the elementwise kernels carry no run-time
+// dispatch; reductions, cats and fills call their kernels directly. Ops without a kernel here
+// (index ops, scatters' two-step copies, list and user ops, collectives) run through the program's
+// run-time dispatch. A graph without them, with static extents, runs as a static plan: no
+// run-time program at all (exec/static_plan.hpp).
 //
 //   constexpr auto g = ctfx::graph([](ctfx::builder& b) { ... });
 //   using plan = ctfx::compiled<decltype(g)>;
@@ -28,11 +30,19 @@ namespace detail {
 // An op a static group computes as its typed expression: a unary other than convert, a binary, a
 // ternary (kernels/fused_static.hpp).
 constexpr bool static_arithmetic(op_kind k) { return (is_unary(k) && k != op_kind::convert) || is_binary(k) || is_ternary(k); }
-// A tensor node compiled<G>'s single_step runs with a typed kernel of its own when no group does.
+// A tensor node compiled<G>'s single_step runs with a kernel of its own when no group does.
 constexpr bool static_single(const node& nd) {
   const op_kind k = nd.op;
-  return nd.nargs > 0 && nd.meta.is_tensor() &&
-         ((is_unary(k) && k != op_kind::convert) || is_binary(k) || k == op_kind::clone || k == op_kind::convert || k == op_kind::copy_);
+  if (!nd.meta.is_tensor()) return false;
+  if (nd.nargs > 0 && ((is_unary(k) && k != op_kind::convert) || is_binary(k) || k == op_kind::clone || k == op_kind::convert || k == op_kind::copy_))
+    return true;
+  switch (k) {
+    case op_kind::sum: case op_kind::amax: case op_kind::mean: case op_kind::cat:
+    case op_kind::zeros: case op_kind::ones: case op_kind::full: case op_kind::fill_: case op_kind::empty: case op_kind::empty_like:
+      return true;
+    default:
+      return false;
+  }
 }
 }  // namespace detail
 
@@ -104,6 +114,18 @@ struct compiled {
   }();
   static constexpr auto row_sibling = siblings.next;
 
+  // Per node: a reduction's folded dimensions (bit d: dimension d), a cat's dimension.
+  static constexpr auto node_param = [] {
+    std::array<std::int64_t, node_count> a{};
+    const ir g = pipeline_type::get();
+    for (std::int32_t i = 0; i < g.size(); ++i) {
+      const node& nd = g[i];
+      if (nd.op == op_kind::sum || nd.op == op_kind::amax || nd.op == op_kind::mean) a[static_cast<std::size_t>(i)] = reduction_dims(g, i);
+      if (nd.op == op_kind::cat && nd.npar > 0) a[static_cast<std::size_t>(i)] = g.iparam(i, 0);
+    }
+    return a;
+  }();
+
   // The grouping and the lifetimes the plan runs with (for listings: ctfx::listing(graph(), life(),
   // plan_reuse(life()), {.fused = &f}) with f = fused()).
   static fusion fused() {
@@ -135,7 +157,7 @@ struct compiled {
   }
 
   /// The kernel families of the steps that the static kernels below leave to the run-time dispatch
-  /// (index_put, unfused reductions, cat, scatters, fills, list and user ops): the header-only
+  /// (index ops, scatters, list and user ops, collectives): the header-only
   /// program's dispatch compiles only those (exec/program.hpp, kernel_family).
   static constexpr int dispatched_families = [] {
     int m = 0;
@@ -249,8 +271,9 @@ struct compiled {
   /// The whole run as constant data (exec/static_plan.hpp), when every extent is static, every step
   /// has a typed kernel and the arena was planned here: run() then runs it without the run-time
   /// program, which the file does not compile. (`run_plan.why` says why not, otherwise.)
-  static constexpr static_plan<node_count> run_plan = [] {
-    static_plan<node_count> p;
+  static constexpr std::size_t storage_count = static_cast<std::size_t>(frozen.next_storage);
+  static constexpr static_plan<node_count, storage_count> run_plan = [] {
+    static_plan<node_count, storage_count> p;
 #if defined(__CUDACC__)
     p.why = "the arena is planned at run time under nvcc";
     return p;
@@ -261,7 +284,7 @@ struct compiled {
     }
     std::array<std::int64_t, node_count> pools{};
     for (std::size_t k = 0; k < planned_arena.n_pools; ++k) pools[k] = planned_arena.pools[k].static_bytes;
-    return make_static_plan<node_count>(pipeline_type::get(), fused_roots.data(), fused_into.data(),
+    return make_static_plan<node_count, storage_count>(pipeline_type::get(), fused_roots.data(), fused_into.data(),
                                         static_arena_ref{{pools.data(), planned_arena.n_pools}, {planned_arena.slots.data(), planned_arena.n_slots}},
                                         [](std::int32_t i) { return typed_step(i); });
 #endif
@@ -329,7 +352,7 @@ struct compiled {
     if constexpr (!detail::static_single(nd)) {
       return false;  // the run-time dispatch (dispatched_families)
     } else {
-      constexpr std::int32_t a0 = frozen.args[static_cast<std::size_t>(nd.arg0)];
+      constexpr std::int32_t a0 = nd.nargs > 0 ? frozen.args[static_cast<std::size_t>(nd.arg0)] : -1;
       constexpr dtype A = a0 >= 0 ? frozen.nodes[static_cast<std::size_t>(a0)].meta.dt : O;
       if constexpr (is_unary(K) && K != op_kind::convert) {
         const strided out = f.view(static_cast<std::int32_t>(I));
@@ -366,6 +389,20 @@ struct compiled {
         } else {
           parallel_for(f.ctx, out.numel(), kernels::copy_fn<S, O>{out, in});
         }
+        return true;
+      } else if constexpr (K == op_kind::sum || K == op_kind::amax || K == op_kind::mean) {
+        kernels::reduce_node(f.ctx, K == op_kind::amax, K == op_kind::mean, f.view(static_cast<std::int32_t>(I)), f.view(a0),
+                             static_cast<unsigned>(node_param[I]));
+        return true;
+      } else if constexpr (K == op_kind::cat) {
+        auto operand = [](std::int32_t k) { return frozen.args[static_cast<std::size_t>(frozen.nodes[I].arg0 + k)]; };
+        kernels::cat_into(f.ctx, f.view(static_cast<std::int32_t>(I)), node_param[I], nd.nargs, [&](std::int32_t k) { return f.view(operand(k)); },
+                          [&](std::int32_t k) { return fused_into[static_cast<std::size_t>(operand(k))] == static_cast<std::int32_t>(I); });
+        return true;
+      } else if constexpr (K == op_kind::empty || K == op_kind::empty_like) {
+        return true;  // contents unspecified, as in PyTorch
+      } else if constexpr (K == op_kind::zeros || K == op_kind::ones || K == op_kind::full || K == op_kind::fill_) {
+        kernels::fill(f.ctx, K == op_kind::fill_ ? f.view(a0) : f.view(static_cast<std::int32_t>(I)), kernels::fill_value(K, nd.scalar));
         return true;
       } else {
         return false;

@@ -1248,8 +1248,7 @@ class basic_program {
         return {};  // contents unspecified, as in PyTorch
       case op_kind::zeros: case op_kind::ones: case op_kind::full: case op_kind::fill_:
         if constexpr (has<F>(kernel_family::of(op_kind::full))) {
-          const double v = n.op == op_kind::zeros ? 0.0 : n.op == op_kind::ones ? 1.0 : n.scalar;
-          kernels::fill(ctx, n.op == op_kind::fill_ ? arg(0) : view(i), v);
+          kernels::fill(ctx, n.op == op_kind::fill_ ? arg(0) : view(i), kernels::fill_value(n.op, n.scalar));
           return {};
         }
         break;
@@ -1314,36 +1313,15 @@ class basic_program {
       }
       case op_kind::sum: case op_kind::amax: case op_kind::mean: {
         if constexpr (has<F>(kernel_family::of(op_kind::sum))) {
-          const unsigned dims = reduction_dims(g_, i);
-          const int r = g_.meta(g_.arg(i, 0)).rank;
-          double count = 0;  // mean: the number of elements folded into each result
-          if (n.op == op_kind::mean) {
-            const strided x = arg(0);
-            count = 1;
-            for (int d = 0; d < r; ++d)
-              if (dims & (1u << d)) count *= static_cast<double>(x.size[d]);
-          }
-          if (n.op == op_kind::mean && count == 0) { kernels::fill(ctx, view(i), std::numeric_limits<double>::quiet_NaN()); return {}; }  // 0 / 0
-          kernels::reduce(ctx, n.op == op_kind::amax, view(i), arg(0), dims, count);
+          kernels::reduce_node(ctx, n.op == op_kind::amax, n.op == op_kind::mean, view(i), arg(0), reduction_dims(g_, i));
           return {};
         }
         break;
       }
       case op_kind::cat: {
         if constexpr (has<F>(kernel_family::of(op_kind::cat))) {
-          strided out = view(i);
-          index_t d = n.npar ? g_.iparam(i, 0) : 0;
-          if (d < 0) d += out.rank;
-          index_t at = 0;
-          for (std::int32_t k = 0; k < n.nargs; ++k) {
-            strided src = arg(k);
-            if (src.rank == 1 && src.size[0] == 0 && out.rank > 1) continue;  // legacy empty input
-            strided part = out;
-            part.size[d] = src.size[d];
-            part.p = out.p + at * out.stride[d] * size_of(out.dt);
-            if (fusion_.into_of(g_.arg(i, k)) != i) kernels::copy(ctx, part, src);  // else: computed there already
-            at += src.size[d];
-          }
+          kernels::cat_into(ctx, view(i), n.npar ? g_.iparam(i, 0) : 0, n.nargs, arg,
+                            [&](std::int32_t k) { return fusion_.into_of(g_.arg(i, k)) == i; });  // placed: computed there already
           return {};
         }
         break;

@@ -53,9 +53,9 @@ struct static_plan_ref {
   std::size_t workspace_bytes = 0;             // as binding::workspace_bytes
 };
 
-/// A graph's run, for a graph of at most N nodes. `usable` false: the run-time program runs it,
-/// for the reason `why` (symbolic extents, a step without a typed kernel, ...).
-template <std::size_t N>
+/// A graph's run, for a graph of at most N nodes and S storages. `usable` false: the run-time
+/// program runs it, for the reason `why` (symbolic extents, a step without a typed kernel, ...).
+template <std::size_t N, std::size_t S>
 struct static_plan {
   bool usable = false;
   const char* why = "not made";
@@ -66,7 +66,7 @@ struct static_plan {
   std::array<name_t, N> input_names{};
   std::array<bool, N> input_written{};
   std::array<tensor_desc, N> outputs{};
-  std::array<storage_place, N> storages{};
+  std::array<storage_place, S> storages{};
   std::size_t workspace_bytes = 0;
 
   constexpr static_plan_ref ref() const {
@@ -116,17 +116,17 @@ constexpr index_t layout_extent(const bound_layout& l) {  // bound_layout::exten
 /// Makes the static plan of graph `g` (optimized, without symbols) grouped as `roots`/`into`
 /// (plan/fusion.hpp), its slots laid out by `arena`; `typed(i)` says whether step node i runs a
 /// kernel compiled for it. Unusable (with the reason) for anything the run-time program must do.
-template <std::size_t N, class Typed>
-constexpr static_plan<N> make_static_plan(const ir& g, const std::int32_t* roots, const std::int32_t* into, static_arena_ref arena,
+template <std::size_t N, std::size_t S, class Typed>
+constexpr static_plan<N, S> make_static_plan(const ir& g, const std::int32_t* roots, const std::int32_t* into, static_arena_ref arena,
                                           Typed&& typed) {
-  static_plan<N> p;
+  static_plan<N, S> p;
   auto refuse = [&](const char* why) {
     p.why = why;
     return p;
   };
   if (!g.error.ok()) return refuse("the graph broke a rule");
   if (!g.syms.empty()) return refuse("symbolic extents: layouts and workspace are bound at run time");
-  if (static_cast<std::size_t>(g.size()) > N || static_cast<std::size_t>(g.next_storage) > N) return refuse("more nodes than planned");
+  if (static_cast<std::size_t>(g.size()) > N || static_cast<std::size_t>(g.next_storage) > S) return refuse("more nodes or storages than planned");
   for (const node& nd : g.nodes)
     for (int d = 0; d < nd.meta.rank; ++d)
       if (!nd.meta.size[d].is_static() || !nd.meta.stride[d].is_static()) return refuse("symbolic extents: layouts and workspace are bound at run time");
@@ -136,7 +136,7 @@ constexpr static_plan<N> make_static_plan(const ir& g, const std::int32_t* roots
     if (k == op_kind::empty || k == op_kind::empty_like) continue;  // no kernel: contents unspecified
     if (is_index_op(k) || facts(k).family == op_family::collective || k == op_kind::custom || k == op_kind::auto_functionalized ||
         !typed(i))
-      return refuse("a step runs through the run-time dispatch (index, collective, user, scatter, cat, reduction or fill)");
+      return refuse("a step runs through the run-time dispatch (an index op, a scatter, a list or user op, a collective)");
     p.steps[p.n_steps++] = i;
   }
   // Layouts: a result computed in a cat's slice is laid out as that slice (consumers come later,

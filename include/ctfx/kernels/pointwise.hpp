@@ -348,6 +348,26 @@ inline void copy(const device_ctx& ctx, const strided& out_view, const strided& 
 inline void fill(const device_ctx& ctx, const strided& out, double value) {
   visit_dtype(out.dt, [&](auto dd) { parallel_for(ctx, out.numel(), fill_fn<decltype(dd)::value>{out, value}); });
 }
+// The value a fill node writes: zeros, ones, full(v) and fill_(v).
+constexpr double fill_value(op_kind k, double scalar) { return k == op_kind::zeros ? 0.0 : k == op_kind::ones ? 1.0 : scalar; }
+
+// A cat's result `out`: operand k (`src(k)`, k < n) copied into its slice along `dim`, unless
+// `placed(k)` (its kernel computed it there already). A 1-D empty operand of a higher-rank cat
+// takes no slice (PyTorch's legacy rule).
+template <class Src, class Placed>
+void cat_into(const device_ctx& ctx, const strided& out, index_t dim, std::int32_t n, Src&& src, Placed&& placed) {
+  if (dim < 0) dim += out.rank;
+  index_t at = 0;
+  for (std::int32_t k = 0; k < n; ++k) {
+    const strided s = src(k);
+    if (s.rank == 1 && s.size[0] == 0 && out.rank > 1) continue;
+    strided part = out;
+    part.size[dim] = s.size[dim];
+    part.p = out.p + at * out.stride[dim] * size_of(out.dt);
+    if (!placed(k)) copy(ctx, part, s);
+    at += s.size[dim];
+  }
+}
 
 template <class Op>
 inline void unary(const device_ctx& ctx, Op op, const strided& out, const strided& a) {

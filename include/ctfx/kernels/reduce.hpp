@@ -382,7 +382,26 @@ inline void split_reduction(const strided& out, const strided& in, unsigned dims
 }
 
 inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims,
-                   double divisor = 0) {
+                   double divisor = 0);
+
+// A reduction node over `dims` of `in`: a sum, a maximum (`is_max`) or a mean (`mean`: the sum
+// divided by the number of elements folded into each result; 0 / 0, NaN, when there are none).
+inline void reduce_node(const device_ctx& ctx, bool is_max, bool mean, const strided& out, const strided& in, unsigned dims) {
+  double count = 0;
+  if (mean) {
+    count = 1;
+    for (int d = 0; d < in.rank; ++d)
+      if (dims & (1u << d)) count *= static_cast<double>(in.size[d]);
+    if (count == 0) {
+      fill(ctx, out, std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
+  }
+  reduce(ctx, is_max, out, in, dims, count);
+}
+
+inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims,
+                   double divisor) {
   strided kept, red;
   split_reduction(out, in, dims, kept, red);
   const bool runs = folds_runs(in, dims);
