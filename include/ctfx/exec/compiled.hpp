@@ -291,7 +291,7 @@ struct compiled {
   }();
 
   static binding bind(std::span<const tensor_desc> inputs) {
-    if constexpr (run_plan.usable) return bind_static_plan(run_plan.ref(), inputs);
+    if constexpr (run_plan.usable) return static_runner::bind(run_plan.ref(), inputs);
     else return prog().bind(inputs);
   }
   static binding bind(std::initializer_list<tensor_desc> inputs) { return bind(std::span<const tensor_desc>(inputs.begin(), inputs.size())); }
@@ -299,7 +299,7 @@ struct compiled {
   // inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
   static run_status run(tensor_refs inputs, tensor_refs outputs,
                         const device_ctx& ctx = {}, std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) {
-    if constexpr (run_plan.usable) return run_static_plan(run_plan.ref(), inputs, outputs, ctx, workspace, table.data());
+    if constexpr (run_plan.usable) return static_runner::run(run_plan.ref(), inputs, outputs, ctx, workspace, table.data());
     else return prog().run(inputs, outputs, ctx, workspace, kernels, table.data());
   }
 

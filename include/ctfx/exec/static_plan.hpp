@@ -2,7 +2,7 @@
 // node's layout, where each storage lives (an input, the workspace at a fixed offset, or an
 // output's buffer), the steps, which inputs the graph writes, the workspace size, the outputs'
 // shapes. compiled<G> makes one for a graph whose extents are all static and whose every step has
-// a typed kernel, and runs it with run_static_plan (exec/static_run.hpp): the checks, then the
+// a kernel of its own, and runs it with static_runner (exec/static_run.hpp): the checks, then the
 // steps, without the run-time program (symbol binding, planners, dispatch), which such a user's file
 // then does not compile. Every number here is what that program computes for the same graph
 // (test/unit/exec_static_plan_test.cpp holds them side by side).
@@ -39,7 +39,7 @@ struct storage_place {
   std::int64_t bytes = 0;   // what its views reach
 };
 
-/// A static plan without its capacity: what run_static_plan reads.
+/// A static plan without its capacity: what static_runner reads.
 struct static_plan_ref {
   std::int32_t output_node = -1;
   std::span<const bound_layout> layouts;       // per node

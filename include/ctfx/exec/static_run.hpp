@@ -77,35 +77,47 @@ inline run_status prepare_static_run(const static_plan_ref& p, std::span<const t
 }
 }  // namespace detail
 
-/// What a call of plan `p` needs: its inputs checked, the outputs' shapes, the workspace size.
-inline binding bind_static_plan(const static_plan_ref& p, std::span<const tensor_desc> inputs) {
-  binding b;
-  b.status = detail::check_static_inputs(p, inputs);
-  if (!b.status) return b;
-  b.outputs.assign(p.outputs.begin(), p.outputs.end());
-  b.workspace_bytes = p.workspace_bytes;
-  return b;
-}
+/// Binds and runs static plans. A class template with one instance, as the run-time program is
+/// (exec/program.hpp): header-only by default; under CTFX_SEPARATE_RUNTIME compiled once, in
+/// ctfx/exec/instantiate.hpp, so that a user's file only calls it.
+template <int Instance = 0>
+struct basic_static_runner {
+  /// What a call of plan `p` needs: its inputs checked, the outputs' shapes, the workspace size.
+  CTFX_RUNTIME_ENTRY static binding bind(const static_plan_ref& p, std::span<const tensor_desc> inputs) {
+    binding b;
+    b.status = detail::check_static_inputs(p, inputs);
+    if (!b.status) return b;
+    b.outputs.assign(p.outputs.begin(), p.outputs.end());
+    b.workspace_bytes = p.workspace_bytes;
+    return b;
+  }
 
-/// Runs plan `p` with `kernels[i]`, the typed kernel of step node i (each returns true: the plan
-/// has no step without one).
-inline run_status run_static_plan(const static_plan_ref& p, std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
-                                  const device_ctx& ctx, std::span<std::byte> workspace, const static_node_fn* kernels) {
-  std::unique_ptr<std::byte[]> owned;
-  std::vector<std::unique_ptr<std::byte[]>> temporaries;  // outputs computed in a strided caller buffer
-  detail::run_array<std::byte*, 32> base(p.storages.size());
-  detail::run_array<std::uint8_t, 8> direct(outputs.size());
-  run_status st = detail::prepare_static_run(p, inputs, outputs, ctx, workspace, owned, temporaries, base.data, direct.data);
-  if (ctx.comm) st = detail::agree_run(*ctx.comm, static_cast<run_status&&>(st));
-  if (!st) return st;
-  const exec_frame frame{p.layouts.data(), base.data, ctx};
-  for (const std::int32_t i : p.steps) kernels[i](frame);
-  for (std::size_t j = 0; j < outputs.size(); ++j)
-    if (!direct[j]) {
-      const bound_layout& l = p.layouts[static_cast<std::size_t>(p.output_nodes[j])];
-      detail::copy_to_caller(ctx, outputs[j], l.at(base[static_cast<std::size_t>(l.storage)]));
-    }
-  return {};
-}
+  /// Runs plan `p` with `kernels[i]`, the kernel of step node i (each returns true: the plan has no
+  /// step without one).
+  CTFX_RUNTIME_ENTRY static run_status run(const static_plan_ref& p, std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
+                                           const device_ctx& ctx, std::span<std::byte> workspace, const static_node_fn* kernels) {
+    std::unique_ptr<std::byte[]> owned;
+    std::vector<std::unique_ptr<std::byte[]>> temporaries;  // outputs computed in a strided caller buffer
+    detail::run_array<std::byte*, 32> base(p.storages.size());
+    detail::run_array<std::uint8_t, 8> direct(outputs.size());
+    run_status st = detail::prepare_static_run(p, inputs, outputs, ctx, workspace, owned, temporaries, base.data, direct.data);
+    if (ctx.comm) st = detail::agree_run(*ctx.comm, static_cast<run_status&&>(st));
+    if (!st) return st;
+    const exec_frame frame{p.layouts.data(), base.data, ctx};
+    for (const std::int32_t i : p.steps) kernels[i](frame);
+    for (std::size_t j = 0; j < outputs.size(); ++j)
+      if (!direct[j]) {
+        const bound_layout& l = p.layouts[static_cast<std::size_t>(p.output_nodes[j])];
+        detail::copy_to_caller(ctx, outputs[j], l.at(base[static_cast<std::size_t>(l.storage)]));
+      }
+    return {};
+  }
+};
+
+/// Binds and runs static plans (see basic_static_runner).
+using static_runner = basic_static_runner<>;
+#if defined(CTFX_SEPARATE_RUNTIME)
+extern template struct basic_static_runner<0>;
+#endif
 
 }  // namespace ctfx
