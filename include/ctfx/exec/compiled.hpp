@@ -344,6 +344,14 @@ struct compiled {
     }
   }
 
+  // Under ctfx::runtime, a plan that runs through the program anyway leaves its reductions, cats
+  // and fills to the program's dispatch, compiled once there, rather than compiling them here.
+#if defined(CTFX_SEPARATE_RUNTIME)
+  static constexpr bool library_kernels = !run_plan.usable;
+#else
+  static constexpr bool library_kernels = false;
+#endif
+
   template <std::size_t I>
   static bool single_step(const exec_frame& f) {
     constexpr node nd = frozen.nodes[I];
@@ -390,6 +398,9 @@ struct compiled {
           parallel_for(f.ctx, out.numel(), kernels::copy_fn<S, O>{out, in});
         }
         return true;
+      } else if constexpr (library_kernels && (K == op_kind::sum || K == op_kind::amax || K == op_kind::mean || K == op_kind::cat ||
+                                               K == op_kind::zeros || K == op_kind::ones || K == op_kind::full || K == op_kind::fill_)) {
+        return false;  // the run-time dispatch compiled in ctfx::runtime
       } else if constexpr (K == op_kind::sum || K == op_kind::amax || K == op_kind::mean) {
         kernels::reduce_node(f.ctx, K == op_kind::amax, K == op_kind::mean, f.view(static_cast<std::int32_t>(I)), f.view(a0),
                              static_cast<unsigned>(node_param[I]));
