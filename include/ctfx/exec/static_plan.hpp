@@ -32,43 +32,50 @@ enum class storage_home : std::uint8_t {
   workspace,  ///< the workspace, `offset` bytes in
   output,     ///< the caller's output `index` (computed in place there)
 };
+/// Where one storage lives during a run of a static plan.
 struct storage_place {
-  storage_home home = storage_home::unused;
-  std::int32_t index = -1;  // input or output position
-  std::int64_t offset = 0;  // in the workspace
-  std::int64_t bytes = 0;   // what its views reach
+  storage_home home = storage_home::unused;  ///< input, workspace, output, or unused
+  std::int32_t index = -1;  ///< the input or output position (home input or output)
+  std::int64_t offset = 0;  ///< the byte offset in the workspace (home workspace)
+  std::int64_t bytes = 0;   ///< the bytes its views reach
 };
 
 /// A static plan without its capacity: what static_runner reads.
 struct static_plan_ref {
-  std::int32_t output_node = -1;
-  std::span<const bound_layout> layouts;       // per node
-  std::span<const std::int32_t> input_nodes;   // per input position
-  std::span<const name_t> input_names;         // per input position (for messages)
-  std::span<const bool> input_written;         // per input position: the graph writes it
-  std::span<const std::int32_t> output_nodes;  // per output position
-  std::span<const tensor_desc> outputs;        // per output position: dense, as binding::outputs
-  std::span<const storage_place> storages;     // per storage id
-  std::span<const std::int32_t> steps;         // the nodes that run a kernel, in order
-  std::size_t workspace_bytes = 0;             // as binding::workspace_bytes
+  std::int32_t output_node = -1;               ///< the graph's output node
+  std::span<const bound_layout> layouts;       ///< per node: its layout
+  std::span<const std::int32_t> input_nodes;   ///< per input position: its node
+  std::span<const name_t> input_names;         ///< per input position: its name (for messages)
+  std::span<const bool> input_written;         ///< per input position: whether the graph writes it
+  std::span<const std::int32_t> output_nodes;  ///< per output position: its node
+  std::span<const tensor_desc> outputs;        ///< per output position: dense, as binding::outputs
+  std::span<const storage_place> storages;     ///< per storage id: where it lives
+  std::span<const std::int32_t> steps;         ///< the nodes that run a kernel, in order
+  std::size_t workspace_bytes = 0;             ///< as binding::workspace_bytes
 };
 
 /// A graph's run, for a graph of at most N nodes and S storages. `usable` false: the run-time
 /// program runs it, for the reason `why` (symbolic extents, a step without a typed kernel, ...).
 template <std::size_t N, std::size_t S>
 struct static_plan {
-  bool usable = false;
-  const char* why = "not made";
-  std::int32_t output_node = -1;
-  std::size_t n_inputs = 0, n_outputs = 0, n_storages = 0, n_steps = 0;
-  std::array<bound_layout, N> layouts{};
-  std::array<std::int32_t, N> input_nodes{}, output_nodes{}, steps{};
-  std::array<name_t, N> input_names{};
-  std::array<bool, N> input_written{};
-  std::array<tensor_desc, N> outputs{};
-  std::array<storage_place, S> storages{};
-  std::size_t workspace_bytes = 0;
+  bool usable = false;         ///< whether compiled<G> runs this plan (else the run-time program)
+  const char* why = "not made";  ///< why not, when not usable
+  std::int32_t output_node = -1;  ///< the graph's output node
+  std::size_t n_inputs = 0;    ///< inputs used of input_nodes, input_names, input_written
+  std::size_t n_outputs = 0;   ///< outputs used of output_nodes, outputs
+  std::size_t n_storages = 0;  ///< storages used of storages
+  std::size_t n_steps = 0;     ///< steps used of steps
+  std::array<bound_layout, N> layouts{};  ///< per node: its layout
+  std::array<std::int32_t, N> input_nodes{};   ///< per input position: its node
+  std::array<std::int32_t, N> output_nodes{};  ///< per output position: its node
+  std::array<std::int32_t, N> steps{};         ///< the nodes that run a kernel, in order
+  std::array<name_t, N> input_names{};  ///< per input position: its name
+  std::array<bool, N> input_written{};  ///< per input position: whether the graph writes it
+  std::array<tensor_desc, N> outputs{};  ///< per output position: dense, as binding::outputs
+  std::array<storage_place, S> storages{};  ///< per storage id: where it lives
+  std::size_t workspace_bytes = 0;  ///< as binding::workspace_bytes
 
+  /// The plan as static_runner reads it (spans over this plan's arrays).
   constexpr static_plan_ref ref() const {
     return {output_node,
             {layouts.data(), N},
@@ -86,8 +93,8 @@ struct static_plan {
 /// The arena compiled<G> planned for the graph's slots (plan/arena.hpp), as static_plan needs it:
 /// per pool its bytes, per slot its pool and byte offset.
 struct static_arena_ref {
-  std::span<const std::int64_t> pool_bytes;
-  std::span<const arena_slot> slots;
+  std::span<const std::int64_t> pool_bytes;  ///< per pool: its bytes
+  std::span<const arena_slot> slots;         ///< per slot: its pool and byte offset
 };
 
 namespace detail {
