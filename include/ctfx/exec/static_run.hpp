@@ -32,12 +32,15 @@ run_status check_static_inputs(const static_plan_ref& p, std::span<const T> inpu
   return {};
 }
 
-// Storages and outputs of a run: on the stack for the common sizes, else on the heap.
+// Storages and outputs of a run: on the stack for the common sizes, else on the heap. (`data` may
+// point into the object itself: not copyable.)
 template <class T, std::size_t Stack>
 struct run_array {
   T stack[Stack]{};
   std::vector<T> heap;
   explicit run_array(std::size_t n) : data(n <= Stack ? stack : (heap.resize(n), heap.data())) {}
+  run_array(const run_array&) = delete;
+  run_array& operator=(const run_array&) = delete;
   T* data;
   T& operator[](std::size_t i) { return data[i]; }
 };
