@@ -1,6 +1,7 @@
 // What a user's file costs to compile when its graph has an index op: a ring buffer [64, 4096] f32
 // with a row written at a run-time position and the window's sum returned, run by compiled<G>. The
-// put needs the run-time program (its index check, its dispatch), so this file compiles it.
+// position is the caller's input, so the run is a static plan (its value checked before the first
+// step, the put a typed kernel): the file does not compile the run-time program.
 // Timed by bench/compile/user_files.sh.
 #include <cstdint>
 #include <vector>

@@ -12,6 +12,7 @@
 namespace ctfx_fuzz {
 
 inline int static_plans = 0;  // samples whose plan ran as a static plan (exec/static_plan.hpp)
+inline int static_index_plans = 0;  // those among them with index ops
 
 template <class G>
 int check_compiled(std::uint64_t seed, bool kernel_steps_only = false) {
@@ -24,6 +25,7 @@ int check_compiled(std::uint64_t seed, bool kernel_steps_only = false) {
   }
   using plan = ctfx::compiled<G>;
   static_plans += plan::run_plan.usable;
+  static_index_plans += plan::run_plan.usable && plan::run_plan.n_index_steps > 0;
   std::vector<ctfx::tensor_desc> descs;
   for (const auto& i : c.inputs) descs.push_back(i.desc);
   const auto b = plan::bind(descs);

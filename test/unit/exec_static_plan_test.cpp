@@ -55,25 +55,98 @@ constexpr auto reduce_cat_fill = ctfx::graph([](ctfx::builder& b) {
 });
 using reduce_cat_fill_plan = ctfx::compiled<decltype(reduce_cat_fill)>;
 
-// Left to the run-time program: a symbolic extent; a step without a typed kernel (the put).
+// Index ops, their indices the caller's: a ring buffer's row put and its window sum; a KV-cache
+// row put (f16); RoPE computed straight into the cache's row (results laid out in the put's row,
+// moved there on each run); a gather; a functional put with broadcast indices; a 1-D scatter-add
+// (an in-place put that checks its indices as it writes); a put and a gather both checked.
+constexpr auto ring = ctfx::graph([](ctfx::builder& b) {
+  auto buf = b.input("buf", ctfx::f32, {6, 8});
+  auto row = b.input("row", ctfx::f32, {1, 8});
+  auto pos = b.input("pos", ctfx::i64, {1});
+  auto nb = ctfx::index_put(buf, {pos}, row);
+  b.update(buf, nb);
+  b.output(nb.sum({0}));
+});
+constexpr auto kv = ctfx::graph([](ctfx::builder& b) {
+  auto cache = b.input("cache", ctfx::f16, {2, 3, 5, 4});
+  auto k = b.input("k", ctfx::f16, {2, 3, 1, 4});
+  auto pos = b.input("pos", ctfx::i64, {1});
+  b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, k));
+});
+constexpr auto rope = ctfx::graph([](ctfx::builder& b) {
+  auto cache = b.input("cache", ctfx::f32, {2, 2, 6, 8});
+  auto k = b.input("k", ctfx::f32, {2, 2, 1, 8});
+  auto cs = b.input("cos", ctfx::f32, {4});
+  auto sn = b.input("sin", ctfx::f32, {4});
+  auto pos = b.input("pos", ctfx::i64, {1});
+  auto k1 = k.slice(3, 0, 4), k2 = k.slice(3, 4, 8);
+  auto rot = ctfx::cat({k1 * cs - k2 * sn, k2 * cs + k1 * sn}, 3);
+  b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, rot));
+});
+constexpr auto gather = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {6, 4});
+  auto idx = b.input("idx", ctfx::i64, {5});
+  b.output(ctfx::index(x, {idx}) * 2.0f);
+});
+constexpr auto put_broadcast = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {6, 4});
+  auto i = b.input("i", ctfx::i64, {3, 1});
+  auto j = b.input("j", ctfx::i32, {1, 2});
+  auto v = b.input("v", ctfx::f32, {3, 2});
+  b.output(ctfx::index_put(x, {i, j}, v));
+});
+constexpr auto scatter_add = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {16});
+  auto idx = b.input("idx", ctfx::i64, {10});
+  auto v = b.input("v", ctfx::f32, {10});
+  b.update(x, ctfx::index_put(x, {idx}, v, true));
+});
+constexpr auto put_and_gather = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {16});
+  auto idx = b.input("idx", ctfx::i64, {10});
+  auto v = b.input("v", ctfx::f32, {10});
+  auto y = b.input("y", ctfx::f32, {8, 2});
+  auto j = b.input("j", ctfx::i64, {3});
+  b.update(x, ctfx::index_put(x, {idx}, v, true));
+  b.output(ctfx::index(y, {j}));
+});
+using ring_plan = ctfx::compiled<decltype(ring)>;
+using kv_plan = ctfx::compiled<decltype(kv)>;
+using rope_plan = ctfx::compiled<decltype(rope)>;
+using gather_plan = ctfx::compiled<decltype(gather)>;
+using put_broadcast_plan = ctfx::compiled<decltype(put_broadcast)>;
+using scatter_add_plan = ctfx::compiled<decltype(scatter_add)>;
+using put_and_gather_plan = ctfx::compiled<decltype(put_and_gather)>;
+
+// Left to the run-time program: a symbolic extent; indices computed in the graph (checked during
+// the run); a bool mask.
 constexpr auto symbolic = ctfx::graph([](ctfx::builder& b) {
   auto x = b.input("x", ctfx::f32, {b.sym("n"), 8});
   b.output(x * 2.0f);
 });
-constexpr auto put = ctfx::graph([](ctfx::builder& b) {
+constexpr auto computed_index = ctfx::graph([](ctfx::builder& b) {
   auto cache = b.input("cache", ctfx::f32, {6, 8});
   auto row = b.input("row", ctfx::f32, {1, 8});
+  auto slots = b.input("slots", ctfx::i64, {4});
   auto pos = b.input("pos", ctfx::i64, {1});
-  b.update(cache, ctfx::index_put(cache, {pos}, row));
-  b.output(row * 2.0f);
+  b.update(cache, ctfx::index_put(cache, {ctfx::index(slots, {pos})}, row));
+});
+constexpr auto masked = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {6});
+  auto m = b.input("m", ctfx::b8, {6});
+  auto v = b.input("v", ctfx::f32, {1});
+  b.output(ctfx::index_put(x, {m}, v));
 });
 
 #if !defined(__CUDACC__)  // (nvcc plans the arena at run time: no static plan)
 static_assert(stencil_plan::run_plan.usable && update_plan::run_plan.usable && with_slot_plan::run_plan.usable &&
               view_out_plan::run_plan.usable && reduce_cat_fill_plan::run_plan.usable);
+static_assert(ring_plan::run_plan.usable && kv_plan::run_plan.usable && rope_plan::run_plan.usable && gather_plan::run_plan.usable &&
+              put_broadcast_plan::run_plan.usable && scatter_add_plan::run_plan.usable && put_and_gather_plan::run_plan.usable);
 #endif
 static_assert(!ctfx::compiled<decltype(symbolic)>::run_plan.usable);
-static_assert(!ctfx::compiled<decltype(put)>::run_plan.usable);
+static_assert(!ctfx::compiled<decltype(computed_index)>::run_plan.usable);
+static_assert(!ctfx::compiled<decltype(masked)>::run_plan.usable);
 
 std::vector<float> ramp(std::size_t n, float scale) {
   std::vector<float> v(n);
@@ -87,7 +160,8 @@ bool same(const ctfx::run_status& a, const ctfx::run_status& b) { return a.ok ==
 
 TEST_CASE("static plan: which graphs get one, and what it holds") {
   CHECK(std::string(ctfx::compiled<decltype(symbolic)>::run_plan.why).find("symbolic") != std::string::npos);
-  CHECK(std::string(ctfx::compiled<decltype(put)>::run_plan.why).find("run-time dispatch") != std::string::npos);
+  CHECK(std::string(ctfx::compiled<decltype(computed_index)>::run_plan.why).find("indices are computed in the graph") != std::string::npos);
+  CHECK(std::string(ctfx::compiled<decltype(masked)>::run_plan.why).find("bool mask") != std::string::npos);
 #if !defined(__CUDACC__)
   // The stencil: its input, its output computed in the caller's buffer, one kernel, no buffers
   // (the workspace is the scratch every plan reserves).
@@ -128,6 +202,15 @@ void check_binding(const std::vector<ctfx::tensor_desc>& d) {
 
 TEST_CASE("static plan: its binding is the program's") {
   const auto f = [](std::initializer_list<ctfx::index_t> s) { return ctfx::tensor_desc::contiguous(ctfx::f32, s); };
+  const auto i64 = [](std::initializer_list<ctfx::index_t> s) { return ctfx::tensor_desc::contiguous(ctfx::i64, s); };
+  const auto f16 = [](std::initializer_list<ctfx::index_t> s) { return ctfx::tensor_desc::contiguous(ctfx::f16, s); };
+  check_binding<ring_plan>({f({6, 8}), f({1, 8}), i64({1})});
+  check_binding<kv_plan>({f16({2, 3, 5, 4}), f16({2, 3, 1, 4}), i64({1})});
+  check_binding<rope_plan>({f({2, 2, 6, 8}), f({2, 2, 1, 8}), f({4}), f({4}), i64({1})});
+  check_binding<gather_plan>({f({6, 4}), i64({5})});
+  check_binding<put_broadcast_plan>({f({6, 4}), i64({3, 1}), ctfx::tensor_desc::contiguous(ctfx::i32, {1, 2}), f({3, 2})});
+  check_binding<scatter_add_plan>({f({16}), i64({10}), f({10})});
+  check_binding<put_and_gather_plan>({f({16}), i64({10}), f({10}), f({8, 2}), i64({3})});
   check_binding<stencil_plan>({f({8, 8})});
   check_binding<update_plan>({f({4, 8}), f({4, 8})});
   check_binding<with_slot_plan>({f({4, 4})});
@@ -288,4 +371,126 @@ TEST_CASE("static plan: across ranks, a peer's failure is every rank's, before a
   CHECK(w.events == "a");  // this rank passed, and agreed once
   CHECK(x == x0);
   CHECK(e == e0);
+}
+
+namespace {
+// A caller's buffer: its bytes and shape.
+struct buffer {
+  std::vector<std::byte> bytes;
+  ctfx::tensor_desc d;
+};
+template <class T>
+buffer make_buffer(const std::vector<T>& v, ctfx::dtype dt, std::initializer_list<ctfx::index_t> shape) {
+  buffer b{std::vector<std::byte>(v.size() * sizeof(T)), ctfx::tensor_desc::contiguous(dt, shape)};
+  std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
+  return b;
+}
+std::vector<ctfx::tensor_ref> refs(std::vector<buffer>& v) {
+  std::vector<ctfx::tensor_ref> r;
+  for (auto& b : v) r.emplace_back(b.bytes.data(), b.d);
+  return r;
+}
+bool same_bytes(const std::vector<buffer>& a, const std::vector<buffer>& b) {
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (a[k].bytes != b[k].bytes) return false;
+  return true;
+}
+
+// Plan's static run, the run-time program's (the same grouping, every kernel family, lifetimes
+// checked) and the reference, each on its own copy of the buffers:
+// the same status (word for word); when it ran, the same bytes in every input and output; when it
+// was refused, not a byte changed. Returns the static run's status.
+template <class Plan>
+ctfx::run_status three_ways(const ctfx::ir& source, const std::vector<buffer>& in, const std::vector<buffer>& out) {
+  auto in_s = in, out_s = out, in_p = in, out_p = out, in_r = in, out_r = out;
+  const ctfx::run_status a = Plan::run(refs(in_s), refs(out_s));
+  const auto ri = refs(in_p), ro = refs(out_p);
+  const ctfx::program full(Plan::graph(), {true, true, false, nullptr, true, true, Plan::fused_roots.data(), Plan::fused_into.data()});
+  const ctfx::run_status b = full.run(ri, ro, ctfx::device_ctx{}, {});
+  CHECK_MESSAGE(same(a, b), a.message, " | ", b.message);
+  if (!a.ok) {
+    CHECK(same_bytes(in_s, in));
+    CHECK(same_bytes(out_s, out));
+    return a;
+  }
+  REQUIRE(ctfx::reference_run(source, refs(in_r), refs(out_r)).ok);
+  CHECK(same_bytes(in_s, in_r));
+  CHECK(same_bytes(out_s, out_r));
+  CHECK(same_bytes(in_p, in_r));
+  CHECK(same_bytes(out_p, out_r));
+  return a;
+}
+std::vector<std::int64_t> one(std::int64_t v) { return {v}; }
+}  // namespace
+
+TEST_CASE("static plan: index ops, their indices checked before the first step") {
+#if !defined(__CUDACC__)
+  // The ring's put and the KV cache's are typed steps; RoPE's halves are computed in the cache's
+  // row (two results moved to the row on each run, the put itself writes nothing).
+  CHECK(ring_plan::run_plan.n_index_steps == 1);
+  CHECK(ring_plan::run_plan.n_rows == 0);
+  CHECK(rope_plan::run_plan.n_rows == 3);
+  CHECK(rope_plan::run_plan.index_steps[0].in_row);
+  CHECK(scatter_add_plan::run_plan.index_steps[0].checked_in_put);
+  CHECK_FALSE(ring_plan::run_plan.index_steps[0].checked_in_put);  // a 2-D put: checked in validation
+  CHECK(ctfx::to_text(rope_plan::run_plan.ref(), rope_plan::graph()) ==
+        "input 0: cache (written)\ninput 1: k\ninput 2: cos\ninput 3: sin\ninput 4: pos\n"
+        "storage 0: input 0\nstorage 1: input 1\nstorage 2: input 2\nstorage 3: input 3\nstorage 4: input 4\n"
+        "step: sub\nstep: add\nstep: cat\nstep: index_put\n"
+        "index: index_put (indices: pos; its values computed in its row)\n"
+        "row: sub in the row of index 'pos'\nrow: add in the row of index 'pos'\nrow: cat in the row of index 'pos'\n"
+        "workspace: 256 bytes\n");
+  CHECK(ctfx::to_text(scatter_add_plan::run_plan.ref(), scatter_add_plan::graph()).find("index: index_put (indices: idx; checked as it writes)") !=
+        std::string::npos);
+#endif
+  const auto f32s = [](std::size_t n, float scale) { return ramp(n, scale); };
+  for (const std::int64_t pos : {0, 3, 5, -1, -6, 6, -7, 1 << 20}) {
+    CAPTURE(pos);
+    const bool in_range = pos >= -6 && pos < 6;
+    const auto st = three_ways<ring_plan>(ring.get(), {make_buffer(f32s(48, 0.5f), ctfx::f32, {6, 8}), make_buffer(f32s(8, -2.0f), ctfx::f32, {1, 8}),
+                                                       make_buffer(one(pos), ctfx::i64, {1})},
+                                          {make_buffer(std::vector<float>(8, 9.0f), ctfx::f32, {8})});
+    CHECK(st.ok == in_range);
+    if (!in_range) CHECK(st.message == "rule index-in-range: node 'index_put': index " + std::to_string(pos) + " (from 'pos') is out of range for dimension 0 of size 6");
+    std::vector<std::uint16_t> cache(2 * 3 * 5 * 4), k(2 * 3 * 4);
+    for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = static_cast<std::uint16_t>(0x3c00 + i);
+    for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::uint16_t>(0xbc00 + 3 * i);
+    CHECK(three_ways<kv_plan>(kv.get(), {make_buffer(cache, ctfx::f16, {2, 3, 5, 4}), make_buffer(k, ctfx::f16, {2, 3, 1, 4}), make_buffer(one(pos), ctfx::i64, {1})},
+                              {}).ok == (pos >= -5 && pos < 5));
+    CHECK(three_ways<rope_plan>(rope.get(), {make_buffer(f32s(192, 0.25f), ctfx::f32, {2, 2, 6, 8}), make_buffer(f32s(32, 1.5f), ctfx::f32, {2, 2, 1, 8}),
+                                             make_buffer(f32s(4, 0.125f), ctfx::f32, {4}), make_buffer(f32s(4, -0.375f), ctfx::f32, {4}),
+                                             make_buffer(one(pos), ctfx::i64, {1})},
+                                {}).ok == in_range);
+  }
+  // A gather (and a negative index), a put with broadcast i64 and i32 indices into a fresh output.
+  CHECK(three_ways<gather_plan>(gather.get(), {make_buffer(f32s(24, 0.5f), ctfx::f32, {6, 4}), make_buffer(std::vector<std::int64_t>{5, 0, -1, 2, 2}, ctfx::i64, {5})},
+                                {make_buffer(std::vector<float>(20), ctfx::f32, {5, 4})}).ok);
+  CHECK(three_ways<gather_plan>(gather.get(), {make_buffer(f32s(24, 0.5f), ctfx::f32, {6, 4}), make_buffer(std::vector<std::int64_t>{5, 0, -1, 6, 2}, ctfx::i64, {5})},
+                                {make_buffer(std::vector<float>(20), ctfx::f32, {5, 4})}).message ==
+        "rule index-in-range: node 'index': index 6 (from 'idx') is out of range for dimension 0 of size 6");
+  for (const std::int32_t j1 : {3, -4, 4}) {
+    CAPTURE(j1);
+    CHECK(three_ways<put_broadcast_plan>(put_broadcast.get(), {make_buffer(f32s(24, 0.5f), ctfx::f32, {6, 4}), make_buffer(std::vector<std::int64_t>{4, 0, -2}, ctfx::i64, {3, 1}),
+                                                               make_buffer(std::vector<std::int32_t>{1, j1}, ctfx::i32, {1, 2}), make_buffer(f32s(6, 3.0f), ctfx::f32, {3, 2})},
+                                         {make_buffer(std::vector<float>(24), ctfx::f32, {6, 4})}).ok == (j1 != 4));
+  }
+  // A scatter-add with duplicates: its indices checked as it writes (a bad one leaves x as it was).
+  for (const std::int64_t last : {15, -16, 16, -17}) {
+    CAPTURE(last);
+    const auto st = three_ways<scatter_add_plan>(scatter_add.get(), {make_buffer(f32s(16, 0.5f), ctfx::f32, {16}),
+                                                                     make_buffer(std::vector<std::int64_t>{3, 3, 0, 7, 3, -1, 9, 9, 2, last}, ctfx::i64, {10}),
+                                                                     make_buffer(f32s(10, 1.25f), ctfx::f32, {10})},
+                                                 {});
+    CHECK(st.ok == (last >= -16 && last < 16));
+  }
+  // Both ops given a bad index: the refusal names the node the program names.
+  for (const std::int64_t j0 : {1, 8}) {
+    CAPTURE(j0);
+    const auto st = three_ways<put_and_gather_plan>(put_and_gather.get(), {make_buffer(f32s(16, 0.5f), ctfx::f32, {16}),
+                                                                           make_buffer(std::vector<std::int64_t>{3, 3, 0, 7, 3, -1, 9, 9, 2, 40}, ctfx::i64, {10}),
+                                                                           make_buffer(f32s(10, 1.25f), ctfx::f32, {10}), make_buffer(f32s(16, 2.0f), ctfx::f32, {8, 2}),
+                                                                           make_buffer(std::vector<std::int64_t>{2, j0, 0}, ctfx::i64, {3})},
+                                                    {make_buffer(std::vector<float>(6), ctfx::f32, {3, 2})});
+    CHECK_FALSE(st.ok);
+  }
 }

@@ -2,9 +2,10 @@
 // memory plan are constants, and each node's kernel is a template instantiated for that node's op
 // and dtypes (static_op<K>, element types fixed), so the elementwise kernels carry no run-time
 // dispatch; reductions, cats and fills call their kernels directly. Ops without a kernel here
-// (index ops, scatters' two-step copies, list and user ops, collectives) run through the program's
-// run-time dispatch. A graph without them, with static extents, runs as a static plan: no
-// run-time program at all (exec/static_plan.hpp).
+// (scatters' two-step copies, list and user ops, collectives) run through the program's run-time
+// dispatch. A graph without them, with static extents, runs as a static plan: no run-time program
+// at all (exec/static_plan.hpp); its index ops (the caller's indices, checked before the first
+// step) are typed puts and gathers. In any other plan index ops also go to the dispatch.
 //
 //   constexpr auto g = ctfx::graph([](ctfx::builder& b) { ... });
 //   using plan = ctfx::compiled<decltype(g)>;
@@ -272,8 +273,20 @@ struct compiled {
   /// has a typed kernel and the arena was planned here: run() then runs it without the run-time
   /// program, which the file does not compile. (`run_plan.why` says why not, otherwise.)
   static constexpr std::size_t storage_count = static_cast<std::size_t>(frozen.next_storage);
-  static constexpr static_plan<node_count, storage_count> run_plan = [] {
-    static_plan<node_count, storage_count> p;
+  /// Index ops, and nodes computed in another's buffer (a cat's slice or a put's row): the room
+  /// run_plan keeps for them.
+  static constexpr std::size_t index_count = [] {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < node_count; ++i) n += is_index_op(frozen.nodes[i].op);
+    return n;
+  }();
+  static constexpr std::size_t placed_count = [] {
+    std::size_t n = 0;
+    for (const std::int32_t c : fused_into) n += c >= 0;
+    return n;
+  }();
+  static constexpr static_plan<node_count, storage_count, index_count, placed_count> run_plan = [] {
+    static_plan<node_count, storage_count, index_count, placed_count> p;
 #if defined(__CUDACC__)
     p.why = "the arena is planned at run time under nvcc";
     return p;
@@ -284,7 +297,7 @@ struct compiled {
     }
     std::array<std::int64_t, node_count> pools{};
     for (std::size_t k = 0; k < planned_arena.n_pools; ++k) pools[k] = planned_arena.pools[k].static_bytes;
-    return make_static_plan<node_count, storage_count>(pipeline_type::get(), fused_roots.data(), fused_into.data(),
+    return make_static_plan<node_count, storage_count, index_count, placed_count>(pipeline_type::get(), fused_roots.data(), fused_into.data(),
                                         static_arena_ref{{pools.data(), planned_arena.n_pools}, {planned_arena.slots.data(), planned_arena.n_slots}},
                                         [](std::int32_t i) { return typed_step(i); });
 #endif
@@ -352,12 +365,54 @@ struct compiled {
   static constexpr bool library_kernels = false;
 #endif
 
+  // Node i's place among run_plan's index steps.
+  static constexpr std::size_t index_step_of(std::int32_t i) {
+    std::size_t k = 0;
+    while (k + 1 < run_plan.n_index_steps && run_plan.index_steps[k].op.node != i) ++k;
+    return k;
+  }
+
+  // An index op of a static plan: its indices were checked by the runner before the first step
+  // (or, for an in-place put that may, are checked here as it writes), so the put or gather runs
+  // typed on x's element type, the operands' numbers from exec/index_operands.hpp.
+  template <std::size_t I>
+  static bool index_step(const exec_frame& f) {
+    constexpr static_index_step s = run_plan.index_steps[index_step_of(static_cast<std::int32_t>(I))];
+    constexpr dtype D = frozen.nodes[static_cast<std::size_t>(s.op.x)].meta.dt;
+    if constexpr (s.in_row) {
+      return true;  // its values were computed in the row it selects
+    } else {
+      const std::int32_t dst = s.op.inplace || s.op.gather ? s.op.x : static_cast<std::int32_t>(I);
+      if (!s.op.inplace && !s.op.gather) kernels::copy(f.ctx, f.view(dst), f.view(s.op.x));
+      const bound_layout& dl = f.layouts[dst];
+      const kernels::index_put_args a = detail::index_args(s.op, f.layouts, f.bases, f.bases[dl.storage], dl);
+      if (a.count == 0) return true;
+      if constexpr (s.op.gather) {
+        kernels::gather_host<D>(a);
+      } else {
+        if constexpr (s.checked_in_put) {
+          if (f.failure && !f.ctx.comm && kernels::index_put_fusable_host(a)) {
+            index_t value = 0;
+            if (kernels::index_put_checked_typed<D>(a, &value) >= 0)
+              *f.failure = detail::index_failure(s.op.node, s.name.view(), s.index_names[0].view(), s.op.dim[0], a.index_extent[0], value);
+            return true;
+          }
+        }
+        kernels::index_put_seq_fn<D>{a}(0);
+      }
+      return true;
+    }
+  }
+
   template <std::size_t I>
   static bool single_step(const exec_frame& f) {
     constexpr node nd = frozen.nodes[I];
     constexpr op_kind K = nd.op;
     constexpr dtype O = nd.meta.dt;
-    if constexpr (!detail::static_single(nd)) {
+    if constexpr (is_index_op(K)) {
+      if constexpr (run_plan.usable) return index_step<I>(f);
+      else return false;  // the program's dispatch (its checks of computed indices, masks, rows)
+    } else if constexpr (!detail::static_single(nd)) {
       return false;  // the run-time dispatch (dispatched_families)
     } else {
       constexpr std::int32_t a0 = nd.nargs > 0 ? frozen.args[static_cast<std::size_t>(nd.arg0)] : -1;

@@ -38,6 +38,7 @@
 #include "../kernels/fused_reduce.hpp"
 #include "../kernels/gather.hpp"
 #include "../kernels/index_put.hpp"
+#include "index_operands.hpp"
 #include "../kernels/pointwise.hpp"
 #include "../kernels/reduce.hpp"
 #include "../ops/meta.hpp"
@@ -131,6 +132,9 @@ struct exec_frame {
   const bound_layout* layouts;  // per node
   std::byte* const* bases;      // per storage
   device_ctx ctx;
+  // Where a step that checks its input as it writes (an in-place put of the static runner,
+  // exec/static_run.hpp) records a refusal; null: every check ran before the steps.
+  run_status* failure = nullptr;
   strided view(std::int32_t id) const {
     const bound_layout& l = layouts[id];
     return l.at(bases[l.storage]);
@@ -1008,99 +1012,9 @@ class basic_program {
         [&](std::size_t k) { return g_[inputs_[k]].name.view(); });
   }
 
-  // bshape (rank brank) becomes its broadcast with l's extents (shapes already checked to agree).
-  static void broadcast_shape(index_t* bshape, int& brank, const bound_layout& l) {
-    const int r = std::max(brank, l.rank);
-    index_t out[max_rank]{};
-    for (int d = 0; d < r; ++d) {
-      const int p = d - (r - brank), q = d - (r - l.rank);
-      const index_t s1 = p >= 0 ? bshape[p] : 1, s2 = q >= 0 ? l.size[q] : 1;
-      out[d] = s1 == 1 ? s2 : s1;
-    }
-    brank = r;
-    for (int d = 0; d < r; ++d) bshape[d] = out[d];
-  }
-
   kernels::index_put_args index_args(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
                                      std::byte* dst_base, const bound_layout& dst) const {
-    kernels::index_put_args a;
-    a.x = dst.at(dst_base);
-    a.accumulate = g_[i].aux != 0;
-    // The selected shape S, as ops/index.hpp computes it, with numbers.
-    struct idx { int dim; std::int32_t node; };
-    struct idx_list {  // at most one index per dimension of x: no allocation per run
-      idx v[max_rank]{};
-      std::size_t n = 0;
-      void push_back(idx e) { if (n < max_rank) v[n++] = e; }
-      bool empty() const { return n == 0; }
-      std::size_t size() const { return n; }
-      const idx& front() const { return v[0]; }
-      const idx& back() const { return v[n - 1]; }
-      const idx& operator[](std::size_t k) const { return v[k]; }
-      const idx* begin() const { return v; }
-      const idx* end() const { return v + n; }
-    } ix;
-    int dim = 0;
-    for (std::int32_t k = first_index_arg(g_[i].op); k < g_[i].nargs; ++k, ++dim) {
-      const std::int32_t x = g_.arg(i, k);
-      if (x >= 0) ix.push_back({dim, x});
-    }
-    // The values (index_put), or the result (index): over S.
-    const std::int32_t vn = g_[i].op == op_kind::index ? i : g_.arg(i, 1);
-    const bound_layout& v = L[static_cast<std::size_t>(vn)];
-    if (ix.empty()) {
-      a.free = a.x;
-      a.values = v.at(base[static_cast<std::size_t>(v.storage)]).broadcast_to(a.x.rank, a.x.size);
-      a.count = a.x.numel();
-      return a;
-    }
-    bool adjacent = true;
-    for (std::size_t k = 1; k < ix.size(); ++k) adjacent = adjacent && ix[k].dim == ix[k - 1].dim + 1;
-    int brank = 0;
-    index_t bshape[max_rank]{};
-    for (const auto& t : ix) broadcast_shape(bshape, brank, L[static_cast<std::size_t>(t.node)]);  // the index shapes
-    // S's dims: where the broadcast block sits (b0), and which x dim each free S dim comes from.
-    strided S{};
-    int b0 = 0;
-    int free_src[max_rank];
-    auto push = [&](index_t sz, int src) { S.size[S.rank] = sz; free_src[S.rank] = src; ++S.rank; };
-    if (adjacent) {
-      for (int d = 0; d < ix.front().dim; ++d) push(a.x.size[d], d);
-      b0 = S.rank;
-      for (int d = 0; d < brank; ++d) push(bshape[d], -1);
-      for (int d = ix.back().dim + 1; d < a.x.rank; ++d) push(a.x.size[d], d);
-    } else {
-      for (int d = 0; d < brank; ++d) push(bshape[d], -1);
-      for (int d = 0; d < a.x.rank; ++d) {
-        bool indexed = false;
-        for (const auto& t : ix) indexed = indexed || t.dim == d;
-        if (!indexed) push(a.x.size[d], d);
-      }
-    }
-    a.count = S.numel();
-    a.free = a.x;
-    a.free.rank = S.rank;
-    for (int d = 0; d < S.rank; ++d) {
-      a.free.size[d] = S.size[d];
-      a.free.stride[d] = free_src[d] >= 0 ? a.x.stride[free_src[d]] : 0;
-    }
-    a.n_index = static_cast<int>(ix.size());
-    for (std::size_t k = 0; k < ix.size(); ++k) {
-      const bound_layout& l = L[static_cast<std::size_t>(ix[k].node)];
-      strided t = l.at(base[static_cast<std::size_t>(l.storage)]);
-      strided o = t;
-      o.rank = S.rank;
-      for (int d = 0; d < S.rank; ++d) { o.size[d] = S.size[d]; o.stride[d] = 0; }
-      for (int d = 0; d < l.rank; ++d) {  // right-aligned inside the broadcast block
-        const int sd = b0 + brank - l.rank + d;
-        o.stride[sd] = l.size[d] == 1 ? 0 : t.stride[d];
-      }
-      a.index[k] = o;
-      a.index_dim[k] = ix[k].dim;
-      a.index_extent[k] = a.x.size[ix[k].dim];
-    }
-    a.values = v.at(base[static_cast<std::size_t>(v.storage)]).broadcast_to(S.rank, S.size);
-    return a;
+    return detail::index_args(index_operands_of(g_, i), L.data(), base.data(), dst_base, dst);
   }
 
   run_status check_indices(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
@@ -1123,33 +1037,11 @@ class basic_program {
       at = detail::first_bad_index_cuda(index_args(i, L, base, base[static_cast<std::size_t>(x.storage)], x), ctx, scratch, &which, &value);
 #endif
     } else {
-      // On the host: each index tensor's own elements (not every selected position), against the
-      // extent of the dimension it indexes.
       (void)scratch;
-      const std::int32_t q0 = first_index_arg(g_[i].op);
-      for (std::int32_t q = q0, k = -1; q < g_[i].nargs && at < 0; ++q) {
-        const std::int32_t node = g_.arg(i, q);
-        if (node < 0) continue;
-        ++k;
-        const bound_layout& il = L[static_cast<std::size_t>(node)];
-        const strided t = il.at(base[static_cast<std::size_t>(il.storage)]);
-        const index_t lo = -x.size[q - q0], hi = x.size[q - q0];
-        if (t.rank == 1 && t.dt == dtype::i64) {  // the common case, as a plain loop
-          const auto* p = reinterpret_cast<const std::int64_t*>(t.p);
-          const index_t n = t.size[0], st = t.stride[0];
-          for (index_t e = 0; e < n; ++e)
-            if (p[e * st] < lo || p[e * st] >= hi) { which = k; value = p[e * st]; at = e; break; }
-          continue;
-        }
-        index_t e = 0;
-        const int isz = size_of(t.dt);
-        t.for_each_offset([&](index_t off) {
-          const index_t v = t.dt == dtype::i64 ? *reinterpret_cast<const std::int64_t*>(t.p + off * 8)
-                                               : kernels::load_dyn<index_t>(t.dt, t.p + off * isz);
-          if (at < 0 && (v < lo || v >= hi)) { which = k; value = v; at = e; }
-          ++e;
-        });
-      }
+      const detail::bad_index bad = detail::first_bad_index_host(index_operands_of(g_, i), L.data(), base.data(), x);
+      which = bad.which;
+      value = bad.value;
+      at = bad.at;
     }
     if (at < 0) return {};
     return index_failure(i, index_args(i, L, base, base[static_cast<std::size_t>(x.storage)], x), which, value);
@@ -1162,30 +1054,21 @@ class basic_program {
     const bound_layout& il = L[static_cast<std::size_t>(ix)];
     const bound_layout& x = L[static_cast<std::size_t>(g_.arg(p, 0))];
     const std::byte* at = base[static_cast<std::size_t>(il.storage)] + il.offset * size_of(il.dt);
-    std::int64_t v = 0;
     if (ctx.where == backend::cuda) {
+      std::int64_t v = 0;
 #if defined(__CUDACC__)
       if (il.dt == dtype::i64) cudaMemcpy(&v, at, 8, cudaMemcpyDeviceToHost);
       else { std::int32_t w = 0; cudaMemcpy(&w, at, 4, cudaMemcpyDeviceToHost); v = w; }
 #endif
-    } else if (il.dt == dtype::i64) {
-      std::memcpy(&v, at, 8);
-    } else {
-      std::int32_t w = 0;
-      std::memcpy(&w, at, 4);
-      v = w;
+      if (v < 0) v += x.size[d];
+      return static_cast<index_t>(v) * x.stride[d];
     }
-    if (v < 0) v += x.size[d];
-    return static_cast<index_t>(v) * x.stride[d];
+    return detail::row_shift_host(at, il.dt, x.size[d], x.stride[d]);
   }
 
   run_status index_failure(std::int32_t i, const kernels::index_put_args& a, int which, index_t value) const {
-    std::int32_t idx_node = -1;
-    for (std::int32_t k = first_index_arg(g_[i].op), seen = 0; k < g_[i].nargs; ++k)
-      if (g_.arg(i, k) >= 0 && seen++ == which) idx_node = g_.arg(i, k);
-    return run_status::failure(i, "rule index-in-range: " + detail::node_label(g_, i) + ": index " + std::to_string(value) +
-                                      " (from '" + std::string(g_[idx_node].name.view()) + "') is out of range for dimension " +
-                                      std::to_string(a.index_dim[which]) + " of size " + std::to_string(a.index_extent[which]));
+    const index_operands o = index_operands_of(g_, i);
+    return detail::index_failure(i, g_[i].name.view(), g_[o.index[which]].name.view(), a.index_dim[which], a.index_extent[which], value);
   }
 
   run_status check_step(std::int32_t step, std::vector<std::int32_t>& owner) const {
@@ -1456,7 +1339,8 @@ class basic_program {
     for (std::int32_t k = first_index_arg(g_[i].op); k < g_[i].nargs; ++k, ++dim) {
       const std::int32_t t = g_.arg(i, k);
       if (t < 0) { count *= x.size[dim]; continue; }
-      broadcast_shape(bshape, brank, evaluate(g_.meta(t), sym));
+      const bound_layout l = evaluate(g_.meta(t), sym);
+      detail::broadcast_into(bshape, brank, l.size, l.rank);
     }
     for (int d = dim; d < x.rank; ++d) count *= x.size[d];
     for (int d = 0; d < brank; ++d) count *= bshape[d];

@@ -20,6 +20,7 @@
 #include "../plan/outputs.hpp"
 #include "../plan/reuse.hpp"
 #include "../plan/slots.hpp"
+#include "index_operands.hpp"
 #include "layouts.hpp"
 #include "run_checks.hpp"
 
@@ -40,6 +41,25 @@ struct storage_place {
   std::int64_t bytes = 0;   ///< the bytes its views reach
 };
 
+/// An index op among a static plan's steps (its index tensors are inputs the graph does not write
+/// before it, so their values are checked before the first step, as the run-time program does).
+struct static_index_step {
+  index_operands op;             ///< its operands
+  std::int32_t step = -1;        ///< its position in the plan's steps
+  bool in_row = false;           ///< a put whose values were computed in the row it selects: it writes nothing itself
+  bool checked_in_put = false;   ///< an in-place put that may check its indices as it writes (when its form allows)
+  name_t name;                   ///< the op's node name
+  std::array<name_t, max_rank> index_names{};  ///< each index tensor's node name
+};
+/// A node computed straight into an index put's row: its layout is moved to the row that the put's
+/// (checked) index selects, on every run.
+struct static_row {
+  std::int32_t node = -1;   ///< the node computed there
+  std::int32_t index = -1;  ///< the put's index node (its first element selects the row)
+  index_t extent = 0;       ///< the indexed dimension's extent (a negative index counts back from it)
+  index_t stride = 0;       ///< the indexed dimension's stride in x, in elements
+};
+
 /// A static plan without its capacity: what static_runner reads.
 struct static_plan_ref {
   std::int32_t output_node = -1;               ///< the graph's output node
@@ -51,12 +71,15 @@ struct static_plan_ref {
   std::span<const tensor_desc> outputs;        ///< per output position: dense, as binding::outputs
   std::span<const storage_place> storages;     ///< per storage id: where it lives
   std::span<const std::int32_t> steps;         ///< the nodes that run a kernel, in order
+  std::span<const static_index_step> index_steps;  ///< the index ops among them, in node order
+  std::span<const static_row> rows;            ///< nodes computed in a put's row, in node order
   std::size_t workspace_bytes = 0;             ///< as binding::workspace_bytes
 };
 
-/// A graph's run, for a graph of at most N nodes and S storages. `usable` false: the run-time
-/// program runs it, for the reason `why` (symbolic extents, a step without a typed kernel, ...).
-template <std::size_t N, std::size_t S>
+/// A graph's run, for a graph of at most N nodes, S storages, X index ops and R nodes computed in a
+/// put's row. `usable` false: the run-time program runs it, for the reason `why` (symbolic extents,
+/// a step without a typed kernel, ...).
+template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t R = 0>
 struct static_plan {
   bool usable = false;         ///< whether compiled<G> runs this plan (else the run-time program)
   const char* why = "not made";  ///< why not, when not usable
@@ -65,6 +88,8 @@ struct static_plan {
   std::size_t n_outputs = 0;   ///< outputs used of output_nodes, outputs
   std::size_t n_storages = 0;  ///< storages used of storages
   std::size_t n_steps = 0;     ///< steps used of steps
+  std::size_t n_index_steps = 0;  ///< index ops used of index_steps
+  std::size_t n_rows = 0;      ///< rows used of rows
   std::array<bound_layout, N> layouts{};  ///< per node: its layout
   std::array<std::int32_t, N> input_nodes{};   ///< per input position: its node
   std::array<std::int32_t, N> output_nodes{};  ///< per output position: its node
@@ -73,6 +98,8 @@ struct static_plan {
   std::array<bool, N> input_written{};  ///< per input position: whether the graph writes it
   std::array<tensor_desc, N> outputs{};  ///< per output position: dense, as binding::outputs
   std::array<storage_place, S> storages{};  ///< per storage id: where it lives
+  std::array<static_index_step, X> index_steps{};  ///< the index ops among the steps, in node order
+  std::array<static_row, R> rows{};  ///< nodes computed in a put's row, in node order
   std::size_t workspace_bytes = 0;  ///< as binding::workspace_bytes
 
   /// The plan as static_runner reads it (spans over this plan's arrays).
@@ -86,6 +113,8 @@ struct static_plan {
             {outputs.data(), n_outputs},
             {storages.data(), n_storages},
             {steps.data(), n_steps},
+            {index_steps.data(), n_index_steps},
+            {rows.data(), n_rows},
             workspace_bytes};
   }
 };
@@ -122,11 +151,12 @@ constexpr index_t layout_extent(const bound_layout& l) {  // bound_layout::exten
 
 /// Makes the static plan of graph `g` (optimized, without symbols) grouped as `roots`/`into`
 /// (plan/fusion.hpp), its slots laid out by `arena`; `typed(i)` says whether step node i runs a
-/// kernel compiled for it. Unusable (with the reason) for anything the run-time program must do.
-template <std::size_t N, std::size_t S, class Typed>
-constexpr static_plan<N, S> make_static_plan(const ir& g, const std::int32_t* roots, const std::int32_t* into, static_arena_ref arena,
-                                          Typed&& typed) {
-  static_plan<N, S> p;
+/// kernel compiled for it (an index op's kernel is the static runner's). Unusable (with the reason)
+/// for anything the run-time program must do.
+template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t Rows = 0, class Typed>
+constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::int32_t* roots, const std::int32_t* into, static_arena_ref arena,
+                                                   Typed&& typed) {
+  static_plan<N, S, X, Rows> p;
   auto refuse = [&](const char* why) {
     p.why = why;
     return p;
@@ -138,13 +168,58 @@ constexpr static_plan<N, S> make_static_plan(const ir& g, const std::int32_t* ro
     for (int d = 0; d < nd.meta.rank; ++d)
       if (!nd.meta.size[d].is_static() || !nd.meta.stride[d].is_static()) return refuse("symbolic extents: layouts and workspace are bound at run time");
   const liveness L = compute_liveness(g, roots, into);
-  for (const std::int32_t i : L.steps) {
+  const auto inputs = detail::input_nodes_of(g);
+  std::vector<std::int32_t> input_of_storage(static_cast<std::size_t>(g.next_storage), -1);
+  for (std::size_t k = 0; k < inputs.size(); ++k) input_of_storage[static_cast<std::size_t>(g[inputs[k]].meta.storage)] = static_cast<std::int32_t>(k);
+  // The index put whose row holds node i's result (through cat slices), or -1.
+  auto row_put = [&](std::int32_t i) {
+    std::int32_t h = i;
+    while (into && into[h] >= 0) h = into[h];
+    return h != i && is_index_op(g[h].op) ? h : -1;
+  };
+  // The first step that writes each storage (a kernel computing a put's row writes x's), and the
+  // first that writes a caller's input: what the program's index checks are planned from.
+  std::vector<std::int32_t> first_write(static_cast<std::size_t>(g.next_storage), -1);
+  std::int32_t first_caller_write = -1;
+  for (std::size_t step = 0; step < L.steps.size(); ++step) {
+    auto wrote = [&](std::int32_t st) {
+      if (st < 0) return;
+      if (first_write[static_cast<std::size_t>(st)] < 0) first_write[static_cast<std::size_t>(st)] = static_cast<std::int32_t>(step);
+      if (input_of_storage[static_cast<std::size_t>(st)] >= 0 && first_caller_write < 0) first_caller_write = static_cast<std::int32_t>(step);
+    };
+    if (const std::int32_t h = row_put(L.steps[step]); h >= 0) wrote(g.meta(g.arg(h, 0)).storage);
+    for_each_write(g, L.steps[step], wrote);
+  }
+  for (std::size_t step = 0; step < L.steps.size(); ++step) {
+    const std::int32_t i = L.steps[step];
     const op_kind k = g[i].op;
     if (k == op_kind::empty || k == op_kind::empty_like) continue;  // no kernel: contents unspecified
-    if (is_index_op(k) || facts(k).family == op_family::collective || k == op_kind::custom || k == op_kind::auto_functionalized ||
-        !typed(i))
-      return refuse("a step runs through the run-time dispatch (an index op, a scatter, a list or user op, a collective)");
+    if (is_index_op(k)) {  // its indices: inputs not written before it, checked before the first step
+      for (std::int32_t q = first_index_arg(k); q < g[i].nargs; ++q) {
+        const std::int32_t x = g.arg(i, q);
+        if (x < 0) continue;
+        if (g.meta(x).dt == dtype::b8) return refuse("an index op with a bool mask (the run-time program's masked put)");
+        const auto st = static_cast<std::size_t>(g.meta(x).storage);
+        if (input_of_storage[st] < 0 || (first_write[st] >= 0 && first_write[st] < static_cast<std::int32_t>(step)))
+          return refuse("an index op whose indices are computed in the graph (the run-time program checks them during the run)");
+      }
+      p.steps[p.n_steps++] = i;
+      continue;
+    }
+    if (facts(k).family == op_family::collective || k == op_kind::custom || k == op_kind::auto_functionalized || !typed(i))
+      return refuse("a step runs through the run-time dispatch (a scatter, a list or user op, a collective)");
     p.steps[p.n_steps++] = i;
+  }
+  for (std::int32_t i = 0; i < g.size(); ++i) {
+    if (!is_index_op(g[i].op)) continue;
+    if (L.step_of[static_cast<std::size_t>(i)] < 0) return refuse("an index op that is not a step");
+    if (p.n_index_steps == X) return refuse("more index ops than planned");
+    static_index_step& s = p.index_steps[p.n_index_steps++];
+    s.op = index_operands_of(g, i);
+    s.step = L.step_of[static_cast<std::size_t>(i)];
+    s.in_row = !s.op.gather && into && into[s.op.values] == i;
+    s.name = g[i].name;
+    for (int k = 0; k < s.op.n_index; ++k) s.index_names[static_cast<std::size_t>(k)] = g[s.op.index[k]].name;
   }
   // Layouts: a result computed in a cat's slice is laid out as that slice (consumers come later,
   // so from the last node back each cat's own layout is known before its operands').
@@ -153,11 +228,19 @@ constexpr static_plan<N, S> make_static_plan(const ir& g, const std::int32_t* ro
     const std::int32_t c = into ? into[i] : -1;
     if (c < 0) meta[static_cast<std::size_t>(i)] = g[i].meta;
     else if (g[c].op == op_kind::cat) meta[static_cast<std::size_t>(i)] = cat_slice_meta(g, c, i, &meta[static_cast<std::size_t>(c)]);
-    else return refuse("a result computed in an index put's row");
+    else meta[static_cast<std::size_t>(i)] = row_put_meta(g, c);  // at the row's start: moved to the row on each run
     if (meta[static_cast<std::size_t>(i)].is_tensor()) p.layouts[static_cast<std::size_t>(i)] = detail::bound_static(meta[static_cast<std::size_t>(i)]);
   }
+  for (std::int32_t i = 0; i < g.size(); ++i) {
+    const std::int32_t h = row_put(i);
+    if (h < 0) continue;
+    if (p.n_rows == Rows) return refuse("more results computed in a put's row than planned");
+    std::int32_t ix = -1;
+    const int d = row_put_dim(g, h, &ix);
+    const bound_layout& x = p.layouts[static_cast<std::size_t>(g.arg(h, 0))];
+    p.rows[p.n_rows++] = {i, ix, x.size[d], x.stride[d]};
+  }
   // Inputs, outputs, and where every storage lives.
-  const auto inputs = detail::input_nodes_of(g);
   p.n_inputs = inputs.size();
   p.n_storages = static_cast<std::size_t>(g.next_storage);
   for (std::size_t k = 0; k < inputs.size(); ++k) {
@@ -202,8 +285,30 @@ constexpr static_plan<N, S> make_static_plan(const ir& g, const std::int32_t* ro
       if (direct[j] == static_cast<std::int32_t>(s)) p.storages[s] = {storage_home::output, static_cast<std::int32_t>(j), 0, L.buffers[b].bytes.value()};
     if (p.storages[s].home != storage_home::output) return refuse("a buffer without a slot");
   }
-  // The program's scratch (an index check's flag: none here, but every plan reserves it).
+  // The program's scratch (the CUDA index check's flag: not used on the host, but every plan reserves it).
   p.workspace_bytes = buffers + detail::align_ws(64);
+  // In-place puts that may check their indices as they write (the program's fused checks,
+  // exec/program.hpp): nothing before them writes a caller buffer (an input, or an output computed
+  // in the caller's buffer), so a failed check there still leaves every caller buffer untouched.
+  for (std::size_t k = 0; k < p.n_index_steps; ++k) {
+    static_index_step& s = p.index_steps[k];
+    if (!s.op.inplace || s.in_row) continue;
+    // The form kernels::index_put_fusable_host takes (x[i] (+)= v: x 1-D within the shadow's bytes,
+    // one 1-D i64 index); whether x shares bytes with the values or the index is seen at run time.
+    const tensor_meta& xm = g.meta(s.op.x);
+    const tensor_meta& im = g.meta(s.op.index[0]);
+    if (xm.rank != 1 || s.op.n_index != 1 || im.dt != dtype::i64 || im.rank != 1 || im.size[0].value() == 0 ||
+        xm.size[0].value() * size_of(xm.dt) > static_cast<index_t>(kernels::index_put_shadow_bytes))
+      continue;
+    bool ok = first_caller_write < 0 || first_caller_write >= s.step;
+    for (const std::int32_t st : direct) {
+      if (st < 0) continue;
+      const std::int32_t b = L.buffer_of[static_cast<std::size_t>(st)];
+      if (b >= 0 && L.buffers[static_cast<std::size_t>(b)].def_step < s.step) ok = false;
+      if (first_write[static_cast<std::size_t>(st)] >= 0 && first_write[static_cast<std::size_t>(st)] < s.step) ok = false;
+    }
+    s.checked_in_put = ok;
+  }
   // Which inputs the graph writes: their buffers are then refused as aliases of any other.
   for (std::size_t k = 0; k < p.n_steps; ++k)
     for_each_write(g, p.steps[k], [&](std::int32_t s) {
@@ -246,6 +351,12 @@ inline std::string to_text(const static_plan_ref& p, const ir& g) {
     t += "\n";
   }
   for (const std::int32_t i : p.steps) t += "step: " + name(i) + "\n";
+  for (const static_index_step& s : p.index_steps) {
+    t += "index: " + name(s.op.node) + " (indices:";
+    for (int k = 0; k < s.op.n_index; ++k) t += (k ? ", " : " ") + name(s.op.index[k]);
+    t += s.in_row ? "; its values computed in its row)\n" : s.checked_in_put ? "; checked as it writes)\n" : "; checked before the first step)\n";
+  }
+  for (const static_row& r : p.rows) t += "row: " + name(r.node) + " in the row of index '" + name(r.index) + "'\n";
   return t + "workspace: " + std::to_string(p.workspace_bytes) + " bytes\n";
 }
 

@@ -45,10 +45,13 @@ struct run_array {
   T& operator[](std::size_t i) { return data[i]; }
 };
 
-// Every check, the workspace and every storage's address; writes nothing the caller passed.
+// Every check, the workspace, every storage's address and the layouts of results computed in a
+// put's row (`moved`: a copy of the plan's layouts when it has such rows, else null); writes
+// nothing the caller passed.
 inline run_status prepare_static_run(const static_plan_ref& p, std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
                                      const device_ctx& ctx, std::span<std::byte> workspace, std::unique_ptr<std::byte[]>& owned,
-                                     std::vector<std::unique_ptr<std::byte[]>>& temporaries, std::byte** base, std::uint8_t* direct) {
+                                     std::vector<std::unique_ptr<std::byte[]>>& temporaries, std::byte** base, std::uint8_t* direct,
+                                     bound_layout* moved) {
   if (auto st = check_backend(ctx); !st) return st;
   if (auto st = check_static_inputs(p, inputs); !st) return st;
   if (auto st = check_outputs(p.output_node, p.output_nodes, p.outputs, outputs); !st) return st;
@@ -76,6 +79,23 @@ inline run_status prepare_static_run(const static_plan_ref& p, std::span<const t
       direct[k] = dense;
     }
   }
+  // Index values, op by op in node order: all of them now, except an in-place put's that checks
+  // them as it writes (the program's order, so a refusal names the same node).
+  const bound_layout* L = p.layouts.data();
+  for (const static_index_step& s : p.index_steps) {
+    const bound_layout& x = L[s.op.x];
+    if (s.checked_in_put && !ctx.comm && ctx.where != backend::cuda &&
+        kernels::index_put_fusable_host(index_args(s.op, L, base, base[x.storage], x)))
+      continue;
+    if (const bad_index b = first_bad_index_host(s.op, L, base, x); b.at >= 0)
+      return index_failure(s.op.node, s.name.view(), s.index_names[static_cast<std::size_t>(b.which)].view(), s.op.dim[b.which],
+                           x.size[s.op.dim[b.which]], b.value);
+  }
+  // Results computed in a put's row: laid out at the row the (checked) index selects.
+  for (const static_row& r : p.rows) {
+    const bound_layout& il = L[r.index];
+    moved[r.node].offset += row_shift_host(base[il.storage] + il.offset * size_of(il.dt), il.dt, r.extent, r.stride);
+  }
   return {};
 }
 }  // namespace detail
@@ -96,21 +116,26 @@ struct basic_static_runner {
   }
 
   /// Runs plan `p` with `kernels[i]`, the kernel of step node i (each returns true: the plan has no
-  /// step without one).
+  /// step without one; an in-place put that checks its indices as it writes records a refusal in
+  /// the frame's `failure`, before writing).
   CTFX_RUNTIME_ENTRY static run_status run(const static_plan_ref& p, std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
                                            const device_ctx& ctx, std::span<std::byte> workspace, const static_node_fn* kernels) {
     std::unique_ptr<std::byte[]> owned;
     std::vector<std::unique_ptr<std::byte[]>> temporaries;  // outputs computed in a strided caller buffer
     detail::run_array<std::byte*, 32> base(p.storages.size());
     detail::run_array<std::uint8_t, 8> direct(outputs.size());
-    run_status st = detail::prepare_static_run(p, inputs, outputs, ctx, workspace, owned, temporaries, base.data, direct.data);
+    detail::run_array<bound_layout, 16> moved(p.rows.empty() ? 0 : p.layouts.size());  // (rows move on every run)
+    for (std::size_t i = 0; !p.rows.empty() && i < p.layouts.size(); ++i) moved[i] = p.layouts[i];
+    const bound_layout* layouts = p.rows.empty() ? p.layouts.data() : moved.data;
+    run_status st = detail::prepare_static_run(p, inputs, outputs, ctx, workspace, owned, temporaries, base.data, direct.data, moved.data);
     if (ctx.comm) st = detail::agree_run(*ctx.comm, static_cast<run_status&&>(st));
     if (!st) return st;
-    const exec_frame frame{p.layouts.data(), base.data, ctx};
-    for (const std::int32_t i : p.steps) kernels[i](frame);
+    const exec_frame frame{layouts, base.data, ctx, &st};
+    for (const std::int32_t i : p.steps)
+      if (kernels[i](frame); !st) return st;  // an in-place put's own index check (nothing written)
     for (std::size_t j = 0; j < outputs.size(); ++j)
       if (!direct[j]) {
-        const bound_layout& l = p.layouts[static_cast<std::size_t>(p.output_nodes[j])];
+        const bound_layout& l = layouts[static_cast<std::size_t>(p.output_nodes[j])];
         detail::copy_to_caller(ctx, outputs[j], l.at(base[static_cast<std::size_t>(l.storage)]));
       }
     return {};

@@ -193,30 +193,31 @@ inline bool index_put_fusable_host(const index_put_args& a) {
   return apart(x, v) && apart(x, i);
 }
 
-// Runs the fused check-and-put (index_put_fusable_host(a) must hold). Returns -1 when every index
-// was in range and the put is done, else the first bad position (its value in *value) with x
-// untouched.
+// Runs the fused check-and-put (index_put_fusable_host(a) must hold), x of element type D (or, for
+// index_put_checked_host, a.x.dt). Returns -1 when every index was in range and the put is done,
+// else the first bad position (its value in *value) with x untouched.
+template <dtype D>
+inline index_t index_put_checked_typed(const index_put_args& a, index_t* value) {
+  using E = element_t<D>;
+  E shadow[index_put_shadow_bytes / sizeof(E)];
+  const index_t ext = a.index_extent[0], xs = a.x.stride[0];
+  auto* xp = reinterpret_cast<E*>(a.x.p);
+  for (index_t e = 0; e < ext; ++e) shadow[e] = xp[e * xs];
+  const auto* ip = reinterpret_cast<const std::int64_t*>(a.index[0].p);
+  const auto* vp = reinterpret_cast<const E*>(a.values.p);
+  const index_t is = a.index[0].stride[0], vs = a.values.stride[0];
+  const auto span = static_cast<std::uint64_t>(2 * ext);
+  for (index_t j = 0; j < a.count; ++j) {
+    index_t v = ip[j * is];
+    if (static_cast<std::uint64_t>(v) + static_cast<std::uint64_t>(ext) >= span) { *value = v; return j; }  // v < -ext or v >= ext
+    if (v < 0) v += ext;
+    put_element<D>(shadow[v], vp + j * vs, a.accumulate);
+  }
+  for (index_t e = 0; e < ext; ++e) xp[e * xs] = shadow[e];
+  return -1;
+}
 inline index_t index_put_checked_host(const index_put_args& a, index_t* value) {
-  return visit_dtype(a.x.dt, [&](auto dd) -> index_t {
-    constexpr dtype D = decltype(dd)::value;
-    using E = element_t<D>;
-    E shadow[index_put_shadow_bytes / sizeof(E)];
-    const index_t ext = a.index_extent[0], xs = a.x.stride[0];
-    auto* xp = reinterpret_cast<E*>(a.x.p);
-    for (index_t e = 0; e < ext; ++e) shadow[e] = xp[e * xs];
-    const auto* ip = reinterpret_cast<const std::int64_t*>(a.index[0].p);
-    const auto* vp = reinterpret_cast<const E*>(a.values.p);
-    const index_t is = a.index[0].stride[0], vs = a.values.stride[0];
-    const auto span = static_cast<std::uint64_t>(2 * ext);
-    for (index_t j = 0; j < a.count; ++j) {
-      index_t v = ip[j * is];
-      if (static_cast<std::uint64_t>(v) + static_cast<std::uint64_t>(ext) >= span) { *value = v; return j; }  // v < -ext or v >= ext
-      if (v < 0) v += ext;
-      put_element<D>(shadow[v], vp + j * vs, a.accumulate);
-    }
-    for (index_t e = 0; e < ext; ++e) xp[e * xs] = shadow[e];
-    return -1;
-  });
+  return visit_dtype(a.x.dt, [&](auto dd) -> index_t { return index_put_checked_typed<decltype(dd)::value>(a, value); });
 }
 
 // x[mask] = v (or += v): the put's one index is a bool mask over x's dimensions [dim0, dim0 + r)
