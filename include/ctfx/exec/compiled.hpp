@@ -383,7 +383,7 @@ struct compiled {
       return true;  // its values were computed in the row it selects
     } else {
       const std::int32_t dst = s.op.inplace || s.op.gather ? s.op.x : static_cast<std::int32_t>(I);
-      if (!s.op.inplace && !s.op.gather) kernels::copy(f.ctx, f.view(dst), f.view(s.op.x));
+      if (!s.op.inplace && !s.op.gather) kernels::copy_typed<D, D>(f.ctx, f.view(dst), f.view(s.op.x));
       const bound_layout& dl = f.layouts[dst];
       const kernels::index_put_args a = detail::index_args(s.op, f.layouts, f.bases, f.bases[dl.storage], dl);
       if (a.count == 0) return true;
@@ -442,33 +442,34 @@ struct compiled {
         constexpr dtype S = frozen.nodes[static_cast<std::size_t>(src)].meta.dt;
         const strided out = K == op_kind::copy_ ? f.view(a0) : f.view(static_cast<std::int32_t>(I));
         const strided in = f.view(src).broadcast_to(out.rank, out.size);
-        if ((S == out.dt && kernels::same_dense(out, in)) || f.ctx.where != backend::cuda) {
-          kernels::copy(f.ctx, out, in);  // one memcpy, or rows of memmove / one odometer on the host
-          return true;
-        }
-        if constexpr (K == op_kind::copy_) {
-          constexpr dtype D = A;
-          parallel_for(f.ctx, out.numel(), kernels::copy_fn<S, D>{out, in});
-        } else {
-          parallel_for(f.ctx, out.numel(), kernels::copy_fn<S, O>{out, in});
-        }
+        kernels::copy_typed<S, K == op_kind::copy_ ? A : O>(f.ctx, out, in);  // one memcpy, rows of memmove, or a typed loop
         return true;
       } else if constexpr (library_kernels && (K == op_kind::sum || K == op_kind::amax || K == op_kind::mean || K == op_kind::cat ||
                                                K == op_kind::zeros || K == op_kind::ones || K == op_kind::full || K == op_kind::fill_)) {
         return false;  // the run-time dispatch compiled in ctfx::runtime
       } else if constexpr (K == op_kind::sum || K == op_kind::amax || K == op_kind::mean) {
-        kernels::reduce_node(f.ctx, K == op_kind::amax, K == op_kind::mean, f.view(static_cast<std::int32_t>(I)), f.view(a0),
-                             static_cast<unsigned>(node_param[I]));
+        kernels::reduce_node_typed<A, O>(f.ctx, K == op_kind::amax, K == op_kind::mean, f.view(static_cast<std::int32_t>(I)), f.view(a0),
+                                         static_cast<unsigned>(node_param[I]));
         return true;
       } else if constexpr (K == op_kind::cat) {
         auto operand = [](std::int32_t k) { return frozen.args[static_cast<std::size_t>(frozen.nodes[I].arg0 + k)]; };
-        kernels::cat_into(f.ctx, f.view(static_cast<std::int32_t>(I)), node_param[I], nd.nargs, [&](std::int32_t k) { return f.view(operand(k)); },
-                          [&](std::int32_t k) { return fused_into[static_cast<std::size_t>(operand(k))] == static_cast<std::int32_t>(I); });
+        constexpr bool one_type = [&] {  // every operand of the result's element type: copies typed here
+          for (std::int32_t k = 0; k < nd.nargs; ++k)
+            if (frozen.nodes[static_cast<std::size_t>(operand(k))].meta.dt != O) return false;
+          return true;
+        }();
+        auto copy_part = [&](const strided& part, const strided& s) {
+          if constexpr (one_type) kernels::copy_typed<O, O>(f.ctx, part, s);
+          else kernels::copy(f.ctx, part, s);
+        };
+        kernels::cat_into(f.view(static_cast<std::int32_t>(I)), node_param[I], nd.nargs, [&](std::int32_t k) { return f.view(operand(k)); },
+                          [&](std::int32_t k) { return fused_into[static_cast<std::size_t>(operand(k))] == static_cast<std::int32_t>(I); }, copy_part);
         return true;
       } else if constexpr (K == op_kind::empty || K == op_kind::empty_like) {
         return true;  // contents unspecified, as in PyTorch
       } else if constexpr (K == op_kind::zeros || K == op_kind::ones || K == op_kind::full || K == op_kind::fill_) {
-        kernels::fill(f.ctx, K == op_kind::fill_ ? f.view(a0) : f.view(static_cast<std::int32_t>(I)), kernels::fill_value(K, nd.scalar));
+        kernels::fill_typed<K == op_kind::fill_ ? A : O>(f.ctx, K == op_kind::fill_ ? f.view(a0) : f.view(static_cast<std::int32_t>(I)),
+                                                         kernels::fill_value(K, nd.scalar));
         return true;
       } else {
         return false;

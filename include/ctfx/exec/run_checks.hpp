@@ -176,7 +176,7 @@ inline void copy_to_caller(const device_ctx& ctx, const tensor_ref& out, const s
   dst.dt = out.dt;
   dst.rank = out.rank;
   for (int d = 0; d < out.rank; ++d) { dst.size[d] = out.size[d]; dst.stride[d] = out.stride[d]; }
-  kernels::copy(ctx, dst, src);
+  kernels::copy_bits(ctx, dst, src);  // (the output and its node: one element type)
 }
 
 // Across ranks: every rank learns whether any failed, and all return the lowest failing rank's

@@ -411,7 +411,7 @@ struct static_group {
     const index_t outputs = out.numel(), total = k.out.numel();
     if (outputs == 0) return;
     if (total == 0) {  // no value folded: 0, or a mean's 0 / 0 (as the unfused reduction)
-      fill(ctx, out, mean ? __builtin_nan("") : 0.0);
+      fill_typed<O>(ctx, out, mean ? __builtin_nan("") : 0.0);
       return;
     }
     const index_t n = total / outputs;

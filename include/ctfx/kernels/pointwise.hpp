@@ -286,15 +286,14 @@ inline bool copy_rows_host(const strided& out, const strided& s) {
   return true;
 }
 
-// out = src (src broadcast to out's shape, converted to out's dtype). Dense same-dtype copies are
-// one memcpy (clone at copy bandwidth); on the host, rows with unit stride are memmoves.
-inline void copy(const device_ctx& ctx, const strided& out_view, const strided& src) {
-  strided s = src.broadcast_to(out_view.rank, out_view.size);
-  const index_t n = out_view.numel();
-  if (n == 0) return;
-  // Extent-1 dimensions carry no element: without them a column of a grid is a 1-D strided copy
-  // (one loop) rather than rows of one element (a memmove each).
-  strided out = out_view;
+// A copy's layouts with extent-1 dimensions dropped (they carry no element: without them a column of
+// a grid is a 1-D strided copy, one loop, rather than rows of one element, a memmove each); then
+// what needs no element type: a dense same-dtype copy is one memcpy (clone at copy bandwidth), and
+// on the host rows with unit stride are memmoves. True when that did the copy.
+inline bool copy_untyped(const device_ctx& ctx, const strided& out_view, const strided& src, strided& out, strided& s) {
+  s = src.broadcast_to(out_view.rank, out_view.size);
+  if (out_view.numel() == 0) return true;
+  out = out_view;
   int r = 0;
   for (int d = 0; d < out_view.rank; ++d)
     if (out_view.size[d] != 1) {
@@ -304,49 +303,74 @@ inline void copy(const device_ctx& ctx, const strided& out_view, const strided& 
     }
   out.rank = s.rank = r;
   if (same_dense(out, s)) {
-    const std::size_t bytes = static_cast<std::size_t>(n) * static_cast<std::size_t>(size_of(out.dt));
-    if (out.p == s.p) return;
+    const std::size_t bytes = static_cast<std::size_t>(out.numel()) * static_cast<std::size_t>(size_of(out.dt));
+    if (out.p == s.p) return true;
 #if defined(__CUDACC__)
     if (ctx.where == backend::cuda) {
       cudaMemcpyAsync(out.p, s.p, bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(ctx.stream));
-      return;
+      return true;
     }
 #endif
     std::memmove(out.p, s.p, bytes);
-    return;
+    return true;
   }
-  if (ctx.where != backend::cuda && copy_rows_host(out, s)) return;
+  return ctx.where != backend::cuda && copy_rows_host(out, s);
+}
+
+// out = src (src broadcast to out's shape, converted to out's dtype), with the element types fixed:
+// S, src's, and D, out's (compiled<G> knows them; copy below picks them at run time).
+template <dtype S, dtype D>
+inline void copy_typed(const device_ctx& ctx, const strided& out_view, const strided& src) {
+  strided out, s;
+  if (copy_untyped(ctx, out_view, src, out, s)) return;
+  const index_t n = out.numel();
   if (ctx.where == backend::host) {
     // Sequential host copy: walk both layouts with one odometer (no division per element).
-    visit_dtype(s.dt, [&](auto sd) {
-      visit_dtype(out.dt, [&](auto dd) {
-        constexpr dtype S = decltype(sd)::value, D = decltype(dd)::value;
-        using C = std::conditional_t<(is_floating(S) || is_floating(D)), double, std::int64_t>;
-        index_t idx[max_rank]{};
-        index_t oo = 0, so = 0;
-        for (index_t k = 0; k < n; ++k) {
-          if constexpr (S == D) *reinterpret_cast<element_t<D>*>(out.p + oo * size_of(D)) = *reinterpret_cast<const element_t<S>*>(s.p + so * size_of(S));
-          else store_as<D, C>(out.p + oo * size_of(D), load_as<S, C>(s.p + so * size_of(S)));
-          for (int d = out.rank - 1; d >= 0; --d) {
-            oo += out.stride[d];
-            so += s.stride[d];
-            if (++idx[d] < out.size[d]) break;
-            oo -= out.stride[d] * out.size[d];
-            so -= s.stride[d] * s.size[d];
-            idx[d] = 0;
-          }
-        }
-      });
-    });
+    using C = std::conditional_t<(is_floating(S) || is_floating(D)), double, std::int64_t>;
+    index_t idx[max_rank]{};
+    index_t oo = 0, so = 0;
+    for (index_t k = 0; k < n; ++k) {
+      if constexpr (S == D) *reinterpret_cast<element_t<D>*>(out.p + oo * size_of(D)) = *reinterpret_cast<const element_t<S>*>(s.p + so * size_of(S));
+      else store_as<D, C>(out.p + oo * size_of(D), load_as<S, C>(s.p + so * size_of(S)));
+      for (int d = out.rank - 1; d >= 0; --d) {
+        oo += out.stride[d];
+        so += s.stride[d];
+        if (++idx[d] < out.size[d]) break;
+        oo -= out.stride[d] * out.size[d];
+        so -= s.stride[d] * s.size[d];
+        idx[d] = 0;
+      }
+    }
     return;
   }
-  visit_dtype(s.dt, [&](auto sd) {
-    visit_dtype(out.dt, [&](auto dd) { parallel_for(ctx, n, copy_fn<decltype(sd)::value, decltype(dd)::value>{out, s}); });
+  parallel_for(ctx, n, copy_fn<S, D>{out, s});
+}
+
+// out = src (src broadcast to out's shape, converted to out's dtype), the element types read from
+// the views. Dense same-dtype copies are one memcpy; on the host, rows with unit stride are memmoves.
+inline void copy(const device_ctx& ctx, const strided& out_view, const strided& src) {
+  visit_dtype(src.dt, [&](auto sd) {
+    visit_dtype(out_view.dt, [&](auto dd) { copy_typed<decltype(sd)::value, decltype(dd)::value>(ctx, out_view, src); });
   });
 }
 
+// out = src, both of one element type: a copy of bits, typed by the element's size only.
+inline void copy_bits(const device_ctx& ctx, const strided& out_view, const strided& src) {
+  switch (size_of(out_view.dt)) {
+    case 1: copy_typed<dtype::i8, dtype::i8>(ctx, out_view, src); break;
+    case 2: copy_typed<dtype::f16, dtype::f16>(ctx, out_view, src); break;  // (half_t: its bits, assigned)
+    case 4: copy_typed<dtype::i32, dtype::i32>(ctx, out_view, src); break;
+    default: copy_typed<dtype::i64, dtype::i64>(ctx, out_view, src); break;
+  }
+}
+
+// out = value in out's element type D.
+template <dtype D>
+inline void fill_typed(const device_ctx& ctx, const strided& out, double value) {
+  parallel_for(ctx, out.numel(), fill_fn<D>{out, value});
+}
 inline void fill(const device_ctx& ctx, const strided& out, double value) {
-  visit_dtype(out.dt, [&](auto dd) { parallel_for(ctx, out.numel(), fill_fn<decltype(dd)::value>{out, value}); });
+  visit_dtype(out.dt, [&](auto dd) { fill_typed<decltype(dd)::value>(ctx, out, value); });
 }
 // The value a fill node writes: zeros, ones, full(v) and fill_(v).
 constexpr double fill_value(op_kind k, double scalar) { return k == op_kind::zeros ? 0.0 : k == op_kind::ones ? 1.0 : scalar; }
@@ -354,8 +378,10 @@ constexpr double fill_value(op_kind k, double scalar) { return k == op_kind::zer
 // A cat's result `out`: operand k (`src(k)`, k < n) copied into its slice along `dim`, unless
 // `placed(k)` (its kernel computed it there already). A 1-D empty operand of a higher-rank cat
 // takes no slice (PyTorch's legacy rule).
-template <class Src, class Placed>
-void cat_into(const device_ctx& ctx, const strided& out, index_t dim, std::int32_t n, Src&& src, Placed&& placed) {
+// `copy_part(part, s)` copies operand s into its slice (without it: kernels::copy on `ctx`, the
+// element types read from the views).
+template <class Src, class Placed, class Copy>
+void cat_into(const strided& out, index_t dim, std::int32_t n, Src&& src, Placed&& placed, Copy&& copy_part) {
   if (dim < 0) dim += out.rank;
   index_t at = 0;
   for (std::int32_t k = 0; k < n; ++k) {
@@ -364,9 +390,13 @@ void cat_into(const device_ctx& ctx, const strided& out, index_t dim, std::int32
     strided part = out;
     part.size[dim] = s.size[dim];
     part.p = out.p + at * out.stride[dim] * size_of(out.dt);
-    if (!placed(k)) copy(ctx, part, s);
+    if (!placed(k)) copy_part(part, s);
     at += s.size[dim];
   }
+}
+template <class Src, class Placed>
+void cat_into(const device_ctx& ctx, const strided& out, index_t dim, std::int32_t n, Src&& src, Placed&& placed) {
+  cat_into(out, dim, n, src, placed, [&](const strided& part, const strided& s) { copy(ctx, part, s); });
 }
 
 template <class Op>

@@ -384,39 +384,59 @@ inline void split_reduction(const strided& out, const strided& in, unsigned dims
 inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims,
                    double divisor = 0);
 
-// A reduction node over `dims` of `in`: a sum, a maximum (`is_max`) or a mean (`mean`: the sum
-// divided by the number of elements folded into each result; 0 / 0, NaN, when there are none).
-inline void reduce_node(const device_ctx& ctx, bool is_max, bool mean, const strided& out, const strided& in, unsigned dims) {
-  double count = 0;
-  if (mean) {
-    count = 1;
-    for (int d = 0; d < in.rank; ++d)
-      if (dims & (1u << d)) count *= static_cast<double>(in.size[d]);
-    if (count == 0) {
-      fill(ctx, out, std::numeric_limits<double>::quiet_NaN());
-      return;
-    }
+// A reduction with the element types fixed: S, the input's, and O, the output's (compiled<G> knows
+// them; reduce below picks them at run time).
+template <dtype S, dtype O>
+inline void reduce_typed(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims, double divisor) {
+  strided kept, red;
+  split_reduction(out, in, dims, kept, red);
+  const bool runs = folds_runs(in, dims);
+  if (ctx.where != backend::cuda) {
+    reduce_host<S, O>(ctx, is_max, runs, out, kept, red, divisor);
+    return;
   }
-  reduce(ctx, is_max, out, in, dims, count);
+  const reduced_dims rd(red);
+  if ((is_max || runs) && rd.unit_run() && rd.n >= sum_lanes)  // a row each: one warp per output
+    fold_by_warps<compute_t<O>>(ctx, reduce_run_fold<S, O>{out, kept, divisor}, out.numel(), rd.n, is_max);
+  else
+    parallel_for(ctx, out.numel(), reduce_fn<S, O>{out, kept, rd, is_max, divisor, runs});
 }
 
 inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims,
                    double divisor) {
-  strided kept, red;
-  split_reduction(out, in, dims, kept, red);
-  const bool runs = folds_runs(in, dims);
   visit_fold_dtypes(in.dt, out.dt, [&](auto sd, auto od) {
-    constexpr dtype S = decltype(sd)::value, O = decltype(od)::value;
-    if (ctx.where != backend::cuda) {
-      reduce_host<S, O>(ctx, is_max, runs, out, kept, red, divisor);
-      return;
-    }
-    const reduced_dims rd(red);
-    if ((is_max || runs) && rd.unit_run() && rd.n >= sum_lanes)  // a row each: one warp per output
-      fold_by_warps<compute_t<O>>(ctx, reduce_run_fold<S, O>{out, kept, divisor}, out.numel(), rd.n, is_max);
-    else
-      parallel_for(ctx, out.numel(), reduce_fn<S, O>{out, kept, rd, is_max, divisor, runs});
+    reduce_typed<decltype(sd)::value, decltype(od)::value>(ctx, is_max, out, in, dims, divisor);
   });
+}
+
+// A mean's divisor: the number of elements folded into each result (0: none, the result is 0 / 0).
+inline double mean_count(const strided& in, unsigned dims) {
+  double count = 1;
+  for (int d = 0; d < in.rank; ++d)
+    if (dims & (1u << d)) count *= static_cast<double>(in.size[d]);
+  return count;
+}
+
+// A reduction node over `dims` of `in`, the element types fixed: a sum, a maximum (`is_max`) or a
+// mean (`mean`: the sum divided by the number of elements folded into each result; 0 / 0, NaN,
+// when there are none).
+template <dtype S, dtype O>
+inline void reduce_node_typed(const device_ctx& ctx, bool is_max, bool mean, const strided& out, const strided& in, unsigned dims) {
+  const double count = mean ? mean_count(in, dims) : 0;
+  if (mean && count == 0) {
+    fill_typed<O>(ctx, out, std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
+  reduce_typed<S, O>(ctx, is_max, out, in, dims, count);
+}
+// The same, the element types read from the views.
+inline void reduce_node(const device_ctx& ctx, bool is_max, bool mean, const strided& out, const strided& in, unsigned dims) {
+  const double count = mean ? mean_count(in, dims) : 0;
+  if (mean && count == 0) {
+    fill(ctx, out, std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
+  reduce(ctx, is_max, out, in, dims, count);
 }
 
 }  // namespace ctfx::kernels
