@@ -110,6 +110,19 @@ constexpr auto put_and_gather = ctfx::graph([](ctfx::builder& b) {
   b.update(x, ctfx::index_put(x, {idx}, v, true));
   b.output(ctfx::index(y, {j}));
 });
+// Scatters the pipeline keeps (their bases are read afterwards): each a typed copy of its base,
+// then of its source into the view it writes; one nested in another's source.
+constexpr auto scatters = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {6, 8});
+  auto v = b.input("v", ctfx::f32, {2, 8});
+  auto w = b.input("w", ctfx::f32, {6});
+  auto u = b.input("u", ctfx::f32, {2});
+  auto y = ctfx::slice_scatter(x, v, 0, 1, 3);
+  auto z = ctfx::select_scatter(y, w, 1, 2);
+  auto n = ctfx::slice_scatter(x, ctfx::select_scatter(x.slice(0, 3, 5), u, 1, 7), 0, 3, 5);
+  b.output(z * 2.0f, x + y, n - x);
+});
+using scatters_plan = ctfx::compiled<decltype(scatters)>;
 using ring_plan = ctfx::compiled<decltype(ring)>;
 using kv_plan = ctfx::compiled<decltype(kv)>;
 using rope_plan = ctfx::compiled<decltype(rope)>;
@@ -142,7 +155,8 @@ constexpr auto masked = ctfx::graph([](ctfx::builder& b) {
 static_assert(stencil_plan::run_plan.usable && update_plan::run_plan.usable && with_slot_plan::run_plan.usable &&
               view_out_plan::run_plan.usable && reduce_cat_fill_plan::run_plan.usable);
 static_assert(ring_plan::run_plan.usable && kv_plan::run_plan.usable && rope_plan::run_plan.usable && gather_plan::run_plan.usable &&
-              put_broadcast_plan::run_plan.usable && scatter_add_plan::run_plan.usable && put_and_gather_plan::run_plan.usable);
+              put_broadcast_plan::run_plan.usable && scatter_add_plan::run_plan.usable && put_and_gather_plan::run_plan.usable &&
+              scatters_plan::run_plan.usable);
 #endif
 static_assert(!ctfx::compiled<decltype(symbolic)>::run_plan.usable);
 static_assert(!ctfx::compiled<decltype(computed_index)>::run_plan.usable);
@@ -211,6 +225,7 @@ TEST_CASE("static plan: its binding is the program's") {
   check_binding<put_broadcast_plan>({f({6, 4}), i64({3, 1}), ctfx::tensor_desc::contiguous(ctfx::i32, {1, 2}), f({3, 2})});
   check_binding<scatter_add_plan>({f({16}), i64({10}), f({10})});
   check_binding<put_and_gather_plan>({f({16}), i64({10}), f({10}), f({8, 2}), i64({3})});
+  check_binding<scatters_plan>({f({6, 8}), f({2, 8}), f({6}), f({2})});
   check_binding<stencil_plan>({f({8, 8})});
   check_binding<update_plan>({f({4, 8}), f({4, 8})});
   check_binding<with_slot_plan>({f({4, 4})});
@@ -493,4 +508,17 @@ TEST_CASE("static plan: index ops, their indices checked before the first step")
                                                     {make_buffer(std::vector<float>(6), ctfx::f32, {3, 2})});
     CHECK_FALSE(st.ok);
   }
+}
+
+TEST_CASE("static plan: scatters, each its base copied and its source copied into its view") {
+#if !defined(__CUDACC__)
+  REQUIRE(scatters_plan::run_plan.n_scatters == 4);
+  const std::string text = ctfx::to_text(scatters_plan::run_plan.ref(), scatters_plan::graph());
+  CHECK(text.find("scatter: slice_scatter (its base copied, then its source into [2, 8] at element 8 of storage ") != std::string::npos);
+  CHECK(text.find("scatter: select_scatter (its base copied, then its source into [6] at element 2 of storage ") != std::string::npos);
+#endif
+  const auto out = [] { return make_buffer(std::vector<float>(48, -1.0f), ctfx::f32, {6, 8}); };
+  CHECK(three_ways<scatters_plan>(scatters.get(), {make_buffer(ramp(48, 0.5f), ctfx::f32, {6, 8}), make_buffer(ramp(16, -1.5f), ctfx::f32, {2, 8}),
+                                                   make_buffer(ramp(6, 0.75f), ctfx::f32, {6}), make_buffer(ramp(2, 4.0f), ctfx::f32, {2})},
+                                  {out(), out(), out()}).ok);
 }

@@ -2,10 +2,11 @@
 // memory plan are constants, and each node's kernel is a template instantiated for that node's op
 // and dtypes (static_op<K>, element types fixed), so the elementwise kernels carry no run-time
 // dispatch; reductions, cats and fills call their kernels directly. Ops without a kernel here
-// (scatters' two-step copies, list and user ops, collectives) run through the program's run-time
-// dispatch. A graph without them, with static extents, runs as a static plan: no run-time program
-// at all (exec/static_plan.hpp); its index ops (the caller's indices, checked before the first
-// step) are typed puts and gathers. In any other plan index ops also go to the dispatch.
+// (list and user ops, collectives) run through the program's run-time dispatch. A graph without
+// them, with static extents, runs as a static plan: no run-time program at all
+// (exec/static_plan.hpp); its index ops (the caller's indices, checked before the first step) are
+// typed puts and gathers, its scatters two typed copies. In any other plan index ops and scatters
+// also go to the dispatch.
 //
 //   constexpr auto g = ctfx::graph([](ctfx::builder& b) { ... });
 //   using plan = ctfx::compiled<decltype(g)>;
@@ -273,12 +274,16 @@ struct compiled {
   /// has a typed kernel and the arena was planned here: run() then runs it without the run-time
   /// program, which the file does not compile. (`run_plan.why` says why not, otherwise.)
   static constexpr std::size_t storage_count = static_cast<std::size_t>(frozen.next_storage);
-  /// Index ops, and nodes computed in another's buffer (a cat's slice or a put's row): the room
-  /// run_plan keeps for them.
+  /// Index ops or scatters (the larger count), and nodes computed in another's buffer (a cat's
+  /// slice or a put's row): the room run_plan keeps for them.
   static constexpr std::size_t index_count = [] {
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < node_count; ++i) n += is_index_op(frozen.nodes[i].op);
-    return n;
+    std::size_t n = 0, m = 0;
+    for (std::size_t i = 0; i < node_count; ++i) {
+      const op_kind k = frozen.nodes[i].op;
+      n += is_index_op(k);
+      m += is_view_scatter(k) || k == op_kind::generalized_scatter || k == op_kind::generalized_scatter_;
+    }
+    return n > m ? n : m;
   }();
   static constexpr std::size_t placed_count = [] {
     std::size_t n = 0;
@@ -404,6 +409,24 @@ struct compiled {
     }
   }
 
+  // A scatter of a static plan: its base copied into its result (unless it writes the base in
+  // place), then its source into the view it writes (laid out by run_plan), typed on the element
+  // type (a scatter's source has its base's).
+  template <std::size_t I>
+  static bool scatter_step(const exec_frame& f) {
+    constexpr static_scatter s = [] {
+      for (std::size_t k = 0; k < run_plan.n_scatters; ++k)
+        if (run_plan.scatters[k].node == static_cast<std::int32_t>(I)) return run_plan.scatters[k];
+      return static_scatter{};
+    }();
+    constexpr dtype D = frozen.nodes[I].meta.dt;
+    constexpr std::int32_t base = frozen.args[static_cast<std::size_t>(frozen.nodes[I].arg0)];
+    constexpr std::int32_t src = frozen.args[static_cast<std::size_t>(frozen.nodes[I].arg0 + 1)];
+    if constexpr (s.copy_base) kernels::copy_typed<D, D>(f.ctx, f.view(static_cast<std::int32_t>(I)), f.view(base));
+    kernels::copy_typed<D, D>(f.ctx, s.target.at(f.bases[s.target.storage]), f.view(src));
+    return true;
+  }
+
   template <std::size_t I>
   static bool single_step(const exec_frame& f) {
     constexpr node nd = frozen.nodes[I];
@@ -412,6 +435,9 @@ struct compiled {
     if constexpr (is_index_op(K)) {
       if constexpr (run_plan.usable) return index_step<I>(f);
       else return false;  // the program's dispatch (its checks of computed indices, masks, rows)
+    } else if constexpr (is_view_scatter(K) || K == op_kind::generalized_scatter || K == op_kind::generalized_scatter_) {
+      if constexpr (run_plan.usable) return scatter_step<I>(f);
+      else return false;  // the program's dispatch
     } else if constexpr (!detail::static_single(nd)) {
       return false;  // the run-time dispatch (dispatched_families)
     } else {

@@ -20,6 +20,7 @@
 #include "../plan/outputs.hpp"
 #include "../plan/reuse.hpp"
 #include "../plan/slots.hpp"
+#include "../ops/scatters.hpp"
 #include "index_operands.hpp"
 #include "layouts.hpp"
 #include "run_checks.hpp"
@@ -51,6 +52,14 @@ struct static_index_step {
   name_t name;                   ///< the op's node name
   std::array<name_t, max_rank> index_names{};  ///< each index tensor's node name
 };
+/// A scatter among a static plan's steps (slice, select, diagonal, as_strided or a chain of views):
+/// its result is its base copied (unless it writes the base in place), then its source copied into
+/// the view it writes, laid out here.
+struct static_scatter {
+  std::int32_t node = -1;  ///< the scatter
+  bool copy_base = true;   ///< the base is copied into the result first (false: generalized_scatter_, in place)
+  bound_layout target;     ///< the view written, in the result's storage (or the base's, in place)
+};
 /// A node computed straight into an index put's row: its layout is moved to the row that the put's
 /// (checked) index selects, on every run.
 struct static_row {
@@ -73,12 +82,13 @@ struct static_plan_ref {
   std::span<const std::int32_t> steps;         ///< the nodes that run a kernel, in order
   std::span<const static_index_step> index_steps;  ///< the index ops among them, in node order
   std::span<const static_row> rows;            ///< nodes computed in a put's row, in node order
+  std::span<const static_scatter> scatters;    ///< the scatters among the steps, in node order
   std::size_t workspace_bytes = 0;             ///< as binding::workspace_bytes
 };
 
-/// A graph's run, for a graph of at most N nodes, S storages, X index ops and R nodes computed in a
-/// put's row. `usable` false: the run-time program runs it, for the reason `why` (symbolic extents,
-/// a step without a typed kernel, ...).
+/// A graph's run, for a graph of at most N nodes, S storages, X index ops and scatters and R nodes
+/// computed in a put's row. `usable` false: the run-time program runs it, for the reason `why`
+/// (symbolic extents, a step without a typed kernel, ...).
 template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t R = 0>
 struct static_plan {
   bool usable = false;         ///< whether compiled<G> runs this plan (else the run-time program)
@@ -90,6 +100,7 @@ struct static_plan {
   std::size_t n_steps = 0;     ///< steps used of steps
   std::size_t n_index_steps = 0;  ///< index ops used of index_steps
   std::size_t n_rows = 0;      ///< rows used of rows
+  std::size_t n_scatters = 0;  ///< scatters used of scatters
   std::array<bound_layout, N> layouts{};  ///< per node: its layout
   std::array<std::int32_t, N> input_nodes{};   ///< per input position: its node
   std::array<std::int32_t, N> output_nodes{};  ///< per output position: its node
@@ -100,6 +111,7 @@ struct static_plan {
   std::array<storage_place, S> storages{};  ///< per storage id: where it lives
   std::array<static_index_step, X> index_steps{};  ///< the index ops among the steps, in node order
   std::array<static_row, R> rows{};  ///< nodes computed in a put's row, in node order
+  std::array<static_scatter, X> scatters{};  ///< the scatters among the steps, in node order
   std::size_t workspace_bytes = 0;  ///< as binding::workspace_bytes
 
   /// The plan as static_runner reads it (spans over this plan's arrays).
@@ -115,6 +127,7 @@ struct static_plan {
             {steps.data(), n_steps},
             {index_steps.data(), n_index_steps},
             {rows.data(), n_rows},
+            {scatters.data(), n_scatters},
             workspace_bytes};
   }
 };
@@ -206,8 +219,13 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
       p.steps[p.n_steps++] = i;
       continue;
     }
+    if (is_view_scatter(k) || k == op_kind::generalized_scatter || k == op_kind::generalized_scatter_) {  // two typed copies
+      if (into && into[i] >= 0) return refuse("a scatter computed in another node's buffer");
+      p.steps[p.n_steps++] = i;
+      continue;
+    }
     if (facts(k).family == op_family::collective || k == op_kind::custom || k == op_kind::auto_functionalized || !typed(i))
-      return refuse("a step runs through the run-time dispatch (a scatter, a list or user op, a collective)");
+      return refuse("a step runs through the run-time dispatch (a list or user op, a collective)");
     p.steps[p.n_steps++] = i;
   }
   for (std::int32_t i = 0; i < g.size(); ++i) {
@@ -220,6 +238,24 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
     s.in_row = !s.op.gather && into && into[s.op.values] == i;
     s.name = g[i].name;
     for (int k = 0; k < s.op.n_index; ++k) s.index_names[static_cast<std::size_t>(k)] = g[s.op.index[k]].name;
+  }
+  // Scatters: the view each one writes (as the program lays it out: exec/program.hpp).
+  {
+    ir scratch;  // (scatter_view_meta reports into a graph: a copy, made only when there is a scatter)
+    for (std::int32_t i = 0; i < g.size(); ++i) {
+      const op_kind k = g[i].op;
+      if (!is_view_scatter(k) && k != op_kind::generalized_scatter && k != op_kind::generalized_scatter_) continue;
+      if (L.step_of[static_cast<std::size_t>(i)] < 0) return refuse("a scatter that is not a step");
+      if (p.n_scatters == X) return refuse("more scatters than planned");
+      if (scratch.size() == 0) scratch = g;
+      const tensor_meta& on = k == op_kind::generalized_scatter_ ? g.meta(g.arg(i, 0)) : g[i].meta;
+      tensor_meta target{};
+      if (!detail::scatter_view_meta(scratch, i, k, on, g.params_of(g[i]), target) || !scratch.error.ok()) return refuse("a scatter's view broke a rule");
+      for (int d = 0; d < target.rank; ++d)
+        if (!target.size[d].is_static() || !target.stride[d].is_static()) return refuse("symbolic extents: layouts and workspace are bound at run time");
+      if (!target.offset.is_static()) return refuse("symbolic extents: layouts and workspace are bound at run time");
+      p.scatters[p.n_scatters++] = {i, k != op_kind::generalized_scatter_, detail::bound_static(target)};
+    }
   }
   // Layouts: a result computed in a cat's slice is laid out as that slice (consumers come later,
   // so from the last node back each cat's own layout is known before its operands').
@@ -324,6 +360,11 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
     if (p.storages[s].home == storage_home::unused) continue;
     if (l.offset < 0 || detail::layout_extent(l) * size_of(l.dt) > p.storages[s].bytes) return refuse("a view outside its storage");
   }
+  for (std::size_t k = 0; k < p.n_scatters; ++k) {
+    const bound_layout& l = p.scatters[k].target;
+    const storage_place& q = p.storages[static_cast<std::size_t>(l.storage)];
+    if (detail::layout_extent(l) != 0 && (l.offset < 0 || detail::layout_extent(l) * size_of(l.dt) > q.bytes)) return refuse("a view outside its storage");
+  }
   p.usable = true;
   p.why = "";
   return p;
@@ -357,6 +398,10 @@ inline std::string to_text(const static_plan_ref& p, const ir& g) {
     t += s.in_row ? "; its values computed in its row)\n" : s.checked_in_put ? "; checked as it writes)\n" : "; checked before the first step)\n";
   }
   for (const static_row& r : p.rows) t += "row: " + name(r.node) + " in the row of index '" + name(r.index) + "'\n";
+  for (const static_scatter& s : p.scatters)
+    t += "scatter: " + name(s.node) + (s.copy_base ? " (its base copied, then" : " (in place:") + " its source into " +
+         detail::shape_text(s.target.size, s.target.rank) + " at element " + std::to_string(s.target.offset) + " of storage " +
+         std::to_string(s.target.storage) + ")\n";
   return t + "workspace: " + std::to_string(p.workspace_bytes) + " bytes\n";
 }
 
