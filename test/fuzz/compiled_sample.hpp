@@ -12,7 +12,8 @@
 namespace ctfx_fuzz {
 
 inline int static_plans = 0;  // samples whose plan ran as a static plan (exec/static_plan.hpp)
-inline int static_index_plans = 0;  // those among them with index ops
+inline int static_index_plans = 0;    // those among them with index ops
+inline int static_scatter_plans = 0;  // and with scatters
 
 template <class G>
 int check_compiled(std::uint64_t seed, bool kernel_steps_only = false) {
@@ -26,6 +27,7 @@ int check_compiled(std::uint64_t seed, bool kernel_steps_only = false) {
   using plan = ctfx::compiled<G>;
   static_plans += plan::run_plan.usable;
   static_index_plans += plan::run_plan.usable && plan::run_plan.n_index_steps > 0;
+  static_scatter_plans += plan::run_plan.usable && plan::run_plan.n_scatters > 0;
   std::vector<ctfx::tensor_desc> descs;
   for (const auto& i : c.inputs) descs.push_back(i.desc);
   const auto b = plan::bind(descs);
