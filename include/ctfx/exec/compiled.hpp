@@ -281,7 +281,7 @@ struct compiled {
     for (std::size_t i = 0; i < node_count; ++i) {
       const op_kind k = frozen.nodes[i].op;
       n += is_index_op(k);
-      m += is_view_scatter(k) || k == op_kind::generalized_scatter || k == op_kind::generalized_scatter_;
+      m += is_scatter(k);
     }
     return n > m ? n : m;
   }();
@@ -370,19 +370,16 @@ struct compiled {
   static constexpr bool library_kernels = false;
 #endif
 
-  // Node i's place among run_plan's index steps.
-  static constexpr std::size_t index_step_of(std::int32_t i) {
-    std::size_t k = 0;
-    while (k + 1 < run_plan.n_index_steps && run_plan.index_steps[k].op.node != i) ++k;
-    return k;
-  }
-
   // An index op of a static plan: its indices were checked by the runner before the first step
   // (or, for an in-place put that may, are checked here as it writes), so the put or gather runs
   // typed on x's element type, the operands' numbers from exec/index_operands.hpp.
   template <std::size_t I>
   static bool index_step(const exec_frame& f) {
-    constexpr static_index_step s = run_plan.index_steps[index_step_of(static_cast<std::int32_t>(I))];
+    constexpr static_index_step s = [] {
+      for (std::size_t k = 0; k < run_plan.n_index_steps; ++k)
+        if (run_plan.index_steps[k].op.node == static_cast<std::int32_t>(I)) return run_plan.index_steps[k];
+      return static_index_step{};
+    }();
     constexpr dtype D = frozen.nodes[static_cast<std::size_t>(s.op.x)].meta.dt;
     if constexpr (s.in_row) {
       return true;  // its values were computed in the row it selects
@@ -435,7 +432,7 @@ struct compiled {
     if constexpr (is_index_op(K)) {
       if constexpr (run_plan.usable) return index_step<I>(f);
       else return false;  // the program's dispatch (its checks of computed indices, masks, rows)
-    } else if constexpr (is_view_scatter(K) || K == op_kind::generalized_scatter || K == op_kind::generalized_scatter_) {
+    } else if constexpr (is_scatter(K)) {
       if constexpr (run_plan.usable) return scatter_step<I>(f);
       else return false;  // the program's dispatch
     } else if constexpr (!detail::static_single(nd)) {

@@ -42,8 +42,9 @@ struct storage_place {
   std::int64_t bytes = 0;   ///< the bytes its views reach
 };
 
-/// An index op among a static plan's steps (its index tensors are inputs the graph does not write
-/// before it, so their values are checked before the first step, as the run-time program does).
+/// An index op among a static plan's steps. Its index tensors are inputs the graph does not write
+/// before it, so their values are checked before the first step (or, by an in-place put that may,
+/// as it writes, before its first write), as the run-time program does.
 struct static_index_step {
   index_operands op;             ///< its operands
   std::int32_t step = -1;        ///< its position in the plan's steps
@@ -164,8 +165,8 @@ constexpr index_t layout_extent(const bound_layout& l) {  // bound_layout::exten
 
 /// Makes the static plan of graph `g` (optimized, without symbols) grouped as `roots`/`into`
 /// (plan/fusion.hpp), its slots laid out by `arena`; `typed(i)` says whether step node i runs a
-/// kernel compiled for it (an index op's kernel is the static runner's). Unusable (with the reason)
-/// for anything the run-time program must do.
+/// kernel compiled for it (index ops and scatters are taken on their own terms: compiled<G> types
+/// them from this plan). Unusable (with the reason) for anything the run-time program must do.
 template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t Rows = 0, class Typed>
 constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::int32_t* roots, const std::int32_t* into, static_arena_ref arena,
                                                    Typed&& typed) {
@@ -219,7 +220,7 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
       p.steps[p.n_steps++] = i;
       continue;
     }
-    if (is_view_scatter(k) || k == op_kind::generalized_scatter || k == op_kind::generalized_scatter_) {  // two typed copies
+    if (is_scatter(k)) {  // two typed copies
       if (into && into[i] >= 0) return refuse("a scatter computed in another node's buffer");
       p.steps[p.n_steps++] = i;
       continue;
@@ -244,7 +245,7 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
     ir scratch;  // (scatter_view_meta reports into a graph: a copy, made only when there is a scatter)
     for (std::int32_t i = 0; i < g.size(); ++i) {
       const op_kind k = g[i].op;
-      if (!is_view_scatter(k) && k != op_kind::generalized_scatter && k != op_kind::generalized_scatter_) continue;
+      if (!is_scatter(k)) continue;
       if (L.step_of[static_cast<std::size_t>(i)] < 0) return refuse("a scatter that is not a step");
       if (p.n_scatters == X) return refuse("more scatters than planned");
       if (scratch.size() == 0) scratch = g;

@@ -46,7 +46,7 @@ struct run_array {
 };
 
 // Every check, the workspace, every storage's address and the layouts of results computed in a
-// put's row (`moved`: a copy of the plan's layouts when it has such rows, else null); writes
+// put's row (moved in `moved`, a copy of the plan's layouts, when the plan has such rows); writes
 // nothing the caller passed.
 inline run_status prepare_static_run(const static_plan_ref& p, std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
                                      const device_ctx& ctx, std::span<std::byte> workspace, std::unique_ptr<std::byte[]>& owned,

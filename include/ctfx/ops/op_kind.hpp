@@ -189,6 +189,10 @@ constexpr bool is_view_scatter(op_kind k) {
   return k == op_kind::slice_scatter || k == op_kind::select_scatter ||
          k == op_kind::diagonal_scatter || k == op_kind::as_strided_scatter;
 }
+// A view scatter or a chain of them (generalized_scatter, and its in-place form).
+constexpr bool is_scatter(op_kind k) {
+  return is_view_scatter(k) || k == op_kind::generalized_scatter || k == op_kind::generalized_scatter_;
+}
 // Ops with index tensors (checked against their extents before any write): index_put (args
 // x, values, indices...) and index (x, indices...). The argument of the first index.
 constexpr bool is_index_op(op_kind k) { return facts(k).family == op_family::index; }
