@@ -13,7 +13,8 @@ namespace ctfx_fuzz {
 
 inline int static_plans = 0;  // samples whose plan ran as a static plan (exec/static_plan.hpp)
 inline int static_index_plans = 0;    // those among them with index ops
-inline int static_scatter_plans = 0;  // and with scatters
+inline int static_scatter_plans = 0;  // with scatters
+inline int static_list_plans = 0;     // with list ops
 
 template <class G>
 int check_compiled(std::uint64_t seed, bool kernel_steps_only = false) {
@@ -28,6 +29,12 @@ int check_compiled(std::uint64_t seed, bool kernel_steps_only = false) {
   static_plans += plan::run_plan.usable;
   static_index_plans += plan::run_plan.usable && plan::run_plan.n_index_steps > 0;
   static_scatter_plans += plan::run_plan.usable && plan::run_plan.n_scatters > 0;
+  if (plan::run_plan.usable) {
+    const ctfx::ir pg = plan::graph();
+    bool list = false;
+    for (const std::int32_t i : plan::run_plan.ref().steps) list = list || ctfx::is_list_op(pg[i].op);
+    static_list_plans += list;
+  }
   std::vector<ctfx::tensor_desc> descs;
   for (const auto& i : c.inputs) descs.push_back(i.desc);
   const auto b = plan::bind(descs);

@@ -72,8 +72,8 @@ class generator {
   // libm_ops: also generate ops that call the backend's math library (sin), whose last bits differ
   // between glibc and CUDA; ctfx's own f32 exp (kernels/math.hpp) is generated on every backend.
   // kernel_steps_only: static extents, and only ops that a static plan runs (exec/static_plan.hpp):
-  // no list or user ops, and index ops only with the caller's indices (no bool mask, no indices
-  // computed in the graph); the seed's other choices stay those of the full generator.
+  // no user ops, and index ops only with the caller's indices (no bool mask, no indices computed
+  // in the graph); the seed's other choices stay those of the full generator.
   explicit generator(std::uint64_t seed, bool libm_ops = true, bool kernel_steps_only = false)
       : rng_(seed), libm_ops_(libm_ops), kernel_steps_only_(kernel_steps_only) {}
 
@@ -202,8 +202,8 @@ class generator {
     }
   }
 
-  // A list op or a user op: a step compiled<G> leaves to the run-time dispatch.
-  static constexpr bool dispatched_step(unsigned k) { return k == 12 || k == 13; }
+  // A user op: a step compiled<G> leaves to the run-time dispatch.
+  static constexpr bool dispatched_step(unsigned k) { return k == 13; }
 
   void step(ctfx::builder& b) {
     tensor t = any();

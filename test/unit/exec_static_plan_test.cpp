@@ -522,3 +522,35 @@ TEST_CASE("static plan: scatters, each its base copied and its source copied int
                                                    make_buffer(ramp(6, 0.75f), ctfx::f32, {6}), make_buffer(ramp(2, 4.0f), ctfx::f32, {2})},
                                   {out(), out(), out()}).ok);
 }
+
+namespace {
+// List ops, as an optimizer step writes them: params += lr-scaled grads in place (a list of two),
+// and a functional list whose second element nobody reads (not computed).
+constexpr auto foreach_step = ctfx::graph([](ctfx::builder& b) {
+  auto p0 = b.input("p0", ctfx::f32, {4, 8});
+  auto p1 = b.input("p1", ctfx::f32, {16});
+  auto g0 = b.input("g0", ctfx::f32, {4, 8});
+  auto g1 = b.input("g1", ctfx::f32, {16});
+  auto scaled = ctfx::foreach_mul({g0, g1}, -0.125);
+  auto next = ctfx::foreach_add({p0, p1}, {scaled[0], scaled[1]});
+  b.update(p0, next[0]);
+  b.update(p1, next[1]);
+  auto sq = ctfx::foreach_mul({g0, g1}, {g0, g1});
+  b.output(sq[0]);
+});
+using foreach_plan = ctfx::compiled<decltype(foreach_step)>;
+}  // namespace
+
+TEST_CASE("static plan: list ops, a typed kernel per element") {
+#if !defined(__CUDACC__)
+  static_assert(foreach_plan::run_plan.usable);
+  const std::string text = ctfx::to_text(foreach_plan::run_plan.ref(), foreach_plan::graph());
+  CHECK(text.find("step: foreach_mul\nstep: foreach_add\nstep: foreach_mul_1\n") != std::string::npos);
+  CHECK(text.find("input 0: p0 (written)\ninput 1: p1 (written)\n") != std::string::npos);
+#endif
+  check_binding<foreach_plan>({ctfx::tensor_desc::contiguous(ctfx::f32, {4, 8}), ctfx::tensor_desc::contiguous(ctfx::f32, {16}),
+                               ctfx::tensor_desc::contiguous(ctfx::f32, {4, 8}), ctfx::tensor_desc::contiguous(ctfx::f32, {16})});
+  CHECK(three_ways<foreach_plan>(foreach_step.get(), {make_buffer(ramp(32, 0.5f), ctfx::f32, {4, 8}), make_buffer(ramp(16, -0.25f), ctfx::f32, {16}),
+                                                      make_buffer(ramp(32, 1.5f), ctfx::f32, {4, 8}), make_buffer(ramp(16, 3.0f), ctfx::f32, {16})},
+                                 {make_buffer(std::vector<float>(32), ctfx::f32, {4, 8})}).ok);
+}

@@ -2,11 +2,11 @@
 // memory plan are constants, and each node's kernel is a template instantiated for that node's op
 // and dtypes (static_op<K>, element types fixed), so the elementwise kernels carry no run-time
 // dispatch; reductions, cats and fills call their kernels directly. Ops without a kernel here
-// (list and user ops, collectives) run through the program's run-time dispatch. A graph without
-// them, with static extents, runs as a static plan: no run-time program at all
-// (exec/static_plan.hpp); its index ops (the caller's indices, checked before the first step) are
-// typed puts and gathers, its scatters two typed copies. In any other plan index ops and scatters
-// also go to the dispatch.
+// (user ops, collectives) run through the program's run-time dispatch. A graph without them, with
+// static extents, runs as a static plan: no run-time program at all (exec/static_plan.hpp); its
+// index ops (the caller's indices, checked before the first step) are typed puts and gathers, its
+// scatters two typed copies, its list ops a typed kernel per element. In any other plan index ops,
+// scatters and list ops also go to the dispatch.
 //
 //   constexpr auto g = ctfx::graph([](ctfx::builder& b) { ... });
 //   using plan = ctfx::compiled<decltype(g)>;
@@ -32,6 +32,10 @@ namespace detail {
 // An op a static group computes as its typed expression: a unary other than convert, a binary, a
 // ternary (kernels/fused_static.hpp).
 constexpr bool static_arithmetic(op_kind k) { return (is_unary(k) && k != op_kind::convert) || is_binary(k) || is_ternary(k); }
+// A list op compiled<G> runs in a static plan, element by element (foreach_step).
+constexpr bool static_foreach(op_kind k) {
+  return k == op_kind::foreach_add || k == op_kind::foreach_mul || k == op_kind::foreach_add_ || k == op_kind::foreach_mul_;
+}
 // A tensor node compiled<G>'s single_step runs with a kernel of its own when no group does.
 constexpr bool static_single(const node& nd) {
   const op_kind k = nd.op;
@@ -268,7 +272,7 @@ struct compiled {
     const auto u = static_cast<std::size_t>(i);
     const node& nd = frozen.nodes[u];
     return siblings.follows[u] || row_sibling[u] >= 0 || fused_members[u] > 0 ||
-           (detail::static_arithmetic(nd.op) && nd.meta.is_tensor()) || detail::static_single(nd);
+           (detail::static_arithmetic(nd.op) && nd.meta.is_tensor()) || detail::static_single(nd) || detail::static_foreach(nd.op);
   }
   /// The whole run as constant data (exec/static_plan.hpp), when every extent is static, every step
   /// has a typed kernel and the arena was planned here: run() then runs it without the run-time
@@ -424,12 +428,52 @@ struct compiled {
     return true;
   }
 
+  // A list op of a static plan (_foreach_add / _foreach_mul, functional or in place): element k
+  // of its result list is the op on element k of each operand list, a typed binary kernel each
+  // (an element nobody reads is not computed, as in the program's dispatch).
+  template <std::size_t I, std::size_t... Ks>
+  static bool foreach_step(const exec_frame& f, std::index_sequence<Ks...>) {
+    (foreach_element<I, static_cast<std::int32_t>(Ks)>(f), ...);
+    return true;
+  }
+  template <std::size_t I, std::int32_t Kth>
+  static void foreach_element(const exec_frame& f) {
+    constexpr node nd = frozen.nodes[I];
+    constexpr bool inplace = is_mutating(nd.op);
+    constexpr std::int32_t a = frozen.args[static_cast<std::size_t>(nd.arg0 + Kth)];
+    constexpr std::int32_t b = nd.nargs == 2 * nd.aux ? frozen.args[static_cast<std::size_t>(nd.arg0 + nd.aux + Kth)] : -1;
+    constexpr std::int32_t result = [] {  // the getitem that takes element Kth of the list
+      for (std::size_t j = 0; j < node_count; ++j)
+        if (frozen.nodes[j].op == op_kind::getitem && frozen.nodes[j].aux == Kth &&
+            frozen.args[static_cast<std::size_t>(frozen.nodes[j].arg0)] == static_cast<std::int32_t>(I))
+          return static_cast<std::int32_t>(j);
+      return std::int32_t{-1};
+    }();
+    constexpr std::int32_t out_node = inplace ? a : result;
+    if constexpr (out_node >= 0) {
+      constexpr op_kind E = nd.op == op_kind::foreach_add || nd.op == op_kind::foreach_add_ ? op_kind::add : op_kind::mul;
+      kernels::binary_fn<frozen.nodes[static_cast<std::size_t>(out_node)].meta.dt, static_op<E>> fn{};
+      fn.out = f.view(out_node);
+      fn.a = f.view(a).broadcast_to(fn.out.rank, fn.out.size);
+      if constexpr (b >= 0) {
+        fn.b = f.view(b).broadcast_to(fn.out.rank, fn.out.size);
+      } else {
+        fn.has_scalar = true;
+        fn.scalar = nd.scalar;
+      }
+      parallel_for(f.ctx, fn.out.numel(), fn);
+    }
+  }
+
   template <std::size_t I>
   static bool single_step(const exec_frame& f) {
     constexpr node nd = frozen.nodes[I];
     constexpr op_kind K = nd.op;
     constexpr dtype O = nd.meta.dt;
-    if constexpr (is_index_op(K)) {
+    if constexpr (detail::static_foreach(K)) {
+      if constexpr (run_plan.usable) return foreach_step<I>(f, std::make_index_sequence<static_cast<std::size_t>(nd.aux)>{});
+      else return false;  // the program's dispatch
+    } else if constexpr (is_index_op(K)) {
       if constexpr (run_plan.usable) return index_step<I>(f);
       else return false;  // the program's dispatch (its checks of computed indices, masks, rows)
     } else if constexpr (is_scatter(K)) {

@@ -226,7 +226,7 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
       continue;
     }
     if (facts(k).family == op_family::collective || k == op_kind::custom || k == op_kind::auto_functionalized || !typed(i))
-      return refuse("a step runs through the run-time dispatch (a list or user op, a collective)");
+      return refuse("a step runs through the run-time dispatch (a user op, a collective)");
     p.steps[p.n_steps++] = i;
   }
   for (std::int32_t i = 0; i < g.size(); ++i) {
