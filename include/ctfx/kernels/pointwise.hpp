@@ -262,6 +262,26 @@ inline bool same_dense(const strided& a, const strided& b) {
   return true;
 }
 
+// Two layouts of one shape walked together in row-major order over their first `dims` dimensions:
+// the current position's element offset in each (an odometer: no division per step).
+struct odometer2 {
+  const strided& a;
+  const strided& b;
+  int dims;
+  index_t idx[max_rank]{};
+  index_t ao = 0, bo = 0;
+  void next() {
+    for (int d = dims - 1; d >= 0; --d) {
+      ao += a.stride[d];
+      bo += b.stride[d];
+      if (++idx[d] < a.size[d]) return;
+      ao -= a.stride[d] * a.size[d];
+      bo -= b.stride[d] * b.size[d];
+      idx[d] = 0;
+    }
+  }
+};
+
 // Host fast path: both innermost dimensions are unit-stride, same dtype — copy row by row with
 // memmove, walking the outer dimensions with an odometer (no division per element).
 inline bool copy_rows_host(const strided& out, const strided& s) {
@@ -269,20 +289,9 @@ inline bool copy_rows_host(const strided& out, const strided& s) {
   const int r = out.rank;
   const index_t inner = out.size[r - 1];
   const std::size_t row_bytes = static_cast<std::size_t>(inner) * static_cast<std::size_t>(size_of(out.dt));
-  index_t idx[max_rank]{};
-  index_t oo = 0, so = 0;
   const index_t rows = inner == 0 ? 0 : out.numel() / inner;
-  for (index_t k = 0; k < rows; ++k) {
-    std::memmove(out.p + oo * size_of(out.dt), s.p + so * size_of(s.dt), row_bytes);
-    for (int d = r - 2; d >= 0; --d) {  // odometer over the outer dimensions
-      oo += out.stride[d];
-      so += s.stride[d];
-      if (++idx[d] < out.size[d]) break;
-      oo -= out.stride[d] * out.size[d];
-      so -= s.stride[d] * s.size[d];
-      idx[d] = 0;
-    }
-  }
+  odometer2 w{out, s, r - 1};  // over the outer dimensions
+  for (index_t k = 0; k < rows; ++k, w.next()) std::memmove(out.p + w.ao * size_of(out.dt), s.p + w.bo * size_of(s.dt), row_bytes);
   return true;
 }
 
@@ -327,19 +336,10 @@ inline void copy_typed(const device_ctx& ctx, const strided& out_view, const str
   if (ctx.where == backend::host) {
     // Sequential host copy: walk both layouts with one odometer (no division per element).
     using C = std::conditional_t<(is_floating(S) || is_floating(D)), double, std::int64_t>;
-    index_t idx[max_rank]{};
-    index_t oo = 0, so = 0;
-    for (index_t k = 0; k < n; ++k) {
-      if constexpr (S == D) *reinterpret_cast<element_t<D>*>(out.p + oo * size_of(D)) = *reinterpret_cast<const element_t<S>*>(s.p + so * size_of(S));
-      else store_as<D, C>(out.p + oo * size_of(D), load_as<S, C>(s.p + so * size_of(S)));
-      for (int d = out.rank - 1; d >= 0; --d) {
-        oo += out.stride[d];
-        so += s.stride[d];
-        if (++idx[d] < out.size[d]) break;
-        oo -= out.stride[d] * out.size[d];
-        so -= s.stride[d] * s.size[d];
-        idx[d] = 0;
-      }
+    odometer2 w{out, s, out.rank};
+    for (index_t k = 0; k < n; ++k, w.next()) {
+      if constexpr (S == D) *reinterpret_cast<element_t<D>*>(out.p + w.ao * size_of(D)) = *reinterpret_cast<const element_t<S>*>(s.p + w.bo * size_of(S));
+      else store_as<D, C>(out.p + w.ao * size_of(D), load_as<S, C>(s.p + w.bo * size_of(S)));
     }
     return;
   }
