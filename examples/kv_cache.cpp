@@ -24,6 +24,9 @@ using plan = ctfx::compiled<decltype(kv_step)>;
 // Decided by the compiler: the update runs in place and the plan needs no buffer at all.
 static_assert(plan::report.all_inplace(), "the KV-cache update must run in place");
 static_assert(plan::static_buffer_bytes() == 0, "the KV-cache update must allocate nothing");
+// And the whole run is constant data made by the compiler (a static plan): `pos` is checked against
+// the cache's extent before the first write, then one typed put writes the row.
+static_assert(plan::run_plan.usable, "the KV-cache update must run as a static plan");
 
 int main() {
   std::puts("== the functional graph\n");
@@ -37,6 +40,8 @@ int main() {
   ctfx::listing_options lo;
   lo.fused = &fused;
   std::puts(ctfx::listing(g, life, ctfx::plan_reuse(life), lo).c_str());
+  std::puts("== the run, as the compiler made it (compiled<G>::run_plan)\n");
+  std::puts(ctfx::to_text(plan::run_plan.ref(), g).c_str());
 
   std::vector<ctfx::half_t> cache(B * H * S * D), ref_cache, k(B * H * D);
   for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = ctfx::half_t(static_cast<float>(i % 1000) * 0.01f);
