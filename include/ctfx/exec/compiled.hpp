@@ -428,6 +428,30 @@ struct compiled {
     return true;
   }
 
+  // Per list op: the getitem that takes each element of its result list (-1: nobody reads it), all
+  // lists in one table (element k of node i's at at[first[i] + k]), made in one pass over the
+  // graph, so that a long list costs no search per element.
+  struct list_result_table {
+    std::array<std::int32_t, node_count> first{};
+    std::array<std::int32_t, frozen.args.size()> at{};
+  };
+  static constexpr list_result_table list_results = [] {
+    list_result_table t;
+    std::int32_t n = 0;
+    for (std::size_t i = 0; i < node_count; ++i) {
+      t.first[i] = n;
+      if (detail::static_foreach(frozen.nodes[i].op)) n += frozen.nodes[i].aux;
+    }
+    for (std::int32_t k = 0; k < n; ++k) t.at[static_cast<std::size_t>(k)] = -1;
+    for (std::size_t j = 0; j < node_count; ++j)
+      if (frozen.nodes[j].op == op_kind::getitem) {
+        const std::int32_t list = frozen.args[static_cast<std::size_t>(frozen.nodes[j].arg0)];
+        if (detail::static_foreach(frozen.nodes[static_cast<std::size_t>(list)].op))
+          t.at[static_cast<std::size_t>(t.first[static_cast<std::size_t>(list)] + frozen.nodes[j].aux)] = static_cast<std::int32_t>(j);
+      }
+    return t;
+  }();
+
   // A list op of a static plan (_foreach_add / _foreach_mul, functional or in place): element k
   // of its result list is the op on element k of each operand list, a typed binary kernel each
   // (an element nobody reads is not computed, as in the program's dispatch).
@@ -442,13 +466,7 @@ struct compiled {
     constexpr bool inplace = is_mutating(nd.op);
     constexpr std::int32_t a = frozen.args[static_cast<std::size_t>(nd.arg0 + Kth)];
     constexpr std::int32_t b = nd.nargs == 2 * nd.aux ? frozen.args[static_cast<std::size_t>(nd.arg0 + nd.aux + Kth)] : -1;
-    constexpr std::int32_t result = [] {  // the getitem that takes element Kth of the list
-      for (std::size_t j = 0; j < node_count; ++j)
-        if (frozen.nodes[j].op == op_kind::getitem && frozen.nodes[j].aux == Kth &&
-            frozen.args[static_cast<std::size_t>(frozen.nodes[j].arg0)] == static_cast<std::int32_t>(I))
-          return static_cast<std::int32_t>(j);
-      return std::int32_t{-1};
-    }();
+    constexpr std::int32_t result = list_results.at[static_cast<std::size_t>(list_results.first[I] + Kth)];
     constexpr std::int32_t out_node = inplace ? a : result;
     if constexpr (out_node >= 0) {
       constexpr op_kind E = nd.op == op_kind::foreach_add || nd.op == op_kind::foreach_add_ ? op_kind::add : op_kind::mul;
