@@ -123,6 +123,15 @@ constexpr auto scatters = ctfx::graph([](ctfx::builder& b) {
   b.output(z * 2.0f, x + y, n - x);
 });
 using scatters_plan = ctfx::compiled<decltype(scatters)>;
+// Gathers straight into the caller's outputs: indices on dimensions 0 and 2 (apart: the broadcast
+// block first) and on 1 and 2 (adjacent: the block in place).
+constexpr auto gathers = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {5, 4, 3});
+  auto i = b.input("i", ctfx::i64, {2});
+  auto j = b.input("j", ctfx::i64, {2});
+  b.output(ctfx::index(x, {i, ctfx::none, j}), ctfx::index(x, {ctfx::none, i, j}));
+});
+using gathers_plan = ctfx::compiled<decltype(gathers)>;
 using ring_plan = ctfx::compiled<decltype(ring)>;
 using kv_plan = ctfx::compiled<decltype(kv)>;
 using rope_plan = ctfx::compiled<decltype(rope)>;
@@ -156,7 +165,7 @@ static_assert(stencil_plan::run_plan.usable && update_plan::run_plan.usable && w
               view_out_plan::run_plan.usable && reduce_cat_fill_plan::run_plan.usable);
 static_assert(ring_plan::run_plan.usable && kv_plan::run_plan.usable && rope_plan::run_plan.usable && gather_plan::run_plan.usable &&
               put_broadcast_plan::run_plan.usable && scatter_add_plan::run_plan.usable && put_and_gather_plan::run_plan.usable &&
-              scatters_plan::run_plan.usable);
+              scatters_plan::run_plan.usable && gathers_plan::run_plan.usable);
 #endif
 static_assert(!ctfx::compiled<decltype(symbolic)>::run_plan.usable);
 static_assert(!ctfx::compiled<decltype(computed_index)>::run_plan.usable);
@@ -226,6 +235,7 @@ TEST_CASE("static plan: its binding is the program's") {
   check_binding<scatter_add_plan>({f({16}), i64({10}), f({10})});
   check_binding<put_and_gather_plan>({f({16}), i64({10}), f({10}), f({8, 2}), i64({3})});
   check_binding<scatters_plan>({f({6, 8}), f({2, 8}), f({6}), f({2})});
+  check_binding<gathers_plan>({f({5, 4, 3}), i64({2}), i64({2})});
   check_binding<stencil_plan>({f({8, 8})});
   check_binding<update_plan>({f({4, 8}), f({4, 8})});
   check_binding<with_slot_plan>({f({4, 4})});
@@ -476,6 +486,15 @@ TEST_CASE("static plan: index ops, their indices checked before the first step")
                                              make_buffer(f32s(4, 0.125f), ctfx::f32, {4}), make_buffer(f32s(4, -0.375f), ctfx::f32, {4}),
                                              make_buffer(one(pos), ctfx::i64, {1})},
                                 {}).ok == in_range);
+  }
+  // Gathers into the caller's outputs, their indices apart and adjacent (j = 3 is out of range for
+  // dimension 2 only).
+  for (const std::int64_t j1 : {2, -1, 3}) {
+    CAPTURE(j1);
+    const auto st = three_ways<gathers_plan>(gathers.get(), {make_buffer(ramp(60, 0.5f), ctfx::f32, {5, 4, 3}), make_buffer(std::vector<std::int64_t>{3, -2}, ctfx::i64, {2}),
+                                                             make_buffer(std::vector<std::int64_t>{0, j1}, ctfx::i64, {2})},
+                                             {make_buffer(std::vector<float>(8), ctfx::f32, {2, 4}), make_buffer(std::vector<float>(10), ctfx::f32, {5, 2})});
+    CHECK(st.ok == (j1 != 3));
   }
   // A gather (and a negative index), a put with broadcast i64 and i32 indices into a fresh output.
   CHECK(three_ways<gather_plan>(gather.get(), {make_buffer(f32s(24, 0.5f), ctfx::f32, {6, 4}), make_buffer(std::vector<std::int64_t>{5, 0, -1, 2, 2}, ctfx::i64, {5})},
