@@ -14,7 +14,7 @@ flags=(-std=c++20 -O2 -I"$root/include" -isystem /usr/local/cuda/targets/x86_64-
        -fconstexpr-ops-limit=4294967295 -fconstexpr-cache-depth=64)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-files=(user_one_node user_stencil user_ring user_paged)
+files=(user_one_node user_stencil user_ring user_paged user_masked user_symbolic)
 for ((r = 0; r < rounds; ++r)); do
   for f in "${files[@]}"; do
     for mode in header-only runtime; do

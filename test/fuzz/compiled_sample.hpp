@@ -15,6 +15,8 @@ inline int static_plans = 0;  // samples whose plan ran as a static plan (exec/s
 inline int static_index_plans = 0;    // those among them with index ops
 inline int static_scatter_plans = 0;  // with scatters
 inline int static_list_plans = 0;     // with list ops
+inline int static_computed_plans = 0; // with indices computed in the graph (checked during the run)
+inline int static_mask_plans = 0;     // with bool-mask puts
 
 template <class G>
 int check_compiled(std::uint64_t seed, bool kernel_steps_only = false) {
@@ -26,9 +28,17 @@ int check_compiled(std::uint64_t seed, bool kernel_steps_only = false) {
     return 1;
   }
   using plan = ctfx::compiled<G>;
+  if (kernel_steps_only && !plan::run_plan.usable)
+    std::printf("seed %llu: no static plan: %s\n", static_cast<unsigned long long>(seed), plan::run_plan.why);
   static_plans += plan::run_plan.usable;
   static_index_plans += plan::run_plan.usable && plan::run_plan.n_index_steps > 0;
   static_scatter_plans += plan::run_plan.usable && plan::run_plan.n_scatters > 0;
+  static_computed_plans += plan::run_plan.usable && plan::run_plan.n_late_checks > 0;
+  if (plan::run_plan.usable) {
+    bool mask = false;
+    for (const auto& s : plan::run_plan.ref().index_steps) mask = mask || s.mask;
+    static_mask_plans += mask;
+  }
   if (plan::run_plan.usable) {
     const ctfx::ir pg = plan::graph();
     bool list = false;

@@ -72,8 +72,7 @@ class generator {
   // libm_ops: also generate ops that call the backend's math library (sin), whose last bits differ
   // between glibc and CUDA; ctfx's own f32 exp (kernels/math.hpp) is generated on every backend.
   // kernel_steps_only: static extents, and only ops that a static plan runs (exec/static_plan.hpp):
-  // no user ops, and index ops only with the caller's indices (no bool mask, no indices computed
-  // in the graph); the seed's other choices stay those of the full generator.
+  // no user ops; the seed's other choices stay those of the full generator.
   explicit generator(std::uint64_t seed, bool libm_ops = true, bool kernel_steps_only = false)
       : rng_(seed), libm_ops_(libm_ops), kernel_steps_only_(kernel_steps_only) {}
 
@@ -287,7 +286,7 @@ class generator {
         break;
       }
       case 8: {  // index_put with an input index vector along dim 0 (or a bool mask); a gather
-        if (!kernel_steps_only_ && t.rank() >= 1 && pick(4) == 0) {  // x[x > 0] (+)= 0.75: a computed mask, a 0-d value
+        if (t.rank() >= 1 && pick(4) == 0) {  // x[x > 0] (+)= 0.75: a computed mask, a 0-d value
           const bool acc = coin();
           push(ctfx::index_put(t, {ctfx::gt(t, 0.0)}, b.full({}, 0.75, t.meta().dt), acc));
           note("masked_put");
@@ -297,7 +296,7 @@ class generator {
         const std::size_t k = pick(static_cast<unsigned>(index_.size()));
         if (index_bound_[k] != dim_size(t, 0)) break;
         tensor idx = index_[k];
-        if (!kernel_steps_only_ && pick(3) == 0) {  // indices computed in the graph (same values): checked once computed
+        if (pick(3) == 0) {  // indices computed in the graph (same values): checked once computed
           const int c = 1 + static_cast<int>(pick(3));  // an integral scalar: the indices stay i64
           idx = (idx + c) - c;
           note("computed_index");

@@ -140,12 +140,10 @@ using put_broadcast_plan = ctfx::compiled<decltype(put_broadcast)>;
 using scatter_add_plan = ctfx::compiled<decltype(scatter_add)>;
 using put_and_gather_plan = ctfx::compiled<decltype(put_and_gather)>;
 
-// Left to the run-time program: a symbolic extent; indices computed in the graph (checked during
-// the run); a bool mask.
-constexpr auto symbolic = ctfx::graph([](ctfx::builder& b) {
-  auto x = b.input("x", ctfx::f32, {b.sym("n"), 8});
-  b.output(x * 2.0f);
-});
+// Indices computed in the graph, checked during the run where the program checks them: a paged
+// cache's row put at the slot a table gives (checked at the put, the first write into a caller's
+// buffer); a put after an in-place write into input x, its indices i + 1 computed and checked
+// ahead of that write; and indices computed from what that write wrote (refused by the program).
 constexpr auto computed_index = ctfx::graph([](ctfx::builder& b) {
   auto cache = b.input("cache", ctfx::f32, {6, 8});
   auto row = b.input("row", ctfx::f32, {1, 8});
@@ -153,11 +151,45 @@ constexpr auto computed_index = ctfx::graph([](ctfx::builder& b) {
   auto pos = b.input("pos", ctfx::i64, {1});
   b.update(cache, ctfx::index_put(cache, {ctfx::index(slots, {pos})}, row));
 });
+constexpr auto hoisted_index = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4});
+  auto y = b.input("y", ctfx::f32, {4});
+  auto i = b.input("i", ctfx::i64, {2});
+  b.update(x, ctfx::slice_scatter(x, y.slice(0, 0, 1), 0, 0, 1));
+  b.output(ctfx::index_put(y, {i + 1}, y.slice(0, 0, 2)));
+});
+constexpr auto late_index = ctfx::graph([](ctfx::builder& b) {
+  auto y = b.input("y", ctfx::f32, {4});
+  auto p = b.input("p", ctfx::i64, {2});
+  auto np = ctfx::slice_scatter(p, p.slice(0, 1, 2) + 1, 0, 0, 1);
+  b.update(p, np);
+  b.output(ctfx::index(y, {np}));
+});
+using computed_index_plan = ctfx::compiled<decltype(computed_index)>;
+using hoisted_index_plan = ctfx::compiled<decltype(hoisted_index)>;
+using late_index_plan = ctfx::compiled<decltype(late_index)>;
+
+// Bool-mask puts: the caller's mask into a fresh output; a mask computed in the graph over x's
+// last two dimensions, added in place, its values broadcast over the first.
 constexpr auto masked = ctfx::graph([](ctfx::builder& b) {
   auto x = b.input("x", ctfx::f32, {6});
   auto m = b.input("m", ctfx::b8, {6});
   auto v = b.input("v", ctfx::f32, {1});
   b.output(ctfx::index_put(x, {m}, v));
+});
+constexpr auto masked_add = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f16, {3, 4, 5});
+  auto w = b.input("w", ctfx::f32, {4, 5});
+  auto v = b.input("v", ctfx::f16, {3, 1});
+  b.update(x, ctfx::index_put(x, {ctfx::none, ctfx::gt(w, 0.0)}, v, true));
+});
+using masked_plan = ctfx::compiled<decltype(masked)>;
+using masked_add_plan = ctfx::compiled<decltype(masked_add)>;
+
+// Left to the run-time program: a symbolic extent.
+constexpr auto symbolic = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {b.sym("n"), 8});
+  b.output(x * 2.0f);
 });
 
 #if !defined(__CUDACC__)  // (nvcc plans the arena at run time: no static plan)
@@ -165,11 +197,11 @@ static_assert(stencil_plan::run_plan.usable && update_plan::run_plan.usable && w
               view_out_plan::run_plan.usable && reduce_cat_fill_plan::run_plan.usable);
 static_assert(ring_plan::run_plan.usable && kv_plan::run_plan.usable && rope_plan::run_plan.usable && gather_plan::run_plan.usable &&
               put_broadcast_plan::run_plan.usable && scatter_add_plan::run_plan.usable && put_and_gather_plan::run_plan.usable &&
-              scatters_plan::run_plan.usable && gathers_plan::run_plan.usable);
+              scatters_plan::run_plan.usable && gathers_plan::run_plan.usable && computed_index_plan::run_plan.usable &&
+              hoisted_index_plan::run_plan.usable && masked_plan::run_plan.usable && masked_add_plan::run_plan.usable);
 #endif
 static_assert(!ctfx::compiled<decltype(symbolic)>::run_plan.usable);
-static_assert(!ctfx::compiled<decltype(computed_index)>::run_plan.usable);
-static_assert(!ctfx::compiled<decltype(masked)>::run_plan.usable);
+static_assert(!late_index_plan::run_plan.usable);
 
 std::vector<float> ramp(std::size_t n, float scale) {
   std::vector<float> v(n);
@@ -183,8 +215,7 @@ bool same(const ctfx::run_status& a, const ctfx::run_status& b) { return a.ok ==
 
 TEST_CASE("static plan: which graphs get one, and what it holds") {
   CHECK(std::string(ctfx::compiled<decltype(symbolic)>::run_plan.why).find("symbolic") != std::string::npos);
-  CHECK(std::string(ctfx::compiled<decltype(computed_index)>::run_plan.why).find("indices are computed in the graph") != std::string::npos);
-  CHECK(std::string(ctfx::compiled<decltype(masked)>::run_plan.why).find("bool mask") != std::string::npos);
+  CHECK(std::string(late_index_plan::run_plan.why).find("indices are computed after a write into a caller's buffer") != std::string::npos);
 #if !defined(__CUDACC__)
   // The stencil: its input, its output computed in the caller's buffer, one kernel, no buffers
   // (the workspace is the scratch every plan reserves).
@@ -572,4 +603,136 @@ TEST_CASE("static plan: list ops, a typed kernel per element") {
   CHECK(three_ways<foreach_plan>(foreach_step.get(), {make_buffer(ramp(32, 0.5f), ctfx::f32, {4, 8}), make_buffer(ramp(16, -0.25f), ctfx::f32, {16}),
                                                       make_buffer(ramp(32, 1.5f), ctfx::f32, {4, 8}), make_buffer(ramp(16, 3.0f), ctfx::f32, {16})},
                                  {make_buffer(std::vector<float>(32), ctfx::f32, {4, 8})}).ok);
+}
+
+TEST_CASE("static plan: indices computed in the graph, checked once computed and before the first write into a caller's buffer") {
+#if !defined(__CUDACC__)
+  // The table's slot is gathered into the workspace (pos checked before the first step), then
+  // checked at the put, the first step that writes the caller's cache.
+  CHECK(ctfx::to_text(computed_index_plan::run_plan.ref(), computed_index_plan::graph()).find(
+            "index: index (indices: pos; checked before the first step)\n"
+            "index: index_put (indices: index; computed in the graph, checked before step 1)\n") != std::string::npos);
+  // i + 1 is computed at step 0, x written at step 1, the put at step 2: checked before step 1.
+  CHECK(ctfx::to_text(hoisted_index_plan::run_plan.ref(), hoisted_index_plan::graph()).find(
+            "index: index_put (indices: add; computed in the graph, checked before step 1, ahead of its own)\n") != std::string::npos);
+  CHECK(hoisted_index_plan::run_plan.agree_at == 1);
+  CHECK(computed_index_plan::run_plan.n_late_checks == 1);
+#endif
+  for (const std::int64_t pos : {0, 1, -3, 3, -4, 4, -5}) {
+    for (const std::int64_t slot : {5, -6, 6, -7}) {
+      CAPTURE(pos);
+      CAPTURE(slot);
+      const auto st = three_ways<computed_index_plan>(computed_index.get(), {make_buffer(ramp(48, 0.5f), ctfx::f32, {6, 8}), make_buffer(ramp(8, -2.0f), ctfx::f32, {1, 8}),
+                                                                             make_buffer(std::vector<std::int64_t>{1, slot, 2, 3}, ctfx::i64, {4}), make_buffer(one(pos), ctfx::i64, {1})},
+                                                      {});
+      const bool slot_read = pos == 1 || pos == -3;  // the table's element 1, the slot under test
+      CHECK(st.ok == (pos >= -4 && pos < 4 && (!slot_read || (slot >= -6 && slot < 6))));
+      if (pos == 4) CHECK(st.message == "rule index-in-range: node 'index': index 4 (from 'pos') is out of range for dimension 0 of size 4");
+    }
+  }
+  // A slot out of range: the put's check fails, naming the gathered index.
+  const auto bad = three_ways<computed_index_plan>(computed_index.get(), {make_buffer(ramp(48, 0.5f), ctfx::f32, {6, 8}), make_buffer(ramp(8, -2.0f), ctfx::f32, {1, 8}),
+                                                                          make_buffer(std::vector<std::int64_t>{1, 9, 2, 3}, ctfx::i64, {4}), make_buffer(one(1), ctfx::i64, {1})},
+                                                   {});
+  CHECK(bad.message == "rule index-in-range: node 'index_put': index 9 (from 'index') is out of range for dimension 0 of size 6");
+  for (const std::int64_t i1 : {2, -5, 3, 9}) {
+    CAPTURE(i1);
+    const auto st = three_ways<hoisted_index_plan>(hoisted_index.get(), {make_buffer(ramp(4, 0.5f), ctfx::f32, {4}), make_buffer(ramp(4, -1.5f), ctfx::f32, {4}),
+                                                                         make_buffer(std::vector<std::int64_t>{0, i1}, ctfx::i64, {2})},
+                                                  {make_buffer(std::vector<float>(4, -1.0f), ctfx::f32, {4})});
+    CHECK(st.ok == (i1 + 1 >= -4 && i1 + 1 < 4));
+  }
+  // Indices that exist only after the write into the caller's p: the program's refusal, p untouched.
+  const auto late = three_ways<late_index_plan>(late_index.get(), {make_buffer(ramp(4, 0.5f), ctfx::f32, {4}), make_buffer(std::vector<std::int64_t>{0, 2}, ctfx::i64, {2})},
+                                                {make_buffer(std::vector<float>(2), ctfx::f32, {2})});
+  CHECK(late.message.find("rule validate-before-mutate") != std::string::npos);
+}
+
+TEST_CASE("static plan: across ranks, indices computed in the graph are checked before the ranks agree") {
+  for (const std::int64_t i1 : {1, 3}) {
+    CAPTURE(i1);
+    std::vector<float> x = ramp(4, 0.5f), y = ramp(4, -1.5f), out(4, -1.0f);
+    std::vector<std::int64_t> i = {0, i1};
+    const auto x0 = x, out0 = out;
+    failing_peer w;
+    const ctfx::device_ctx ctx{ctfx::backend::host, nullptr, &w};
+    const auto st = hoisted_index_plan::run({ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {4}), ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {4}),
+                                             ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {2})},
+                                            {ctfx::tensor_ref::contiguous(out.data(), ctfx::f32, {4})}, ctx);
+    CHECK_FALSE(st.ok);
+    CHECK(w.events == (i1 == 1 ? "a" : "f"));  // agreed once: passing its checks, or with its own failure (i + 1 = 4)
+    CHECK(st.message == "rank 1 of 2: rule input-shape: its input");
+    CHECK(x == x0);
+    CHECK(out == out0);
+  }
+}
+
+TEST_CASE("static plan: bool-mask puts, elementwise over x") {
+#if !defined(__CUDACC__)
+  CHECK(ctfx::to_text(masked_add_plan::run_plan.ref(), masked_add_plan::graph()).find(
+            "index: index_put (indices: gt; a bool mask: elementwise over x, nothing to check)\n") != std::string::npos);
+#endif
+  std::vector<std::uint8_t> m = {1, 0, 0, 1, 1, 0};
+  CHECK(three_ways<masked_plan>(masked.get(), {make_buffer(ramp(6, 0.5f), ctfx::f32, {6}), make_buffer(m, ctfx::b8, {6}), make_buffer(std::vector<float>{2.5f}, ctfx::f32, {1})},
+                                {make_buffer(std::vector<float>(6), ctfx::f32, {6})}).ok);
+  std::vector<std::uint16_t> x(60), v = {0x3c00, 0xc100, 0x7bff};  // 1, -2.5, 65504: sums that round and overflow to inf
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint16_t>(0x3800 + 37 * i);
+  CHECK(three_ways<masked_add_plan>(masked_add.get(), {make_buffer(x, ctfx::f16, {3, 4, 5}), make_buffer(ramp(20, 0.5f), ctfx::f32, {4, 5}), make_buffer(v, ctfx::f16, {3, 1})},
+                                    {}).ok);
+}
+
+namespace {
+constexpr ctfx::index_t GH = 7, GW = 9;
+// A periodic grid's ghost layer refreshed in place (a halo exchange, packing its columns into the
+// scratch), then one Jacobi sweep of its interior written back; collectives in every form, each
+// the identity on one rank; a gather whose group no one-rank world has, after a write into x.
+constexpr auto jacobi = ctfx::graph([](ctfx::builder& b) {
+  auto u = b.input("u", ctfx::f32, {GH, GW});
+  auto g = ctfx::halo_exchange(u, 1, {1, 1, true, true});
+  auto c = g.slice(0, 1, GH - 1).slice(1, 1, GW - 1);
+  auto n = g.slice(0, 0, GH - 2).slice(1, 1, GW - 1), s = g.slice(0, 2, GH).slice(1, 1, GW - 1);
+  auto w = g.slice(0, 1, GH - 1).slice(1, 0, GW - 2), e = g.slice(0, 1, GH - 1).slice(1, 2, GW);
+  b.update(u, ctfx::slice_scatter(g, ctfx::slice_scatter(g.slice(0, 1, GH - 1), (n + s + w + e) * 0.25f - c, 1, 1, GW - 1), 0, 1, GH - 1));
+});
+constexpr auto collectives = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4, 3});
+  auto y = b.input("y", ctfx::i64, {4});
+  auto scattered = ctfx::reduce_scatter(x * 2.0f, 1);
+  b.update(x, ctfx::all_reduce(x, ctfx::reduce_op::max));
+  b.output(ctfx::broadcast(y, 0), ctfx::all_gather(y, 1), scattered, ctfx::all_reduce(y));
+});
+constexpr auto wide_gather = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4, 3});
+  b.update(x, x + 1.0f);
+  b.output(ctfx::all_gather(x, 4));
+});
+using jacobi_plan = ctfx::compiled<decltype(jacobi)>;
+using collectives_plan = ctfx::compiled<decltype(collectives)>;
+using wide_gather_plan = ctfx::compiled<decltype(wide_gather)>;
+#if !defined(__CUDACC__)
+static_assert(jacobi_plan::run_plan.usable && collectives_plan::run_plan.usable && wide_gather_plan::run_plan.usable);
+#endif
+}  // namespace
+
+TEST_CASE("static plan: collectives, checked against the run's world before the first step") {
+#if !defined(__CUDACC__)
+  CHECK(jacobi_plan::run_plan.n_collectives == 1);
+  CHECK(collectives_plan::run_plan.n_collectives == 5);
+  CHECK(ctfx::to_text(jacobi_plan::run_plan.ref(), jacobi_plan::graph()).find("collective: halo_exchange (checked against the run's world before the first step)\n") !=
+        std::string::npos);
+  // The halo exchange packs its columns into the scratch after the buffers, as the program's binding says.
+  const std::vector<ctfx::tensor_desc> grid_desc{ctfx::tensor_desc::contiguous(ctfx::f32, {GH, GW})};
+  CHECK(jacobi_plan::run_plan.workspace_bytes == jacobi_plan::prog().bind(grid_desc).workspace_bytes);
+  CHECK(jacobi_plan::run_plan.workspace_bytes > jacobi_plan::run_plan.scratch_offset + 64);
+#endif
+  std::vector<float> u(GH * GW);
+  for (std::size_t i = 0; i < u.size(); ++i) u[i] = static_cast<float>((i * 37) % 23) - 11.0f;
+  CHECK(three_ways<jacobi_plan>(jacobi.get(), {make_buffer(u, ctfx::f32, {GH, GW})}, {}).ok);
+  CHECK(three_ways<collectives_plan>(collectives.get(), {make_buffer(ramp(12, 0.5f), ctfx::f32, {4, 3}), make_buffer(std::vector<std::int64_t>{3, -1, 4, 1}, ctfx::i64, {4})},
+                                     {make_buffer(std::vector<std::int64_t>(4), ctfx::i64, {4}), make_buffer(std::vector<std::int64_t>(4), ctfx::i64, {4}),
+                                      make_buffer(std::vector<float>(12), ctfx::f32, {4, 3}), make_buffer(std::vector<std::int64_t>(4), ctfx::i64, {4})})
+            .ok);
+  // A group of 4 on a world of one rank: refused, x not written.
+  const auto st = three_ways<wide_gather_plan>(wide_gather.get(), {make_buffer(ramp(12, 0.5f), ctfx::f32, {4, 3})}, {make_buffer(std::vector<float>(48), ctfx::f32, {16, 3})});
+  CHECK(st.message.find("rule comm-world: node 'all_gather_into_tensor': ") == 0);
 }

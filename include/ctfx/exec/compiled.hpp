@@ -1,12 +1,13 @@
 // ctfx/exec/compiled.hpp — a graph compiled by the compiler: the reinplacing pipeline and the
 // memory plan are constants, and each node's kernel is a template instantiated for that node's op
 // and dtypes (static_op<K>, element types fixed), so the elementwise kernels carry no run-time
-// dispatch; reductions, cats and fills call their kernels directly. Ops without a kernel here
-// (user ops, collectives) run through the program's run-time dispatch. A graph without them, with
-// static extents, runs as a static plan: no run-time program at all (exec/static_plan.hpp); its
-// index ops (the caller's indices, checked before the first step) are typed puts and gathers, its
-// scatters two typed copies, its list ops a typed kernel per element. In any other plan index ops,
-// scatters and list ops also go to the dispatch.
+// dispatch; reductions, cats and fills call their kernels directly. User ops run through the
+// program's run-time dispatch. A graph without them, with static extents, runs as a static plan:
+// no run-time program at all (exec/static_plan.hpp); its index ops (indices checked before the
+// first write into a caller's buffer, a bool mask elementwise) are typed puts and gathers, its
+// scatters two typed copies, its list ops a typed kernel per element, its collectives calls of the
+// run's communicator. In any other plan index ops, scatters, list ops and collectives also go to
+// the dispatch.
 //
 //   constexpr auto g = ctfx::graph([](ctfx::builder& b) { ... });
 //   using plan = ctfx::compiled<decltype(g)>;
@@ -15,6 +16,7 @@
 //   ctfx::run_status st = plan::run(inputs, outputs);     // validates, then runs
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include <algorithm>
 #include <array>
 #include <initializer_list>
 #include <span>
@@ -278,16 +280,17 @@ struct compiled {
   /// has a typed kernel and the arena was planned here: run() then runs it without the run-time
   /// program, which the file does not compile. (`run_plan.why` says why not, otherwise.)
   static constexpr std::size_t storage_count = static_cast<std::size_t>(frozen.next_storage);
-  /// Index ops or scatters (the larger count), and nodes computed in another's buffer (a cat's
-  /// slice or a put's row): the room run_plan keeps for them.
+  /// Index ops, scatters or collectives (the largest count), and nodes computed in another's
+  /// buffer (a cat's slice or a put's row): the room run_plan keeps for them.
   static constexpr std::size_t index_count = [] {
-    std::size_t n = 0, m = 0;
+    std::size_t n = 0, m = 0, c = 0;
     for (std::size_t i = 0; i < node_count; ++i) {
       const op_kind k = frozen.nodes[i].op;
       n += is_index_op(k);
       m += is_scatter(k);
+      c += facts(k).family == op_family::collective;
     }
-    return n > m ? n : m;
+    return std::max({n, m, c});
   }();
   static constexpr std::size_t placed_count = [] {
     std::size_t n = 0;
@@ -375,8 +378,9 @@ struct compiled {
 #endif
 
   // An index op of a static plan: its indices were checked by the runner before the first step
-  // (or, for an in-place put that may, are checked here as it writes), so the put or gather runs
-  // typed on x's element type, the operands' numbers from exec/index_operands.hpp.
+  // (or, for an in-place put that may, are checked here as it writes; indices computed in the graph,
+  // once computed), so the put or gather runs typed on x's element type, the operands' numbers from
+  // exec/index_operands.hpp; a put with a bool mask is elementwise over x.
   template <std::size_t I>
   static bool index_step(const exec_frame& f) {
     constexpr static_index_step s = [] {
@@ -391,20 +395,24 @@ struct compiled {
       const std::int32_t dst = s.op.inplace || s.op.gather ? s.op.x : static_cast<std::int32_t>(I);
       if (!s.op.inplace && !s.op.gather) kernels::copy_typed<D, D>(f.ctx, f.view(dst), f.view(s.op.x));
       const bound_layout& dl = f.layouts[dst];
-      const kernels::index_put_args a = detail::index_args(s.op, f.layouts, f.bases, f.bases[dl.storage], dl);
-      if (a.count == 0) return true;
-      if constexpr (s.op.gather) {
-        kernels::gather_host<D>(a);
+      if constexpr (s.mask) {  // x[mask] = v: elementwise over x
+        kernels::masked_put_typed<D>(f.ctx, dl.at(f.bases[dl.storage]), f.view(s.op.index[0]), s.op.dim[0], f.view(s.op.values), s.op.accumulate);
       } else {
-        if constexpr (s.checked_in_put) {
-          if (f.failure && !f.ctx.comm && kernels::index_put_fusable_host(a)) {
-            index_t value = 0;
-            if (kernels::index_put_checked_typed<D>(a, &value) >= 0)
-              *f.failure = detail::index_failure(s.op.node, s.name.view(), s.index_names[0].view(), s.op.dim[0], a.index_extent[0], value);
-            return true;
+        const kernels::index_put_args a = detail::index_args(s.op, f.layouts, f.bases, f.bases[dl.storage], dl);
+        if (a.count == 0) return true;
+        if constexpr (s.op.gather) {
+          kernels::gather_host<D>(a);
+        } else {
+          if constexpr (s.checked_in_put) {
+            if (f.failure && !f.ctx.comm && kernels::index_put_fusable_host(a)) {
+              index_t value = 0;
+              if (kernels::index_put_checked_typed<D>(a, &value) >= 0)
+                *f.failure = detail::index_failure(s.op.node, s.name.view(), s.index_names[0].view(), s.op.dim[0], a.index_extent[0], value);
+              return true;
+            }
           }
+          kernels::index_put_seq_fn<D>{a}(0);
         }
-        kernels::index_put_seq_fn<D>{a}(0);
       }
       return true;
     }
@@ -425,6 +433,23 @@ struct compiled {
     constexpr std::int32_t src = frozen.args[static_cast<std::size_t>(frozen.nodes[I].arg0 + 1)];
     if constexpr (s.copy_base) kernels::copy_typed<D, D>(f.ctx, f.view(static_cast<std::int32_t>(I)), f.view(base));
     kernels::copy_typed<D, D>(f.ctx, s.target.at(f.bases[s.target.storage]), f.view(src));
+    return true;
+  }
+
+  // A collective of a static plan: over the run's communicator, checked against its world before
+  // the first step; an engine's failure is the step's refusal (the program's words).
+  template <std::size_t I>
+  static bool collective_step(const exec_frame& f) {
+    constexpr static_collective s = [] {
+      for (std::size_t k = 0; k < run_plan.n_collectives; ++k)
+        if (run_plan.collectives[k].node == static_cast<std::int32_t>(I)) return run_plan.collectives[k];
+      return static_collective{};
+    }();
+    const strided x = f.view(s.x);
+    if (std::string e = kernels::run_collective(f.ctx, s.c, x, is_mutating(s.c.op) ? x : f.view(static_cast<std::int32_t>(I)), f.scratch + 64);
+        !e.empty())
+      *f.failure = run_status::failure(static_cast<std::int32_t>(I), "rule communication: node '" + std::string(s.name.view()) + "' failed in " +
+                                                                          f.ctx.comm->engine() + ": " + e);
     return true;
   }
 
@@ -493,9 +518,12 @@ struct compiled {
       else return false;  // the program's dispatch
     } else if constexpr (is_index_op(K)) {
       if constexpr (run_plan.usable) return index_step<I>(f);
-      else return false;  // the program's dispatch (its checks of computed indices, masks, rows)
+      else return false;  // the program's dispatch (masks, rows, symbolic extents)
     } else if constexpr (is_scatter(K)) {
       if constexpr (run_plan.usable) return scatter_step<I>(f);
+      else return false;  // the program's dispatch
+    } else if constexpr (facts(K).family == op_family::collective) {
+      if constexpr (run_plan.usable) return collective_step<I>(f);
       else return false;  // the program's dispatch
     } else if constexpr (!detail::static_single(nd)) {
       return false;  // the run-time dispatch (dispatched_families)

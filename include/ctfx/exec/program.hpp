@@ -135,6 +135,8 @@ struct exec_frame {
   // Where a step that checks its input as it writes (an in-place put of the static runner,
   // exec/static_run.hpp) records a refusal; null: every check ran before the steps.
   run_status* failure = nullptr;
+  // The run's scratch (the static runner's: a halo exchange packs its edges 64 bytes in).
+  std::byte* scratch = nullptr;
   strided view(std::int32_t id) const {
     const bound_layout& l = layouts[id];
     return l.at(bases[l.storage]);

@@ -7,6 +7,7 @@
 // then does not compile. Every number here is what that program computes for the same graph
 // (test/unit/exec_static_plan_test.cpp holds them side by side).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "../plan/outputs.hpp"
 #include "../plan/reuse.hpp"
 #include "../plan/slots.hpp"
+#include "../kernels/collectives.hpp"
 #include "../ops/scatters.hpp"
 #include "index_operands.hpp"
 #include "layouts.hpp"
@@ -42,14 +44,20 @@ struct storage_place {
   std::int64_t bytes = 0;   ///< the bytes its views reach
 };
 
-/// An index op among a static plan's steps. Its index tensors are inputs the graph does not write
-/// before it, so their values are checked before the first step (or, by an in-place put that may,
-/// as it writes, before its first write), as the run-time program does.
+/// An index op among a static plan's steps, its index values checked as the run-time program checks
+/// them: indices that are inputs the graph does not write before it, before the first step (or, by
+/// an in-place put that may, as it writes, before its first write); indices computed in the graph,
+/// once computed, before steps[check_at]: its own step, or (hoisted) the first step that writes a
+/// caller's buffer, when it comes after that.
 struct static_index_step {
   index_operands op;             ///< its operands
-  std::int32_t step = -1;        ///< its position in the plan's steps
+  std::int32_t step = -1;        ///< its position in the graph's schedule (liveness steps)
   bool in_row = false;           ///< a put whose values were computed in the row it selects: it writes nothing itself
   bool checked_in_put = false;   ///< an in-place put that may check its indices as it writes (when its form allows)
+  bool mask = false;             ///< a put whose one index is a bool mask (x[mask] = v: elementwise, nothing to check)
+  bool computed = false;         ///< its indices are computed in the graph: checked during the run
+  bool hoisted = false;          ///< (computed) checked ahead of its own step, before the first caller write
+  std::int32_t check_at = -1;    ///< (computed) the position in the plan's steps it is checked before
   name_t name;                   ///< the op's node name
   std::array<name_t, max_rank> index_names{};  ///< each index tensor's node name
 };
@@ -60,6 +68,14 @@ struct static_scatter {
   std::int32_t node = -1;  ///< the scatter
   bool copy_base = true;   ///< the base is copied into the result first (false: generalized_scatter_, in place)
   bound_layout target;     ///< the view written, in the result's storage (or the base's, in place)
+};
+/// A collective or halo exchange among a static plan's steps: checked against the run's world with
+/// the other checks, run over the context's communicator (kernels/collectives.hpp).
+struct static_collective {
+  std::int32_t node = -1;       ///< the collective
+  std::int32_t x = -1;          ///< its argument (for an in-place op, also what it writes)
+  kernels::collective_node c{};  ///< its op, reduce op or source rank, and parameters
+  name_t name;                  ///< the node's name (for messages)
 };
 /// A node computed straight into an index put's row: its layout is moved to the row that the put's
 /// (checked) index selects, on every run.
@@ -84,11 +100,15 @@ struct static_plan_ref {
   std::span<const static_index_step> index_steps;  ///< the index ops among them, in node order
   std::span<const static_row> rows;            ///< nodes computed in a put's row, in node order
   std::span<const static_scatter> scatters;    ///< the scatters among the steps, in node order
+  std::span<const static_collective> collectives;  ///< the collectives among the steps, in node order
+  std::span<const std::int32_t> late_checks;   ///< index_steps checked during the run, in the order they are checked
+  std::size_t agree_at = 0;                    ///< across ranks: the position in steps before which ranks agree
   std::size_t workspace_bytes = 0;             ///< as binding::workspace_bytes
+  std::size_t scratch_offset = 0;              ///< where the run's scratch starts in the workspace (a halo exchange packs there)
 };
 
-/// A graph's run, for a graph of at most N nodes, S storages, X index ops and scatters and R nodes
-/// computed in a put's row. `usable` false: the run-time program runs it, for the reason `why`
+/// A graph's run, for a graph of at most N nodes, S storages, X index ops, scatters or collectives
+/// (of each) and R nodes computed in a put's row. `usable` false: the run-time program runs it, for the reason `why`
 /// (symbolic extents, a step without a typed kernel, ...).
 template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t R = 0>
 struct static_plan {
@@ -102,6 +122,9 @@ struct static_plan {
   std::size_t n_index_steps = 0;  ///< index ops used of index_steps
   std::size_t n_rows = 0;      ///< rows used of rows
   std::size_t n_scatters = 0;  ///< scatters used of scatters
+  std::size_t n_collectives = 0;  ///< collectives used of collectives
+  std::size_t n_late_checks = 0;  ///< entries used of late_checks
+  std::size_t agree_at = 0;    ///< across ranks: the position in steps before which ranks agree (after the checks there)
   std::array<bound_layout, N> layouts{};  ///< per node: its layout
   std::array<std::int32_t, N> input_nodes{};   ///< per input position: its node
   std::array<std::int32_t, N> output_nodes{};  ///< per output position: its node
@@ -113,7 +136,10 @@ struct static_plan {
   std::array<static_index_step, X> index_steps{};  ///< the index ops among the steps, in node order
   std::array<static_row, R> rows{};  ///< nodes computed in a put's row, in node order
   std::array<static_scatter, X> scatters{};  ///< the scatters among the steps, in node order
+  std::array<static_collective, X> collectives{};  ///< the collectives among the steps, in node order
+  std::array<std::int32_t, X> late_checks{};  ///< index_steps whose indices are computed, in the order they are checked
   std::size_t workspace_bytes = 0;  ///< as binding::workspace_bytes
+  std::size_t scratch_offset = 0;   ///< where the run's scratch starts in the workspace
 
   /// The plan as static_runner reads it (spans over this plan's arrays).
   constexpr static_plan_ref ref() const {
@@ -129,7 +155,11 @@ struct static_plan {
             {index_steps.data(), n_index_steps},
             {rows.data(), n_rows},
             {scatters.data(), n_scatters},
-            workspace_bytes};
+            {collectives.data(), n_collectives},
+            {late_checks.data(), n_late_checks},
+            agree_at,
+            workspace_bytes,
+            scratch_offset};
   }
 };
 
@@ -204,18 +234,57 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
     if (const std::int32_t h = row_put(L.steps[step]); h >= 0) wrote(g.meta(g.arg(h, 0)).storage);
     for_each_write(g, L.steps[step], wrote);
   }
+  // Indices computed in the graph are checked where the program checks them (its
+  // plan_computed_index_checks): at their op's step when that comes no later than the barrier (the
+  // first step that writes a caller's buffer), else just before the barrier, which needs them
+  // computed by then (passes/hoist_computed_indices.hpp sees to it where it can).
+  const auto n_lsteps = static_cast<std::int32_t>(L.steps.size());
+  std::int32_t barrier = first_caller_write < 0 ? n_lsteps : first_caller_write;
+  for (std::size_t step = 0; step < L.steps.size(); ++step)  // (or the first exchange with other ranks)
+    if (facts(g[L.steps[step]].op).family == op_family::collective && static_cast<std::int32_t>(step) < barrier) barrier = static_cast<std::int32_t>(step);
+  std::vector<std::int32_t> check_lstep(static_cast<std::size_t>(g.size()), -1);  // per computed index op: the schedule step it is checked at
+  std::vector<std::int32_t> pos_of_lstep(L.steps.size() + 1, 0);                  // per schedule step: its position in p.steps (or the next one's)
+  order_deps deps;
+  bool have_deps = false;
   for (std::size_t step = 0; step < L.steps.size(); ++step) {
+    pos_of_lstep[step] = static_cast<std::int32_t>(p.n_steps);
     const std::int32_t i = L.steps[step];
     const op_kind k = g[i].op;
     if (k == op_kind::empty || k == op_kind::empty_like) continue;  // no kernel: contents unspecified
-    if (is_index_op(k)) {  // its indices: inputs not written before it, checked before the first step
+    if (is_index_op(k)) {
+      bool computed = false;
+      int n_index = 0, n_mask = 0;
       for (std::int32_t q = first_index_arg(k); q < g[i].nargs; ++q) {
         const std::int32_t x = g.arg(i, q);
         if (x < 0) continue;
-        if (g.meta(x).dt == dtype::b8) return refuse("an index op with a bool mask (the run-time program's masked put)");
+        ++n_index;
+        if (g.meta(x).dt == dtype::b8) {  // a mask has no values to check (its shape is the indexed dimensions')
+          ++n_mask;
+          continue;
+        }
         const auto st = static_cast<std::size_t>(g.meta(x).storage);
-        if (input_of_storage[st] < 0 || (first_write[st] >= 0 && first_write[st] < static_cast<std::int32_t>(step)))
-          return refuse("an index op whose indices are computed in the graph (the run-time program checks them during the run)");
+        if (input_of_storage[st] < 0 || (first_write[st] >= 0 && first_write[st] < static_cast<std::int32_t>(step))) computed = true;
+      }
+      if (n_mask > 0 && (k == op_kind::index || n_index != 1))
+        return refuse("an index op with a bool mask and other indices (the run-time program's masked put)");
+      if (computed) {
+        const auto at = static_cast<std::int32_t>(step);
+        if (at <= barrier) {
+          check_lstep[static_cast<std::size_t>(i)] = at;
+        } else {
+          if (!have_deps) {
+            deps = order_of(g);
+            have_deps = true;
+          }
+          std::int32_t ready = -1;  // the last step its index values depend on (their nodes', through views, and writes into them)
+          for_each_index_tensor(g, i, [&](std::int32_t x) {
+            while (x >= 0 && L.step_of[static_cast<std::size_t>(x)] < 0 && is_view_op(g[x].op)) x = g.arg(x, 0);
+            if (x >= 0) ready = std::max(ready, L.step_of[static_cast<std::size_t>(x)]);
+          });
+          for (const std::int32_t d : deps.index_part(i)) ready = std::max(ready, L.step_of[static_cast<std::size_t>(d)]);
+          if (ready >= barrier) return refuse("an index op whose indices are computed after a write into a caller's buffer (the run-time program refuses it)");
+          check_lstep[static_cast<std::size_t>(i)] = barrier;
+        }
       }
       p.steps[p.n_steps++] = i;
       continue;
@@ -225,10 +294,19 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
       p.steps[p.n_steps++] = i;
       continue;
     }
-    if (facts(k).family == op_family::collective || k == op_kind::custom || k == op_kind::auto_functionalized || !typed(i))
-      return refuse("a step runs through the run-time dispatch (a user op, a collective)");
+    if (facts(k).family == op_family::collective) {  // over the run's communicator
+      if (p.n_collectives == X) return refuse("more collectives than planned");
+      kernels::collective_node c{k, g[i].aux, {}};
+      for (std::int32_t q = 0; q < g[i].npar && q < 3; ++q) c.param[q] = g.iparam(i, q);
+      p.collectives[p.n_collectives++] = {i, g.arg(i, 0), c, g[i].name};
+      p.steps[p.n_steps++] = i;
+      continue;
+    }
+    if (k == op_kind::custom || k == op_kind::auto_functionalized || !typed(i))
+      return refuse("a step runs through the run-time dispatch (a user op)");
     p.steps[p.n_steps++] = i;
   }
+  pos_of_lstep[L.steps.size()] = static_cast<std::int32_t>(p.n_steps);
   for (std::int32_t i = 0; i < g.size(); ++i) {
     if (!is_index_op(g[i].op)) continue;
     if (L.step_of[static_cast<std::size_t>(i)] < 0) return refuse("an index op that is not a step");
@@ -237,9 +315,26 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
     s.op = index_operands_of(g, i);
     s.step = L.step_of[static_cast<std::size_t>(i)];
     s.in_row = !s.op.gather && into && into[s.op.values] == i;
+    s.mask = s.op.n_index == 1 && g.meta(s.op.index[0]).dt == dtype::b8;
     s.name = g[i].name;
     for (int k = 0; k < s.op.n_index; ++k) s.index_names[static_cast<std::size_t>(k)] = g[s.op.index[k]].name;
+    if (const std::int32_t c = check_lstep[static_cast<std::size_t>(i)]; c >= 0) {
+      if (s.in_row) return refuse("a put's row selected by an index computed in the graph");
+      s.computed = true;
+      s.hoisted = c != s.step;
+      s.check_at = pos_of_lstep[static_cast<std::size_t>(c)];
+      p.late_checks[p.n_late_checks++] = static_cast<std::int32_t>(p.n_index_steps - 1);
+    }
   }
+  // The program's order: by position; at the barrier the hoisted checks (in node order), then its
+  // own op's. Ranks agree after them (or, with none, once the checks before the first step passed).
+  std::sort(p.late_checks.begin(), p.late_checks.begin() + static_cast<std::ptrdiff_t>(p.n_late_checks), [&](std::int32_t a, std::int32_t b) {
+    const static_index_step &x = p.index_steps[static_cast<std::size_t>(a)], &y = p.index_steps[static_cast<std::size_t>(b)];
+    if (x.check_at != y.check_at) return x.check_at < y.check_at;
+    if (x.hoisted != y.hoisted) return x.hoisted;
+    return x.op.node < y.op.node;
+  });
+  if (p.n_late_checks > 0) p.agree_at = static_cast<std::size_t>(pos_of_lstep[static_cast<std::size_t>(barrier)]);
   // Scatters: the view each one writes (as the program lays it out: exec/program.hpp).
   {
     ir scratch;  // (scatter_view_meta reports into a graph: a copy, made only when there is a scatter)
@@ -322,14 +417,24 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
       if (direct[j] == static_cast<std::int32_t>(s)) p.storages[s] = {storage_home::output, static_cast<std::int32_t>(j), 0, L.buffers[b].bytes.value()};
     if (p.storages[s].home != storage_home::output) return refuse("a buffer without a slot");
   }
-  // The program's scratch (the CUDA index check's flag: not used on the host, but every plan reserves it).
-  p.workspace_bytes = buffers + detail::align_ws(64);
+  // The program's scratch: the CUDA index check's flag (not used on the host, but every plan
+  // reserves it), then what a halo exchange packs its edges into.
+  std::size_t scratch = 64;
+  for (std::size_t k = 0; k < p.n_collectives; ++k) {
+    const static_collective& c = p.collectives[k];
+    if (c.c.op != op_kind::halo_exchange && c.c.op != op_kind::halo_exchange_) continue;
+    const bound_layout& x = p.layouts[static_cast<std::size_t>(c.x)];
+    const std::size_t need = 64 + kernels::halo_scratch_bytes(c.c, x.size[0], x.size[1], x.dt);
+    scratch = need > scratch ? need : scratch;
+  }
+  p.scratch_offset = buffers;
+  p.workspace_bytes = buffers + detail::align_ws(static_cast<index_t>(scratch));
   // In-place puts that may check their indices as they write (the program's fused checks,
   // exec/program.hpp): nothing before them writes a caller buffer (an input, or an output computed
   // in the caller's buffer), so a failed check there still leaves every caller buffer untouched.
   for (std::size_t k = 0; k < p.n_index_steps; ++k) {
     static_index_step& s = p.index_steps[k];
-    if (!s.op.inplace || s.in_row) continue;
+    if (!s.op.inplace || s.in_row || s.computed) continue;
     // The form kernels::index_put_fusable_host takes (x[i] (+)= v: x 1-D within the shadow's bytes,
     // one 1-D i64 index); whether x shares bytes with the values or the index is seen at run time.
     const tensor_meta& xm = g.meta(s.op.x);
@@ -396,9 +501,14 @@ inline std::string to_text(const static_plan_ref& p, const ir& g) {
   for (const static_index_step& s : p.index_steps) {
     t += "index: " + name(s.op.node) + " (indices:";
     for (int k = 0; k < s.op.n_index; ++k) t += (k ? ", " : " ") + name(s.op.index[k]);
-    t += s.in_row ? "; its values computed in its row)\n" : s.checked_in_put ? "; checked as it writes)\n" : "; checked before the first step)\n";
+    t += s.mask             ? "; a bool mask: elementwise over x, nothing to check)\n"
+         : s.in_row         ? "; its values computed in its row)\n"
+         : s.checked_in_put ? "; checked as it writes)\n"
+         : !s.computed      ? "; checked before the first step)\n"
+         : "; computed in the graph, checked before step " + std::to_string(s.check_at) + (s.hoisted ? ", ahead of its own)\n" : ")\n");
   }
   for (const static_row& r : p.rows) t += "row: " + name(r.node) + " in the row of index '" + name(r.index) + "'\n";
+  for (const static_collective& c : p.collectives) t += "collective: " + name(c.node) + " (checked against the run's world before the first step)\n";
   for (const static_scatter& s : p.scatters)
     t += "scatter: " + name(s.node) + (s.copy_base ? " (its base copied, then" : " (in place:") + " its source into " +
          detail::shape_text(s.target.size, s.target.rank) + " at element " + std::to_string(s.target.offset) + " of storage " +

@@ -45,13 +45,22 @@ struct run_array {
   T& operator[](std::size_t i) { return data[i]; }
 };
 
+// Index step s's values against x's extents (the program's host check and words).
+inline run_status check_static_index(const static_index_step& s, const bound_layout* L, std::byte* const* base) {
+  const bound_layout& x = L[s.op.x];
+  if (const bad_index b = first_bad_index_host(s.op, L, base, x); b.at >= 0)
+    return index_failure(s.op.node, s.name.view(), s.index_names[static_cast<std::size_t>(b.which)].view(), s.op.dim[b.which],
+                         x.size[s.op.dim[b.which]], b.value);
+  return {};
+}
+
 // Every check, the workspace, every storage's address and the layouts of results computed in a
 // put's row (moved in `moved`, a copy of the plan's layouts, when the plan has such rows); writes
 // nothing the caller passed.
 inline run_status prepare_static_run(const static_plan_ref& p, std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
                                      const device_ctx& ctx, std::span<std::byte> workspace, std::unique_ptr<std::byte[]>& owned,
                                      std::vector<std::unique_ptr<std::byte[]>>& temporaries, std::byte** base, std::uint8_t* direct,
-                                     bound_layout* moved) {
+                                     bound_layout* moved, std::byte*& scratch) {
   if (auto st = check_backend(ctx); !st) return st;
   if (auto st = check_static_inputs(p, inputs); !st) return st;
   if (auto st = check_outputs(p.output_node, p.output_nodes, p.outputs, outputs); !st) return st;
@@ -63,6 +72,7 @@ inline run_status prepare_static_run(const static_plan_ref& p, std::span<const t
   if (auto st = check_workspace(p.workspace_bytes, workspace); !st) return st;
   std::byte* ws = nullptr;
   if (auto st = take_workspace(ctx, p.workspace_bytes, workspace, owned, ws); !st) return st;
+  scratch = ws + p.scratch_offset;
   for (std::size_t s = 0; s < p.storages.size(); ++s) {
     const storage_place& q = p.storages[s];
     const auto k = static_cast<std::size_t>(q.index);
@@ -80,21 +90,27 @@ inline run_status prepare_static_run(const static_plan_ref& p, std::span<const t
     }
   }
   // Index values, op by op in node order: all of them now, except an in-place put's that checks
-  // them as it writes (the program's order, so a refusal names the same node).
+  // them as it writes and indices computed in the graph (checked during the run): the program's
+  // order, so a refusal names the same node.
   const bound_layout* L = p.layouts.data();
   for (const static_index_step& s : p.index_steps) {
+    if (s.computed || s.mask) continue;
     const bound_layout& x = L[s.op.x];
     if (s.checked_in_put && !ctx.comm && ctx.where != backend::cuda &&
         kernels::index_put_fusable_host(index_args(s.op, L, base, base[x.storage], x)))
       continue;
-    if (const bad_index b = first_bad_index_host(s.op, L, base, x); b.at >= 0)
-      return index_failure(s.op.node, s.name.view(), s.index_names[static_cast<std::size_t>(b.which)].view(), s.op.dim[b.which],
-                           x.size[s.op.dim[b.which]], b.value);
+    if (auto st = check_static_index(s, L, base); !st) return st;
   }
   // Results computed in a put's row: laid out at the row the (checked) index selects.
   for (const static_row& r : p.rows) {
     const bound_layout& il = L[r.index];
     moved[r.node].offset += row_shift_host(base[il.storage] + il.offset * size_of(il.dt), il.dt, r.extent, r.stride);
+  }
+  // Collectives against the run's world (the program's words: the rule, the node, the reason).
+  for (const static_collective& c : p.collectives) {
+    const bound_layout& x = L[c.x];
+    if (std::string e = kernels::check_collective(ctx, c.c, x.at(base[x.storage])); !e.empty())
+      return run_status::failure(c.node, e.substr(0, e.find(':') + 2) + "node '" + std::string(c.name.view()) + "': " + e.substr(e.find(':') + 2));
   }
   return {};
 }
@@ -127,12 +143,31 @@ struct basic_static_runner {
     detail::run_array<bound_layout, 16> moved(p.rows.empty() ? 0 : p.layouts.size());  // (rows move on every run)
     for (std::size_t i = 0; !p.rows.empty() && i < p.layouts.size(); ++i) moved[i] = p.layouts[i];
     const bound_layout* layouts = p.rows.empty() ? p.layouts.data() : moved.data;
-    run_status st = detail::prepare_static_run(p, inputs, outputs, ctx, workspace, owned, temporaries, base.data, direct.data, moved.data);
-    if (ctx.comm) st = detail::agree_run(*ctx.comm, static_cast<run_status&&>(st));
+    std::byte* scratch = nullptr;
+    run_status st = detail::prepare_static_run(p, inputs, outputs, ctx, workspace, owned, temporaries, base.data, direct.data, moved.data, scratch);
+    // Across ranks every rank agrees once: after the checks, or, when indices computed in the graph
+    // are checked during the run, after the last of them (before the first write into a caller's
+    // buffer); a rank that fails earlier agrees there, with its failure.
+    bool agreed = !ctx.comm;
+    if (!agreed && (!st || p.late_checks.empty())) {
+      agreed = true;
+      st = detail::agree_run(*ctx.comm, static_cast<run_status&&>(st));
+    }
     if (!st) return st;
-    const exec_frame frame{layouts, base.data, ctx, &st};
-    for (const std::int32_t i : p.steps)
-      if (kernels[i](frame); !st) return st;  // an in-place put's own index check (nothing written)
+    const exec_frame frame{layouts, base.data, ctx, &st, scratch};
+    std::size_t next = 0;  // the next of late_checks
+    for (std::size_t k = 0; k < p.steps.size(); ++k) {
+      for (; next < p.late_checks.size() && static_cast<std::size_t>(p.index_steps[static_cast<std::size_t>(p.late_checks[next])].check_at) == k; ++next)
+        if (st = detail::check_static_index(p.index_steps[static_cast<std::size_t>(p.late_checks[next])], layouts, base.data); !st)
+          return agreed ? st : detail::agree_run(*ctx.comm, static_cast<run_status&&>(st));
+      if (!agreed && k == p.agree_at) {
+        agreed = true;
+        if (st = detail::agree_run(*ctx.comm, {}); !st) return st;
+      }
+      if (kernels[p.steps[k]](frame); !st) return st;  // an in-place put's own index check (nothing written)
+    }
+    if (!agreed)
+      if (st = detail::agree_run(*ctx.comm, {}); !st) return st;
     for (std::size_t j = 0; j < outputs.size(); ++j)
       if (!direct[j]) {
         const bound_layout& l = layouts[static_cast<std::size_t>(p.output_nodes[j])];

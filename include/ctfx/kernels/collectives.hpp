@@ -33,7 +33,7 @@ inline bool dense(const strided& v) {
 
 /// What one collective node is: its op, aux (reduce op or source rank) and params.
 struct collective_node {
-  op_kind op;
+  op_kind op{};
   std::int32_t aux = 0;
   index_t param[3]{};  // group size; or halo, px, py
 };
@@ -43,7 +43,7 @@ inline halo_grid halo_of(const collective_node& c) {
 }
 
 /// Bytes of scratch the halo exchange of a [H, W] grid of `dt` needs: four packed edges.
-inline std::size_t halo_scratch_bytes(const collective_node& c, index_t H, index_t W, dtype dt) {
+constexpr std::size_t halo_scratch_bytes(const collective_node& c, index_t H, index_t W, dtype dt) {
   const index_t longest = H > W ? H : W;
   return 4 * static_cast<std::size_t>(c.param[0] * longest) * static_cast<std::size_t>(size_of(dt));
 }

@@ -241,10 +241,12 @@ struct masked_put_fn {
   }
 };
 
-inline void masked_put(const device_ctx& ctx, const strided& x, const strided& mask, int dim0, const strided& values,
-                       bool accumulate) {
+// masked_put_fn's operands over x's extents: the mask's strides on [dim0, dim0 + r), the values'
+// with extent 1 at the mask's place.
+inline void masked_put_operands(const strided& x, const strided& mask, int dim0, const strided& values, strided& m, strided& v) {
   const int r = mask.rank;
-  strided m = x, v = x;
+  m = x;
+  v = x;
   m.p = mask.p;
   m.dt = mask.dt;
   for (int d = 0; d < x.rank; ++d) m.stride[d] = d >= dim0 && d < dim0 + r ? mask.stride[d - dim0] : 0;
@@ -259,8 +261,19 @@ inline void masked_put(const device_ctx& ctx, const strided& x, const strided& m
   v.dt = values.dt;
   for (int d = 0; d < x.rank; ++d)
     v.stride[d] = d < dim0 ? vs.stride[d] : d < dim0 + r ? 0 : vs.stride[d - r + 1];
-  if (x.numel() == 0) return;
-  visit_dtype(x.dt, [&](auto dd) { parallel_for(ctx, x.numel(), masked_put_fn<decltype(dd)::value>{x, m, v, accumulate}); });
+}
+
+// x[mask] = v (or += v) for x of element type D (compiled<G>'s static plans: no dtype dispatch).
+template <dtype D>
+void masked_put_typed(const device_ctx& ctx, const strided& x, const strided& mask, int dim0, const strided& values, bool accumulate) {
+  strided m, v;
+  masked_put_operands(x, mask, dim0, values, m, v);
+  if (x.numel() != 0) parallel_for(ctx, x.numel(), masked_put_fn<D>{x, m, v, accumulate});
+}
+
+inline void masked_put(const device_ctx& ctx, const strided& x, const strided& mask, int dim0, const strided& values,
+                       bool accumulate) {
+  visit_dtype(x.dt, [&](auto dd) { masked_put_typed<decltype(dd)::value>(ctx, x, mask, dim0, values, accumulate); });
 }
 
 // Workspace bytes the deterministic CUDA path needs for `count` positions (0 on the host).
