@@ -183,7 +183,14 @@ constexpr auto masked_add = ctfx::graph([](ctfx::builder& b) {
   auto v = b.input("v", ctfx::f16, {3, 1});
   b.update(x, ctfx::index_put(x, {ctfx::none, ctfx::gt(w, 0.0)}, v, true));
 });
+constexpr auto masked_rows = ctfx::graph([](ctfx::builder& b) {  // whole rows: the mask's stride 0 along them
+  auto x = b.input("x", ctfx::f32, {5, 4});
+  auto m = b.input("m", ctfx::b8, {5});
+  auto v = b.input("v", ctfx::f32, {4});
+  b.output(ctfx::index_put(x, {m}, v));
+});
 using masked_plan = ctfx::compiled<decltype(masked)>;
+using masked_rows_plan = ctfx::compiled<decltype(masked_rows)>;
 using masked_add_plan = ctfx::compiled<decltype(masked_add)>;
 
 // Left to the run-time program: a symbolic extent.
@@ -198,7 +205,8 @@ static_assert(stencil_plan::run_plan.usable && update_plan::run_plan.usable && w
 static_assert(ring_plan::run_plan.usable && kv_plan::run_plan.usable && rope_plan::run_plan.usable && gather_plan::run_plan.usable &&
               put_broadcast_plan::run_plan.usable && scatter_add_plan::run_plan.usable && put_and_gather_plan::run_plan.usable &&
               scatters_plan::run_plan.usable && gathers_plan::run_plan.usable && computed_index_plan::run_plan.usable &&
-              hoisted_index_plan::run_plan.usable && masked_plan::run_plan.usable && masked_add_plan::run_plan.usable);
+              hoisted_index_plan::run_plan.usable && masked_plan::run_plan.usable && masked_add_plan::run_plan.usable &&
+              masked_rows_plan::run_plan.usable);
 #endif
 static_assert(!ctfx::compiled<decltype(symbolic)>::run_plan.usable);
 static_assert(!late_index_plan::run_plan.usable);
@@ -675,6 +683,26 @@ TEST_CASE("static plan: bool-mask puts, elementwise over x") {
   std::vector<std::uint8_t> m = {1, 0, 0, 1, 1, 0};
   CHECK(three_ways<masked_plan>(masked.get(), {make_buffer(ramp(6, 0.5f), ctfx::f32, {6}), make_buffer(m, ctfx::b8, {6}), make_buffer(std::vector<float>{2.5f}, ctfx::f32, {1})},
                                 {make_buffer(std::vector<float>(6), ctfx::f32, {6})}).ok);
+  CHECK(three_ways<masked_rows_plan>(masked_rows.get(), {make_buffer(ramp(20, 0.5f), ctfx::f32, {5, 4}), make_buffer(std::vector<std::uint8_t>{0, 1, 1, 0, 1}, ctfx::b8, {5}),
+                                                         make_buffer(std::vector<float>{1.5f, -2.0f, 0.25f, 8.0f}, ctfx::f32, {4})},
+                                     {make_buffer(std::vector<float>(20), ctfx::f32, {5, 4})}).ok);
+  {  // the values themselves (the three runs above share the host's masked put): rows 1, 2 and 4 are v
+    const auto x0 = ramp(20, 0.5f);
+    std::vector<std::uint8_t> rows = {0, 1, 1, 0, 1};
+    const std::vector<float> v4 = {1.5f, -2.0f, 0.25f, 8.0f};
+    std::vector<float> out(20, -7.0f), want = x0;
+    for (std::size_t r = 0; r < 5; ++r)
+      for (std::size_t c = 0; c < 4; ++c)
+        if (rows[r]) want[r * 4 + c] = v4[c];
+    auto xs = x0;
+    auto vs = v4;
+    REQUIRE(masked_rows_plan::run({ctfx::tensor_ref::contiguous(xs.data(), ctfx::f32, {5, 4}), ctfx::tensor_ref::contiguous(rows.data(), ctfx::b8, {5}),
+                                   ctfx::tensor_ref::contiguous(vs.data(), ctfx::f32, {4})},
+                                  {ctfx::tensor_ref::contiguous(out.data(), ctfx::f32, {5, 4})})
+                .ok);
+    CHECK(out == want);
+    CHECK(xs == x0);
+  }
   std::vector<std::uint16_t> x(60), v = {0x3c00, 0xc100, 0x7bff};  // 1, -2.5, 65504: sums that round and overflow to inf
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint16_t>(0x3800 + 37 * i);
   CHECK(three_ways<masked_add_plan>(masked_add.get(), {make_buffer(x, ctfx::f16, {3, 4, 5}), make_buffer(ramp(20, 0.5f), ctfx::f32, {4, 5}), make_buffer(v, ctfx::f16, {3, 1})},

@@ -315,8 +315,15 @@ struct compiled {
 #endif
   }();
 
+  /// The static plan as the runner reads it, with the collectives' checks when it has collectives.
+  static constexpr static_plan_ref plan_ref() {
+    static_plan_ref r = run_plan.ref();
+    if constexpr (run_plan.n_collectives > 0) r.check_collectives = &detail::check_static_collectives;
+    return r;
+  }
+
   static binding bind(std::span<const tensor_desc> inputs) {
-    if constexpr (run_plan.usable) return static_runner::bind(run_plan.ref(), inputs);
+    if constexpr (run_plan.usable) return static_runner::bind(plan_ref(), inputs);
     else return prog().bind(inputs);
   }
   static binding bind(std::initializer_list<tensor_desc> inputs) { return bind(std::span<const tensor_desc>(inputs.begin(), inputs.size())); }
@@ -324,7 +331,7 @@ struct compiled {
   // inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
   static run_status run(tensor_refs inputs, tensor_refs outputs,
                         const device_ctx& ctx = {}, std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) {
-    if constexpr (run_plan.usable) return static_runner::run(run_plan.ref(), inputs, outputs, ctx, workspace, table.data());
+    if constexpr (run_plan.usable) return static_runner::run(plan_ref(), inputs, outputs, ctx, workspace, table.data());
     else return prog().run(inputs, outputs, ctx, workspace, kernels, table.data());
   }
 

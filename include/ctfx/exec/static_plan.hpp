@@ -86,6 +86,12 @@ struct static_row {
   index_t stride = 0;       ///< the indexed dimension's stride in x, in elements
 };
 
+struct static_plan_ref;
+/// Checks a plan's collectives against the run's world (detail::check_static_collectives,
+/// exec/static_run.hpp): compiled<G> sets it only for a plan that has collectives, so a file whose
+/// graph has none does not compile those checks.
+using static_collective_check = run_status (*)(const static_plan_ref&, const device_ctx&, const bound_layout*, std::byte* const*);
+
 /// A static plan without its capacity: what static_runner reads.
 struct static_plan_ref {
   std::int32_t output_node = -1;               ///< the graph's output node
@@ -105,6 +111,7 @@ struct static_plan_ref {
   std::size_t agree_at = 0;                    ///< across ranks: the position in steps before which ranks agree
   std::size_t workspace_bytes = 0;             ///< as binding::workspace_bytes
   std::size_t scratch_offset = 0;              ///< where the run's scratch starts in the workspace (a halo exchange packs there)
+  static_collective_check check_collectives = nullptr;  ///< checks the collectives (null: the plan has none)
 };
 
 /// A graph's run, for a graph of at most N nodes, S storages, X index ops, scatters or collectives

@@ -45,6 +45,16 @@ struct run_array {
   T& operator[](std::size_t i) { return data[i]; }
 };
 
+// Plan p's collectives against the run's world (the program's words: the rule, the node, the reason).
+inline run_status check_static_collectives(const static_plan_ref& p, const device_ctx& ctx, const bound_layout* L, std::byte* const* base) {
+  for (const static_collective& c : p.collectives) {
+    const bound_layout& x = L[c.x];
+    if (std::string e = kernels::check_collective(ctx, c.c, x.at(base[x.storage])); !e.empty())
+      return run_status::failure(c.node, e.substr(0, e.find(':') + 2) + "node '" + std::string(c.name.view()) + "': " + e.substr(e.find(':') + 2));
+  }
+  return {};
+}
+
 // Index step s's values against x's extents (the program's host check and words).
 inline run_status check_static_index(const static_index_step& s, const bound_layout* L, std::byte* const* base) {
   const bound_layout& x = L[s.op.x];
@@ -106,12 +116,8 @@ inline run_status prepare_static_run(const static_plan_ref& p, std::span<const t
     const bound_layout& il = L[r.index];
     moved[r.node].offset += row_shift_host(base[il.storage] + il.offset * size_of(il.dt), il.dt, r.extent, r.stride);
   }
-  // Collectives against the run's world (the program's words: the rule, the node, the reason).
-  for (const static_collective& c : p.collectives) {
-    const bound_layout& x = L[c.x];
-    if (std::string e = kernels::check_collective(ctx, c.c, x.at(base[x.storage])); !e.empty())
-      return run_status::failure(c.node, e.substr(0, e.find(':') + 2) + "node '" + std::string(c.name.view()) + "': " + e.substr(e.find(':') + 2));
-  }
+  if (p.check_collectives)
+    if (auto st = p.check_collectives(p, ctx, L, base); !st) return st;
   return {};
 }
 }  // namespace detail

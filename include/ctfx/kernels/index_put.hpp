@@ -263,12 +263,55 @@ inline void masked_put_operands(const strided& x, const strided& mask, int dim0,
     v.stride[d] = d < dim0 ? vs.stride[d] : d < dim0 + r ? 0 : vs.stride[d - r + 1];
 }
 
-// x[mask] = v (or += v) for x of element type D (compiled<G>'s static plans: no dtype dispatch).
+// The same over rows of x's last dimension (the host's loop): a row's start costs a division per
+// outer dimension, its elements none.
+template <dtype D>
+struct masked_put_rows_fn {
+  strided x, mask, v;  // as masked_put_fn's
+  bool accumulate = false;
+  CTFX_HD void operator()(index_t row) const {
+    const int last = x.rank - 1;
+    index_t ox = 0, om = 0, ov = 0;
+    for (int d = last - 1; d >= 0; --d) {
+      const index_t c = row % x.size[d];
+      row /= x.size[d];
+      ox += c * x.stride[d];
+      om += c * mask.stride[d];
+      ov += c * v.stride[d];
+    }
+    using E = element_t<D>;
+    E* px = reinterpret_cast<E*>(x.p) + ox;
+    const std::uint8_t* pm = reinterpret_cast<const std::uint8_t*>(mask.p) + om;
+    const E* pv = reinterpret_cast<const E*>(v.p) + ov;
+    const index_t n = x.size[last], sx = x.stride[last], sm = mask.stride[last], sv = v.stride[last];
+    for (index_t j = 0; j < n; ++j) {
+      if (pm[j * sm] == 0) continue;
+      std::byte* p = reinterpret_cast<std::byte*>(px + j * sx);
+      const std::byte* q = reinterpret_cast<const std::byte*>(pv + j * sv);
+      if (accumulate) {
+        using C = compute_t<D>;
+        store_as<D, C>(p, wrap_add(load_as<D, C>(p), load_as<D, C>(q)));
+      } else {
+        std::memcpy(p, q, sizeof(E));
+      }
+    }
+  }
+};
+
+// x[mask] = v (or += v) for x of element type D (compiled<G>'s static plans: no dtype dispatch):
+// row by row on the host, one element per thread on CUDA.
 template <dtype D>
 void masked_put_typed(const device_ctx& ctx, const strided& x, const strided& mask, int dim0, const strided& values, bool accumulate) {
   strided m, v;
   masked_put_operands(x, mask, dim0, values, m, v);
-  if (x.numel() != 0) parallel_for(ctx, x.numel(), masked_put_fn<D>{x, m, v, accumulate});
+  if (x.numel() == 0) return;
+  if (ctx.where == backend::cuda) {
+    parallel_for(ctx, x.numel(), masked_put_fn<D>{x, m, v, accumulate});
+  } else if (x.rank == 0) {
+    masked_put_fn<D>{x, m, v, accumulate}(0);
+  } else {
+    parallel_for(ctx, x.numel() / x.size[x.rank - 1], masked_put_rows_fn<D>{x, m, v, accumulate});
+  }
 }
 
 inline void masked_put(const device_ctx& ctx, const strided& x, const strided& mask, int dim0, const strided& values,
