@@ -455,8 +455,7 @@ struct compiled {
     const strided x = f.view(s.x);
     if (std::string e = kernels::run_collective(f.ctx, s.c, x, is_mutating(s.c.op) ? x : f.view(static_cast<std::int32_t>(I)), f.scratch + 64);
         !e.empty())
-      *f.failure = run_status::failure(static_cast<std::int32_t>(I), "rule communication: node '" + std::string(s.name.view()) + "' failed in " +
-                                                                          f.ctx.comm->engine() + ": " + e);
+      *f.failure = detail::collective_run_failure(static_cast<std::int32_t>(I), s.name.view(), f.ctx.comm->engine(), e);
     return true;
   }
 

@@ -396,7 +396,7 @@ class basic_program {
       const bound_layout& x = L[static_cast<std::size_t>(g_.arg(i, 0))];
       if (std::string e = kernels::check_collective(ctx, collective_of(i), x.at(base[static_cast<std::size_t>(x.storage)]));
           !e.empty())
-        return run_status::failure(i, e.substr(0, e.find(':') + 2) + detail::node_label(g_, i) + ": " + e.substr(e.find(':') + 2));
+        return detail::collective_check_failure(i, g_[i].name.view(), e);
     }
     // ---- execution
     std::vector<std::int32_t> owner(opt_.check_lifetimes ? slots_.size() : 0, -1);
@@ -1145,8 +1145,7 @@ class basic_program {
           const strided x = arg(0);
           if (std::string e = kernels::run_collective(ctx, collective_of(i), x, is_mutating(n.op) ? x : view(i), scratch + 64);
               !e.empty())
-            return run_status::failure(i, "rule communication: " + detail::node_label(g_, i) + " failed in " +
-                                              ctx.comm->engine() + ": " + e);
+            return detail::collective_run_failure(i, g_[i].name.view(), ctx.comm->engine(), e);
           return {};
         }
         break;

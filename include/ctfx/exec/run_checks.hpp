@@ -24,6 +24,15 @@ inline constexpr std::size_t workspace_alignment = 256;
 
 namespace detail {
 
+// A collective's failed check ("rule x: reason", from kernels::check_collective) as a run's
+// refusal, the node named after the rule; and an engine's failure while it ran. (Both executors.)
+inline run_status collective_check_failure(std::int32_t node, std::string_view name, const std::string& e) {
+  return run_status::failure(node, e.substr(0, e.find(':') + 2) + "node '" + std::string(name) + "': " + e.substr(e.find(':') + 2));
+}
+inline run_status collective_run_failure(std::int32_t node, std::string_view name, const char* engine, const std::string& e) {
+  return run_status::failure(node, "rule communication: node '" + std::string(name) + "' failed in " + engine + ": " + e);
+}
+
 constexpr std::size_t align_ws(index_t bytes) {
   return (static_cast<std::size_t>(bytes > 0 ? bytes : 0) + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
 }

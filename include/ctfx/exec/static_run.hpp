@@ -50,7 +50,7 @@ inline run_status check_static_collectives(const static_plan_ref& p, const devic
   for (const static_collective& c : p.collectives) {
     const bound_layout& x = L[c.x];
     if (std::string e = kernels::check_collective(ctx, c.c, x.at(base[x.storage])); !e.empty())
-      return run_status::failure(c.node, e.substr(0, e.find(':') + 2) + "node '" + std::string(c.name.view()) + "': " + e.substr(e.find(':') + 2));
+      return collective_check_failure(c.node, c.name.view(), e);
   }
   return {};
 }
