@@ -3,7 +3,7 @@ eager and torch.compile, measured in rounds that interleave them, so that every 
 comes from the same minutes of the machine (a VM's speed drifts by tens of percent between runs
 minutes apart; two programs run at different times compare that drift, not the code).
 
-    python3 bench/compute_table.py [--build build] [--rounds 3] [--reps 21] [--torch-reps 11]
+    python3 bench/compute_table.py [--build build] [--rounds 3] [--reps 21] [--torch-reps 11] [--only LETTERS]
 
 Each round runs ctfx_compute_bench (the default target: SSE2), ctfx_compute_bench_native
 (-march=native) and ctfx_compute_bench_omp --omp (all threads) when they are built, then
@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROW = re.compile(r"^\| \(([a-f])\) ")
+ROW = re.compile(r"^\| \(([a-g])\) ")
 
 
 def cells(line):
@@ -78,6 +78,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--reps", type=int, default=21)
     ap.add_argument("--torch-reps", type=int, default=11)
+    ap.add_argument("--only", default="", help="the workloads to run, by letter (e.g. dg); all by default")
     a = ap.parse_args()
     exe = os.path.join(a.build, "bench", "runtime")
     configs = [(k, os.path.join(exe, f), extra) for k, f, extra in
@@ -96,9 +97,9 @@ def main():
     for r in range(a.rounds):
         print(f"round {r + 1} of {a.rounds}", file=sys.stderr, flush=True)
         for k, path, extra in configs:
-            ours[k].append(ctfx_rows(run([path, "--reps", str(a.reps)] + extra)))
+            ours[k].append(ctfx_rows(run([path, "--reps", str(a.reps)] + extra + (["--only", a.only] if a.only else []))))
         theirs.append(torch_rows(run([sys.executable, os.path.join(HERE, "torch", "compute.py"),
-                                      "--reps", str(a.torch_reps)])) if have_torch else {})
+                                      "--reps", str(a.torch_reps)] + (["--only", a.only] if a.only else []))) if have_torch else {})
     threads = max([t for rd in theirs for (_, t) in rd] or [1])
 
     def table(k, torch_threads, title):

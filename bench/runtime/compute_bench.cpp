@@ -5,7 +5,7 @@
 // the program must read and write) measured in the same run. Medians of repeated runs.
 // PyTorch eager and torch.compile on the same programs: bench/torch/compute.py.
 //
-//   compute_bench [--reps N] [--omp] [--only a|b|c|d|e|f]   (--omp: ctfx on the OMP backend, all
+//   compute_bench [--reps N] [--omp] [--only a|b|c|d|e|f|g]   (--omp: ctfx on the OMP backend, all
 //                                       threads; the hand loops stay sequential. --only: one workload)
 #include <algorithm>
 #include <chrono>
@@ -93,6 +93,12 @@ __attribute__((noinline)) void rmsnorm_hand(const float* x, const float* w, floa
   }
 }
 
+// A select, not `if (m[i] > 0.5f) x[i] = v;`: the branch on a mask without a pattern costs 6x more
+// here (bench/RESULTS.md), and g++ does not turn a conditional store into a select by itself.
+__attribute__((noinline)) void masked_hand(float* x, const float* m, float v) {
+  for (long i = 0; i < MN * MD; ++i) x[i] = m[i] > 0.5f ? v : x[i];
+}
+
 ctfx::backend where = ctfx::backend::host;
 
 template <class Plan>
@@ -136,7 +142,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   };
   if (run('a')) {
-    std::fprintf(stderr, "[1/6] stencil %ld x %ld f32...\n", G, G);
+    std::fprintf(stderr, "[1/7] stencil %ld x %ld f32...\n", G, G);
     std::vector<float> x(G * G), tmp(G * G);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {G, G})};
@@ -147,7 +153,7 @@ int main(int argc, char** argv) {
     line("(a) 5-point stencil 1026^2 f32, periodic ghosts, copy_ back", c, r, h, time_memcpy(reps, G * G * 4) * 2);
   }
   if (run('b')) {
-    std::fprintf(stderr, "[2/6] ring buffer [%ld, %ld] f32...\n", R, W);
+    std::fprintf(stderr, "[2/7] ring buffer [%ld, %ld] f32...\n", R, W);
     std::vector<float> buf(R * W), row(W), out(W);
     for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     for (std::size_t i = 0; i < row.size(); ++i) row[i] = static_cast<float>(i % 7);
@@ -162,7 +168,7 @@ int main(int argc, char** argv) {
     line("(b) ring buffer [64, 4096] f32: row at a run-time position, window sum", c, r, h, time_memcpy(reps, R * W * 4));
   }
   if (run('c')) {
-    std::fprintf(stderr, "[3/6] RoPE into a KV cache...\n");
+    std::fprintf(stderr, "[3/7] RoPE into a KV cache...\n");
     std::vector<float> cache(RB * RH * RS * RD), k(RB * RH * RD), cs(RD / 2), sn(RD / 2);
     for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     for (long j = 0; j < RD / 2; ++j) { cs[j] = std::cos(0.01f * j); sn[j] = std::sin(0.01f * j); }
@@ -178,7 +184,7 @@ int main(int argc, char** argv) {
     line("(c) RoPE of k [8, 32, 1, 128] f32 into a KV cache at a run-time position", c, r, h, time_memcpy(reps, RB * RH * RD * 4));
   }
   if (run('d')) {
-    std::fprintf(stderr, "[4/6] softmax [%ld, %ld] f32...\n", SN, SD);
+    std::fprintf(stderr, "[4/7] softmax [%ld, %ld] f32...\n", SN, SD);
     std::vector<float> x(SN * SD), y(SN * SD);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.05f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {SN, SD})};
@@ -189,7 +195,7 @@ int main(int argc, char** argv) {
     line("(d) softmax over the last dim of [2048, 1024] f32 (amax, sub, exp, sum, div)", c, r, h, time_memcpy(reps, SN * SD * 4));
   }
   if (run('e')) {
-    std::fprintf(stderr, "[5/6] 8-op chain over %ld f32...\n", E);
+    std::fprintf(stderr, "[5/7] 8-op chain over %ld f32...\n", E);
     std::vector<float> x(E), y(E);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f - 0.3f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {E})};
@@ -200,7 +206,7 @@ int main(int argc, char** argv) {
     line("(e) 8 elementwise ops, 16 M f32 (64 MiB in, 64 MiB out)", c, r, h, time_memcpy(reps, E * 4));
   }
   if (run('f')) {
-    std::fprintf(stderr, "[6/6] RMSNorm [%ld, %ld] f32...\n", NN, ND);
+    std::fprintf(stderr, "[6/7] RMSNorm [%ld, %ld] f32...\n", NN, ND);
     std::vector<float> x(NN * ND), w(ND), y(NN * ND);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.02f - 1.0f;
     for (std::size_t i = 0; i < w.size(); ++i) w[i] = 1.0f + static_cast<float>(i % 5) * 0.1f;
@@ -211,5 +217,24 @@ int main(int argc, char** argv) {
     const double r = time_runtime(reps, rmsnorm.get(), in, o);
     const double h = median_us(reps, [&] { rmsnorm_hand(x.data(), w.data(), y.data()); });
     line("(f) RMSNorm over the last dim of [2048, 1024] f32 (mean of squares fused)", c, r, h, time_memcpy(reps, NN * ND * 4));
+  }
+  if (run('g')) {
+    std::fprintf(stderr, "[7/7] masked fill [%ld, %ld] f32...\n", MN, MD);
+    std::vector<float> x(MN * MD), m(MN * MD), v{-1e4f};
+    // A mask without a pattern (about half the positions set), so that no branch predictor learns it.
+    std::uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      h ^= h << 13; h ^= h >> 7; h ^= h << 17;
+      m[i] = static_cast<float>(h >> 40) * 0x1p-24f;
+      x[i] = static_cast<float>((i * 37) % 101) * 0.01f;
+    }
+    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {MN, MD}),
+                                            ctfx::tensor_ref::contiguous(m.data(), ctfx::f32, {MN, MD}),
+                                            ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {1})};
+    const double c = time_compiled<ctfx::compiled<decltype(masked)>>(reps, in, {});
+    const double r = time_runtime(reps, masked.get(), in, {});
+    const double hl = median_us(reps, [&] { masked_hand(x.data(), m.data(), v[0]); });
+    // Bound: read the mask and x, write x.
+    line("(g) masked fill x[m > 0.5] = v in place, [2048, 1024] f32", c, r, hl, time_memcpy(reps, MN * MD * 4) * 1.5);
   }
 }

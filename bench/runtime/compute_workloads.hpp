@@ -72,4 +72,14 @@ constexpr auto rmsnorm = ctfx::graph([](ctfx::builder& b) {
   b.output(x * inv * w);
 });
 
+// (g) A masked fill in place: the scores x [N, D] f32 set to v where the mask input m exceeds 0.5
+// (`x[m > 0.5] = v`: an index_put with a bool mask, as an attention mask is applied to scores).
+constexpr long MN = 2048, MD = 1024;
+constexpr auto masked = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {MN, MD});
+  auto m = b.input("m", ctfx::f32, {MN, MD});
+  auto v = b.input("v", ctfx::f32, {1});
+  b.update(x, ctfx::index_put(x, {ctfx::gt(m, 0.5)}, v));
+});
+
 }  // namespace ctfx_bench::compute

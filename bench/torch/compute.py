@@ -2,7 +2,7 @@
 ops), on the CPU, with one thread and with all threads, or on the GPU (--device cuda, the
 programs bench/cuda's ctfx_cuda_bench runs). Prints a markdown table (medians, us).
 
-    python3 bench/torch/compute.py [--reps N] [--device cpu|cuda]
+    python3 bench/torch/compute.py [--reps N] [--device cpu|cuda] [--only LETTERS]
 """
 import argparse
 import time
@@ -71,6 +71,14 @@ def rmsnorm(x, w, out):
     return out
 
 
+MN, MD = 2048, 1024
+
+
+def masked(x, m, v):
+    x.masked_fill_(m > 0.5, v)
+    return x
+
+
 def _median_us(f, reps, cuda=False):
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     f()
@@ -89,6 +97,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=21)
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    ap.add_argument("--only", default="", help="the workloads to run, by letter (e.g. dg); all by default")
     a = ap.parse_args()
     cuda = a.device == "cuda"
     dev = torch.device(a.device)
@@ -96,50 +105,67 @@ def main():
     def median_us(f, reps):
         return _median_us(f, reps, cuda)
 
+    def want(letter):
+        return not a.only or letter in a.only
+
     print("| workload | threads | eager | torch.compile |")
     print("|---|---:|---:|---:|")
     for threads in ("GPU",) if cuda else (1, torch.get_num_threads()):
         if not cuda:
             torch.set_num_threads(threads)
-        x = (torch.arange(G * G, dtype=torch.float32) * 37 % 101 * 0.01).reshape(G, G).to(dev)
-        cs = torch.compile(stencil)
-        e = median_us(lambda: stencil(x), a.reps)
-        c = median_us(lambda: cs(x), a.reps)
-        print(f"| (a) 5-point stencil 1026^2 f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
-        x = (torch.arange(E, dtype=torch.float32) * 37 % 101 * 0.01 - 0.3).to(dev)
-        out = torch.empty_like(x)
-        cc = torch.compile(chain8)
-        e = median_us(lambda: chain8(x, out), a.reps)
-        c = median_us(lambda: cc(x, out), a.reps)
-        print(f"| (e) 8 elementwise ops, 16 M f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
-        buf = (torch.arange(R * W, dtype=torch.float32).reshape(R, W) * 37 % 101 * 0.01).to(dev)
-        row = (torch.arange(W, dtype=torch.float32) % 7).to(dev)
-        pos = torch.tensor([17], device=dev)
-        cr = torch.compile(ring)
-        e = median_us(lambda: ring(buf, row, pos), a.reps)
-        c = median_us(lambda: cr(buf, row, pos), a.reps)
-        print(f"| (b) ring buffer [64, 4096] f32, window sum | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
-        cache = torch.zeros(RB, RH, RS, RD, device=dev)
-        k = (torch.arange(RB * RH * RD, dtype=torch.float32).reshape(RB, RH, 1, RD) * 37 % 101 * 0.01).to(dev)
-        cs, sn = torch.cos(torch.arange(RD // 2) * 0.01).to(dev), torch.sin(torch.arange(RD // 2) * 0.01).to(dev)
-        pos = torch.tensor([RS // 2], device=dev)
-        cp = torch.compile(rope)
-        e = median_us(lambda: rope(cache, k, cs, sn, pos), a.reps)
-        c = median_us(lambda: cp(cache, k, cs, sn, pos), a.reps)
-        print(f"| (c) RoPE into a KV cache | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
-        x = (torch.arange(SN * SD, dtype=torch.float32).reshape(SN, SD) * 37 % 101 * 0.05).to(dev)
-        out = torch.empty_like(x)
-        csm = torch.compile(softmax)
-        e = median_us(lambda: softmax(x, out), a.reps)
-        c = median_us(lambda: csm(x, out), a.reps)
-        print(f"| (d) softmax [2048, 1024] f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
-        x = ((torch.arange(NN * ND, dtype=torch.float32).reshape(NN, ND) * 37 % 101) * 0.02 - 1.0).to(dev)
-        w = (1.0 + (torch.arange(ND, dtype=torch.float32) % 5) * 0.1).to(dev)
-        out = torch.empty_like(x)
-        crn = torch.compile(rmsnorm)
-        e = median_us(lambda: rmsnorm(x, w, out), a.reps)
-        c = median_us(lambda: crn(x, w, out), a.reps)
-        print(f"| (f) RMSNorm [2048, 1024] f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        if want("a"):
+            x = (torch.arange(G * G, dtype=torch.float32) * 37 % 101 * 0.01).reshape(G, G).to(dev)
+            cs = torch.compile(stencil)
+            e = median_us(lambda: stencil(x), a.reps)
+            c = median_us(lambda: cs(x), a.reps)
+            print(f"| (a) 5-point stencil 1026^2 f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        if want("e"):
+            x = (torch.arange(E, dtype=torch.float32) * 37 % 101 * 0.01 - 0.3).to(dev)
+            out = torch.empty_like(x)
+            cc = torch.compile(chain8)
+            e = median_us(lambda: chain8(x, out), a.reps)
+            c = median_us(lambda: cc(x, out), a.reps)
+            print(f"| (e) 8 elementwise ops, 16 M f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        if want("b"):
+            buf = (torch.arange(R * W, dtype=torch.float32).reshape(R, W) * 37 % 101 * 0.01).to(dev)
+            row = (torch.arange(W, dtype=torch.float32) % 7).to(dev)
+            pos = torch.tensor([17], device=dev)
+            cr = torch.compile(ring)
+            e = median_us(lambda: ring(buf, row, pos), a.reps)
+            c = median_us(lambda: cr(buf, row, pos), a.reps)
+            print(f"| (b) ring buffer [64, 4096] f32, window sum | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        if want("c"):
+            cache = torch.zeros(RB, RH, RS, RD, device=dev)
+            k = (torch.arange(RB * RH * RD, dtype=torch.float32).reshape(RB, RH, 1, RD) * 37 % 101 * 0.01).to(dev)
+            cs, sn = torch.cos(torch.arange(RD // 2) * 0.01).to(dev), torch.sin(torch.arange(RD // 2) * 0.01).to(dev)
+            pos = torch.tensor([RS // 2], device=dev)
+            cp = torch.compile(rope)
+            e = median_us(lambda: rope(cache, k, cs, sn, pos), a.reps)
+            c = median_us(lambda: cp(cache, k, cs, sn, pos), a.reps)
+            print(f"| (c) RoPE into a KV cache | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        if want("d"):
+            x = (torch.arange(SN * SD, dtype=torch.float32).reshape(SN, SD) * 37 % 101 * 0.05).to(dev)
+            out = torch.empty_like(x)
+            csm = torch.compile(softmax)
+            e = median_us(lambda: softmax(x, out), a.reps)
+            c = median_us(lambda: csm(x, out), a.reps)
+            print(f"| (d) softmax [2048, 1024] f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        if want("f"):
+            x = ((torch.arange(NN * ND, dtype=torch.float32).reshape(NN, ND) * 37 % 101) * 0.02 - 1.0).to(dev)
+            w = (1.0 + (torch.arange(ND, dtype=torch.float32) % 5) * 0.1).to(dev)
+            out = torch.empty_like(x)
+            crn = torch.compile(rmsnorm)
+            e = median_us(lambda: rmsnorm(x, w, out), a.reps)
+            c = median_us(lambda: crn(x, w, out), a.reps)
+            print(f"| (f) RMSNorm [2048, 1024] f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        if want("g"):
+            x = (torch.arange(MN * MD, dtype=torch.float32).reshape(MN, MD) * 37 % 101 * 0.01).to(dev)
+            m = torch.rand(MN, MD, generator=torch.Generator().manual_seed(1)).to(dev)
+            v = torch.tensor(-1e4, device=dev)
+            cm = torch.compile(masked)
+            e = median_us(lambda: masked(x, m, v), a.reps)
+            c = median_us(lambda: cm(x, m, v), a.reps)
+            print(f"| (g) masked fill [2048, 1024] f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
 
 
 if __name__ == "__main__":

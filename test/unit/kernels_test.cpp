@@ -525,3 +525,130 @@ TEST_CASE("kernels: a dense group of one row is split across OMP threads, bit-id
   CHECK(same_bits(c, want));
   CHECK(same_bits(r, want));
 }
+
+TEST_CASE("kernels: a select on the bits gives c ? a : b's bits: NaN payloads, -0, integers, bool") {
+  auto check_all = [](auto... vs) {
+    for (const auto a : {vs...})
+      for (const auto b : {vs...})
+        for (const bool c : {false, true}) {
+          const auto got = ctfx::kernels::select_bits(c, a, b), want = c ? a : b;
+          CHECK(std::memcmp(&got, &want, sizeof got) == 0);
+        }
+  };
+  const float nan_payload = std::bit_cast<float>(0x7fc01234u), neg_nan = std::bit_cast<float>(0xffa00001u);
+  check_all(0.0f, -0.0f, 1.5f, -std::numeric_limits<float>::infinity(), nan_payload, neg_nan, 1e-45f);
+  check_all(0.0, -0.0, std::bit_cast<double>(0x7ff8000000000abcull), -2.5, 5e-324);
+  check_all(std::int64_t{0}, std::int64_t{-1}, std::numeric_limits<std::int64_t>::min(), std::int64_t{42});
+  check_all(std::int32_t{-7}, std::int32_t{0}, std::numeric_limits<std::int32_t>::max());
+  check_all(std::uint8_t{0}, std::uint8_t{1}, std::uint8_t{255});
+  check_all(false, true);
+}
+
+namespace {
+// x[mask] = v by the definition, one element at a time (masked_put_fn), against the host's row loop.
+template <ctfx::dtype D, class E>
+void masked_put_both_ways(std::vector<E> x, std::vector<std::uint8_t> mask, std::vector<E> v, ctfx::strided xs, ctfx::strided ms,
+                          ctfx::strided vs, int dim0, bool accumulate) {
+  std::vector<E> want = x;
+  ctfx::strided m, vv, xw = xs;
+  xw.p = reinterpret_cast<std::byte*>(want.data());
+  ms.p = reinterpret_cast<std::byte*>(mask.data());
+  vs.p = reinterpret_cast<std::byte*>(v.data());
+  ctfx::kernels::masked_put_operands(xw, ms, dim0, vs, m, vv);
+  const ctfx::kernels::masked_put_fn<D> one{xw, m, vv, accumulate};
+  for (ctfx::index_t i = 0; i < xw.numel(); ++i) one(i);
+  xs.p = reinterpret_cast<std::byte*>(x.data());
+  ctfx::kernels::masked_put_typed<D>(ctfx::device_ctx{ctfx::backend::host}, xs, ms, dim0, vs, accumulate);
+  CHECK(std::memcmp(x.data(), want.data(), x.size() * sizeof(E)) == 0);
+}
+ctfx::strided view_of(ctfx::dtype dt, std::initializer_list<ctfx::index_t> size, std::initializer_list<ctfx::index_t> stride) {
+  ctfx::strided s;
+  s.dt = dt;
+  s.rank = static_cast<int>(size.size());
+  std::copy(size.begin(), size.end(), s.size);
+  std::copy(stride.begin(), stride.end(), s.stride);
+  return s;
+}
+}  // namespace
+
+TEST_CASE("kernels: a mask put row by row (whole rows selected, or element by element) equals it element by element") {
+  std::uint64_t h = 12345;
+  auto next = [&] { h ^= h << 13; h ^= h >> 7; h ^= h << 17; return h; };
+  std::vector<float> x(5 * 37), v(37);
+  std::vector<std::uint8_t> mask(5 * 37);
+  for (float& e : x) e = static_cast<float>(next() % 1000) * 0.01f - 5.0f;
+  for (float& e : v) e = static_cast<float>(next() % 1000) * 0.5f;
+  for (auto& e : mask) e = static_cast<std::uint8_t>(next() & 1);
+  x[3] = std::bit_cast<float>(0x7fc01234u);  // a NaN payload kept where the mask is false
+  mask[3] = 0;
+  const auto xs = view_of(ctfx::dtype::f32, {5, 37}, {37, 1}), ms = view_of(ctfx::dtype::b8, {5, 37}, {37, 1});
+  for (const bool acc : {false, true}) {
+    masked_put_both_ways<ctfx::dtype::f32>(x, mask, {v[0]}, xs, ms, view_of(ctfx::dtype::f32, {1}, {1}), 0, acc);  // one value
+    // values along the row (v [37] over the selected shape [1, 37])
+    masked_put_both_ways<ctfx::dtype::f32>(x, std::vector<std::uint8_t>(mask.begin(), mask.begin() + 5), v, xs,
+                                           view_of(ctfx::dtype::b8, {5}, {1}), view_of(ctfx::dtype::f32, {1, 37}, {37, 1}), 0, acc);
+    masked_put_both_ways<ctfx::dtype::f32>(x, mask, v, xs, ms, view_of(ctfx::dtype::f32, {37}, {1}), 0, acc);  // v per column
+    // x transposed in memory (its rows strided): element by element
+    masked_put_both_ways<ctfx::dtype::f32>(x, mask, {v[1]}, view_of(ctfx::dtype::f32, {37, 5}, {1, 37}), view_of(ctfx::dtype::b8, {37, 5}, {5, 1}),
+                                           view_of(ctfx::dtype::f32, {1}, {1}), 0, acc);
+  }
+  // float16 accumulate: each sum rounds to half
+  std::vector<ctfx::half_t> hx(4 * 8), hv(8);
+  for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = ctfx::half_t(static_cast<float>(i) * 1000.5f);
+  for (std::size_t i = 0; i < hv.size(); ++i) hv[i] = ctfx::half_t(static_cast<float>(i) * 0.3f + 60000.0f);
+  masked_put_both_ways<ctfx::dtype::f16>(hx, std::vector<std::uint8_t>(mask.begin(), mask.begin() + 32), hv, view_of(ctfx::dtype::f16, {4, 8}, {8, 1}),
+                                         view_of(ctfx::dtype::b8, {4, 8}, {8, 1}), view_of(ctfx::dtype::f16, {8}, {1}), 0, true);
+}
+
+TEST_CASE("kernels: no_internal_overlap tells layouts whose elements share memory") {
+  using ctfx::kernels::no_internal_overlap;
+  CHECK(no_internal_overlap(view_of(ctfx::dtype::f32, {4, 5}, {5, 1})));
+  CHECK(no_internal_overlap(view_of(ctfx::dtype::f32, {4, 5}, {1, 4})));    // transposed
+  CHECK(no_internal_overlap(view_of(ctfx::dtype::f32, {4, 5}, {10, 2})));   // every other element
+  CHECK(no_internal_overlap(view_of(ctfx::dtype::f32, {1, 5}, {0, 1})));    // an extent-1 dimension's stride is moot
+  CHECK(no_internal_overlap(view_of(ctfx::dtype::f32, {4, 5}, {-5, 1})));   // flipped rows
+  CHECK_FALSE(no_internal_overlap(view_of(ctfx::dtype::f32, {4, 5}, {0, 1})));  // expanded rows
+  CHECK_FALSE(no_internal_overlap(view_of(ctfx::dtype::f32, {3, 3}, {2, 1})));  // rows overlap by one element
+  CHECK_FALSE(no_internal_overlap(view_of(ctfx::dtype::f32, {3, 4}, {1, 2})));  // interleaved
+}
+
+namespace {
+// A masked fill written as where, in place: one fused group whose select is on the bits.
+constexpr long WR = 3, WC = 67;
+constexpr auto where_fill = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {WR, WC});
+  auto m = b.input("m", ctfx::f32, {WR, WC});
+  auto v = b.input("v", ctfx::f32, {1});
+  b.update(x, ctfx::where(ctfx::gt(m, 0.5), v, x));
+});
+}  // namespace
+
+TEST_CASE("kernels: a fused where selects the bits the reference's where selects, in place, both executors") {
+  std::vector<float> x(WR * WC), m(WR * WC);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = i % 5 == 0 ? std::bit_cast<float>(0x7fc00000u + static_cast<std::uint32_t>(i)) : (i % 7 == 0 ? -0.0f : static_cast<float>(i) * 0.25f);
+    m[i] = i % 11 == 0 ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>((i * 37) % 101) * 0.01f;  // NaN > 0.5 is false
+  }
+  const std::vector<float> v{std::bit_cast<float>(0xffc00abcu)};
+  const auto d = ctfx::tensor_desc::contiguous(ctfx::f32, {WR, WC});
+  const auto dv = ctfx::tensor_desc::contiguous(ctfx::f32, {1});
+  std::vector<float> c = x, r = x, want = x;
+  using plan = ctfx::compiled<decltype(where_fill)>;
+  static_assert(plan::run_plan.usable, "where_fill runs as a static plan");
+  REQUIRE(plan::run({ctfx::tensor_ref(c.data(), d), ctfx::tensor_ref(m.data(), d), ctfx::tensor_ref(const_cast<float*>(v.data()), dv)}, {}).ok);
+  REQUIRE(ctfx::runtime_plan(where_fill.get())
+              .run({ctfx::tensor_ref(r.data(), d), ctfx::tensor_ref(m.data(), d), ctfx::tensor_ref(const_cast<float*>(v.data()), dv)}, {}, ctfx::backend::host)
+              .ok);
+  REQUIRE(ctfx::reference_run(where_fill.get(), {ctfx::tensor_ref(want.data(), d), ctfx::tensor_ref(m.data(), d), ctfx::tensor_ref(const_cast<float*>(v.data()), dv)}, {})
+              .ok);
+  CHECK(same_bits(c, want));
+  CHECK(same_bits(r, want));
+  std::size_t filled = 0;  // and by hand: v's bits where m > 0.5, x's own elsewhere
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const float e = m[i] > 0.5f ? v[0] : x[i];
+    filled += m[i] > 0.5f;
+    CHECK(std::bit_cast<std::uint32_t>(want[i]) == std::bit_cast<std::uint32_t>(e));
+  }
+  CHECK(filled > 50);
+  CHECK(filled < x.size() - 50);
+}

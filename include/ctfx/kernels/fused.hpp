@@ -84,7 +84,7 @@ void where_chunk(void* out, const void* c, const void* a, const void* b, index_t
   const auto* t = static_cast<const std::uint8_t*>(c);
   const auto* x = static_cast<const C*>(a);
   const auto* y = static_cast<const C*>(b);
-  for (index_t i = 0; i < n; ++i) o[i] = t[i] ? x[i] : y[i];
+  for (index_t i = 0; i < n; ++i) o[i] = select_bits(t[i] != 0, x[i], y[i]);  // no branch per element
 }
 
 // A superinstruction: an add/sub/mul/div (inner) whose one reader is another add/sub/mul/div

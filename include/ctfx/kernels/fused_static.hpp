@@ -78,8 +78,10 @@ struct op_x {
       using C2 = std::conditional_t<(is_floating(P) || is_floating(O)), double, std::int64_t>;
       return round_to<O, C2>(operand<0>::template get<C2, Ix>(p, i));
     } else if constexpr (K == op_kind::where) {
+      // Both branches computed, then selected on the bits (as the unfused graph computes both
+      // tensors; every element op is total): no branch per element, a loop that vectorizes.
       const bool c = operand<0>::template get<std::int64_t, Ix>(p, i) != 0;
-      return round_to<O, V>(c ? operand<1>::template get<V, Ix>(p, i) : operand<2>::template get<V, Ix>(p, i));
+      return round_to<O, V>(select_bits(c, operand<1>::template get<V, Ix>(p, i), operand<2>::template get<V, Ix>(p, i)));
     } else if constexpr (yields_bool(K)) {  // tested in the operands' promoted type P, stored as bool
       using C = compute_t<P>;
       const C x = operand<0>::template get<C, Ix>(p, i);

@@ -263,12 +263,37 @@ inline void masked_put_operands(const strided& x, const strided& mask, int dim0,
     v.stride[d] = d < dim0 ? vs.stride[d] : d < dim0 + r ? 0 : vs.stride[d - r + 1];
 }
 
+// True when no two elements of x share memory (each dimension's stride, taken from the smallest,
+// reaches past everything the smaller ones span): then rewriting an element with its own value is
+// invisible, and a row may be written whole.
+inline bool no_internal_overlap(const strided& x) {
+  index_t st[max_rank], sz[max_rank];
+  int n = 0;
+  for (int d = 0; d < x.rank; ++d)
+    if (x.size[d] > 1) {
+      int k = n++;
+      const index_t a = x.stride[d] < 0 ? -x.stride[d] : x.stride[d];
+      for (; k > 0 && st[k - 1] > a; --k) { st[k] = st[k - 1]; sz[k] = sz[k - 1]; }
+      st[k] = a;
+      sz[k] = x.size[d];
+    }
+  index_t span = 1;  // elements spanned by the dimensions so far
+  for (int k = 0; k < n; ++k) {
+    if (st[k] < span) return false;
+    span = st[k] * (sz[k] - 1) + span;
+  }
+  return true;
+}
+
 // The same over rows of x's last dimension (the host's loop): a row's start costs a division per
-// outer dimension, its elements none.
+// outer dimension, its elements none. With `whole_rows` (x's rows unit-stride and disjoint, the
+// mask's unit-stride, the values' unit-stride or one value) every element of the row is stored,
+// with its own value where the mask is false: a select, not a branch, so the loop vectorizes and a
+// mask without a pattern costs no mispredicted branches. The values are the same bits either way.
 template <dtype D>
 struct masked_put_rows_fn {
   strided x, mask, v;  // as masked_put_fn's
-  bool accumulate = false;
+  bool accumulate = false, whole_rows = false;
   CTFX_HD void operator()(index_t row) const {
     const int last = x.rank - 1;
     index_t ox = 0, om = 0, ov = 0;
@@ -280,16 +305,31 @@ struct masked_put_rows_fn {
       ov += c * v.stride[d];
     }
     using E = element_t<D>;
+    using C = compute_t<D>;
     E* px = reinterpret_cast<E*>(x.p) + ox;
     const std::uint8_t* pm = reinterpret_cast<const std::uint8_t*>(mask.p) + om;
     const E* pv = reinterpret_cast<const E*>(v.p) + ov;
     const index_t n = x.size[last], sx = x.stride[last], sm = mask.stride[last], sv = v.stride[last];
+    if (whole_rows) {
+      auto put = [&](index_t j, E val) {
+        const E cur = px[j];
+        if (accumulate) store_as<D, C>(reinterpret_cast<std::byte*>(&val), wrap_add(load_as<D, C>(reinterpret_cast<const std::byte*>(&cur)),
+                                                                                     load_as<D, C>(reinterpret_cast<const std::byte*>(&val))));
+        px[j] = pm[j] != 0 ? val : cur;
+      };
+      if (sv == 0) {
+        const E one = pv[0];
+        for (index_t j = 0; j < n; ++j) put(j, one);
+      } else {
+        for (index_t j = 0; j < n; ++j) put(j, pv[j]);
+      }
+      return;
+    }
     for (index_t j = 0; j < n; ++j) {
       if (pm[j * sm] == 0) continue;
       std::byte* p = reinterpret_cast<std::byte*>(px + j * sx);
       const std::byte* q = reinterpret_cast<const std::byte*>(pv + j * sv);
       if (accumulate) {
-        using C = compute_t<D>;
         store_as<D, C>(p, wrap_add(load_as<D, C>(p), load_as<D, C>(q)));
       } else {
         std::memcpy(p, q, sizeof(E));
@@ -310,7 +350,10 @@ void masked_put_typed(const device_ctx& ctx, const strided& x, const strided& ma
   } else if (x.rank == 0) {
     masked_put_fn<D>{x, m, v, accumulate}(0);
   } else {
-    parallel_for(ctx, x.numel() / x.size[x.rank - 1], masked_put_rows_fn<D>{x, m, v, accumulate});
+    const int last = x.rank - 1;
+    const bool whole_rows = x.stride[last] == 1 && m.stride[last] == 1 && (v.stride[last] == 0 || v.stride[last] == 1) &&
+                            no_internal_overlap(x);
+    parallel_for(ctx, x.numel() / x.size[last], masked_put_rows_fn<D>{x, m, v, accumulate, whole_rows});
   }
 }
 

@@ -67,6 +67,21 @@ CTFX_HD inline C relu_bits(C x) {
   return __builtin_bit_cast(C, static_cast<U>(u & ~zero_it));
 }
 
+// c ? a : b on the bits: a mask from c, and and-or, the same bits as the branch. A compiler given
+// `c ? a : b` with a float compare behind c keeps the branch (a mispredicted one per element where
+// c has no pattern, and no vector loop); this it vectorizes.
+template <class V>
+CTFX_HD inline V select_bits(bool c, V a, V b) {
+  if constexpr (std::is_arithmetic_v<V> && (sizeof(V) == 1 || sizeof(V) == 2 || sizeof(V) == 4 || sizeof(V) == 8)) {
+    using U = std::conditional_t<sizeof(V) == 1, std::uint8_t,
+                                 std::conditional_t<sizeof(V) == 2, std::uint16_t, std::conditional_t<sizeof(V) == 4, std::uint32_t, std::uint64_t>>>;
+    const U m = static_cast<U>(U(0) - static_cast<U>(c));
+    return __builtin_bit_cast(V, static_cast<U>((__builtin_bit_cast(U, a) & m) | (__builtin_bit_cast(U, b) & static_cast<U>(~m))));
+  } else {
+    return c ? a : b;
+  }
+}
+
 // -x as its sign bit flipped. Written as a float negation, a compiler that sees it feed a sub or an
 // add (fused kernels compute the whole expression in registers) may rewrite y - (-x) as y + x,
 // whose NaN keeps x's sign instead of -x's: the unfused graph's -nan would come out as nan.
