@@ -169,8 +169,9 @@ using computed_index_plan = ctfx::compiled<decltype(computed_index)>;
 using hoisted_index_plan = ctfx::compiled<decltype(hoisted_index)>;
 using late_index_plan = ctfx::compiled<decltype(late_index)>;
 
-// Bool-mask puts: the caller's mask into a fresh output; a mask computed in the graph over x's
-// last two dimensions, added in place, its values broadcast over the first.
+// Bool-mask puts: the caller's mask into a fresh output (a masked fill: the pipeline makes it a
+// where, passes/masked_puts_as_where.hpp); a mask computed in the graph over x's last two
+// dimensions, added in place, its values broadcast over the first; a mask over whole rows.
 constexpr auto masked = ctfx::graph([](ctfx::builder& b) {
   auto x = b.input("x", ctfx::f32, {6});
   auto m = b.input("m", ctfx::b8, {6});
@@ -680,6 +681,7 @@ TEST_CASE("static plan: bool-mask puts, elementwise over x") {
   CHECK(ctfx::to_text(masked_add_plan::run_plan.ref(), masked_add_plan::graph()).find(
             "index: index_put (indices: gt; a bool mask: elementwise over x, nothing to check)\n") != std::string::npos);
 #endif
+  CHECK(ctfx::to_text(masked_plan::graph()).find("where(%m, %v, %x)") != std::string::npos);
   std::vector<std::uint8_t> m = {1, 0, 0, 1, 1, 0};
   CHECK(three_ways<masked_plan>(masked.get(), {make_buffer(ramp(6, 0.5f), ctfx::f32, {6}), make_buffer(m, ctfx::b8, {6}), make_buffer(std::vector<float>{2.5f}, ctfx::f32, {1})},
                                 {make_buffer(std::vector<float>(6), ctfx::f32, {6})}).ok);

@@ -652,3 +652,27 @@ TEST_CASE("kernels: a fused where selects the bits the reference's where selects
   CHECK(filled > 50);
   CHECK(filled < x.size() - 50);
 }
+
+namespace {
+// A select by a comparison of two tensors (runtime_plan runs the comparison inside the select's loop).
+constexpr auto where_less = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {WR, WC});
+  auto m = b.input("m", ctfx::f32, {WR, WC});
+  b.output(ctfx::where(ctfx::lt(x, m), m * 2.0, x) + 1.0);
+});
+}  // namespace
+
+TEST_CASE("kernels: a select by a comparison of two tensors, computed in one loop, equals the reference") {
+  std::vector<float> x(WR * WC), m(WR * WC);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = i % 9 == 0 ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>((i * 53) % 97) * 0.1f - 4.0f;
+    m[i] = i % 13 == 0 ? -std::numeric_limits<float>::infinity() : static_cast<float>((i * 29) % 89) * 0.1f - 4.0f;
+  }
+  const auto d = ctfx::tensor_desc::contiguous(ctfx::f32, {WR, WC});
+  std::vector<float> c(x.size()), r(x.size()), want(x.size());
+  REQUIRE(ctfx::compiled<decltype(where_less)>::run({ctfx::tensor_ref(x.data(), d), ctfx::tensor_ref(m.data(), d)}, {ctfx::tensor_ref(c.data(), d)}).ok);
+  REQUIRE(ctfx::runtime_plan(where_less.get()).run({ctfx::tensor_ref(x.data(), d), ctfx::tensor_ref(m.data(), d)}, {ctfx::tensor_ref(r.data(), d)}, ctfx::backend::host).ok);
+  REQUIRE(ctfx::reference_run(where_less.get(), {ctfx::tensor_ref(x.data(), d), ctfx::tensor_ref(m.data(), d)}, {ctfx::tensor_ref(want.data(), d)}).ok);
+  CHECK(same_bits(c, want));
+  CHECK(same_bits(r, want));
+}

@@ -131,7 +131,8 @@ constexpr const char* usage =
 
 constexpr const char* help =
     "ctfx_opt: a PyTorch FX graph file (print_readable() / TORCH_LOGS=post_grad_graphs text) through\n"
-    "ctfx's passes: remove_noop_ops, canonicalize_view_scatter_ops, reinplace, decompose, dce.\n"
+    "ctfx's passes: remove_noop_ops, canonicalize_view_scatter_ops, masked_puts_as_where, reinplace,\n"
+    "decompose, dce, hoist_computed_indices.\n"
     "\n"
     "  (no option)            print the optimized graph\n"
     "  --print-after-all      the graph after each pass\n"
@@ -241,6 +242,7 @@ std::vector<pass_step> pipeline_steps() {
   return {
       {"remove_noop_ops", [](const ctfx::ir& g, ctfx::reinplace_log&) { return ctfx::remove_noop_ops(g); }},
       {"canonicalize_view_scatter_ops", [](const ctfx::ir& g, ctfx::reinplace_log&) { return ctfx::canonicalize_view_scatter_ops(g); }},
+      {"masked_puts_as_where", [](const ctfx::ir& g, ctfx::reinplace_log&) { return ctfx::masked_puts_as_where(g); }},
       {"reinplace_inplaceable_ops_core",
        [](const ctfx::ir& g, ctfx::reinplace_log& log) { return ctfx::reinplace_with_log<Table>(g, log); }},
       {"decompose_generalized_scatter", [](const ctfx::ir& g, ctfx::reinplace_log&) { return ctfx::decompose_generalized_scatter(g); }},

@@ -13,9 +13,9 @@ function(expect text regex)
   endif()
 endfunction()
 
-# --print-after-all: the six passes in pipeline order; after reinplacing the user op runs directly.
+# --print-after-all: the seven passes in pipeline order; after reinplacing the user op runs directly.
 run_opt(t ${DATA}/inplace_custom_op_intermediate.txt --print-after-all)
-expect("${t}" "After remove_noop_ops.*After canonicalize_view_scatter_ops.*After reinplace_inplaceable_ops_core.*After decompose_generalized_scatter.*After dce.*After hoist_computed_indices")
+expect("${t}" "After remove_noop_ops.*After canonicalize_view_scatter_ops.*After masked_puts_as_where.*After reinplace_inplaceable_ops_core.*After decompose_generalized_scatter.*After dce.*After hoist_computed_indices")
 string(FIND "${t}" "IR Dump After reinplace_inplaceable_ops_core" at)
 string(SUBSTRING "${t}" ${at} -1 after)
 expect("${after}" "%auto_functionalized = custom\\(ctfx_test::sin_, %arg0_1, %empty\\)")

@@ -209,6 +209,36 @@ inline tree_chunk_fn tree_chunk_for(op_kind inner1, op_kind inner2, op_kind oute
   return table[static_cast<std::size_t>(k1 * 16 + k2 * 4 + k3)];
 }
 
+// A superinstruction for a masked select: where(x K y, a, b) (K a comparison, y a tensor or the
+// scalar s) as one loop, the condition kept in a register instead of a bool chunk between two
+// loops. The comparison and the select are the unfused ops' own (binary_chunk's, where_chunk's).
+using cmp_where_chunk_fn = void (*)(void* out, const void* x, const void* y, double s, const void* a, const void* b, index_t n);
+
+template <op_kind K, bool S, class C>
+void cmp_where_chunk(void* out, const void* x, const void* y, double s, const void* a, const void* b, index_t n) {
+  auto* o = static_cast<C*>(out);
+  const auto* xs = static_cast<const C*>(x);
+  const auto* ys = static_cast<const C*>(y);
+  const auto* as = static_cast<const C*>(a);
+  const auto* bs = static_cast<const C*>(b);
+  const C sc = static_cast<C>(s);
+  for (index_t i = 0; i < n; ++i) {
+    const C t = S ? scalar_binary_value<C>(K, xs[i], sc) : binary_value<C>(K, xs[i], ys[i]);
+    o[i] = select_bits(t != C(0), as[i], bs[i]);
+  }
+}
+
+// f32 only, as the pairs.
+inline cmp_where_chunk_fn cmp_where_chunk_for(op_kind k, bool scalar) {
+#define CTFX_CMP(K) \
+  case op_kind::K: return scalar ? &cmp_where_chunk<op_kind::K, true, float> : &cmp_where_chunk<op_kind::K, false, float>;
+  switch (k) {
+    CTFX_CMP(eq) CTFX_CMP(ne) CTFX_CMP(lt) CTFX_CMP(le) CTFX_CMP(gt) CTFX_CMP(ge)
+    default: return nullptr;
+  }
+#undef CTFX_CMP
+}
+
 // The element type of D is its compute type C (no conversion pass between ops).
 template <class C>
 constexpr bool stores_as(dtype d) {
@@ -271,6 +301,7 @@ struct fused_op {
   // inside its own loop; those then run no loop of their own (`absorbed`).
   pair_chunk_fn fn2 = nullptr;
   tree_chunk_fn fn3 = nullptr;
+  cmp_where_chunk_fn fnc = nullptr;  // a where that computes its condition, op `inner`, itself
   fused_ref inner = -1;
   bool absorbed = false;
 };
@@ -332,6 +363,16 @@ inline void pair_ops(fused_kernel& k) {
       if (r >= 0 && r < max_fused_ops) ++uses[r];
   for (int j = 0; j < k.n_ops; ++j) {
     fused_op& o = k.ops[j];
+    if (o.fnw && o.out == dtype::f32 && o.cidx == 0 && !o.load_a && !o.load_b && !o.store && o.c < max_fused_ops &&
+        uses[o.c] == 1) {  // where(x K y, a, b), the comparison in f32 read by this where only
+      fused_op& q = k.ops[o.c];
+      if (q.fn && q.cdt == dtype::f32 && !q.load_a && !q.load_b && !q.fn2 && !q.fn3 && !q.absorbed &&
+          (o.fnc = cmp_where_chunk_for(q.k, q.has_scalar)) != nullptr) {
+        o.inner = o.c;
+        q.absorbed = true;
+      }
+      continue;
+    }
     if (!plain_f32_arith(o)) continue;
     auto absorbable = [&](fused_ref r) {
       return r >= 0 && r < max_fused_ops && uses[r] == 1 && (plain_f32_arith(k.ops[r]) || plain_f32_unary(k.ops[r])) &&
@@ -659,6 +700,13 @@ inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_
           const fused_op& p = k.ops[o.a];
           const fused_op& q = k.ops[o.b];
           o.fn3(target, operand(p.a), operand(p.b), operand(q.a), operand(q.b), n);
+          res[j] = target;
+          if (last && !dense_out) emit(target);
+          continue;
+        }
+        if (o.fnc) {  // a select with its comparison: all operands f32, read in place
+          const fused_op& q = k.ops[o.inner];
+          o.fnc(target, operand(q.a), q.has_scalar ? nullptr : operand(q.b), q.scalar, operand(o.a), operand(o.b), n);
           res[j] = target;
           if (last && !dense_out) emit(target);
           continue;

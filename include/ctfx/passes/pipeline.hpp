@@ -1,7 +1,10 @@
 // ctfx/passes/pipeline.hpp — Inductor's post-grad order, with the verifier after every pass:
-//   remove_noop_ops -> canonicalize_view_scatter_ops -> reinplace_inplaceable_ops_core
-//     -> decompose_generalized_scatter -> dce -> hoist_computed_indices
-// (the last one is ctfx's: it fixes the step order so that indices the graph computes are checked
+//   remove_noop_ops -> canonicalize_view_scatter_ops -> masked_puts_as_where
+//     -> reinplace_inplaceable_ops_core -> decompose_generalized_scatter -> dce
+//     -> hoist_computed_indices
+// (masked_puts_as_where is Inductor's index_put_as_masked_fill lowering, run before reinplacing so
+// that a masked fill of a mutated input becomes an elementwise update, fused with its write-back;
+// the last one is ctfx's: it fixes the step order so that indices the graph computes are checked
 // before the first write into a caller buffer; passes/hoist_computed_indices.hpp)
 //
 // At compile time the passes run in the compiler: under g++ and clang as one constant evaluation
@@ -23,6 +26,7 @@
 #include <type_traits>
 #include "../graph/graph.hpp"
 #include "hoist_computed_indices.hpp"
+#include "masked_puts_as_where.hpp"
 #include "reinplace.hpp"
 #include "report.hpp"
 
@@ -77,6 +81,8 @@ constexpr ir run_pipeline(ir g, reinplace_log* log = nullptr, verify_level betwe
   g = detail::verified(remove_noop_ops(static_cast<ir&&>(g)), "remove_noop_ops", between);
   if (!g.error.ok()) return g;
   g = detail::verified(canonicalize_view_scatter_ops(static_cast<ir&&>(g)), "canonicalize_view_scatter_ops", between);
+  if (!g.error.ok()) return g;
+  g = detail::verified(masked_puts_as_where(static_cast<ir&&>(g)), "masked_puts_as_where", between);
   if (!g.error.ok()) return g;
   reinplace_log tmp;
   g = detail::verified(reinplace_with_log<Table>(g, log ? *log : tmp), "reinplace_inplaceable_ops_core", between);
@@ -203,14 +209,14 @@ template <class Source, class Table>
 using reinplace_stage_with_report = reporting_stage<Source, Table, &reinplace_with_log<Table>, true, Source>;
 
 // g++ and clang: the whole pipeline as ONE constant evaluation — take the source's graph once, run
-// the six passes with the verifier after each (pipeline_logged), keep the report, freeze once. A
+// the seven passes with the verifier after each (pipeline_logged), keep the report, freeze once. A
 // stage per pass thaws and freezes the graph five times; the fused form costs less compile time
 // (bench/RESULTS.md §1). nvcc gives up on one evaluation that long ("excessive constexpr function
 // call complexity"), so there each pass stays its own stage.
 template <class Source, class Table>
 using fused_pipeline =
     reporting_stage<Source, Table, &pipeline_logged<Table, Source>, false,
-                    stage<stage<Source, &remove_noop_ops>, &canonicalize_view_scatter_ops>>;
+                    stage<stage<stage<Source, &remove_noop_ops>, &canonicalize_view_scatter_ops>, &masked_puts_as_where>>;
 
 // The staged pipeline's report takes the unused values from the program's own graph: the passes
 // before reinplacing leave dead nodes of their own for dce.
@@ -226,7 +232,8 @@ template <class Source, class Table>
 struct staged_pipeline {
   using noop = checked_stage<stage<Source, &remove_noop_ops, true>>;
   using canonical = checked_stage<stage<noop, &canonicalize_view_scatter_ops, true>>;
-  using reinplaced = checked_stage<reinplace_stage_with_report<canonical, Table>>;
+  using masked_fills = checked_stage<stage<canonical, &masked_puts_as_where, true>>;
+  using reinplaced = checked_stage<reinplace_stage_with_report<masked_fills, Table>>;
   using decomposed = checked_stage<stage<reinplaced, &decompose_generalized_scatter, true>>;
   using dced = checked_stage<stage<decomposed, &dce, true>>;
   using final_stage = checked_stage<stage<dced, &hoist_computed_indices, true>>;
@@ -251,6 +258,8 @@ struct pipeline {
   using noop = typename stages::noop;
   /// The graph after canonicalize_view_scatter_ops.
   using canonical = typename stages::canonical;
+  /// The graph after masked_puts_as_where.
+  using masked_fills = typename stages::masked_fills;
   /// The graph after reinplacing.
   using reinplaced = typename stages::reinplaced;
   /// The graph after decompose_generalized_scatter.
@@ -270,7 +279,7 @@ struct pipeline {
   }
 
  public:
-  /// What reinplacing decided, on the graph it was given (node names of `canonical`), and the
+  /// What reinplacing decided, on the graph it was given (node names of `masked_fills`), and the
   /// program's unused values (node names of Source).
   static constexpr auto report = make_report();
   /// The optimized graph.
