@@ -40,6 +40,13 @@ constexpr std::int32_t masked_fill_mask(const ir& g, std::int32_t i) {
 
 }  // namespace detail
 
+// Whether the graph has a put masked_puts_as_where rewrites.
+constexpr bool has_masked_fill(const ir& g) {
+  for (std::int32_t i = 0; i < g.size(); ++i)
+    if (detail::masked_fill_mask(g, i) >= 0) return true;
+  return false;
+}
+
 // By value, so that a graph without masked fills is moved through, not copied.
 constexpr ir masked_puts_as_where(ir g) {
   if (!g.error.ok()) return g;

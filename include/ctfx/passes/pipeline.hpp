@@ -82,8 +82,10 @@ constexpr ir run_pipeline(ir g, reinplace_log* log = nullptr, verify_level betwe
   if (!g.error.ok()) return g;
   g = detail::verified(canonicalize_view_scatter_ops(static_cast<ir&&>(g)), "canonicalize_view_scatter_ops", between);
   if (!g.error.ok()) return g;
-  g = detail::verified(masked_puts_as_where(static_cast<ir&&>(g)), "masked_puts_as_where", between);
-  if (!g.error.ok()) return g;
+  if (has_masked_fill(g)) {  // (most graphs have none: no rebuild, no verify)
+    g = detail::verified(masked_puts_as_where(static_cast<ir&&>(g)), "masked_puts_as_where", between);
+    if (!g.error.ok()) return g;
+  }
   reinplace_log tmp;
   g = detail::verified(reinplace_with_log<Table>(g, log ? *log : tmp), "reinplace_inplaceable_ops_core", between);
   if (log) log->unused = static_cast<std::vector<unused_value>&&>(unused);
@@ -232,7 +234,8 @@ template <class Source, class Table>
 struct staged_pipeline {
   using noop = checked_stage<stage<Source, &remove_noop_ops, true>>;
   using canonical = checked_stage<stage<noop, &canonicalize_view_scatter_ops, true>>;
-  using masked_fills = checked_stage<stage<canonical, &masked_puts_as_where, true>>;
+  using masked_fills = std::conditional_t<has_masked_fill(canonical::get()), checked_stage<stage<canonical, &masked_puts_as_where, true>>,
+                                          canonical>;  // (a stage only for a graph with a masked fill)
   using reinplaced = checked_stage<reinplace_stage_with_report<masked_fills, Table>>;
   using decomposed = checked_stage<stage<reinplaced, &decompose_generalized_scatter, true>>;
   using dced = checked_stage<stage<decomposed, &dce, true>>;
