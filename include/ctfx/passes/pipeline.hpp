@@ -234,8 +234,7 @@ template <class Source, class Table>
 struct staged_pipeline {
   using noop = checked_stage<stage<Source, &remove_noop_ops, true>>;
   using canonical = checked_stage<stage<noop, &canonicalize_view_scatter_ops, true>>;
-  using masked_fills = std::conditional_t<has_masked_fill(canonical::get()), checked_stage<stage<canonical, &masked_puts_as_where, true>>,
-                                          canonical>;  // (a stage only for a graph with a masked fill)
+  using masked_fills = checked_stage<stage<canonical, &masked_puts_as_where, true>>;
   using reinplaced = checked_stage<reinplace_stage_with_report<masked_fills, Table>>;
   using decomposed = checked_stage<stage<reinplaced, &decompose_generalized_scatter, true>>;
   using dced = checked_stage<stage<decomposed, &dce, true>>;
