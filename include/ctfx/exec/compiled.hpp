@@ -38,12 +38,12 @@ constexpr bool static_arithmetic(op_kind k) { return (is_unary(k) && k != op_kin
 constexpr bool static_foreach(op_kind k) {
   return k == op_kind::foreach_add || k == op_kind::foreach_mul || k == op_kind::foreach_add_ || k == op_kind::foreach_mul_;
 }
-// A tensor node compiled<G>'s single_step runs with a kernel of its own when no group does.
+// A tensor node compiled<G>'s single_step runs with a kernel of its own (arithmetic runs as a
+// static group, even alone: static_arithmetic).
 constexpr bool static_single(const node& nd) {
   const op_kind k = nd.op;
   if (!nd.meta.is_tensor()) return false;
-  if (nd.nargs > 0 && ((is_unary(k) && k != op_kind::convert) || is_binary(k) || k == op_kind::clone || k == op_kind::convert || k == op_kind::copy_))
-    return true;
+  if (nd.nargs > 0 && (k == op_kind::clone || k == op_kind::convert || k == op_kind::copy_)) return true;
   switch (k) {
     case op_kind::sum: case op_kind::amax: case op_kind::mean: case op_kind::cat:
     case op_kind::zeros: case op_kind::ones: case op_kind::full: case op_kind::fill_: case op_kind::empty: case op_kind::empty_like:
@@ -484,8 +484,9 @@ struct compiled {
   }();
 
   // A list op of a static plan (_foreach_add / _foreach_mul, functional or in place): element k
-  // of its result list is the op on element k of each operand list, a typed binary kernel each
-  // (an element nobody reads is not computed, as in the program's dispatch).
+  // of its result list is the op on element k of each operand list, a group of one op each with
+  // its chunk loops typed here (an element nobody reads is not computed, as in the program's
+  // dispatch).
   template <std::size_t I, std::size_t... Ks>
   static bool foreach_step(const exec_frame& f, std::index_sequence<Ks...>) {
     (foreach_element<I, static_cast<std::int32_t>(Ks)>(f), ...);
@@ -501,16 +502,16 @@ struct compiled {
     constexpr std::int32_t out_node = inplace ? a : result;
     if constexpr (out_node >= 0) {
       constexpr op_kind E = nd.op == op_kind::foreach_add || nd.op == op_kind::foreach_add_ ? op_kind::add : op_kind::mul;
-      kernels::binary_fn<frozen.nodes[static_cast<std::size_t>(out_node)].meta.dt, static_op<E>> fn{};
-      fn.out = f.view(out_node);
-      fn.a = f.view(a).broadcast_to(fn.out.rank, fn.out.size);
+      constexpr dtype O = frozen.nodes[static_cast<std::size_t>(out_node)].meta.dt;
+      constexpr dtype A = frozen.nodes[static_cast<std::size_t>(a)].meta.dt;
+      constexpr dtype B = b >= 0 ? frozen.nodes[static_cast<std::size_t>(b)].meta.dt : O;
+      const strided va = f.view(a);
       if constexpr (b >= 0) {
-        fn.b = f.view(b).broadcast_to(fn.out.rank, fn.out.size);
+        const strided vb = f.view(b);
+        kernels::run_binary(f.ctx, kernels::binary_op_typed<E, O, A, B, false>(0), f.view(out_node), va, &vb);
       } else {
-        fn.has_scalar = true;
-        fn.scalar = nd.scalar;
+        kernels::run_binary(f.ctx, kernels::binary_op_typed<E, O, A, B, true>(nd.scalar), f.view(out_node), va, nullptr);
       }
-      parallel_for(f.ctx, fn.out.numel(), fn);
     }
   }
 
@@ -536,27 +537,7 @@ struct compiled {
     } else {
       constexpr std::int32_t a0 = nd.nargs > 0 ? frozen.args[static_cast<std::size_t>(nd.arg0)] : -1;
       constexpr dtype A = a0 >= 0 ? frozen.nodes[static_cast<std::size_t>(a0)].meta.dt : O;
-      if constexpr (is_unary(K) && K != op_kind::convert) {
-        const strided out = f.view(static_cast<std::int32_t>(I));
-        parallel_for(f.ctx, out.numel(),
-                     kernels::unary_fn<O, static_op<K>>{out, f.view(a0).broadcast_to(out.rank, out.size), {}});
-        return true;
-      } else if constexpr (is_binary(K)) {
-        constexpr bool inplace = is_mutating(K);
-        const strided out = inplace ? f.view(a0) : f.view(static_cast<std::int32_t>(I));
-        kernels::binary_fn<inplace ? A : O, static_op<K>> fn{};
-        fn.out = out;
-        fn.a = f.view(a0).broadcast_to(out.rank, out.size);
-        if constexpr (nd.nargs > 1) {
-          constexpr std::int32_t a1 = frozen.args[static_cast<std::size_t>(nd.arg0 + 1)];
-          fn.b = f.view(a1).broadcast_to(out.rank, out.size);
-        } else {
-          fn.has_scalar = true;
-          fn.scalar = nd.scalar;
-        }
-        parallel_for(f.ctx, out.numel(), fn);
-        return true;
-      } else if constexpr (K == op_kind::clone || K == op_kind::convert || K == op_kind::copy_) {
+      if constexpr (K == op_kind::clone || K == op_kind::convert || K == op_kind::copy_) {
         constexpr std::int32_t src = K == op_kind::copy_ ? frozen.args[static_cast<std::size_t>(nd.arg0 + 1)] : a0;
         constexpr dtype S = frozen.nodes[static_cast<std::size_t>(src)].meta.dt;
         const strided out = K == op_kind::copy_ ? f.view(a0) : f.view(static_cast<std::int32_t>(I));

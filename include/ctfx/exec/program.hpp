@@ -1224,7 +1224,13 @@ class basic_program {
               out = view(r);
             }
             strided b = list_b ? arg(n.aux + k) : strided{};
-            kernels::binary(ctx, bop, out, arg(k), list_b ? &b : nullptr, n.scalar);
+            if (opt_.fuse) {  // chunked loops, as a group of one op; the reference keeps the plain kernel
+              const strided a = arg(k);
+              kernels::run_binary(ctx, kernels::binary_op(bop.kind(), out.dt, a.dt, list_b ? &b.dt : nullptr, n.scalar), out, a,
+                                  list_b ? &b : nullptr);
+            } else {
+              kernels::binary(ctx, bop, out, arg(k), list_b ? &b : nullptr, n.scalar);
+            }
           }
           return {};
         }

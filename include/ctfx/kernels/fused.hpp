@@ -892,4 +892,52 @@ inline void run_fused(const device_ctx& ctx, const fused_kernel& k) {
   if (!split_for_threads(ctx, k, nest, part)) run_fused_rows(k, nest, 0, nest.rows);
 }
 
+// A binary op outside any group (a list op's element: _foreach_add, _foreach_mul) as a group of one
+// op: a op b, or a op scalar, computed in out's compute type. binary_op resolves it from dtypes
+// known at run time; binary_op_typed from dtypes known where it is compiled, naming its chunk
+// loops directly (resolve's tables hold one loop per op and type).
+inline fused_op binary_op(op_kind k, dtype out, dtype a, const dtype* b, double scalar) {
+  fused_op o;
+  o.k = k;
+  o.out = o.cdt = out;
+  o.a = leaf_ref(0);
+  if (b) o.b = leaf_ref(1);
+  else { o.has_scalar = true; o.scalar = scalar; }
+  resolve(o, a, b ? *b : out);
+  return o;
+}
+template <op_kind K, dtype O, dtype A, dtype B, bool Scalar>
+fused_op binary_op_typed(double scalar) {
+  static_assert(is_binary(K) && !yields_bool(K), "ctfx: binary_op_typed computes in its result's type");
+  using C = compute_t<O>;
+  fused_op o;
+  o.k = K;
+  o.out = o.cdt = O;
+  o.a = leaf_ref(0);
+  if constexpr (Scalar) { o.has_scalar = true; o.scalar = scalar; }
+  else o.b = leaf_ref(1);
+  o.cidx = static_cast<std::int8_t>(compute_index_of(o, A));
+  if constexpr (!stores_as<C>(A)) o.load_a = &load_chunk<A, C>;
+  if constexpr (!Scalar && !stores_as<C>(B)) o.load_b = &load_chunk<B, C>;
+  if constexpr (Scalar) o.fn = &binary_scalar_chunk<K, C>;
+  else o.fn = &binary_chunk<K, C>;
+  if constexpr (!stores_as<C>(O)) o.store = &store_chunk<O, C>;
+  return o;
+}
+// Runs such an op into out (a and b broadcast to out's extents; b null with a scalar).
+inline void run_binary(const device_ctx& ctx, const fused_op& o, const strided& out, const strided& a, const strided* b) {
+  fused_kernel k;
+  k.ops[0] = o;
+  k.n_ops = 1;
+  k.out = out;
+  k.n_leaves = b ? 2 : 1;
+  k.leaf[0] = a.broadcast_to(out.rank, out.size);
+  k.leaf_dt[0] = a.dt;
+  if (b) {
+    k.leaf[1] = b->broadcast_to(out.rank, out.size);
+    k.leaf_dt[1] = b->dt;
+  }
+  run_fused(ctx, k);
+}
+
 }  // namespace ctfx::kernels
