@@ -526,6 +526,37 @@ TEST_CASE("kernels: a dense group of one row is split across OMP threads, bit-id
   CHECK(same_bits(r, want));
 }
 
+namespace {
+// Folds over a matrix's rows: one row of outputs, whose columns the OMP backend splits.
+constexpr long CR = 48, CC = 1003;
+constexpr auto column_folds = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {CR, CC});
+  b.output(x.sum({0}), x.amax({0}), x.mean({0}, true));
+});
+}  // namespace
+
+TEST_CASE("kernels: folds over a matrix's rows split their columns across OMP threads, bit-identical to the reference") {
+  std::vector<float> x(CR * CC);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 1009) * 0.013f - 6.5f + (i % 3 == 0 ? 1e5f : 0.0f);
+  x[5] = -0.0f;
+  const auto xd = ctfx::tensor_desc::contiguous(ctfx::f32, {CR, CC});
+  const auto rd = ctfx::tensor_desc::contiguous(ctfx::f32, {CC}), kd = ctfx::tensor_desc::contiguous(ctfx::f32, {1, CC});
+  std::vector<std::vector<float>> got(9, std::vector<float>(CC));
+  auto outs = [&](int k) {
+    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref(got[k].data(), rd), ctfx::tensor_ref(got[k + 1].data(), rd),
+                                         ctfx::tensor_ref(got[k + 2].data(), kd)};
+  };
+  const ctfx::device_ctx omp{ctfx::backend::omp};
+  REQUIRE(ctfx::compiled<decltype(column_folds)>::run({ctfx::tensor_ref(x.data(), xd)}, outs(0), omp).ok);
+  REQUIRE(ctfx::runtime_plan(column_folds.get()).run({ctfx::tensor_ref(x.data(), xd)}, outs(3), omp).ok);
+  REQUIRE(ctfx::reference_run(column_folds.get(), {ctfx::tensor_ref(x.data(), xd)}, outs(6)).ok);
+  for (int k = 0; k < 3; ++k) {
+    CAPTURE(k);
+    CHECK(same_bits(got[k], got[k + 6]));
+    CHECK(same_bits(got[k + 3], got[k + 6]));
+  }
+}
+
 TEST_CASE("kernels: a select on the bits gives c ? a : b's bits: NaN payloads, -0, integers, bool") {
   auto check_all = [](auto... vs) {
     for (const auto a : {vs...})
@@ -675,4 +706,66 @@ TEST_CASE("kernels: a select by a comparison of two tensors, computed in one loo
   REQUIRE(ctfx::reference_run(where_less.get(), {ctfx::tensor_ref(x.data(), d), ctfx::tensor_ref(m.data(), d)}, {ctfx::tensor_ref(want.data(), d)}).ok);
   CHECK(same_bits(c, want));
   CHECK(same_bits(r, want));
+}
+
+namespace {
+// Buffer of n elements of dtype D with values from a seeded sequence (some negative, some NaN for
+// floating types).
+template <ctfx::dtype D>
+std::vector<std::byte> filled(std::size_t n, std::uint64_t seed) {
+  std::vector<std::byte> b(n * ctfx::size_of(D));
+  for (std::size_t i = 0; i < n; ++i) {
+    seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
+    double v = static_cast<double>(seed % 20001) * 0.0137 - 137.0;
+    if (ctfx::is_floating(D) && seed % 97 == 0) v = std::nan("");
+    ctfx::store_as<D, double>(b.data() + i * ctfx::size_of(D), v);
+  }
+  return b;
+}
+
+// out = a K b (or a K scalar) as a group of one op (binary_op_typed, binary_op; host and OMP)
+// against binary_fn, the element-by-element kernel the reference runs: the same bytes.
+template <ctfx::op_kind K, ctfx::dtype O, ctfx::dtype A, ctfx::dtype B, bool Scalar>
+void binary_both_ways(ctfx::strided out, ctfx::strided a, ctfx::strided b, std::size_t out_n, std::size_t a_n, std::size_t b_n) {
+  const double scalar = 0.37;
+  auto va = filled<A>(a_n, 7), vb = filled<B>(b_n, 11);
+  a.p = va.data();
+  b.p = vb.data();
+  auto expect = filled<O>(out_n, 3);
+  ctfx::kernels::binary_fn<O, ctfx::static_op<K>> fn{};
+  fn.out = out;
+  fn.out.p = expect.data();
+  fn.a = a.broadcast_to(out.rank, out.size);
+  if (Scalar) { fn.has_scalar = true; fn.scalar = scalar; }
+  else fn.b = b.broadcast_to(out.rank, out.size);
+  ctfx::parallel_for(ctfx::device_ctx{}, out.numel(), fn);
+  const ctfx::dtype bdt = B;
+  for (const auto where : {ctfx::backend::host, ctfx::backend::omp}) {
+    for (const bool typed : {true, false}) {
+      auto got = filled<O>(out_n, 3);  // the elements out does not cover keep their bytes
+      out.p = got.data();
+      const auto o = typed ? ctfx::kernels::binary_op_typed<K, O, A, B, Scalar>(scalar)
+                           : ctfx::kernels::binary_op(K, O, A, Scalar ? nullptr : &bdt, scalar);
+      ctfx::kernels::run_binary(ctfx::device_ctx{where}, o, out, a, Scalar ? nullptr : &b);
+      CAPTURE(typed);
+      CHECK(got == expect);
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("kernels: a binary op outside any group (a list op's element) runs as a group of one op, the reference's bytes") {
+  using ctfx::dtype;
+  using ctfx::op_kind;
+  // out [7, 300] contiguous, a stored transposed, b a row broadcast down the columns
+  binary_both_ways<op_kind::add, dtype::f32, dtype::f32, dtype::f32, false>(
+      view_of(dtype::f32, {7, 300}, {300, 1}), view_of(dtype::f32, {7, 300}, {1, 7}), view_of(dtype::f32, {300}, {1}), 2100, 2100, 300);
+  // half by a scalar: each product rounds to half; out strided (every other column)
+  binary_both_ways<op_kind::mul, dtype::f16, dtype::f16, dtype::f16, true>(
+      view_of(dtype::f16, {7, 300}, {600, 2}), view_of(dtype::f16, {7, 300}, {300, 1}), view_of(dtype::f16, {1}, {1}), 4200, 2100, 1);
+  // mixed dtypes: i32 + f32 into f32; i32 * i64 into i64 (wraps)
+  binary_both_ways<op_kind::add, dtype::f32, dtype::i32, dtype::f32, false>(
+      view_of(dtype::f32, {9000}, {1}), view_of(dtype::i32, {9000}, {1}), view_of(dtype::f32, {9000}, {1}), 9000, 9000, 9000);
+  binary_both_ways<op_kind::mul, dtype::i64, dtype::i32, dtype::i64, false>(
+      view_of(dtype::i64, {30, 31}, {31, 1}), view_of(dtype::i32, {30, 31}, {31, 1}), view_of(dtype::i64, {30, 1}, {1, 1}), 930, 930, 30);
 }

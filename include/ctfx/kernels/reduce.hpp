@@ -337,23 +337,38 @@ void reduce_host(const device_ctx& ctx, bool is_max, bool runs, const strided& o
   const int lr = out.rank - 1;
   const bool by_rows = lr >= 0 && rd.n > 0 && out.size[lr] >= 8 && out.stride[lr] == 1 && kept.stride[lr] == 1;
   const index_t units = by_rows ? m / out.size[lr] : m;
-  auto part = [&](index_t u0, index_t u1) {
-    if (by_rows) reduce_rows<S, O>(is_max, runs, out, kept, rd, divisor, u0, u1);
-    else reduce_each<S, O>(is_max, runs, out, kept, rd, divisor, u0, u1);
+  auto part = [&](const strided& o, const strided& kp, index_t u0, index_t u1) {
+    if (by_rows) reduce_rows<S, O>(is_max, runs, o, kp, rd, divisor, u0, u1);
+    else reduce_each<S, O>(is_max, runs, o, kp, rd, divisor, u0, u1);
   };
 #if defined(_OPENMP)
   // Worth threads only when each output folds enough elements or there are many outputs.
-  if (ctx.where == backend::omp && units > 1 && m * rd.n >= (index_t{1} << 15)) {
+  if (ctx.where == backend::omp && m * rd.n >= (index_t{1} << 15)) {
+    if (units > 1) {
 #pragma omp parallel
-    {
-      const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
-      part(units * t / T, units * (t + 1) / T);
+      {
+        const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
+        part(out, kept, units * t / T, units * (t + 1) / T);
+      }
+      return;
     }
-    return;
+    if (by_rows) {  // one row of outputs (a sum over a matrix's rows): its columns split across threads
+#pragma omp parallel
+      {
+        const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
+        const index_t j0 = out.size[lr] * t / T, j1 = out.size[lr] * (t + 1) / T;
+        strided o = out, kp = kept;
+        o.size[lr] = kp.size[lr] = j1 - j0;
+        o.p += j0 * size_of(o.dt);  // both unit-stride along the row (by_rows)
+        kp.p += j0 * size_of(kp.dt);
+        if (j1 > j0) part(o, kp, 0, 1);
+      }
+      return;
+    }
   }
 #endif
   (void)ctx;
-  part(0, units);
+  part(out, kept, 0, units);
 }
 
 // out = sum/amax of `in` over the dimensions flagged in `dims` (bit d), keepdim or not. A nonzero
