@@ -9,10 +9,12 @@
 //   order_deps d = order_of(g);
 //   for (auto p : d.of(i)) ...        // what i must follow besides its arguments (earlier nodes)
 //   for (auto p : d.index_part(i)) ...  // for an index op: the last writers of its index tensors
+//   index_values_ready(g, L, d, i)      // the last step of schedule L that those values need
 //
 // One forward sweep, linear in nodes + edges: each read is listed once, and taken by at most one
 // later write of its storage.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include "../detail/cvec.hpp"
@@ -122,6 +124,19 @@ constexpr order_deps order_of(const ir& g) {
   }
   d.off[static_cast<std::size_t>(n)] = static_cast<std::int32_t>(d.ids.size());
   return d;
+}
+
+// The last step of schedule L that index op i's index values depend on: their nodes' (through
+// views, which run no step) and the writes into their storage before i. -1: none. The program and
+// compiled<G>'s static plan check computed indices by it (the same step on both).
+constexpr std::int32_t index_values_ready(const ir& g, const liveness& L, const order_deps& deps, std::int32_t i) {
+  std::int32_t ready = -1;
+  for_each_index_tensor(g, i, [&](std::int32_t x) {
+    while (x >= 0 && L.step_of[static_cast<std::size_t>(x)] < 0 && is_view_op(g[x].op)) x = g.arg(x, 0);
+    if (x >= 0) ready = std::max(ready, L.step_of[static_cast<std::size_t>(x)]);
+  });
+  for (const std::int32_t d : deps.index_part(i)) ready = std::max(ready, L.step_of[static_cast<std::size_t>(d)]);
+  return ready;
 }
 
 }  // namespace ctfx

@@ -744,14 +744,7 @@ class basic_program {
     for (auto i : index_nodes_) {
       if (index_checkable_early(i) || life_.step_of[static_cast<std::size_t>(i)] <= check_barrier_) continue;
       if (!have_deps) { deps = order_of(g_); have_deps = true; }
-      // The last step the index values depend on: their nodes' (through views), and writes into them.
-      std::int32_t ready = -1;
-      for_each_index_tensor(g_, i, [&](std::int32_t x) {
-        while (x >= 0 && life_.step_of[static_cast<std::size_t>(x)] < 0 && is_view_op(g_[x].op)) x = g_.arg(x, 0);
-        if (x >= 0) ready = std::max(ready, life_.step_of[static_cast<std::size_t>(x)]);
-      });
-      for (auto p : deps.index_part(i)) ready = std::max(ready, life_.step_of[static_cast<std::size_t>(p)]);
-      if (ready < check_barrier_) {
+      if (index_values_ready(g_, life_, deps, i) < check_barrier_) {
         check_hoisted_[static_cast<std::size_t>(i)] = 1;
         hoisted_checks_.push_back(i);
         continue;

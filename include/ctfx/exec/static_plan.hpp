@@ -283,13 +283,7 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
             deps = order_of(g);
             have_deps = true;
           }
-          std::int32_t ready = -1;  // the last step its index values depend on (their nodes', through views, and writes into them)
-          for_each_index_tensor(g, i, [&](std::int32_t x) {
-            while (x >= 0 && L.step_of[static_cast<std::size_t>(x)] < 0 && is_view_op(g[x].op)) x = g.arg(x, 0);
-            if (x >= 0) ready = std::max(ready, L.step_of[static_cast<std::size_t>(x)]);
-          });
-          for (const std::int32_t d : deps.index_part(i)) ready = std::max(ready, L.step_of[static_cast<std::size_t>(d)]);
-          if (ready >= barrier) return refuse("an index op whose indices are computed after a write into a caller's buffer (the run-time program refuses it)");
+          if (index_values_ready(g, L, deps, i) >= barrier) return refuse("an index op whose indices are computed after a write into a caller's buffer (the run-time program refuses it)");
           check_lstep[static_cast<std::size_t>(i)] = barrier;
         }
       }
