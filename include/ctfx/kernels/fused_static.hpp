@@ -255,7 +255,7 @@ struct static_group {
   using dense_access = access<true, row_broadcast>;
 
   template <class Ix>
-  static void inner(element_t<out_dt>* d, index_t dst_stride, const leaf_ptrs& p, index_t n) {
+  CTFX_ISA_CLONES static void inner(element_t<out_dt>* d, index_t dst_stride, const leaf_ptrs& p, index_t n) {
     if constexpr (Ix::unit) {
       for (index_t i = 0; i < n; ++i) store_as<out_dt, typename root::V>(d + i, root::template eval<Ix>(p, i));
     } else {
@@ -369,7 +369,7 @@ struct static_group {
   // are read at unit stride or broadcast along the row: each output's values are computed and added
   // straight into 32 lanes held in registers (reduce.hpp's order, the same bits as the tile's fold),
   // as Inductor's reduction loops do. False: not such a sum (the tile folds it).
-  static bool fold_direct(const fused_kernel& k, const fused_nest& nest, const strided& out, const fold_spec& spec,
+  CTFX_ISA_CLONES static bool fold_direct(const fused_kernel& k, const fused_nest& nest, const strided& out, const fold_spec& spec,
                           index_t n, index_t o0) {
     constexpr dtype O = at(R).meta.dt;
     using C = compute_t<O>;

@@ -144,7 +144,7 @@ struct fold_acc {
   // Adds p[0, m), of dtype S: whole rounds of 32 as a loop over the lanes (it vectorizes), an f32
   // maximum by integer keys where they decide it.
   template <dtype S>
-  void add_run(const element_t<S>* p, index_t m) {
+  CTFX_ISA_CLONES void add_run(const element_t<S>* p, index_t m) {
     index_t r = 0;
     if (is_max) {
       if constexpr (S == dtype::f32 && std::is_same_v<C, float>) {
@@ -266,7 +266,7 @@ struct reduce_run_fold {
 // neighbouring outputs and vectorizes. A sum over runs of the input (`runs`: the input laid out
 // transposed) keeps each output's lanes side by side, lane l of output j at acc[l·B + j].
 template <dtype S, dtype O>
-void reduce_rows(bool is_max, bool runs, const strided& out, const strided& kept, const reduced_dims& rd, double divisor,
+CTFX_ISA_CLONES void reduce_rows(bool is_max, bool runs, const strided& out, const strided& kept, const reduced_dims& rd, double divisor,
                  index_t r0, index_t r1) {
   using C = compute_t<O>;
   using E = element_t<S>;
