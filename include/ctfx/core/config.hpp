@@ -36,8 +36,10 @@
 // order, -ffp-contract=off keeps FMA out of every clone, and the sums' 32 lanes are fixed (reduce.hpp).
 // Only g++ on x86-64 Linux: clang 14 defines each clone's resolver once per object file (a multiple
 // definition at link time), and nvcc compiles the CUDA path. Not where the build already targets
-// AVX-512, nor with CTFX_NO_ISA_CLONES defined.
-#if CTFX_GXX_FRONTEND && defined(__x86_64__) && defined(__linux__) && !defined(__AVX512F__) && !defined(CTFX_NO_ISA_CLONES)
+// AVX-512, nor under a sanitizer (the loader runs a clone's resolver before ThreadSanitizer's
+// runtime is up, and the instrumented resolver faults), nor with CTFX_NO_ISA_CLONES defined.
+#if CTFX_GXX_FRONTEND && defined(__x86_64__) && defined(__linux__) && !defined(__AVX512F__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__) && !defined(CTFX_NO_ISA_CLONES)
 #if defined(__AVX2__)
 #define CTFX_ISA_CLONES __attribute__((target_clones("default", "avx512f")))
 #else
