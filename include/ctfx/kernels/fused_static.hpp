@@ -19,6 +19,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include "../core/isa.hpp"
 #include "fused.hpp"
 #include "fused_reduce.hpp"
 
@@ -254,8 +255,13 @@ struct static_group {
   }();
   using dense_access = access<true, row_broadcast>;
 
+  // The row loop, at the host's widest vector level (core/isa.hpp).
   template <class Ix>
-  CTFX_ISA_CLONES static void inner(element_t<out_dt>* d, index_t dst_stride, const leaf_ptrs& p, index_t n) {
+  static void inner(element_t<out_dt>* d, index_t dst_stride, const leaf_ptrs& p, index_t n) {
+    isa::on_host_isa([&]() CTFX_ISA_BODY { inner_loop<Ix>(d, dst_stride, p, n); });
+  }
+  template <class Ix>
+  CTFX_INLINE static void inner_loop(element_t<out_dt>* d, index_t dst_stride, const leaf_ptrs& p, index_t n) {
     if constexpr (Ix::unit) {
       for (index_t i = 0; i < n; ++i) store_as<out_dt, typename root::V>(d + i, root::template eval<Ix>(p, i));
     } else {
@@ -369,8 +375,12 @@ struct static_group {
   // are read at unit stride or broadcast along the row: each output's values are computed and added
   // straight into 32 lanes held in registers (reduce.hpp's order, the same bits as the tile's fold),
   // as Inductor's reduction loops do. False: not such a sum (the tile folds it).
-  CTFX_ISA_CLONES static bool fold_direct(const fused_kernel& k, const fused_nest& nest, const strided& out, const fold_spec& spec,
-                          index_t n, index_t o0) {
+  static bool fold_direct(const fused_kernel& k, const fused_nest& nest, const strided& out, const fold_spec& spec, index_t n,
+                          index_t o0) {
+    return isa::on_host_isa([&]() CTFX_ISA_BODY { return fold_direct_loop(k, nest, out, spec, n, o0); });
+  }
+  CTFX_INLINE static bool fold_direct_loop(const fused_kernel& k, const fused_nest& nest, const strided& out,
+                                           const fold_spec& spec, index_t n, index_t o0) {
     constexpr dtype O = at(R).meta.dt;
     using C = compute_t<O>;
     if (spec.is_max || n == 0 || nest.inner % n != 0 || !dense_leaves(nest)) return false;

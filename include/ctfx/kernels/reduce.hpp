@@ -13,6 +13,7 @@
 //     output's elements sequentially from 0 in row-major order.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/isa.hpp"
 #include "pointwise.hpp"
 #include "warp_fold.hpp"
 #if defined(_OPENMP)
@@ -144,7 +145,11 @@ struct fold_acc {
   // Adds p[0, m), of dtype S: whole rounds of 32 as a loop over the lanes (it vectorizes), an f32
   // maximum by integer keys where they decide it.
   template <dtype S>
-  CTFX_ISA_CLONES void add_run(const element_t<S>* p, index_t m) {
+  void add_run(const element_t<S>* p, index_t m) {
+    isa::on_host_isa([&]() CTFX_ISA_BODY { add_run_loop<S>(p, m); });
+  }
+  template <dtype S>
+  CTFX_INLINE void add_run_loop(const element_t<S>* p, index_t m) {
     index_t r = 0;
     if (is_max) {
       if constexpr (S == dtype::f32 && std::is_same_v<C, float>) {
@@ -266,8 +271,8 @@ struct reduce_run_fold {
 // neighbouring outputs and vectorizes. A sum over runs of the input (`runs`: the input laid out
 // transposed) keeps each output's lanes side by side, lane l of output j at acc[l·B + j].
 template <dtype S, dtype O>
-CTFX_ISA_CLONES void reduce_rows(bool is_max, bool runs, const strided& out, const strided& kept, const reduced_dims& rd, double divisor,
-                 index_t r0, index_t r1) {
+CTFX_INLINE void reduce_rows_loop(bool is_max, bool runs, const strided& out, const strided& kept, const reduced_dims& rd,
+                                  double divisor, index_t r0, index_t r1) {
   using C = compute_t<O>;
   using E = element_t<S>;
   constexpr index_t room = 4096;  // 16–32 KiB of accumulators: B outputs' lanes
@@ -304,6 +309,13 @@ CTFX_ISA_CLONES void reduce_rows(bool is_max, bool runs, const strided& out, con
     }
     next_output(out, kept, lr, oidx, ooff, koff);  // the next row of outputs
   }
+}
+
+// reduce_rows_loop at the host's widest vector level (core/isa.hpp).
+template <dtype S, dtype O>
+void reduce_rows(bool is_max, bool runs, const strided& out, const strided& kept, const reduced_dims& rd, double divisor,
+                 index_t r0, index_t r1) {
+  isa::on_host_isa([&]() CTFX_ISA_BODY { reduce_rows_loop<S, O>(is_max, runs, out, kept, rd, divisor, r0, r1); });
 }
 
 // Outputs [o0, o1) one by one, each folding its elements in the order above: a unit-stride run

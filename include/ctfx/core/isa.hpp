@@ -1,0 +1,120 @@
+// ctfx/core/isa.hpp — the host's hot loops compiled for more than the build's baseline ISA, and the
+// widest one the CPU has picked at run time, as PyTorch's CPU kernels pick theirs.
+//
+// A default x86-64 build targets SSE2; the loops that carry a plan's arithmetic (a `compiled<G>`
+// group's rows, a fused sum's direct fold, a reduction's row and run folds) are also instantiated
+// inside functions compiled for AVX2 and for AVX-512 (`target` attributes), and `on_host_isa` calls
+// the one for `isa::current()`: a branch per row or run, not per element. The bits do not depend on
+// the level: each element is computed by the same operations in the same order, -ffp-contract=off
+// keeps FMA out of every level (the AVX2 level is `avx2` without `fma`), and a sum's 32 lanes are
+// the fold order's, not the vector's. Plain functions rather than target_clones/ifuncs: clang 14
+// emits an ifunc's resolver in every object file (a multiple definition at link time) and refuses
+// target_clones on templates, and the loader runs a resolver before a sanitizer's runtime is up.
+//
+// On with g++ and clang on x86-64 where the build does not already target AVX-512; off under nvcc
+// (it compiles the CUDA path) and with CTFX_NO_ISA_CLONES defined. The environment variable
+// CTFX_ISA=baseline|avx2|avx512 caps the level for a run (read once, at the first use), and
+// `isa::use(level)` sets it from code (tests compare the levels' bits; benchmarks compare speed).
+#pragma once
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ostream>
+#include "config.hpp"
+
+#if (CTFX_GXX_FRONTEND || (defined(__clang__) && !defined(__CUDACC__))) && defined(__x86_64__) && \
+    !defined(__AVX512F__) && !defined(CTFX_NO_ISA_CLONES)
+#define CTFX_HOST_ISA_LEVELS 1
+// The loop body handed to on_host_isa is inlined into each level's function (and so compiled for
+// that level); a body the compiler cannot inline is a compile error, not a silently scalar loop.
+#define CTFX_ISA_BODY __attribute__((always_inline))
+#else
+#define CTFX_HOST_ISA_LEVELS 0
+#define CTFX_ISA_BODY
+#endif
+
+/// The instruction-set levels of the host's hot loops, and which one runs (see core/isa.hpp).
+namespace ctfx::isa {
+
+/// The instruction-set levels the host's hot loops are compiled for, narrowest first.
+enum class level : int {
+  baseline = 0,  ///< the build's own target (SSE2 in a default x86-64 build)
+  avx2 = 1,      ///< AVX2, without FMA (it would change bits)
+  avx512 = 2     ///< AVX-512F
+};
+
+/// The level's name as CTFX_ISA spells it: "baseline", "avx2" or "avx512".
+inline constexpr const char* name(level l) {
+  return l == level::avx512 ? "avx512" : l == level::avx2 ? "avx2" : "baseline";
+}
+/// Prints name(l).
+inline std::ostream& operator<<(std::ostream& os, level l) { return os << name(l); }
+
+/// The widest level this build compiled and this CPU (and its OS, for the vector state) runs.
+inline level supported() {
+#if CTFX_HOST_ISA_LEVELS
+  if (__builtin_cpu_supports("avx512f")) return level::avx512;
+#if !defined(__AVX2__)
+  if (__builtin_cpu_supports("avx2")) return level::avx2;
+#endif
+#endif
+  return level::baseline;
+}
+
+namespace detail {
+// The level CTFX_ISA names, capped at what is supported; an unknown name keeps the supported level
+// and says so once on stderr.
+inline level from_environment() {
+  const level top = supported();
+  const char* v = std::getenv("CTFX_ISA");
+  if (v == nullptr || *v == '\0') return top;
+  for (level l : {level::baseline, level::avx2, level::avx512})
+    if (std::strcmp(v, name(l)) == 0) return static_cast<int>(l) < static_cast<int>(top) ? l : top;
+  std::fprintf(stderr, "ctfx: CTFX_ISA=%s is not a level; use baseline, avx2 or avx512 (running %s)\n", v, name(top));
+  return top;
+}
+inline std::atomic<int>& chosen() {
+  static std::atomic<int> l{static_cast<int>(from_environment())};
+  return l;
+}
+}  // namespace detail
+
+/// The level the hot loops run at now: CTFX_ISA's (or supported()) until use() sets another.
+inline level current() { return static_cast<level>(detail::chosen().load(std::memory_order_relaxed)); }
+
+/// Runs the hot loops at `l`, capped at supported(); returns the level that was current. Meant for
+/// tests and benchmarks, between runs: a run that is under way may see either level.
+inline level use(level l) {
+  const level top = supported();
+  if (static_cast<int>(l) > static_cast<int>(top)) l = top;
+  return static_cast<level>(detail::chosen().exchange(static_cast<int>(l), std::memory_order_relaxed));
+}
+
+#if CTFX_HOST_ISA_LEVELS
+namespace detail {
+template <class F>
+__attribute__((target("avx512f"))) decltype(auto) at_avx512(F& f) { return f(); }
+#if !defined(__AVX2__)
+template <class F>
+__attribute__((target("avx2"))) decltype(auto) at_avx2(F& f) { return f(); }
+#endif
+}  // namespace detail
+#endif
+
+/// Calls f (a lambda marked CTFX_ISA_BODY, which inlines its body) compiled for current().
+template <class F>
+CTFX_INLINE decltype(auto) on_host_isa(F&& f) {
+#if CTFX_HOST_ISA_LEVELS
+  switch (current()) {
+    case level::avx512: return detail::at_avx512(f);
+#if !defined(__AVX2__)
+    case level::avx2: return detail::at_avx2(f);
+#endif
+    default: break;
+  }
+#endif
+  return f();
+}
+
+}  // namespace ctfx::isa
