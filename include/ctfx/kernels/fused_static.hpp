@@ -306,8 +306,9 @@ struct static_group {
   };
 
   // Walks rows [r0, r1) of the nest: row_fn(destination offset, operands at the row's start).
+  // Inlined, so that a row_fn that is a hot loop (fold_direct's) is compiled at its caller's ISA level.
   template <class Row>
-  static void walk_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, Row&& row_fn) {
+  CTFX_INLINE static void walk_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, Row&& row_fn) {
     if (nest.rank <= 1) {
       const auto* out = reinterpret_cast<const element_t<out_dt>*>(k.out.p);
       for (row_cursor c(k, nest, r0); r0 < r1; ++r0, c.next()) {
@@ -387,7 +388,7 @@ struct static_group {
     output_cursor to(out, o0);
     auto* base = reinterpret_cast<element_t<O>*>(out.p);
     const index_t per_row = nest.inner / n;
-    walk_rows(k, nest, 0, nest.rows, [&](index_t, const leaf_ptrs& p) {
+    walk_rows(k, nest, 0, nest.rows, [&](index_t, const leaf_ptrs& p) CTFX_ISA_BODY {
       leaf_ptrs q = p;
       for (index_t j = 0; j < per_row; ++j) {
         for (int l = 0; l < leaves.n; ++l)
