@@ -93,8 +93,9 @@ void visit_fold_dtypes(dtype s, dtype o, F&& f) {
 // The amax of n > 0 floats as the fold computes it, on integer keys that order floats as `<` does:
 // a loop compilers vectorize (a float compare is not, under g++'s default -ftrapping-math). Where
 // keys cannot tell the fold's answer — a NaN (the first is the result) or a maximum of +0 (a -0 may
-// have come first) — it returns false and the caller folds.
-inline bool amax_by_keys(const float* p, index_t n, float& out) {
+// have come first) — it returns false and the caller folds. Always inlined: its one caller, add_run,
+// is compiled once per ISA level, and an out-of-line copy would run at the build's baseline.
+CTFX_INLINE bool amax_by_keys(const float* p, index_t n, float& out) {
   std::int32_t best = INT32_MIN, nan = 0;
   for (index_t r = 0; r < n; ++r) {
     const std::int32_t u = __builtin_bit_cast(std::int32_t, p[r]);
