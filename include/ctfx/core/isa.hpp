@@ -63,6 +63,11 @@ inline level supported() {
 }
 
 namespace detail {
+// l, or supported() where l is wider: a level the CPU cannot run is never chosen.
+inline level capped(level l) {
+  const level top = supported();
+  return static_cast<int>(l) < static_cast<int>(top) ? l : top;
+}
 // The level CTFX_ISA names, capped at what is supported; an unknown name keeps the supported level
 // and says so once on stderr.
 inline level from_environment() {
@@ -70,7 +75,7 @@ inline level from_environment() {
   const char* v = std::getenv("CTFX_ISA");
   if (v == nullptr || *v == '\0') return top;
   for (level l : {level::baseline, level::avx2, level::avx512})
-    if (std::strcmp(v, name(l)) == 0) return static_cast<int>(l) < static_cast<int>(top) ? l : top;
+    if (std::strcmp(v, name(l)) == 0) return capped(l);
   std::fprintf(stderr, "ctfx: CTFX_ISA=%s is not a level; use baseline, avx2 or avx512 (running %s)\n", v, name(top));
   return top;
 }
@@ -86,9 +91,7 @@ inline level current() { return static_cast<level>(detail::chosen().load(std::me
 /// Runs the hot loops at `l`, capped at supported(); returns the level that was current. Meant for
 /// tests and benchmarks, between runs: a run that is under way may see either level.
 inline level use(level l) {
-  const level top = supported();
-  if (static_cast<int>(l) > static_cast<int>(top)) l = top;
-  return static_cast<level>(detail::chosen().exchange(static_cast<int>(l), std::memory_order_relaxed));
+  return static_cast<level>(detail::chosen().exchange(static_cast<int>(detail::capped(l)), std::memory_order_relaxed));
 }
 
 #if CTFX_HOST_ISA_LEVELS
