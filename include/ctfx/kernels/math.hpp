@@ -22,15 +22,16 @@ namespace ctfx::kernels::math {
 // float compares: under the default -ftrapping-math a float compare keeps g++ from vectorizing the
 // loop.
 CTFX_INLINE CTFX_HD constexpr float exp_f32(float xf) {
-  const std::int32_t u = __builtin_bit_cast(std::int32_t, xf);
-  // Clamp x to [-104, 89] on an integer key that orders floats (NaN is restored at the end): beyond
-  // it the result rounds to 0 or overflows to inf.
-  std::int32_t s = u ^ ((u >> 31) & 0x7fffffff);
-  constexpr std::int32_t lo = static_cast<std::int32_t>(0xc2d00000u ^ 0x7fffffffu);  // key of -104.0f
-  constexpr std::int32_t hi = 0x42b20000;                                             // key of 89.0f
-  s = s < lo ? lo : s;
-  s = s > hi ? hi : s;
-  const float x = __builtin_bit_cast(float, s ^ ((s >> 31) & 0x7fffffff));
+  const std::uint32_t u = __builtin_bit_cast(std::uint32_t, xf);
+  // Clamp x to [-104, 89] on its bits, two integer minimums (NaN is restored at the end): beyond it
+  // the result rounds to 0 or overflows to inf. As unsigned integers the negative floats, -NaN
+  // included, lie above every positive one and grow with their magnitude; as signed integers the
+  // positive floats, +NaN included, grow with theirs and lie above every negative one.
+  constexpr std::uint32_t lo = 0xc2d00000u;     // bits of -104.0f
+  constexpr std::int32_t hi = 0x42b20000;       // bits of 89.0f
+  const std::uint32_t v = u > lo ? lo : u;
+  const std::int32_t s = static_cast<std::int32_t>(v) > hi ? hi : static_cast<std::int32_t>(v);
+  const float x = __builtin_bit_cast(float, s);
   constexpr float inv_ln2 = 0x1.715476p0f;
   constexpr float shifter = 0x1.8p23f;  // adding it rounds to an integer, kept in the low mantissa bits
   constexpr float ln2_hi = 0x1.62e4p-1f, ln2_lo = 0x1.7f7d1cp-20f;  // k · ln2_hi and x − k · ln2_hi are exact
@@ -52,10 +53,10 @@ CTFX_INLINE CTFX_HD constexpr float exp_f32(float xf) {
   const std::int32_t ki = __builtin_bit_cast(std::int32_t, ks) - 0x4b400000;
   const std::int32_t k1 = ki >> 1, k2 = ki - k1;
   const float two_k1 = __builtin_bit_cast(float, (k1 + 127) << 23), two_k2 = __builtin_bit_cast(float, (k2 + 127) << 23);
-  const std::int32_t result = __builtin_bit_cast(std::int32_t, (y * two_k1) * two_k2);
+  const std::uint32_t result = __builtin_bit_cast(std::uint32_t, (y * two_k1) * two_k2);
   // A NaN returns itself, quieted (as libm's does).
-  const std::int32_t nan = -static_cast<std::int32_t>((u & 0x7fffffff) > 0x7f800000);
-  return __builtin_bit_cast(float, result ^ (nan & (result ^ (u | 0x400000))));
+  const std::uint32_t nan = 0u - static_cast<std::uint32_t>((u & 0x7fffffffu) > 0x7f800000u);
+  return __builtin_bit_cast(float, result ^ (nan & (result ^ (u | 0x400000u))));
 }
 
 // e^x as every kernel and the ops' reference semantics compute it: f32 by exp_f32, others by libm.
