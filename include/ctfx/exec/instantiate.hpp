@@ -9,8 +9,14 @@
 // default) — otherwise a CUDA run fails with `rule backend`.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+// This instance's chunk loops are compiled at every host ISA level, as in the files that link it
+// (kernels/fused.hpp, chunk_loop); it must come before any other ctfx header of its file.
+#define CTFX_RUNTIME_INSTANCE 1
 #include "runtime.hpp"
 #include "static_run.hpp"
+#if CTFX_HOST_ISA_LEVELS && !CTFX_CHUNK_ISA_LEVELS
+#error "ctfx/exec/instantiate.hpp: include it before any other ctfx header of its file, so that its chunk loops are compiled at every ISA level as the files that link it expect"
+#endif
 
 namespace ctfx {
 template class basic_program<0>;

@@ -12,7 +12,8 @@
 // the outer ones walked row by row (split across threads on the OMP backend), the innermost in
 // chunks of `fused_chunk` elements. Each op runs over a chunk as a plain loop on typed arrays that
 // the compiler vectorizes, dispatched once per chunk through a function pointer chosen when the
-// plan was made (never a dtype switch per element). A unit-stride operand is read in place; an
+// plan was made (never a dtype switch per element); with ctfx::runtime each chunk loop runs at the
+// CPU's widest ISA level (chunk_loop). A unit-stride operand is read in place; an
 // f32/f64/i64 value feeds the next op without a conversion pass; an f32 add/sub/mul/div, relu, neg
 // or abs read by just one f32 add/sub/mul/div runs inside its reader's loop (pair_ops: pairs, and
 // trees of three), so its value stays in a register.
@@ -25,6 +26,7 @@
 #include <cstring>
 #include <type_traits>
 #include <utility>
+#include "../core/isa.hpp"
 #include "../plan/fusion.hpp"
 #include "launch.hpp"
 #include "pointwise.hpp"
@@ -40,6 +42,28 @@ inline constexpr index_t fused_chunk = 256;
 using fused_ref = std::int8_t;
 constexpr fused_ref leaf_ref(int l) { return static_cast<fused_ref>(max_fused_ops + l); }
 
+// Runs a chunk loop's body. With the executor compiled once (ctfx::runtime: exec/instantiate.hpp,
+// and the files that link it, which define CTFX_SEPARATE_RUNTIME) each chunk loop is compiled at
+// every host ISA level and runs at isa::current(): one branch per call (a chunk or a row), not per
+// element. A header-only build compiles them at its own level only: three copies of its ~450 chunk
+// loops cost a file that compiles the executor a quarter more time, paid in every such file.
+// Define CTFX_CHUNK_ISA_LEVELS to 1 (or 0) to choose, the same in every file of a program.
+#if !defined(CTFX_CHUNK_ISA_LEVELS)
+#if CTFX_HOST_ISA_LEVELS && (defined(CTFX_SEPARATE_RUNTIME) || defined(CTFX_RUNTIME_INSTANCE))
+#define CTFX_CHUNK_ISA_LEVELS 1
+#else
+#define CTFX_CHUNK_ISA_LEVELS 0
+#endif
+#endif
+template <class Loop>
+CTFX_INLINE void chunk_loop(Loop&& loop) {
+#if CTFX_CHUNK_ISA_LEVELS
+  isa::on_host_isa(loop);
+#else
+  loop();
+#endif
+}
+
 // Chunk loops, type-erased so that a plan resolves them once.
 using conv_chunk_fn = void (*)(void* out, const void* in, index_t n);                          // element -> compute
 using op_chunk_fn = void (*)(void* out, const void* a, const void* b, double scalar, index_t n);  // compute -> compute
@@ -49,33 +73,33 @@ template <dtype S, class C>
 void load_chunk(void* out, const void* in, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* p = static_cast<const element_t<S>*>(in);
-  for (index_t i = 0; i < n; ++i) o[i] = load_as<S, C>(p + i);
+  chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) o[i] = load_as<S, C>(p + i); });
 }
 template <dtype D, class C>
 void store_chunk(void* out, const void* in, index_t n) {
   auto* o = static_cast<element_t<D>*>(out);
   const auto* p = static_cast<const C*>(in);
-  for (index_t i = 0; i < n; ++i) store_as<D, C>(o + i, p[i]);
+  chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) store_as<D, C>(o + i, p[i]); });
 }
 template <op_kind K, class C>
 void unary_chunk(void* out, const void* a, const void*, double, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* x = static_cast<const C*>(a);
-  for (index_t i = 0; i < n; ++i) o[i] = unary_value<C>(K, x[i]);
+  chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) o[i] = unary_value<C>(K, x[i]); });
 }
 template <op_kind K, class C>
 void binary_chunk(void* out, const void* a, const void* b, double, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* x = static_cast<const C*>(a);
   const auto* y = static_cast<const C*>(b);
-  for (index_t i = 0; i < n; ++i) o[i] = binary_value<C>(K, x[i], y[i]);
+  chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) o[i] = binary_value<C>(K, x[i], y[i]); });
 }
 template <op_kind K, class C>
 void binary_scalar_chunk(void* out, const void* a, const void*, double scalar, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* x = static_cast<const C*>(a);
   const C y = static_cast<C>(scalar);  // as binary_fn: the scalar in the result's compute type
-  for (index_t i = 0; i < n; ++i) o[i] = scalar_binary_value<C>(K, x[i], y);
+  chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) o[i] = scalar_binary_value<C>(K, x[i], y); });
 }
 
 template <class C>
@@ -84,7 +108,9 @@ void where_chunk(void* out, const void* c, const void* a, const void* b, index_t
   const auto* t = static_cast<const std::uint8_t*>(c);
   const auto* x = static_cast<const C*>(a);
   const auto* y = static_cast<const C*>(b);
-  for (index_t i = 0; i < n; ++i) o[i] = select_bits(t[i] != 0, x[i], y[i]);  // no branch per element
+  chunk_loop([&]() CTFX_ISA_BODY {
+    for (index_t i = 0; i < n; ++i) o[i] = select_bits(t[i] != 0, x[i], y[i]);  // no branch per element
+  });
 }
 
 // A superinstruction: an add/sub/mul/div (inner) whose one reader is another add/sub/mul/div
@@ -102,11 +128,13 @@ void pair_chunk(void* out, const void* a, const void* b, const void* c, double s
   const auto* y = static_cast<const C*>(b);
   const auto* z = static_cast<const C*>(c);
   const C ys = static_cast<C>(s1), zs = static_cast<C>(s2);
-  for (index_t i = 0; i < n; ++i) {
-    const C t = binary_value<C>(K1, x[i], S1 ? ys : y[i]);
-    const C u = S2 ? zs : z[i];
-    o[i] = Right ? binary_value<C>(K2, u, t) : binary_value<C>(K2, t, u);
-  }
+  chunk_loop([&]() CTFX_ISA_BODY {
+    for (index_t i = 0; i < n; ++i) {
+      const C t = binary_value<C>(K1, x[i], S1 ? ys : y[i]);
+      const C u = S2 ? zs : z[i];
+      o[i] = Right ? binary_value<C>(K2, u, t) : binary_value<C>(K2, t, u);
+    }
+  });
 }
 
 namespace detail {
@@ -146,11 +174,13 @@ void unary_pair_chunk(void* out, const void* a, const void*, const void* c, doub
   const auto* x = static_cast<const C*>(a);
   const auto* z = static_cast<const C*>(c);
   const C zs = static_cast<C>(s2);
-  for (index_t i = 0; i < n; ++i) {
-    const C t = unary_value<C>(K1, x[i]);
-    const C u = S2 ? zs : z[i];
-    o[i] = Right ? binary_value<C>(K2, u, t) : binary_value<C>(K2, t, u);
-  }
+  chunk_loop([&]() CTFX_ISA_BODY {
+    for (index_t i = 0; i < n; ++i) {
+      const C t = unary_value<C>(K1, x[i]);
+      const C u = S2 ? zs : z[i];
+      o[i] = Right ? binary_value<C>(K2, u, t) : binary_value<C>(K2, t, u);
+    }
+  });
 }
 
 namespace detail {
@@ -188,11 +218,13 @@ void tree_chunk(void* out, const void* a, const void* b, const void* c, const vo
   const auto* y = static_cast<const C*>(b);
   const auto* z = static_cast<const C*>(c);
   const auto* w = static_cast<const C*>(d);
-  for (index_t i = 0; i < n; ++i) {
-    const C t = binary_value<C>(K1, x[i], y[i]);
-    const C u = binary_value<C>(K2, z[i], w[i]);
-    o[i] = binary_value<C>(K3, t, u);
-  }
+  chunk_loop([&]() CTFX_ISA_BODY {
+    for (index_t i = 0; i < n; ++i) {
+      const C t = binary_value<C>(K1, x[i], y[i]);
+      const C u = binary_value<C>(K2, z[i], w[i]);
+      o[i] = binary_value<C>(K3, t, u);
+    }
+  });
 }
 
 namespace detail {
@@ -222,10 +254,12 @@ void cmp_where_chunk(void* out, const void* x, const void* y, double s, const vo
   const auto* as = static_cast<const C*>(a);
   const auto* bs = static_cast<const C*>(b);
   const C sc = static_cast<C>(s);
-  for (index_t i = 0; i < n; ++i) {
-    const C t = S ? scalar_binary_value<C>(K, xs[i], sc) : binary_value<C>(K, xs[i], ys[i]);
-    o[i] = select_bits(t != C(0), as[i], bs[i]);
-  }
+  chunk_loop([&]() CTFX_ISA_BODY {
+    for (index_t i = 0; i < n; ++i) {
+      const C t = S ? scalar_binary_value<C>(K, xs[i], sc) : binary_value<C>(K, xs[i], ys[i]);
+      o[i] = select_bits(t != C(0), as[i], bs[i]);
+    }
+  });
 }
 
 // f32 only, as the pairs.
