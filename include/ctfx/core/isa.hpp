@@ -26,12 +26,29 @@
 #if (CTFX_GXX_FRONTEND || (defined(__clang__) && !defined(__CUDACC__))) && defined(__x86_64__) && \
     !defined(__AVX512F__) && !defined(CTFX_NO_ISA_CLONES)
 #define CTFX_HOST_ISA_LEVELS 1
-// The loop body handed to on_host_isa is inlined into each level's function (and so compiled for
-// that level); a body the compiler cannot inline is a compile error, not a silently scalar loop.
-#define CTFX_ISA_BODY __attribute__((always_inline))
 #else
 #define CTFX_HOST_ISA_LEVELS 0
+#endif
+
+// The loop body handed to on_host_isa is inlined into each level's function (and so compiled for
+// that level, with its cost model); a body the compiler cannot inline is a compile error, not a
+// silently scalar loop.
+#if CTFX_HOST_ISA_LEVELS || CTFX_GXX_FRONTEND
+#define CTFX_ISA_BODY __attribute__((always_inline))
+#else
 #define CTFX_ISA_BODY
+#endif
+
+// The functions that hold the hot loops ask g++ for -O3's vectorizer cost model at any -O level.
+// At -O2 g++ 12 uses its "very cheap" model, which vectorizes only a loop that needs no run-time
+// alias check and no remainder loop: every row loop of a plan needs both (its operands are
+// pointers, its length a run-time value), so at -O2 they all stayed scalar, 3-9x slower than at
+// -O3 (bench/RESULTS.md). The attribute adds to the command line's options (-ffp-contract=off
+// stays); clang vectorizes at -O2 already, and nvcc compiles none of these loops.
+#if CTFX_GXX_FRONTEND
+#define CTFX_VECTORIZE __attribute__((optimize("vect-cost-model=dynamic")))
+#else
+#define CTFX_VECTORIZE
 #endif
 
 /// The instruction-set levels of the host's hot loops, and which one runs (see core/isa.hpp).
@@ -94,16 +111,18 @@ inline level use(level l) {
   return static_cast<level>(detail::chosen().exchange(static_cast<int>(detail::capped(l)), std::memory_order_relaxed));
 }
 
-#if CTFX_HOST_ISA_LEVELS
 namespace detail {
+#if CTFX_HOST_ISA_LEVELS
 template <class F>
-__attribute__((target("avx512f"))) decltype(auto) at_avx512(F& f) { return f(); }
+__attribute__((target("avx512f"))) CTFX_VECTORIZE decltype(auto) at_avx512(F& f) { return f(); }
 #if !defined(__AVX2__)
 template <class F>
-__attribute__((target("avx2"))) decltype(auto) at_avx2(F& f) { return f(); }
+__attribute__((target("avx2"))) CTFX_VECTORIZE decltype(auto) at_avx2(F& f) { return f(); }
 #endif
+#endif
+template <class F>
+CTFX_VECTORIZE decltype(auto) at_build(F& f) { return f(); }
 }  // namespace detail
-#endif
 
 /// Calls f (a lambda marked CTFX_ISA_BODY, which inlines its body) compiled for current().
 template <class F>
@@ -117,7 +136,14 @@ CTFX_INLINE decltype(auto) on_host_isa(F&& f) {
     default: break;
   }
 #endif
-  return f();
+  return detail::at_build(f);
+}
+
+/// Calls f (a lambda marked CTFX_ISA_BODY) compiled for the build's own target only, with the
+/// vectorizer's cost model of on_host_isa's levels (CTFX_VECTORIZE).
+template <class F>
+CTFX_INLINE decltype(auto) at_build_level(F&& f) {
+  return detail::at_build(f);
 }
 
 }  // namespace ctfx::isa

@@ -60,7 +60,7 @@ CTFX_INLINE void chunk_loop(Loop&& loop) {
 #if CTFX_CHUNK_ISA_LEVELS
   isa::on_host_isa(loop);
 #else
-  loop();
+  isa::at_build_level(loop);
 #endif
 }
 
@@ -667,8 +667,9 @@ inline void run_direct_rows(const fused_kernel& k, const fused_nest& nest, const
   }
 }
 
-// The host loop over rows [r0, r1), its values stored into k.out, or handed to `sink`.
-inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, const chunk_sink* sink = nullptr) {
+// The host loop over rows [r0, r1), its values stored into k.out, or handed to `sink`. Its own
+// loops (a broadcast value's fill, a strided operand's gather) vectorize at -O2 too (CTFX_VECTORIZE).
+CTFX_VECTORIZE inline void run_fused_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, const chunk_sink* sink = nullptr) {
   if (!sink) {
     const direct_loop d = direct_loop::of(k, nest);
     if (d.arity) {
