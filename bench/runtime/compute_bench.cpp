@@ -2,7 +2,8 @@
 // compiled<G> (kernels specialized and fused in the compiler), as runtime_plan (the same graph
 // parsed or built at run time: fused, run-time layouts), and as the loop a user would write, all
 // compiled with the same flags (-O3) in this one binary, with the copy bound (memcpy of the bytes
-// the program must read and write) measured in the same run. Medians of repeated runs.
+// the program must read and write) measured in the same run. Medians of repeated runs; every
+// buffer 64-byte aligned (buffers.hpp), as torch's are.
 // PyTorch eager and torch.compile on the same programs: bench/torch/compute.py.
 //
 //   compute_bench [--reps N] [--omp] [--only a|b|c|d|e|f|g]   (--omp: ctfx on the OMP backend, all
@@ -19,12 +20,14 @@
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include "buffers.hpp"
 #include "compute_workloads.hpp"
 #include "timing.hpp"
 
 namespace {
 
 using namespace ctfx_bench::compute;
+using ctfx_bench::buffer;  // 64-byte aligned, as torch's tensors are
 using ctfx_bench::median_us;
 
 // Each program of compute_workloads.hpp as the loop a user would write.
@@ -120,7 +123,7 @@ double time_runtime(int reps, const ctfx::ir& g, std::vector<ctfx::tensor_ref> i
 }
 
 double time_memcpy(int reps, std::size_t bytes) {
-  std::vector<std::byte> a(bytes, std::byte{1}), b(bytes);
+  buffer<std::byte> a(bytes, std::byte{1}), b(bytes);
   return median_us(reps, [&] { std::memcpy(b.data(), a.data(), bytes); });
 }
 
@@ -143,7 +146,7 @@ int main(int argc, char** argv) {
   };
   if (run('a')) {
     std::fprintf(stderr, "[1/7] stencil %ld x %ld f32...\n", G, G);
-    std::vector<float> x(G * G), tmp(G * G);
+    buffer<float> x(G * G), tmp(G * G);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {G, G})};
     const double c = time_compiled<ctfx::compiled<decltype(stencil)>>(reps, in, {});
@@ -154,7 +157,7 @@ int main(int argc, char** argv) {
   }
   if (run('b')) {
     std::fprintf(stderr, "[2/7] ring buffer [%ld, %ld] f32...\n", R, W);
-    std::vector<float> buf(R * W), row(W), out(W);
+    buffer<float> buf(R * W), row(W), out(W);
     for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     for (std::size_t i = 0; i < row.size(); ++i) row[i] = static_cast<float>(i % 7);
     std::int64_t pos = 17;
@@ -169,7 +172,7 @@ int main(int argc, char** argv) {
   }
   if (run('c')) {
     std::fprintf(stderr, "[3/7] RoPE into a KV cache...\n");
-    std::vector<float> cache(RB * RH * RS * RD), k(RB * RH * RD), cs(RD / 2), sn(RD / 2);
+    buffer<float> cache(RB * RH * RS * RD), k(RB * RH * RD), cs(RD / 2), sn(RD / 2);
     for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     for (long j = 0; j < RD / 2; ++j) { cs[j] = std::cos(0.01f * j); sn[j] = std::sin(0.01f * j); }
     std::int64_t pos = RS / 2;
@@ -185,7 +188,7 @@ int main(int argc, char** argv) {
   }
   if (run('d')) {
     std::fprintf(stderr, "[4/7] softmax [%ld, %ld] f32...\n", SN, SD);
-    std::vector<float> x(SN * SD), y(SN * SD);
+    buffer<float> x(SN * SD), y(SN * SD);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.05f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {SN, SD})};
     auto o = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {SN, SD})};
@@ -196,7 +199,7 @@ int main(int argc, char** argv) {
   }
   if (run('e')) {
     std::fprintf(stderr, "[5/7] 8-op chain over %ld f32...\n", E);
-    std::vector<float> x(E), y(E);
+    buffer<float> x(E), y(E);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f - 0.3f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {E})};
     auto out = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {E})};
@@ -207,7 +210,7 @@ int main(int argc, char** argv) {
   }
   if (run('f')) {
     std::fprintf(stderr, "[6/7] RMSNorm [%ld, %ld] f32...\n", NN, ND);
-    std::vector<float> x(NN * ND), w(ND), y(NN * ND);
+    buffer<float> x(NN * ND), w(ND), y(NN * ND);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.02f - 1.0f;
     for (std::size_t i = 0; i < w.size(); ++i) w[i] = 1.0f + static_cast<float>(i % 5) * 0.1f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {NN, ND}),
@@ -220,7 +223,7 @@ int main(int argc, char** argv) {
   }
   if (run('g')) {
     std::fprintf(stderr, "[7/7] masked fill [%ld, %ld] f32...\n", MN, MD);
-    std::vector<float> x(MN * MD), m(MN * MD), v{-1e4f};
+    buffer<float> x(MN * MD), m(MN * MD), v{-1e4f};
     // A mask without a pattern (about half the positions set), so that no branch predictor learns it.
     std::uint64_t h = 0x9e3779b97f4a7c15ull;
     for (std::size_t i = 0; i < x.size(); ++i) {
