@@ -60,7 +60,7 @@ CTFX_INLINE void chunk_loop(Loop&& loop) {
 #if CTFX_CHUNK_ISA_LEVELS
   isa::on_host_isa(loop);
 #else
-  isa::at_build_level(loop);
+  loop();  // inlined into the chunk function, which carries CTFX_VECTORIZE
 #endif
 }
 
@@ -70,32 +70,32 @@ using op_chunk_fn = void (*)(void* out, const void* a, const void* b, double sca
 using where_chunk_fn = void (*)(void* out, const void* c, const void* a, const void* b, index_t n);  // c: bool elements
 
 template <dtype S, class C>
-void load_chunk(void* out, const void* in, index_t n) {
+CTFX_VECTORIZE void load_chunk(void* out, const void* in, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* p = static_cast<const element_t<S>*>(in);
   chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) o[i] = load_as<S, C>(p + i); });
 }
 template <dtype D, class C>
-void store_chunk(void* out, const void* in, index_t n) {
+CTFX_VECTORIZE void store_chunk(void* out, const void* in, index_t n) {
   auto* o = static_cast<element_t<D>*>(out);
   const auto* p = static_cast<const C*>(in);
   chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) store_as<D, C>(o + i, p[i]); });
 }
 template <op_kind K, class C>
-void unary_chunk(void* out, const void* a, const void*, double, index_t n) {
+CTFX_VECTORIZE void unary_chunk(void* out, const void* a, const void*, double, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* x = static_cast<const C*>(a);
   chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) o[i] = unary_value<C>(K, x[i]); });
 }
 template <op_kind K, class C>
-void binary_chunk(void* out, const void* a, const void* b, double, index_t n) {
+CTFX_VECTORIZE void binary_chunk(void* out, const void* a, const void* b, double, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* x = static_cast<const C*>(a);
   const auto* y = static_cast<const C*>(b);
   chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) o[i] = binary_value<C>(K, x[i], y[i]); });
 }
 template <op_kind K, class C>
-void binary_scalar_chunk(void* out, const void* a, const void*, double scalar, index_t n) {
+CTFX_VECTORIZE void binary_scalar_chunk(void* out, const void* a, const void*, double scalar, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* x = static_cast<const C*>(a);
   const C y = static_cast<C>(scalar);  // as binary_fn: the scalar in the result's compute type
@@ -103,7 +103,7 @@ void binary_scalar_chunk(void* out, const void* a, const void*, double scalar, i
 }
 
 template <class C>
-void where_chunk(void* out, const void* c, const void* a, const void* b, index_t n) {
+CTFX_VECTORIZE void where_chunk(void* out, const void* c, const void* a, const void* b, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* t = static_cast<const std::uint8_t*>(c);
   const auto* x = static_cast<const C*>(a);
@@ -122,7 +122,7 @@ void where_chunk(void* out, const void* c, const void* a, const void* b, index_t
 using pair_chunk_fn = void (*)(void* out, const void* a, const void* b, const void* c, double s1, double s2, index_t n);
 
 template <op_kind K1, op_kind K2, bool S1, bool S2, bool Right, class C>
-void pair_chunk(void* out, const void* a, const void* b, const void* c, double s1, double s2, index_t n) {
+CTFX_VECTORIZE void pair_chunk(void* out, const void* a, const void* b, const void* c, double s1, double s2, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* x = static_cast<const C*>(a);
   const auto* y = static_cast<const C*>(b);
@@ -169,7 +169,7 @@ inline pair_chunk_fn pair_chunk_for(op_kind inner, op_kind outer, bool s1, bool 
 // A pair whose inner op is a cheap unary one (relu, neg, abs): outer(inner(a), c), as two loops
 // would compute it. S2 and Right as pair_chunk's; b and s1 are unused.
 template <op_kind K1, op_kind K2, bool S2, bool Right, class C>
-void unary_pair_chunk(void* out, const void* a, const void*, const void* c, double, double s2, index_t n) {
+CTFX_VECTORIZE void unary_pair_chunk(void* out, const void* a, const void*, const void* c, double, double s2, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* x = static_cast<const C*>(a);
   const auto* z = static_cast<const C*>(c);
@@ -212,7 +212,7 @@ inline pair_chunk_fn unary_pair_chunk_for(op_kind inner, op_kind outer, bool s2,
 using tree_chunk_fn = void (*)(void* out, const void* a, const void* b, const void* c, const void* d, index_t n);
 
 template <op_kind K1, op_kind K2, op_kind K3, class C>
-void tree_chunk(void* out, const void* a, const void* b, const void* c, const void* d, index_t n) {
+CTFX_VECTORIZE void tree_chunk(void* out, const void* a, const void* b, const void* c, const void* d, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* x = static_cast<const C*>(a);
   const auto* y = static_cast<const C*>(b);
@@ -247,7 +247,7 @@ inline tree_chunk_fn tree_chunk_for(op_kind inner1, op_kind inner2, op_kind oute
 using cmp_where_chunk_fn = void (*)(void* out, const void* x, const void* y, double s, const void* a, const void* b, index_t n);
 
 template <op_kind K, bool S, class C>
-void cmp_where_chunk(void* out, const void* x, const void* y, double s, const void* a, const void* b, index_t n) {
+CTFX_VECTORIZE void cmp_where_chunk(void* out, const void* x, const void* y, double s, const void* a, const void* b, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* xs = static_cast<const C*>(x);
   const auto* ys = static_cast<const C*>(y);
