@@ -31,8 +31,9 @@
 #endif
 
 // The loop body handed to on_host_isa is inlined into each level's function (and so compiled for
-// that level, with its cost model); a body the compiler cannot inline is a compile error, not a
-// silently scalar loop.
+// that level, with its cost model), and with g++ and no levels into the chunk function that
+// carries CTFX_VECTORIZE (kernels/fused.hpp); a body the compiler cannot inline is a compile
+// error, not a silently scalar loop.
 #if CTFX_HOST_ISA_LEVELS || CTFX_GXX_FRONTEND
 #define CTFX_ISA_BODY __attribute__((always_inline))
 #else
