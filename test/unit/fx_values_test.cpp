@@ -108,8 +108,11 @@ ctfx::host_array densify(const ctfx::host_array& a) {
 // The programs whose floats PyTorch itself does not compute portably, and by how many ulp ctfx's
 // may differ (the same list as CTFX_OPT_ULP in tools/ctfx_opt/CMakeLists.txt): tanh_op (SLEEF in
 // vector lanes, libm in a loop's tail: the bits depend on an element's position and the CPU's
-// vector width), unary_chain (MKL VML's sqrt, not correctly rounded; ctfx's is).
-int ulp_allowed(const std::string& graph) { return graph == "tanh_op" || graph == "unary_chain" ? 1 : 0; }
+// vector width), sigmoid_op (its exp, the same way; ctfx's is its own, kernels/math.hpp), unary_chain
+// (MKL VML's sqrt, not correctly rounded; ctfx's is).
+int ulp_allowed(const std::string& graph) {
+  return graph == "tanh_op" || graph == "sigmoid_op" || graph == "unary_chain" ? 1 : 0;
+}
 
 // Floats equal within `ulp` units in the last place (0: the same bytes); other dtypes the same bytes.
 bool within_ulp(const ctfx::host_array& a, const ctfx::host_array& b, int ulp) {

@@ -26,6 +26,35 @@ __attribute__((noinline)) void exp_loop(const float* x, float* y, std::size_t n)
 
 }  // namespace
 
+TEST_CASE("math: fma_f32 rounds once, in constant expressions as at run time") {
+  using ctfx::kernels::math::fma_f32;
+  // (1 + 2^-12)^2 + 2^-80 lies just above a midpoint of two floats; a·b + c rounded to double
+  // first lands on the midpoint, and its rounding to float then goes down, to even.
+  constexpr float a = 1.0f + 0x1p-12f;
+  static_assert(fma_f32(a, a, 0x1p-80f) == 1.0f + 0x1p-11f + 0x1p-23f);
+  static_assert(static_cast<float>(static_cast<double>(a) * a + 0x1p-80) == 1.0f + 0x1p-11f);
+  static_assert(fma_f32(3.0f, 0.5f, -1.5f) == 0.0f && fma_f32(-0.0f, 1.0f, 0.0f) == 0.0f);
+  CHECK(fma_f32(a, a, 0x1p-80f) == 1.0f + 0x1p-11f + 0x1p-23f);
+  // The emulation against the library's fmaf on random bit patterns, and on sums that cancel.
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&] {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    return static_cast<std::uint32_t>(state >> 16);
+  };
+  long differ = 0;
+  for (int i = 0; i < 400000; ++i) {
+    const float x = from_bits(next()), y = from_bits(next());
+    const float z = (i & 1) ? -(x * y) * (1.0f + 0x1p-23f * static_cast<float>(next() % 64)) : from_bits(next());
+    const float want = std::fma(x, y, z), got = ctfx::kernels::math::detail::fma_exact(x, y, z);
+    differ += bits(got) != bits(want) && !(want != want && got != got);
+  }
+  CHECK(differ == 0);
+  // exp_f32 evaluated by the compiler equals the run-time call.
+  constexpr float at_compile_time[] = {exp_f32(1.0f), exp_f32(-3.5f), exp_f32(80.0f), exp_f32(-100.0f)};
+  const float xs[] = {1.0f, -3.5f, 80.0f, -100.0f};
+  for (int i = 0; i < 4; ++i) CHECK(bits(at_compile_time[i]) == bits(exp_one(xs[i])));
+}
+
 TEST_CASE("math: exp_f32 at its special values") {
   constexpr float inf = std::numeric_limits<float>::infinity();
   static_assert(exp_f32(0.0f) == 1.0f && exp_f32(-0.0f) == 1.0f);  // usable in constant expressions
@@ -46,9 +75,9 @@ TEST_CASE("math: exp_f32 at its special values") {
   CHECK(bits(exp_f32(from_bits(0x7f800001u))) == 0x7fc00001u);
 }
 
-TEST_CASE("math: exp_f32 is within 0.77 ulp of e^x and nearly always e^x rounded") {
+TEST_CASE("math: exp_f32 is within 0.874 ulp of e^x and nearly always e^x rounded") {
   // Every 4099th float from -104 to 89 (~400,000 values), against e^x in double. The bound over all
-  // 2^32 floats is 0.7626 ulp, and 0.12% of them differ from e^x correctly rounded.
+  // 2^32 floats is 0.8736 ulp, and 0.45% of them differ from e^x correctly rounded.
   long checked = 0, differ = 0;
   double worst = 0;
   for (std::uint64_t u = 0; u < (1ull << 32); u += 4099) {
@@ -68,8 +97,8 @@ TEST_CASE("math: exp_f32 is within 0.77 ulp of e^x and nearly always e^x rounded
     differ += bits(got) != bits(want);
   }
   CHECK(checked > 300000);
-  CHECK(worst < 0.77);
-  CHECK(differ * 1000 < checked * 2);  // under 0.2%
+  CHECK(worst < 0.874);
+  CHECK(differ * 1000 < checked * 6);  // under 0.6%
   CHECK(differ > 0);                   // the sample sees the rounding the bound describes
 }
 

@@ -947,9 +947,9 @@ def minimum_maximum(x, y):
     return torch.minimum(x, y), torch.maximum(x, y)
 
 
-# tanh_op and unary_chain (its sqrt) are compared within 1 ulp (CTFX_OPT_ULP in
-# tools/ctfx_opt/CMakeLists.txt, ulp_allowed in test/unit/fx_values_test.cpp): PyTorch's tanh is
-# SLEEF's in vector lanes and libm's in a loop's tail, its x86 wheels' sqrt MKL VML's, not
+# tanh_op, sigmoid_op and unary_chain (its sqrt) are compared within 1 ulp (CTFX_OPT_ULP in
+# tools/ctfx_opt/CMakeLists.txt, ulp_allowed in test/unit/fx_values_test.cpp): PyTorch's tanh and
+# exp are SLEEF's in vector lanes and libm's in a loop's tail, its x86 wheels' sqrt MKL VML's, not
 # correctly rounded. pow_ops (x.pow(3) as x*x*x) is bit for bit.
 def sigmoid_op(x):
     return torch.sigmoid(x)

@@ -6,8 +6,9 @@
 // inside functions compiled for AVX2 and for AVX-512 (`target` attributes), and `on_host_isa` calls
 // the one for `isa::current()`: a branch per row or run, not per element. The bits do not depend on
 // the level: each element is computed by the same operations in the same order, -ffp-contract=off
-// keeps FMA out of every level (the AVX2 level is `avx2` without `fma`), and a sum's 32 lanes are
-// the fold order's, not the vector's. Plain functions rather than target_clones/ifuncs: clang 14
+// keeps a multiply and an add two roundings at every level (a fused multiply-add is only where the
+// source writes one, kernels/math.hpp's fma_f32, and rounds once everywhere), and a sum's 32 lanes
+// are the fold order's, not the vector's. Plain functions rather than target_clones/ifuncs: clang 14
 // emits an ifunc's resolver in every object file (a multiple definition at link time) and refuses
 // target_clones on templates, and the loader runs a resolver before a sanitizer's runtime is up.
 //
@@ -58,8 +59,8 @@ namespace ctfx::isa {
 /// The instruction-set levels the host's hot loops are compiled for, narrowest first.
 enum class level : int {
   baseline = 0,  ///< the build's own target (SSE2 in a default x86-64 build)
-  avx2 = 1,      ///< AVX2, without FMA (it would change bits)
-  avx512 = 2     ///< AVX-512F
+  avx2 = 1,      ///< AVX2 and FMA
+  avx512 = 2     ///< AVX-512F and FMA
 };
 
 /// The level's name as CTFX_ISA spells it: "baseline", "avx2" or "avx512".
@@ -72,9 +73,10 @@ inline std::ostream& operator<<(std::ostream& os, level l) { return os << name(l
 /// The widest level this build compiled and this CPU (and its OS, for the vector state) runs.
 inline level supported() {
 #if CTFX_HOST_ISA_LEVELS
-  if (__builtin_cpu_supports("avx512f")) return level::avx512;
+  const bool fma = __builtin_cpu_supports("fma");
+  if (fma && __builtin_cpu_supports("avx512f")) return level::avx512;
 #if !defined(__AVX2__)
-  if (__builtin_cpu_supports("avx2")) return level::avx2;
+  if (fma && __builtin_cpu_supports("avx2")) return level::avx2;
 #endif
 #endif
   return level::baseline;
@@ -115,10 +117,10 @@ inline level use(level l) {
 #if CTFX_HOST_ISA_LEVELS
 namespace detail {
 template <class F>
-__attribute__((target("avx512f"))) CTFX_VECTORIZE decltype(auto) at_avx512(F& f) { return f(); }
+__attribute__((target("avx512f,fma"))) CTFX_VECTORIZE decltype(auto) at_avx512(F& f) { return f(); }
 #if !defined(__AVX2__)
 template <class F>
-__attribute__((target("avx2"))) CTFX_VECTORIZE decltype(auto) at_avx2(F& f) { return f(); }
+__attribute__((target("avx2,fma"))) CTFX_VECTORIZE decltype(auto) at_avx2(F& f) { return f(); }
 #endif
 template <class F>
 CTFX_VECTORIZE decltype(auto) at_build(F& f) { return f(); }

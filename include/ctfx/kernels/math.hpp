@@ -1,10 +1,13 @@
-// ctfx/kernels/math.hpp — e^x for f32 from IEEE float additions and multiplications only, so every
-// backend gets the same bits: the host's scalar loop, its vectorized loop (any vector width) and
-// CUDA's threads (glibc's expf and CUDA's expf differ from each other in the last place, and a libm
-// call keeps a loop from vectorizing). It stays in float, so a vector holds as many lanes as the
-// data: over all 2^32 floats it is within 0.77 ulp of e^x (SLEEF's expf, which PyTorch's CPU kernels
-// use, is within 1 ulp; CUDA's expf within 2) and differs from e^x correctly rounded on 0.12% of the
-// inputs in its finite range (test/unit/kernels_math_test.cpp checks a sample of them).
+// ctfx/kernels/math.hpp — e^x for f32 from IEEE float additions, multiplications and fused
+// multiply-adds only, so every backend gets the same bits: the host's scalar loop, its vectorized
+// loop (any vector width) and CUDA's threads (glibc's expf and CUDA's expf differ from each other
+// in the last place, and a libm call keeps a loop from vectorizing). A fused multiply-add rounds
+// once, so it too has one result everywhere: the FMA instruction where the code is compiled for it
+// (CUDA, the host's AVX2 and AVX-512 levels, a -march that has it), libm's fmaf (correctly rounded)
+// elsewhere. It stays in float, so a vector holds as many lanes as the data: over all 2^32 floats
+// it is within 0.874 ulp of e^x (SLEEF's expf, which PyTorch's CPU kernels use, is within 1 ulp;
+// CUDA's expf within 2) and differs from e^x correctly rounded on 0.45% of the inputs in its finite
+// range (test/unit/kernels_math_test.cpp checks a sample of them).
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include <cmath>
@@ -14,13 +17,40 @@
 
 namespace ctfx::kernels::math {
 
-// e^x = 2^k · e^r with k = round(x / ln 2) and |r| ≤ ln 2 / 2. r is kept as r + r_lo (the rounding
-// error of its last subtraction) and 1 + r as the exact pair one_hi + one_lo, so the one rounding
-// that matters is the last addition; e^r − 1 − r = r² · p(r), p of degree 5 fitted to relative error
-// 2^-29.8 on that interval. 2^k is applied in two exact halves so that k ∈ [-150, 128] needs no
-// special case for subnormal or overflowing results. Selects are integer masks and min/max, never
-// float compares: under the default -ftrapping-math a float compare keeps g++ from vectorizing the
-// loop.
+namespace detail {
+// a·b + c rounded once, in arithmetic a constant expression allows: a·b is exact in double (24 + 24
+// bits), the sum is rounded to odd (two-sum's error decides the last bit), and rounding that to
+// float is then correct (Boldo & Melquiond: an odd rounding with 2 more bits than the target).
+CTFX_HD constexpr float fma_exact(float a, float b, float c) {
+  const double p = static_cast<double>(a) * static_cast<double>(b), cd = c;
+  const double s = p + cd;
+  if (!(s - s == 0.0)) return static_cast<float>(s);  // inf or NaN: nothing to round
+  const double bv = s - p;
+  const double e = (p - (s - bv)) + (cd - bv);
+  std::uint64_t bits = __builtin_bit_cast(std::uint64_t, s);
+  if (e != 0.0 && (bits & 1u) == 0u) bits += ((e > 0.0) == (s > 0.0)) ? 1 : std::uint64_t(-1);
+  return static_cast<float>(__builtin_bit_cast(double, bits));
+}
+}  // namespace detail
+
+/// a·b + c rounded once (IEEE fusedMultiplyAdd), the same bits on every backend: CUDA's fmaf, the
+/// FMA instruction where the host code is compiled for it, libm's fmaf otherwise, and an exact
+/// emulation in constant expressions.
+CTFX_INLINE CTFX_HD constexpr float fma_f32(float a, float b, float c) {
+  if (__builtin_is_constant_evaluated()) return detail::fma_exact(a, b, c);
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return __builtin_fmaf(a, b, c);
+#endif
+}
+
+// e^x = 2^k · e^r with k = round(x / ln 2), |r| ≤ ln 2 / 2 and r = x − k·ln2 in two FMAs (the
+// first exact); e^r = 1 + r·(1 + r·p(r)) by Horner's rule in FMAs, p of degree 5 fitted to relative
+// error 2^-29.8 on that interval, so the last FMA is the one rounding that matters. 2^k is applied
+// in two exact halves so that k ∈ [-150, 128] needs no special case for subnormal or overflowing
+// results. Selects are integer masks and min/max, never float compares: under the default
+// -ftrapping-math a float compare keeps g++ from vectorizing the loop.
 CTFX_INLINE CTFX_HD constexpr float exp_f32(float xf) {
   const std::uint32_t u = __builtin_bit_cast(std::uint32_t, xf);
   // Clamp x to [-104, 89] on its bits, two integer minimums (NaN is restored at the end): beyond it
@@ -34,21 +64,17 @@ CTFX_INLINE CTFX_HD constexpr float exp_f32(float xf) {
   const float x = __builtin_bit_cast(float, s);
   constexpr float inv_ln2 = 0x1.715476p0f;
   constexpr float shifter = 0x1.8p23f;  // adding it rounds to an integer, kept in the low mantissa bits
-  constexpr float ln2_hi = 0x1.62e4p-1f, ln2_lo = 0x1.7f7d1cp-20f;  // k · ln2_hi and x − k · ln2_hi are exact
-  const float ks = x * inv_ln2 + shifter;
+  constexpr float ln2_hi = 0x1.62e430p-1f, ln2_lo = -0x1.05c610p-29f;  // ln 2 = ln2_hi + ln2_lo + O(2^-54)
+  const float ks = fma_f32(x, inv_ln2, shifter);
   const float k = ks - shifter;
-  const float a = x - k * ln2_hi, b = k * ln2_lo;
-  const float r = a - b;
-  const float r_lo = (a - r) - b;
+  const float r = fma_f32(k, -ln2_lo, fma_f32(k, -ln2_hi, x));
   float p = 0x1.9f085cp-13f;
-  p = p * r + 0x1.6d8d52p-10f;
-  p = p * r + 0x1.111272p-7f;
-  p = p * r + 0x1.55548ep-5f;
-  p = p * r + 0x1.555554p-3f;
-  p = p * r + 0.5f;
-  const float one_hi = 1.0f + r;
-  const float one_lo = (1.0f - one_hi) + r;  // exact: |r| < 1
-  const float y = one_hi + (one_lo + (r_lo + p * (r * r)));
+  p = fma_f32(p, r, 0x1.6d8d52p-10f);
+  p = fma_f32(p, r, 0x1.111272p-7f);
+  p = fma_f32(p, r, 0x1.55548ep-5f);
+  p = fma_f32(p, r, 0x1.555554p-3f);
+  p = fma_f32(p, r, 0.5f);
+  const float y = fma_f32(fma_f32(p, r, 1.0f), r, 1.0f);
   // 2^k as 2^k1 · 2^k2 (k's low bits are ks's), each a normal float.
   const std::int32_t ki = __builtin_bit_cast(std::int32_t, ks) - 0x4b400000;
   const std::int32_t k1 = ki >> 1, k2 = ki - k1;
