@@ -1,10 +1,11 @@
 # cmake -DCOMPILER=<g++> -DOBJDUMP=<objdump> -DSOURCE=<file.cpp> -DOBJECT=<file.o> "-DFLAGS=<list>"
-#       -P check_vectorized.cmake
+#       [-DCHECK=<name>@<part of the mangled name>@<packed instruction regex>] -P check_vectorized.cmake
 #
 # Compiles SOURCE with FLAGS, disassembles it and passes when the hot-loop functions of core/isa.hpp
 # hold packed f32 multiplications: the build level's copy (isa::detail::at_build, `mulps` on xmm)
-# and the AVX-512 one (isa::detail::at_avx512, `vmulps` on zmm). Fails, naming what is scalar,
-# when a copy holds only scalar ones (`mulss`), or when a copy is missing.
+# and the AVX-512 one (isa::detail::at_avx512, `vmulps` on zmm); or, with CHECK, the functions it
+# names hold what it says. Fails, naming what is scalar, when a copy holds only scalar ones
+# (`mulss`), or when a copy is missing.
 foreach(v COMPILER OBJDUMP SOURCE OBJECT)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "check_vectorized: -D${v}=... is required")
@@ -23,7 +24,11 @@ endif()
 string(REPLACE ";" "," asm "${asm}")
 string(REGEX REPLACE "\n([0-9a-f]+ <)" ";\\1" functions "${asm}")
 # Each copy: its name, the part of its mangled name, and what a packed multiplication looks like.
-foreach(level "at_build@6detail8at_build@[^v]mulps[^\n]*%xmm" "at_avx512@6detail9at_avx512@vmulps[^\n]*%zmm")
+set(checks "isa::detail::at_build@6detail8at_build@[^v]mulps[^\n]*%xmm" "isa::detail::at_avx512@6detail9at_avx512@vmulps[^\n]*%zmm")
+if(DEFINED CHECK)
+  set(checks "${CHECK}")
+endif()
+foreach(level IN LISTS checks)
   string(REGEX MATCH "^([^@]+)@([^@]+)@(.*)$" _ "${level}")
   set(name "${CMAKE_MATCH_1}")
   set(mangled "${CMAKE_MATCH_2}")
@@ -39,11 +44,11 @@ foreach(level "at_build@6detail8at_build@[^v]mulps[^\n]*%xmm" "at_avx512@6detail
     endif()
   endforeach()
   if(copies EQUAL 0)
-    message(FATAL_ERROR "${SOURCE}: no function isa::detail::${name} in the object (core/isa.hpp's row loops)")
+    message(FATAL_ERROR "${SOURCE}: no function ${name} in the object (the row loops)")
   endif()
   if(vector EQUAL 0)
-    message(FATAL_ERROR "${SOURCE}: none of the ${copies} copies of isa::detail::${name} multiplies packed "
+    message(FATAL_ERROR "${SOURCE}: none of the ${copies} copies of ${name} holds packed arithmetic "
                         "(/${packed}/): the row loops are scalar with FLAGS='${FLAGS}'")
   endif()
-  message(STATUS "isa::detail::${name}: ${vector} of ${copies} copies multiply packed")
+  message(STATUS "${name}: ${vector} of ${copies} copies hold packed arithmetic")
 endforeach()

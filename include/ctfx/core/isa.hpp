@@ -128,9 +128,10 @@ CTFX_VECTORIZE decltype(auto) at_build(F& f) { return f(); }
 #endif
 
 /// Calls f (a lambda marked CTFX_ISA_BODY, which inlines its body) compiled for current(). Without
-/// the levels (a build that targets AVX-512 already) f runs inline in its caller, with the caller's
-/// cost model: a function with CTFX_VECTORIZE is never inlined into one without, and that call per
-/// row cost RoPE's short rows a third more time (3.9-4.6 against 3.1-3.2 us, -march=native -O3).
+/// the levels (a build that targets AVX-512 already) f runs inline in its caller, which carries
+/// CTFX_VECTORIZE itself: a function with it is never inlined into one without, so the callers are
+/// functions called once per kernel or chunk, never per row (that call per row cost RoPE's short
+/// rows a third more time: 3.9-4.6 against 3.1-3.2 us, -march=native -O3).
 template <class F>
 CTFX_INLINE decltype(auto) on_host_isa(F&& f) {
 #if CTFX_HOST_ISA_LEVELS

@@ -27,7 +27,7 @@ namespace ctfx::kernels {
 
 // A value of compute type C rounded to dtype D, as storing it and loading it back would.
 template <dtype D, class C>
-CTFX_HD inline compute_t<D> round_to(C v) {
+CTFX_INLINE CTFX_HD compute_t<D> round_to(C v) {
   element_t<D> e;
   store_as<D, C>(&e, v);
   return load_as<D, compute_t<D>>(&e);
@@ -54,7 +54,7 @@ using strided_access = access<false>;
 template <int L, dtype S>
 struct leaf_x {
   template <class C, class Ix>
-  CTFX_HD static C get(const leaf_ptrs& p, index_t i) {
+  CTFX_INLINE CTFX_HD static C get(const leaf_ptrs& p, index_t i) {
     const auto* q = reinterpret_cast<const element_t<S>*>(p.p[L]);
     if constexpr (Ix::unit && ((Ix::zero >> L) & 1u) != 0) return load_as<S, C>(q);
     else return load_as<S, C>(q + (Ix::unit ? i : i * p.st[L]));
@@ -70,10 +70,12 @@ struct op_x {
   static constexpr double scalar = __builtin_bit_cast(double, ScalarBits);
   template <std::size_t k>
   using operand = std::tuple_element_t<k, std::tuple<A...>>;
+  // Always inlined: at -O2 g++ left an `exp` node's eval out of line, a call per element in a
+  // scalar loop (softmax 7.8 ms against 1.1 at -O3, -march=native).
   template <class C, class Ix>
-  CTFX_HD static C get(const leaf_ptrs& p, index_t i) { return static_cast<C>(eval<Ix>(p, i)); }
+  CTFX_INLINE CTFX_HD static C get(const leaf_ptrs& p, index_t i) { return static_cast<C>(eval<Ix>(p, i)); }
   template <class Ix>
-  CTFX_HD static V eval(const leaf_ptrs& p, index_t i) {
+  CTFX_INLINE CTFX_HD static V eval(const leaf_ptrs& p, index_t i) {
     if constexpr (K == op_kind::copy_ || K == op_kind::clone || K == op_kind::convert) {
       // as kernels::copy: through double, or int64 between integers
       using C2 = std::conditional_t<(is_floating(P) || is_floating(O)), double, std::int64_t>;
@@ -255,9 +257,9 @@ struct static_group {
   }();
   using dense_access = access<true, row_broadcast>;
 
-  // The row loop, at the host's widest vector level (core/isa.hpp).
+  // The row loop, at the host's widest vector level (core/isa.hpp): a fold's chunks.
   template <class Ix>
-  static void inner(element_t<out_dt>* d, index_t dst_stride, const leaf_ptrs& p, index_t n) {
+  CTFX_VECTORIZE static void inner(element_t<out_dt>* d, index_t dst_stride, const leaf_ptrs& p, index_t n) {
     isa::on_host_isa([&]() CTFX_ISA_BODY { inner_loop<Ix>(d, dst_stride, p, n); });
   }
   template <class Ix>
@@ -274,12 +276,14 @@ struct static_group {
   // matters when the rows are short (RoPE's halves: 64 elements).
   static constexpr index_t fixed_inner = last_extent >= 2 && last_extent <= 256 ? last_extent : index_t{0};
 
-  static void row(element_t<out_dt>* d, index_t dst_stride, const leaf_ptrs& p, index_t n, bool unit) {
-    if (!unit) return inner<strided_access>(d, dst_stride, p, n);
+  // One row of a map, inlined into its caller's row walk, which runs inside one on_host_isa body
+  // (rows(), static_row_siblings): the whole walk at the level, one level dispatch per kernel.
+  CTFX_INLINE static void row(element_t<out_dt>* d, index_t dst_stride, const leaf_ptrs& p, index_t n, bool unit) {
+    if (!unit) return inner_loop<strided_access>(d, dst_stride, p, n);
     if constexpr (fixed_inner > 0) {
-      if (n == fixed_inner) return inner<dense_access>(d, 1, p, fixed_inner);
+      if (n == fixed_inner) return inner_loop<dense_access>(d, 1, p, fixed_inner);
     }
-    inner<dense_access>(d, 1, p, n);
+    inner_loop<dense_access>(d, 1, p, n);
   }
 
   // The rows of a nest with at most one outer dimension (the common case once dimensions are
@@ -337,15 +341,21 @@ struct static_group {
 
   static bool dense_row(const fused_nest& nest) { return nest.istride[0] == 1 && dense_leaves(nest); }
 
-  static void rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1) {
-    const bool unit = dense_row(nest);
-    auto* base = reinterpret_cast<element_t<out_dt>*>(k.out.p);
-    walk_rows(k, nest, r0, r1, [&](index_t o, const leaf_ptrs& p) { row(base + o, nest.istride[0], p, nest.inner, unit); });
+  // Rows [r0, r1) of a map, the walk and its row loops compiled for the host's level (core/isa.hpp).
+  // A call per row into the level's function cost RoPE's 64-element rows a quarter of their time;
+  // CTFX_VECTORIZE: without the levels (a build targeting AVX-512) the walk is compiled here.
+  CTFX_VECTORIZE static void rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1) {
+    isa::on_host_isa([&]() CTFX_ISA_BODY {
+      const bool unit = dense_row(nest);
+      auto* base = reinterpret_cast<element_t<out_dt>*>(k.out.p);
+      walk_rows(k, nest, r0, r1,
+                [&](index_t o, const leaf_ptrs& p) CTFX_ISA_BODY { row(base + o, nest.istride[0], p, nest.inner, unit); });
+    });
   }
 
   // Row r of a nest with at most one outer dimension, at cursor c, which then moves to the next
-  // row (static_row_siblings runs several groups' rows in turn).
-  static void one_row(const fused_kernel& k, const fused_nest& nest, row_cursor& c, index_t r, bool unit) {
+  // row (static_row_siblings runs several groups' rows in turn, inside its on_host_isa body).
+  CTFX_INLINE static void one_row(const fused_kernel& k, const fused_nest& nest, row_cursor& c, index_t r, bool unit) {
     auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + c.o;
     prefetch_row_ahead(d, c.ostep, r, nest.rows);
     row(d, nest.istride[0], c.p, nest.inner, unit);
@@ -376,8 +386,8 @@ struct static_group {
   // are read at unit stride or broadcast along the row: each output's values are computed and added
   // straight into 32 lanes held in registers (reduce.hpp's order, the same bits as the tile's fold),
   // as Inductor's reduction loops do. False: not such a sum (the tile folds it).
-  static bool fold_direct(const fused_kernel& k, const fused_nest& nest, const strided& out, const fold_spec& spec, index_t n,
-                          index_t o0) {
+  CTFX_VECTORIZE static bool fold_direct(const fused_kernel& k, const fused_nest& nest, const strided& out, const fold_spec& spec,
+                                         index_t n, index_t o0) {
     return isa::on_host_isa([&]() CTFX_ISA_BODY { return fold_direct_loop(k, nest, out, spec, n, o0); });
   }
   CTFX_INLINE static bool fold_direct_loop(const fused_kernel& k, const fused_nest& nest, const strided& out,
@@ -502,9 +512,9 @@ struct static_row_siblings {
   using groups = std::tuple<static_group<GV, Rs>...>;
   static constexpr std::size_t N = sizeof...(Rs);
   template <class F, std::size_t... I>
-  static void each(F&& f, std::index_sequence<I...>) { (f(std::integral_constant<std::size_t, I>{}), ...); }
+  CTFX_INLINE static void each(F&& f, std::index_sequence<I...>) { (f(std::integral_constant<std::size_t, I>{}), ...); }
   template <class F>
-  static void each(F&& f) { each(f, std::make_index_sequence<N>{}); }
+  CTFX_INLINE static void each(F&& f) { each(f, std::make_index_sequence<N>{}); }
 
   // Each group's row cursor at row r0.
   template <std::size_t... I>
@@ -513,8 +523,9 @@ struct static_row_siblings {
         typename std::tuple_element_t<I, groups>::row_cursor(k[I], nest[I], r0)...};
   }
 
+  // CTFX_VECTORIZE: without the ISA levels the rows' loops are compiled here (see static_group::rows).
   template <class View, class Domain>
-  static void run(const device_ctx& ctx, View&& view, Domain&& domain_of) {
+  CTFX_VECTORIZE static void run(const device_ctx& ctx, View&& view, Domain&& domain_of) {
     fused_kernel k[N];
     fused_nest nest[N];
     bool unit[N]{};
@@ -533,9 +544,11 @@ struct static_row_siblings {
       return;
     }
     auto part = [&](index_t r0, index_t r1) {
-      auto cursors = cursors_at(k, nest, r0, std::make_index_sequence<N>{});
-      for (index_t r = r0; r < r1; ++r)
-        each([&](auto i) { std::tuple_element_t<i, groups>::one_row(k[i], nest[i], std::get<i>(cursors), r, unit[i]); });
+      isa::on_host_isa([&]() CTFX_ISA_BODY {
+        auto cursors = cursors_at(k, nest, r0, std::make_index_sequence<N>{});
+        for (index_t r = r0; r < r1; ++r)
+          each([&](auto i) CTFX_ISA_BODY { std::tuple_element_t<i, groups>::one_row(k[i], nest[i], std::get<i>(cursors), r, unit[i]); });
+      });
     };
 #if defined(_OPENMP)
     if (ctx.where == backend::omp && nest[0].rows > 1) {

@@ -146,7 +146,7 @@ struct fold_acc {
   // Adds p[0, m), of dtype S: whole rounds of 32 as a loop over the lanes (it vectorizes), an f32
   // maximum by integer keys where they decide it.
   template <dtype S>
-  void add_run(const element_t<S>* p, index_t m) {
+  CTFX_VECTORIZE void add_run(const element_t<S>* p, index_t m) {
     isa::on_host_isa([&]() CTFX_ISA_BODY { add_run_loop<S>(p, m); });
   }
   template <dtype S>
@@ -314,8 +314,8 @@ CTFX_INLINE void reduce_rows_loop(bool is_max, bool runs, const strided& out, co
 
 // reduce_rows_loop at the host's widest vector level (core/isa.hpp).
 template <dtype S, dtype O>
-void reduce_rows(bool is_max, bool runs, const strided& out, const strided& kept, const reduced_dims& rd, double divisor,
-                 index_t r0, index_t r1) {
+CTFX_VECTORIZE void reduce_rows(bool is_max, bool runs, const strided& out, const strided& kept, const reduced_dims& rd,
+                                double divisor, index_t r0, index_t r1) {
   isa::on_host_isa([&]() CTFX_ISA_BODY { reduce_rows_loop<S, O>(is_max, runs, out, kept, rd, divisor, r0, r1); });
 }
 
