@@ -22,8 +22,10 @@
 #include <span>
 #include <utility>
 #include "../passes/pipeline.hpp"
+#include "../plan/row_chain.hpp"
 #include "../plan/row_siblings.hpp"
 #include "../kernels/fused_static.hpp"
+#include "../kernels/row_chain.hpp"
 #include "inplace_table.hpp"
 #include "program.hpp"
 #include "static_run.hpp"
@@ -121,6 +123,42 @@ struct compiled {
     return r;
   }();
   static constexpr auto row_sibling = siblings.next;
+
+  // Per node: the node of the next step when the two run row by row in one chain (plan/row_chain.hpp;
+  // kernels::static_row_chain runs the chain at its first step), else -1. Only chains with a
+  // reduction and an elementwise kernel; none under nvcc, whose plans run through the program.
+  static constexpr sibling_arrays chains = [] {
+    sibling_arrays r;
+    for (auto& x : r.next) x = -1;
+#if !defined(__CUDACC__)
+    const ir g = pipeline_type::get();
+    auto kind = [&](std::int32_t i) {
+      const node& nd = g[i];
+      const auto u = static_cast<std::size_t>(i);
+      if (is_row_fold(g, i, fused_members[u] > 0)) return row_step::fold;
+      const bool map = nd.meta.is_tensor() && is_fusible_elementwise(nd.op) && fused_into[u] < 0 &&
+                       (detail::static_arithmetic(nd.op) || fused_members[u] > 0);
+      return map ? row_step::map : row_step::none;
+    };
+    bool folds = false;
+    for (std::int32_t i = 0; i < g.size(); ++i) folds = folds || kind(i) == row_step::fold;
+    if (!folds) return r;
+    const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
+    for (std::size_t s = 0; s + 1 < L.steps.size();) {
+      std::size_t e = s;  // the chain from step s to step e
+      while (row_chained(g, L, e, kind)) ++e;
+      bool fold = false, map = false;
+      for (std::size_t k = s; k <= e; ++k) (kind(L.steps[k]) == row_step::fold ? fold : map) = true;
+      if (fold && map)
+        for (std::size_t k = s; k < e; ++k) {
+          r.next[static_cast<std::size_t>(L.steps[k])] = L.steps[k + 1];
+          r.follows[static_cast<std::size_t>(L.steps[k + 1])] = true;
+        }
+      s = e + 1;
+    }
+#endif
+    return r;
+  }();
 
   // Per node: a reduction's folded dimensions (bit d: dimension d), a cat's dimension.
   static constexpr auto node_param = [] {
@@ -358,8 +396,35 @@ struct compiled {
     }
   }
 
+  // A row chain: consecutive steps row by row (kernels/row_chain.hpp), or, where the run's layouts
+  // are not row-local, one after the other.
+  template <std::int32_t... Ids>
+  static bool run_row_chain(const exec_frame& f) {
+    constexpr std::int32_t ids[] = {Ids...};
+    constexpr std::int32_t last = ids[sizeof...(Ids) - 1];
+    if constexpr (chains.next[static_cast<std::size_t>(last)] >= 0) {
+      return run_row_chain<Ids..., chains.next[static_cast<std::size_t>(last)]>(f);
+    } else {
+      if (kernels::static_row_chain<graph_view, Ids...>::run(f.ctx, [&](std::int32_t id) { return f.view(id); })) return true;
+      return (step_alone<static_cast<std::size_t>(Ids)>(f) && ...);
+    }
+  }
+
+  // (Not with library_kernels: a step that leaves its reduction to the program's dispatch cannot
+  // run inside a chain.)
   template <std::size_t I>
   static bool step(const exec_frame& f) {
+    if constexpr (!library_kernels && chains.follows[I]) {
+      return true;  // computed in the chain of a step before it (run_row_chain)
+    } else if constexpr (!library_kernels && chains.next[I] >= 0) {
+      return run_row_chain<static_cast<std::int32_t>(I)>(f);
+    } else {
+      return step_alone<I>(f);
+    }
+  }
+
+  template <std::size_t I>
+  static bool step_alone(const exec_frame& f) {
     constexpr op_kind K = frozen.nodes[I].op;
     constexpr bool arithmetic = detail::static_arithmetic(K);
     if constexpr (siblings.follows[I]) {
