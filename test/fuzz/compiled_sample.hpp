@@ -17,6 +17,7 @@ inline int static_scatter_plans = 0;  // with scatters
 inline int static_list_plans = 0;     // with list ops
 inline int static_computed_plans = 0; // with indices computed in the graph (checked during the run)
 inline int static_mask_plans = 0;     // with bool-mask puts
+inline int row_chain_plans = 0;       // plans with steps run row by row as a chain (plan/row_chain.hpp)
 
 template <class G>
 int check_compiled(std::uint64_t seed, bool kernel_steps_only = false) {
@@ -31,6 +32,9 @@ int check_compiled(std::uint64_t seed, bool kernel_steps_only = false) {
   if (kernel_steps_only && !plan::run_plan.usable)
     std::printf("seed %llu: no static plan: %s\n", static_cast<unsigned long long>(seed), plan::run_plan.why);
   static_plans += plan::run_plan.usable;
+  bool chained = false;
+  for (std::size_t i = 0; i < plan::node_count; ++i) chained = chained || plan::chains.next[i] >= 0;
+  row_chain_plans += chained;
   static_index_plans += plan::run_plan.usable && plan::run_plan.n_index_steps > 0;
   static_scatter_plans += plan::run_plan.usable && plan::run_plan.n_scatters > 0;
   static_computed_plans += plan::run_plan.usable && plan::run_plan.n_late_checks > 0;

@@ -131,9 +131,9 @@ int emit_cpp(const char* path, std::uint64_t seed, long cases) {
     calls += "  failed += ctfx_fuzz::check_compiled<decltype(g" + std::to_string(k) + ")>(" + std::to_string(s) + "ull, " +
              (kernel_steps_only ? "true" : "false") + ");\n";
   }
-  body += "\nint main() {\n  int failed = 0;\n" + calls + "  std::printf(\"%d passed, %d failed (%d ran as static plans: %d with index ops, %d of them with indices computed in the graph, %d with bool masks, %d with scatters, %d with list ops)\\n\", " +
+  body += "\nint main() {\n  int failed = 0;\n" + calls + "  std::printf(\"%d passed, %d failed (%d ran as static plans: %d with index ops, %d of them with indices computed in the graph, %d with bool masks, %d with scatters, %d with list ops; %d with row chains)\\n\", " +
           std::to_string(cases) + " - failed, failed, ctfx_fuzz::static_plans, ctfx_fuzz::static_index_plans, ctfx_fuzz::static_computed_plans, ctfx_fuzz::static_mask_plans, " +
-          "ctfx_fuzz::static_scatter_plans, ctfx_fuzz::static_list_plans);\n  return failed == 0 ? 0 : 1;\n}\n";
+          "ctfx_fuzz::static_scatter_plans, ctfx_fuzz::static_list_plans, ctfx_fuzz::row_chain_plans);\n  return failed == 0 ? 0 : 1;\n}\n";
   const std::string tmp = std::string(path) + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "w");
   if (!f || std::fwrite(body.data(), 1, body.size(), f) != body.size() || std::fclose(f) != 0) {
