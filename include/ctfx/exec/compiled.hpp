@@ -138,7 +138,7 @@ struct compiled {
       if (is_row_fold(g, i, fused_members[u] > 0)) return row_step::fold;
       const bool map = nd.meta.is_tensor() && is_fusible_elementwise(nd.op) && fused_into[u] < 0 &&
                        (detail::static_arithmetic(nd.op) || fused_members[u] > 0);
-      return map ? row_step::map : row_step::none;
+      return map ? row_step::map : row_step::other;
     };
     bool folds = false;
     for (std::int32_t i = 0; i < g.size(); ++i) folds = folds || kind(i) == row_step::fold;

@@ -96,9 +96,12 @@ struct row_chain_map {
 // A sum, amax or mean over the last dimension: row r of its input folded into its output r.
 template <class GV, std::int32_t I>
 struct row_chain_fold {
-  static constexpr const node& nd = GV::nodes()[static_cast<std::size_t>(I)];
-  static constexpr dtype O = nd.meta.dt;
-  static constexpr dtype S = GV::nodes()[static_cast<std::size_t>(GV::args()[static_cast<std::size_t>(nd.arg0)])].meta.dt;
+  // (values, not a reference to the node: nvcc's front end rejects a static constexpr reference
+  // member of a class template as initialized twice)
+  static constexpr op_kind K = GV::nodes()[static_cast<std::size_t>(I)].op;
+  static constexpr std::int32_t A = GV::args()[static_cast<std::size_t>(GV::nodes()[static_cast<std::size_t>(I)].arg0)];
+  static constexpr dtype O = GV::nodes()[static_cast<std::size_t>(I)].meta.dt;
+  static constexpr dtype S = GV::nodes()[static_cast<std::size_t>(A)].meta.dt;
   using C = compute_t<O>;
   const element_t<S>* x = nullptr;
   element_t<O>* o = nullptr;
@@ -107,7 +110,7 @@ struct row_chain_fold {
 
   template <class View>
   bool prepare(View&& view, index_t rows, index_t cols, row_spans& spans) {
-    const strided in = view(GV::args()[static_cast<std::size_t>(nd.arg0)]), out = view(I);
+    const strided in = view(A), out = view(I);
     if (in.rank != 2 || in.size[0] != rows || in.size[1] != cols || in.stride[1] != 1 || cols == 0) return false;
     if (out.numel() != rows || out.rank < 1 || out.rank > 2) return false;
     x = reinterpret_cast<const element_t<S>*>(in.p);
@@ -115,7 +118,7 @@ struct row_chain_fold {
     x_row = in.stride[0];
     o_row = out.stride[0];
     n = cols;
-    divisor = nd.op == op_kind::mean ? static_cast<double>(cols) : 0.0;
+    divisor = K == op_kind::mean ? static_cast<double>(cols) : 0.0;
     strided o2 = out;  // as [rows, 1]
     o2.rank = 2;
     o2.size[1] = 1;
@@ -125,7 +128,7 @@ struct row_chain_fold {
     return true;
   }
   CTFX_INLINE void row(index_t r) {
-    fold_acc<C> a(nd.op == op_kind::amax);
+    fold_acc<C> a(K == op_kind::amax);
     a.template add_run<S>(x + r * x_row, n);
     store_result<O>(o + r * o_row, a.result(), divisor);
   }
@@ -149,9 +152,13 @@ struct static_row_chain {
   template <class View>
   CTFX_VECTORIZE static bool run(const device_ctx& ctx, View&& view) {
     if (ctx.where == backend::cuda) return false;
-    constexpr std::int32_t first = std::get<0>(std::tuple{Is...});
-    constexpr const node& fn = GV::nodes()[static_cast<std::size_t>(first)];
-    const strided dom = view(is_reduction(fn.op) ? GV::args()[static_cast<std::size_t>(fn.arg0)] : first);
+    constexpr std::int32_t ids[] = {Is...};
+    using head = row_chain_step<GV, ids[0]>;  // its domain: a fold's input, a map's result
+    constexpr std::int32_t domain = [] {
+      if constexpr (requires { head::A; }) return head::A;
+      else return ids[0];
+    }();
+    const strided dom = view(domain);
     if (dom.rank != 2 || dom.size[0] < 1 || dom.size[1] < 1) return false;
     const index_t rows = dom.size[0], cols = dom.size[1];
     steps st;

@@ -22,7 +22,7 @@ namespace ctfx {
 
 /// What a step of a row chain is: not one, an elementwise kernel, or a reduction over the last
 /// dimension of a [rows, n] input into one value per row.
-enum class row_step : std::uint8_t { none, map, fold };
+enum class row_step : std::uint8_t { other, map, fold };
 
 /// The fold case of row_step: a sum, amax or mean over dimension 1 of a rank-2 input, of the
 /// input's dtype, no elementwise op fused into it.
@@ -45,7 +45,7 @@ constexpr bool row_chained(const ir& g, const liveness& L, std::size_t s, Kind&&
   if (s + 1 >= L.steps.size() || L.step_partition[s] != L.step_partition[s + 1]) return false;
   const std::int32_t a = L.steps[s], b = L.steps[s + 1];
   const row_step ka = kind(a), kb = kind(b);
-  if (ka == row_step::none || kb == row_step::none) return false;
+  if (ka == row_step::other || kb == row_step::other) return false;
   const tensor_meta &da = row_domain(g, a, ka), &db = row_domain(g, b, kb);
   return da.rank == 2 && db.rank == 2 && da.size[0] == db.size[0] && da.size[1] == db.size[1];
 }
