@@ -40,13 +40,8 @@ static_assert(no_grid_clone(), "the halo exchange must not clone the grid");
 int main() {
   std::puts("== what reinplacing decided\n");
   std::puts(ctfx::to_text(plan::report).c_str());
-  const ctfx::ir g = plan::graph();
-  const auto life = plan::life();  // with the kernel grouping the plan runs
-  const ctfx::fusion fused = plan::fused();
   std::puts("== the plan\n");
-  ctfx::listing_options lo;
-  lo.fused = &fused;
-  std::puts(ctfx::listing(g, life, ctfx::plan_reuse(life), lo).c_str());
+  std::puts(ctfx::listing<plan>().c_str());  // its kernels, reuse lines and rows run together
 
   std::vector<float> grid(N * N, 0.0f), edge(N - 2), out((N - 2) * (N - 2)), ref_out(out.size());
   for (std::size_t i = 0; i < grid.size(); ++i) grid[i] = static_cast<float>(i % 17) * 0.5f;

@@ -34,12 +34,8 @@ int main() {
   std::puts("== what reinplacing decided\n");
   std::puts(ctfx::to_text(plan::report).c_str());
   const ctfx::ir g = plan::graph();
-  const auto life = plan::life();  // with the kernel grouping the plan runs
-  const ctfx::fusion fused = plan::fused();
   std::puts("== the plan\n");
-  ctfx::listing_options lo;
-  lo.fused = &fused;
-  std::puts(ctfx::listing(g, life, ctfx::plan_reuse(life), lo).c_str());
+  std::puts(ctfx::listing<plan>().c_str());  // its kernels, reuse lines and rows run together
   std::puts("== the run, as the compiler made it (compiled<G>::run_plan)\n");
   std::puts(ctfx::to_text(plan::run_plan.ref(), g).c_str());
 

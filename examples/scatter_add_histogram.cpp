@@ -24,13 +24,8 @@ static_assert(plan::report.all_inplace(), "the histogram must accumulate in plac
 int main() {
   std::puts("== what reinplacing decided\n");
   std::puts(ctfx::to_text(plan::report).c_str());
-  const ctfx::ir g = plan::graph();
-  const auto life = plan::life();  // with the kernel grouping the plan runs
-  const ctfx::fusion fused = plan::fused();
   std::puts("== the plan\n");
-  ctfx::listing_options lo;
-  lo.fused = &fused;
-  std::puts(ctfx::listing(g, life, ctfx::plan_reuse(life), lo).c_str());
+  std::puts(ctfx::listing<plan>().c_str());  // its kernels, reuse lines and rows run together
 
   std::vector<float> counts(bins, 0.0f), w(samples), total(1), ref_total(1);
   std::vector<std::int64_t> bin(samples);

@@ -806,6 +806,16 @@ TEST_CASE("cat: groups computed into the slices of a cat along its last dimensio
   }
   CHECK(pairs == 1);
   CHECK(pairs_into_last == 1);
+  {  // the listing names the pair: a head line before the first, the second pointing at it
+    const std::string s = ctfx::listing<halves_plan>();
+    INFO(s);
+    const auto head = s.find("    # row siblings: steps ");
+    REQUIRE(head != std::string::npos);
+    const std::string first = s.substr(head + 26, s.find('-', head) - head - 26);
+    CHECK(s.find("'s rows\n", head) != std::string::npos);
+    CHECK(s.find(", with step " + first + "'s rows\n", head) != std::string::npos);
+    CHECK(s.find("row chain") == std::string::npos);
+  }
   std::vector<float> k = ramp(6 * 5 * 40), c = ramp(20, 0.1f), s = ramp(20, 0.05f);
   const std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(k.data(), ctfx::f32, {6, 5, 40}),
                                             ctfx::tensor_ref::contiguous(c.data(), ctfx::f32, {20}),

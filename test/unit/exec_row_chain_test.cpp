@@ -14,6 +14,7 @@
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/kernels/row_chain.hpp>
+#include <ctfx/plan/listing.hpp>
 
 namespace {
 
@@ -82,6 +83,21 @@ TEST_CASE("row chain: softmax's four steps run row by row, with the reference's 
   }
   CHECK(std::isnan(want[0]));
   CHECK(want[6 * CN] > 0.0f);
+}
+
+TEST_CASE("row chain: the listing shows the chain's first step and the steps it computes") {
+  const std::string s = ctfx::listing<softmax_plan>();
+  INFO(s);
+  const auto head = s.find("    # row chain: steps 0-3 run row by row");
+  REQUIRE(head != std::string::npos);
+  CHECK(s.find("amax", head) < s.find("# step 0\n", head));  // the head line right before the amax's step
+  for (const char* follower : {"# step 1, fused, in the row chain of step 0\n", "# step 2, in the row chain of step 0\n",
+                               "# step 3, in the row chain of step 0\n"})
+    CHECK(s.find(follower) != std::string::npos);
+  CHECK(s.find("row chain", s.find('\n', s.find("# step 3"))) == std::string::npos);  // nothing after the chain
+  // Without the chains (the unchained plan of the run-time program): no such line.
+  const std::string plain = ctfx::listing(softmax_plan::graph(), softmax_plan::life(), ctfx::plan_reuse(softmax_plan::life()));
+  CHECK(plain.find("row chain") == std::string::npos);
 }
 
 TEST_CASE("row chain: a step that reads another row of what the chain writes runs step by step") {

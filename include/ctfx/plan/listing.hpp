@@ -27,12 +27,45 @@ inline std::string bytes_text(const ir& g, const sym_expr& e) { return to_string
 struct listing_options {
   const ir* original = nullptr;  // the user's graph, for provenance comments (optional)
   const fusion* fused = nullptr; // the kernel grouping (plan/fusion.hpp): a fused kernel lists its nodes
+  // Steps compiled<G> runs row by row (per node: the node of the next step run with it, else -1):
+  // its row chains (compiled<G>::chains.next) and its cat slices written together (row_sibling).
+  const std::int32_t* row_chain = nullptr;
+  const std::int32_t* row_siblings = nullptr;
 };
 
 namespace detail {
 // A step's kernel line: for a fused kernel, the nodes it computes without memory between them
 // (Inductor's output code names a fused kernel's nodes the same way), then the kernel's own node.
-inline std::string kernel_text(const ir& g, std::int32_t nid, std::int32_t st, const listing_options& opt) {
+// Steps run row by row: the line before the first step of a run (`# row chain: steps 3-5 ...`),
+// and, for a later step, the step whose run computes it.
+struct row_run_text {
+  std::string head, prov;
+};
+inline row_run_text row_run(const liveness& L, std::int32_t st, const listing_options& opt) {
+  row_run_text t;
+  const auto step = [&](std::int32_t k) { return static_cast<std::size_t>(L.steps[static_cast<std::size_t>(k)]); };
+  for (const std::int32_t* next : {opt.row_chain, opt.row_siblings}) {
+    if (!next) continue;
+    const bool chain = next == opt.row_chain;
+    std::int32_t first = st;  // the run's first step
+    while (first > 0 && next[step(first - 1)] == L.steps[static_cast<std::size_t>(first)]) --first;
+    if (first < st) {
+      t.prov = chain ? ", in the row chain of step " + std::to_string(first) : ", with step " + std::to_string(first) + "'s rows";
+      return t;
+    }
+    std::int32_t last = st;
+    while (last + 1 < L.n_steps() && next[step(last)] == L.steps[static_cast<std::size_t>(last + 1)]) ++last;
+    if (last == st) continue;
+    const std::string steps = "steps " + std::to_string(st) + "-" + std::to_string(last);
+    t.head = chain ? "    # row chain: " + steps + " run row by row, each row through every step while it is in cache\n"
+                   : "    # row siblings: " + steps + " write their slices of each row together\n";
+    return t;
+  }
+  return t;
+}
+
+inline std::string kernel_text(const ir& g, const liveness& L, std::int32_t nid, std::int32_t st, const listing_options& opt) {
+  const row_run_text rows = row_run(L, st, opt);
   std::string prov;
   if (opt.original && g[nid].origin >= 0 && g[nid].origin < opt.original->size())
     prov = ", from %" + std::string((*opt.original)[g[nid].origin].name.view());
@@ -61,7 +94,7 @@ inline std::string kernel_text(const ir& g, std::int32_t nid, std::int32_t st, c
     if (placed == g[nid].nargs) prov += ", no copy: every operand computed in its slice";
     else if (placed > 0) prov += ", copies " + std::to_string(g[nid].nargs - placed) + " of " + std::to_string(g[nid].nargs) + " operands";
   }
-  return s + "    " + node_text(g, nid) + "  # step " + std::to_string(st) + prov + "\n";
+  return rows.head + s + "    " + node_text(g, nid) + "  # step " + std::to_string(st) + prov + rows.prov + "\n";
 }
 }  // namespace detail
 
@@ -127,7 +160,7 @@ inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, 
     for (; st < L.n_steps() && L.step_partition[static_cast<std::size_t>(st)] == p; ++st) {
       lines_before_step(2 * static_cast<std::int64_t>(st) + 1);
       const std::int32_t nid = L.steps[static_cast<std::size_t>(st)];
-      s += detail::kernel_text(g, nid, st, opt);
+      s += detail::kernel_text(g, L, nid, st, opt);
       lines_after_step(2 * static_cast<std::int64_t>(st) + 1);
     }
     if (p + 1 < n_parts) {
@@ -145,6 +178,19 @@ inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, 
   s += "# peak " + std::to_string(R.peak_static_bytes) + " B of static-size buffers; " + std::to_string(R.reuses) +
        " reuses, " + std::to_string(R.vetoed) + " vetoed\n";
   return s;
+}
+
+/// compiled<G>'s plan as it runs (`ctfx::listing<ctfx::compiled<decltype(g)>>()`): the reuse lines
+/// with its kernel grouping, its row chains and the cat slices it writes together.
+template <class Plan>
+std::string listing() {
+  const fusion f = Plan::fused();
+  const liveness L = Plan::life();
+  listing_options o;
+  o.fused = &f;
+  o.row_chain = Plan::chains.next.data();
+  o.row_siblings = Plan::row_sibling.data();
+  return listing(Plan::graph(), L, plan_reuse(L), o);
 }
 
 namespace detail {
@@ -207,7 +253,7 @@ inline std::string arena_listing(const ir& g, const liveness& L, const arena_pla
              detail::tuple_text(g, m, false) + ", " + detail::tuple_text(g, m, true) + ")\n";
       }
       const std::int32_t nid = L.steps[static_cast<std::size_t>(st)];
-      s += detail::kernel_text(g, nid, st, opt);
+      s += detail::kernel_text(g, L, nid, st, opt);
       for (std::size_t k = 0; k < A.pools.size(); ++k)
         if (created[k] == 1 && !A.pools[k].returned && A.pools[k].end <= 2 * static_cast<std::int64_t>(st) + 1) {
           created[k] = 2;
