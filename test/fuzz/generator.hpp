@@ -5,10 +5,11 @@
 // unary/binary ops with broadcasting and scalars (comparisons and logical ops feeding where, clamps,
 // means among them), views of views, view scatters (also the nested view->scatter chains
 // canonicalize_view_scatter_ops fuses), index_put with input or computed indices (with and without
-// accumulate, with duplicates) or a computed bool mask, gathers (index), clones, reductions, cat
-// (also of channels-last views, whose result is channels-last), foreach lists, a mutating user op
-// (auto_functionalized), copy_ epilogues into inputs (also of values that alias the input through
-// views) and outputs that may be inputs or their views, repeated uses everywhere.
+// accumulate, with duplicates) or a computed bool mask, gathers (index), clones, reductions (also
+// softmax and centered rows: row chains in compiled<G>), cat (also of channels-last views, whose
+// result is channels-last), foreach lists, a mutating user op (auto_functionalized), copy_
+// epilogues into inputs (also of values that alias the input through views) and outputs that may
+// be inputs or their views, repeated uses everywhere.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -206,8 +207,8 @@ class generator {
 
   void step(ctfx::builder& b) {
     tensor t = any();
-    unsigned what = pick(15);
-    while (kernel_steps_only_ && dispatched_step(what)) what = pick(15);
+    unsigned what = pick(16);
+    while (kernel_steps_only_ && dispatched_step(what)) what = pick(16);
     switch (what) {
       case 0: {  // unary
         switch (pick(7)) {
@@ -362,6 +363,20 @@ class generator {
         auto r = b.call<axpy3>(t, out);
         push(r[0]);
         note("custom");
+        break;
+      }
+      case 15: {  // reductions over the last dimension and what reads them: a row chain in compiled<G>
+        if (t.rank() < 1) break;
+        const index_t r = t.rank() - 1;
+        if (coin()) {  // softmax
+          tensor e = ctfx::exp(t - t.amax({r}, true));
+          push(e / e.sum({r}, true));
+          note("softmax");
+        } else {  // centered rows plus their sum
+          tensor c = t - t.mean({r}, true);
+          push(c * 0.5 + c.sum({r}, true));
+          note("center");
+        }
         break;
       }
       default: {  // a view of an input, then a functional op on it (aliasing through views)
