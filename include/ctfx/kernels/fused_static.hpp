@@ -503,6 +503,17 @@ struct static_group {
   }
 };
 
+// f(integral_constant<size_t, I>) for I in [0, N), in order, always inlined (the steps of a row
+// walk, each typed on its own group).
+template <std::size_t N, class F, std::size_t... I>
+CTFX_INLINE void for_each_index(F& f, std::index_sequence<I...>) {
+  (f(std::integral_constant<std::size_t, I>{}), ...);
+}
+template <std::size_t N, class F>
+CTFX_INLINE void for_each_index(F& f) {
+  for_each_index<N>(f, std::make_index_sequence<N>{});
+}
+
 // Row siblings (plan/row_siblings.hpp: groups computed into slices of one cat along its last
 // dimension, consecutive in the schedule) run row by row together, each row of the cat's result
 // written in one visit. Where their loop nests differ (operands collapse differently), or on CUDA,
@@ -511,10 +522,8 @@ template <class GV, std::int32_t... Rs>
 struct static_row_siblings {
   using groups = std::tuple<static_group<GV, Rs>...>;
   static constexpr std::size_t N = sizeof...(Rs);
-  template <class F, std::size_t... I>
-  CTFX_INLINE static void each(F&& f, std::index_sequence<I...>) { (f(std::integral_constant<std::size_t, I>{}), ...); }
   template <class F>
-  CTFX_INLINE static void each(F&& f) { each(f, std::make_index_sequence<N>{}); }
+  CTFX_INLINE static void each(F&& f) { for_each_index<N>(f); }
 
   // Each group's row cursor at row r0.
   template <std::size_t... I>

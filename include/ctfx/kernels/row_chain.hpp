@@ -142,10 +142,8 @@ template <class GV, std::int32_t... Is>
 struct static_row_chain {
   static constexpr std::size_t N = sizeof...(Is);
   using steps = std::tuple<row_chain_step<GV, Is>...>;
-  template <class F, std::size_t... K>
-  CTFX_INLINE static void each(F&& f, std::index_sequence<K...>) { (f(std::integral_constant<std::size_t, K>{}), ...); }
   template <class F>
-  CTFX_INLINE static void each(F&& f) { each(f, std::make_index_sequence<N>{}); }
+  CTFX_INLINE static void each(F&& f) { for_each_index<N>(f); }
 
   // Runs the steps row by row and returns true, or returns false having run nothing (CUDA, an
   // empty domain, a layout the row walk does not take, or an overlap that is not row-local).
