@@ -43,6 +43,15 @@ constexpr auto centered = ctfx::graph([](ctfx::builder& b) {
 });
 using centered_plan = ctfx::compiled<decltype(centered)>;
 
+// RMSNorm: the mean of squares folds its fused values; rsqrt(mean + eps), a value per row; the
+// scaling reads it per row. And a row's absolute maximum (fused) dividing it.
+constexpr auto rmsnorm = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {CR, CN});
+  auto w = b.input("w", ctfx::f32, {CN});
+  b.output(x * ctfx::rsqrt((x * x).mean({1}, true) + 1e-6f) * w, x / ctfx::abs(x).amax({1}, true));
+});
+using rmsnorm_plan = ctfx::compiled<decltype(rmsnorm)>;
+
 template <class Plan>
 int chain_links() {
   int n = 0;
@@ -112,9 +121,9 @@ TEST_CASE("row chain: a step that reads another row of what the chain writes run
   }
 }
 
-TEST_CASE("row chain: a mean and its readers chain; a reduction with fused members does not") {
-  // mean -> x - mean -> c * 2; the sum with c * c fused into it is no chain step.
-  CHECK(chain_links<centered_plan>() == 2);
+TEST_CASE("row chain: a mean, its readers, and a sum of values fused into it chain") {
+  // mean -> x - mean -> c * 2 -> the sum with c * c fused into it (computed per row, never stored)
+  CHECK(chain_links<centered_plan>() == 3);
   const ctfx::ir g = centered_plan::graph();
   std::int32_t mean = -1, sub = -1, sum = -1;
   for (std::int32_t i = 0; i < g.size(); ++i) {
@@ -128,8 +137,8 @@ TEST_CASE("row chain: a mean and its readers chain; a reduction with fused membe
   REQUIRE(after >= 0);
   CHECK(g[after].op == ctfx::op_kind::mul);
   CHECK(centered_plan::fused_members[static_cast<std::size_t>(sum)] == 1);
+  CHECK(centered_plan::chains.next[static_cast<std::size_t>(after)] == sum);
   CHECK(centered_plan::chains.next[static_cast<std::size_t>(sum)] == -1);
-  CHECK(!centered_plan::chains.follows[static_cast<std::size_t>(sum)]);
   std::vector<double> x(9 * 130);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>((i * 53) % 97) * 0.37 - 11.0;
   const std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f64, {9, 130})};
@@ -166,4 +175,32 @@ TEST_CASE("row chain: an overlap is row-local only with the same base and row st
   CHECK(!local({{view(buf, 4, 8, 8, 1), true}, {view(buf, 1, 8, 0, 1), false}}));        // one row read by all
   CHECK(local({{view(buf, 4, 8, 8, 1), false}, {view(buf + 1, 4, 8, 8, 1), false}}));    // reads only
   CHECK(local({{view(buf, 2, 8, 8, 1), true}, {view(buf + 16, 2, 8, 8, 1), false}}));    // disjoint
+}
+
+TEST_CASE("row chain: RMSNorm's fused mean of squares, its value per row and its scaling run row by row") {
+  CHECK(chain_links<rmsnorm_plan>() == 4);  // mean(x * x) -> rsqrt(. + eps) -> x * . * w -> amax(|x|) -> x / .
+  const ctfx::ir g = rmsnorm_plan::graph();
+  int fused_folds = 0;
+  for (std::int32_t i = 0; i < g.size(); ++i)
+    if (ctfx::is_reduction(g[i].op) && rmsnorm_plan::fused_members[static_cast<std::size_t>(i)] > 0)
+      fused_folds += rmsnorm_plan::chains.next[static_cast<std::size_t>(i)] >= 0 || rmsnorm_plan::chains.follows[static_cast<std::size_t>(i)];
+  CHECK(fused_folds == 2);
+  std::vector<float> x = inputs(CR * CN), w = inputs(CN);
+  x[7] = std::numeric_limits<float>::quiet_NaN();     // row 0: NaN
+  x[CN + 9] = -std::numeric_limits<float>::infinity();  // row 1: -inf
+  for (long j = 0; j < CN; ++j) x[static_cast<std::size_t>(2 * CN + j)] = 0.0f;  // row 2: zeros (0 / 0)
+  const std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {CR, CN}),
+                                            ctfx::tensor_ref::contiguous(w.data(), ctfx::f32, {CN})};
+  std::vector<float> want(CR * CN), want_m(CR * CN);
+  REQUIRE(ctfx::reference_run(rmsnorm.get(), in, {ctfx::tensor_ref::contiguous(want.data(), ctfx::f32, {CR, CN}),
+                                                  ctfx::tensor_ref::contiguous(want_m.data(), ctfx::f32, {CR, CN})}).ok);
+  for (ctfx::backend where : {ctfx::backend::host, ctfx::backend::omp}) {
+    std::vector<float> got(want.size(), 7.0f), got_m(want.size(), 7.0f);
+    REQUIRE(rmsnorm_plan::run(in, {ctfx::tensor_ref::contiguous(got.data(), ctfx::f32, {CR, CN}),
+                                   ctfx::tensor_ref::contiguous(got_m.data(), ctfx::f32, {CR, CN})},
+                              ctfx::device_ctx{where}).ok);
+    CHECK(same_bits(got, want));
+    CHECK(same_bits(got_m, want_m));
+  }
+  CHECK(std::isnan(want[0]));
 }

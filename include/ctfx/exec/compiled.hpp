@@ -126,7 +126,8 @@ struct compiled {
 
   // Per node: the node of the next step when the two run row by row in one chain (plan/row_chain.hpp;
   // kernels::static_row_chain runs the chain at its first step), else -1. Only chains with a
-  // reduction and an elementwise kernel; none under nvcc, whose plans run through the program.
+  // reduction and an elementwise kernel over whole rows; none under nvcc, whose plans run through
+  // the program.
   static constexpr sibling_arrays chains = [] {
     sibling_arrays r;
     for (auto& x : r.next) x = -1;
@@ -135,7 +136,7 @@ struct compiled {
     auto kind = [&](std::int32_t i) {
       const node& nd = g[i];
       const auto u = static_cast<std::size_t>(i);
-      if (is_row_fold(g, i, fused_members[u] > 0)) return row_step::fold;
+      if (is_row_fold(g, i)) return row_step::fold;
       const bool map = nd.meta.is_tensor() && is_fusible_elementwise(nd.op) && fused_into[u] < 0 &&
                        (detail::static_arithmetic(nd.op) || fused_members[u] > 0);
       return map ? row_step::map : row_step::other;
@@ -144,17 +145,14 @@ struct compiled {
     for (std::int32_t i = 0; i < g.size(); ++i) folds = folds || kind(i) == row_step::fold;
     if (!folds) return r;
     const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
-    for (std::size_t s = 0; s + 1 < L.steps.size();) {
-      std::size_t e = s;  // the chain from step s to step e
-      while (row_chained(g, L, e, kind)) ++e;
-      bool fold = false, map = false;
-      for (std::size_t k = s; k <= e; ++k) (kind(L.steps[k]) == row_step::fold ? fold : map) = true;
-      if (fold && map)
-        for (std::size_t k = s; k < e; ++k) {
+    for (std::size_t s = 0; s < L.steps.size();) {
+      const row_chain_span c = row_chain_from(g, L, s, kind);  // steps s to c.last
+      if (c.fold && c.wide_map)
+        for (std::size_t k = s; k < c.last; ++k) {
           r.next[static_cast<std::size_t>(L.steps[k])] = L.steps[k + 1];
           r.follows[static_cast<std::size_t>(L.steps[k + 1])] = true;
         }
-      s = e + 1;
+      s = c.last + 1;
     }
 #endif
     return r;
@@ -405,7 +403,9 @@ struct compiled {
     if constexpr (chains.next[static_cast<std::size_t>(last)] >= 0) {
       return run_row_chain<Ids..., chains.next[static_cast<std::size_t>(last)]>(f);
     } else {
-      if (kernels::static_row_chain<graph_view, Ids...>::run(f.ctx, [&](std::int32_t id) { return f.view(id); })) return true;
+      if (kernels::static_row_chain<graph_view, Ids...>::run(f.ctx, [&](std::int32_t id) { return f.view(id); },
+                                                             [&](std::int32_t id) { return f.domain(id); }))
+        return true;
       return (step_alone<static_cast<std::size_t>(Ids)>(f) && ...);
     }
   }

@@ -1,7 +1,8 @@
 // ctfx/plan/row_chain.hpp — which consecutive kernels run row by row together: elementwise kernels
-// and reductions over the last dimension whose loop domains are the same [rows, n], consecutive in
-// the schedule and in one graph partition (softmax: the row maximum, exp(x - max), the row sum, the
-// division). Each row is then carried through every step while it is in L1, where one pass over the
+// and reductions over the last dimension (their values fused or not) whose loop domains are the
+// same [rows, n] (or, for an elementwise kernel, [rows, 1]: a value per row), consecutive in the
+// schedule and in one graph partition (softmax: the row maximum, exp(x - max), the row sum, the
+// division; RMSNorm: the mean of squares, rsqrt(mean + eps), the scaling). Each row is then carried through every step while it is in L1, where one pass over the
 // whole tensor per step moves it through memory each time (Inductor runs softmax's steps row by row
 // in one kernel the same way).
 //
@@ -24,11 +25,11 @@ namespace ctfx {
 /// dimension of a [rows, n] input into one value per row.
 enum class row_step : std::uint8_t { other, map, fold };
 
-/// The fold case of row_step: a sum, amax or mean over dimension 1 of a rank-2 input, of the
-/// input's dtype, no elementwise op fused into it.
-constexpr bool is_row_fold(const ir& g, std::int32_t i, bool has_members) {
+/// The fold case of row_step: a sum, amax or mean over dimension 1 of a rank-2 input (a value in
+/// memory, or the values of a group fused into it), of the input's dtype.
+constexpr bool is_row_fold(const ir& g, std::int32_t i) {
   const node& n = g[i];
-  if (has_members || !is_reduction(n.op) || !n.meta.is_tensor() || n.nargs < 1) return false;
+  if (!is_reduction(n.op) || !n.meta.is_tensor() || n.nargs < 1) return false;
   const std::int32_t a = g.args[static_cast<std::size_t>(n.arg0)];
   if (a < 0 || g[a].meta.rank != 2 || g[a].meta.dt != n.meta.dt || !is_floating(n.meta.dt)) return false;
   return reduction_dims(g, i) == 2u;
@@ -39,15 +40,35 @@ constexpr const tensor_meta& row_domain(const ir& g, std::int32_t i, row_step k)
   return k == row_step::fold ? g[g.args[static_cast<std::size_t>(g[i].arg0)]].meta : g[i].meta;
 }
 
-/// Whether steps s and s + 1 of L run row by row together; `kind(i)`: node i's row_step.
+/// The steps from s on that run row by row with it: the last one, e >= s (e == s: no chain), and
+/// whether the chain has an elementwise kernel over whole rows (`wide_map`) and a fold. Consecutive
+/// steps of one partition over the same rows: the folds' inputs and the wide maps over [rows, n] with
+/// one n, maps over [rows, 1] (a value per row, RMSNorm's rsqrt(mean + eps)) among them. `kind(i)`:
+/// node i's row_step.
+struct row_chain_span {
+  std::size_t last = 0;
+  bool wide_map = false, fold = false;
+};
 template <class Kind>
-constexpr bool row_chained(const ir& g, const liveness& L, std::size_t s, Kind&& kind) {
-  if (s + 1 >= L.steps.size() || L.step_partition[s] != L.step_partition[s + 1]) return false;
-  const std::int32_t a = L.steps[s], b = L.steps[s + 1];
-  const row_step ka = kind(a), kb = kind(b);
-  if (ka == row_step::other || kb == row_step::other) return false;
-  const tensor_meta &da = row_domain(g, a, ka), &db = row_domain(g, b, kb);
-  return da.rank == 2 && db.rank == 2 && da.size[0] == db.size[0] && da.size[1] == db.size[1];
+constexpr row_chain_span row_chain_from(const ir& g, const liveness& L, std::size_t s, Kind&& kind) {
+  row_chain_span c{s, false, false};
+  const tensor_meta* wide = nullptr;  // the [rows, n] of the folds and wide maps
+  const tensor_meta* first = nullptr;
+  for (std::size_t e = s; e < L.steps.size(); ++e) {
+    const std::int32_t i = L.steps[e];
+    const row_step k = kind(i);
+    if (k == row_step::other || (e > s && L.step_partition[e] != L.step_partition[s])) break;
+    const tensor_meta& d = row_domain(g, i, k);
+    if (d.rank != 2 || (first && !(d.size[0] == first->size[0]))) break;
+    const bool narrow = k == row_step::map && d.size[1] == sym_expr(1);
+    if (!narrow && wide && !(d.size[1] == wide->size[1])) break;
+    if (!first) first = &d;
+    if (!narrow) wide = &d;
+    c.last = e;
+    c.fold = c.fold || k == row_step::fold;
+    c.wide_map = c.wide_map || (k == row_step::map && !narrow);
+  }
+  return c;
 }
 
 }  // namespace ctfx
