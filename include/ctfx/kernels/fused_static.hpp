@@ -382,6 +382,25 @@ struct static_group {
     });
   }
 
+  // The sum of n values of a row whose operands are read at unit stride or broadcast along it (at
+  // q), each rounded to the values' dtype and loaded as C, as the unfused reduction reads them,
+  // added straight into 32 lanes held in registers: reduce.hpp's order, fold_acc's bits.
+  template <class C>
+  CTFX_INLINE static C sum_in_lanes(const leaf_ptrs& q, index_t n) {
+    auto value = [&](index_t i) {
+      element_t<out_dt> e;
+      store_as<out_dt, typename root::V>(&e, root::template eval<dense_access>(q, i));
+      return load_as<out_dt, C>(&e);
+    };
+    C lane[sum_lanes];
+    for (int l = 0; l < sum_lanes; ++l) lane[l] = C(0);
+    index_t i = 0;
+    for (; i + sum_lanes <= n; i += sum_lanes)
+      for (int l = 0; l < sum_lanes; ++l) lane[l] = wrap_add(lane[l], value(i + l));
+    for (int l = 0; i + l < n; ++l) lane[l] = wrap_add(lane[l], value(i + l));
+    return fold_acc<C>::in_order(lane, n);
+  }
+
   // A sum whose outputs each take a run of a loop row (a row holds whole outputs) and whose operands
   // are read at unit stride or broadcast along the row: each output's values are computed and added
   // straight into 32 lanes held in registers (reduce.hpp's order, the same bits as the tile's fold),
@@ -403,18 +422,7 @@ struct static_group {
       for (index_t j = 0; j < per_row; ++j) {
         for (int l = 0; l < leaves.n; ++l)
           q.p[l] = p.p[l] + (((row_broadcast >> l) & 1u) != 0 ? 0 : j * n * index_t{size_of(at(leaves.id[l]).meta.dt)});
-        auto value = [&](index_t i) {  // as the unfused reduction reads it: rounded to S, loaded as C
-          element_t<out_dt> e;
-          store_as<out_dt, typename root::V>(&e, root::template eval<dense_access>(q, i));
-          return load_as<out_dt, C>(&e);
-        };
-        C lane[sum_lanes];
-        for (int l = 0; l < sum_lanes; ++l) lane[l] = C(0);
-        index_t i = 0;
-        for (; i + sum_lanes <= n; i += sum_lanes)
-          for (int l = 0; l < sum_lanes; ++l) lane[l] = wrap_add(lane[l], value(i + l));
-        for (int l = 0; i + l < n; ++l) lane[l] = wrap_add(lane[l], value(i + l));
-        store_result<O>(base + to.off, fold_acc<C>::in_order(lane, n), spec.divisor);
+        store_result<O>(base + to.off, sum_in_lanes<C>(q, n), spec.divisor);
         to.next();
       }
     });

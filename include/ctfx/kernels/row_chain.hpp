@@ -182,19 +182,8 @@ struct row_chain_fused_fold {
     leaf_ptrs q = p;
     for (int l = 0; l < G::leaves.n; ++l) q.p[l] += r * step[l];
     if constexpr (K != op_kind::amax) {
-      if (unit) {  // a sum's values added straight into its 32 lanes (static_group::fold_direct's loop)
-        auto value = [&](index_t i) {  // as the unfused reduction reads it: rounded to its dtype, loaded as C
-          E e;
-          store_as<G::out_dt, typename G::root::V>(&e, G::root::template eval<typename G::dense_access>(q, i));
-          return load_as<G::out_dt, C>(&e);
-        };
-        C lane[sum_lanes];
-        for (int l = 0; l < sum_lanes; ++l) lane[l] = C(0);
-        index_t i = 0;
-        for (; i + sum_lanes <= n; i += sum_lanes)
-          for (int l = 0; l < sum_lanes; ++l) lane[l] = wrap_add(lane[l], value(i + l));
-        for (int l = 0; i + l < n; ++l) lane[l] = wrap_add(lane[l], value(i + l));
-        store_result<O>(o + r * o_row, fold_acc<C>::in_order(lane, n), divisor);
+      if (unit) {  // a sum's values straight into its 32 lanes, as static_group::fold_direct adds them
+        store_result<O>(o + r * o_row, G::template sum_in_lanes<C>(q, n), divisor);
         return;
       }
     }
