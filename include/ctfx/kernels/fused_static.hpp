@@ -513,13 +513,13 @@ struct static_group {
 
 // f(integral_constant<size_t, I>) for I in [0, N), in order, always inlined (the steps of a row
 // walk, each typed on its own group).
-template <std::size_t N, class F, std::size_t... I>
+template <class F, std::size_t... I>
 CTFX_INLINE void for_each_index(F& f, std::index_sequence<I...>) {
   (f(std::integral_constant<std::size_t, I>{}), ...);
 }
 template <std::size_t N, class F>
 CTFX_INLINE void for_each_index(F& f) {
-  for_each_index<N>(f, std::make_index_sequence<N>{});
+  for_each_index(f, std::make_index_sequence<N>{});
 }
 
 // Row siblings (plan/row_siblings.hpp: groups computed into slices of one cat along its last

@@ -2,9 +2,9 @@
 // and reductions over the last dimension (their values fused or not) whose loop domains are the
 // same [rows, n] (or, for an elementwise kernel, [rows, 1]: a value per row), consecutive in the
 // schedule and in one graph partition (softmax: the row maximum, exp(x - max), the row sum, the
-// division; RMSNorm: the mean of squares, rsqrt(mean + eps), the scaling). Each row is then carried through every step while it is in L1, where one pass over the
-// whole tensor per step moves it through memory each time (Inductor runs softmax's steps row by row
-// in one kernel the same way).
+// division; RMSNorm: the mean of squares, rsqrt(mean + eps), the scaling). Each row is then
+// carried through every step while it is in L1, where one pass over the whole tensor per step moves
+// it through memory each time (Inductor runs softmax's steps row by row in one kernel the same way).
 //
 // Legal when every step reads, of what the chain writes, only row r of it while it computes row r:
 // the run checks that every overlap between a range a step writes and one a step reads or writes
