@@ -5,12 +5,15 @@
 # compute (compiled<G>, runtime_plan) against their copy bound; then — where torch with CUDA is
 # installed — PyTorch eager and torch.compile on the same GPU. Progress on stderr,
 # markdown tables on stdout.   bash bench/run_gpu.sh [--quick] [--reps N]
+# CTFX_PREBUILT=1 runs the benchmark binary already in the build directory (built elsewhere).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${CTFX_BUILD_DIR:-$root/build-gpu}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || { echo "no GPU visible"; exit 77; }
-CTFX_BUILD_DIR=$build bash "$root/scripts/configure.sh" -DCTFX_CUDA=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j "$(nproc)" --target ctfx_cuda_bench
+if [ "${CTFX_PREBUILT:-0}" != 1 ]; then
+  CTFX_BUILD_DIR=$build bash "$root/scripts/configure.sh" -DCTFX_CUDA=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" -j "$(nproc)" --target ctfx_cuda_bench
+fi
 echo "== run time on the GPU (bench/cuda)"
 "$build/bench/cuda/ctfx_cuda_bench" "$@"
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 #include <ctfx.hpp>
@@ -78,9 +79,24 @@ struct dev_buf {
   ~dev_buf() { cudaFree(p); }
 };
 
+// A check's outcome, then any CUDA error its kernels raised, by name. A kernel fault (a trap, an
+// illegal address) leaves the context unusable and every later call fails with it, so the test
+// stops there rather than report each later check as failed.
 void check(bool ok, const char* what) {
   std::printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
   failures += !ok;
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) return;
+  std::printf("FAIL: CUDA error by '%s': %s: %s\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
+  ++failures;
+  void* p = nullptr;
+  if (cudaMalloc(&p, 1) == cudaSuccess) {
+    cudaFree(p);
+    return;
+  }
+  std::printf("the CUDA context is lost: the checks after '%s' cannot run\n%d failures\n", what, failures);
+  std::exit(1);
 }
 
 void kv_and_halo() {

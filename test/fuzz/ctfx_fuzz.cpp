@@ -35,26 +35,39 @@ std::vector<int> output_aliases(const ctfx::ir& g) {
 }
 
 #if defined(__CUDACC__)
+// Set when a kernel fault (a trap, an illegal address) left the CUDA context unusable: every later
+// CUDA call fails with it, so the fuzzer stops at the case that caused it.
+bool device_lost = false;
+
 // Runs the plan on the GPU: inputs and outputs copied to device buffers, a device workspace, and
 // the results copied back into the host buffers that are compared.
 ctfx::run_status run_on_device(const ctfx::runtime_plan& plan, std::size_t ws_bytes, buffers& b, const ctfx::kernel_table& k) {
   std::vector<void*> dev;
-  auto dmalloc = [&](std::size_t n) { void* p = nullptr; cudaMalloc(&p, n ? n : 1); dev.push_back(p); return p; };
+  cudaError_t err = cudaSuccess;
+  auto note = [&](cudaError_t e) { if (err == cudaSuccess) err = e; };
+  auto dmalloc = [&](std::size_t n) { void* p = nullptr; note(cudaMalloc(&p, n ? n : 1)); dev.push_back(p); return p; };
   std::vector<ctfx::tensor_ref> in = b.in_refs, out = b.out_refs;
   for (std::size_t i = 0; i < in.size(); ++i) {
     in[i].data = dmalloc(b.in[i].size());
-    cudaMemcpy(in[i].data, b.in[i].data(), b.in[i].size(), cudaMemcpyHostToDevice);
+    note(cudaMemcpy(in[i].data, b.in[i].data(), b.in[i].size(), cudaMemcpyHostToDevice));
   }
   for (std::size_t j = 0; j < out.size(); ++j) out[j].data = dmalloc(b.out[j].size());
   auto* ws = static_cast<std::byte*>(dmalloc(ws_bytes));
-  auto st = plan.run(in, out, ctfx::device_ctx{ctfx::backend::cuda, nullptr}, std::span<std::byte>(ws, ws_bytes), &k);
-  cudaDeviceSynchronize();
-  for (std::size_t i = 0; i < in.size(); ++i) cudaMemcpy(b.in[i].data(), in[i].data, b.in[i].size(), cudaMemcpyDeviceToHost);
-  for (std::size_t j = 0; j < out.size(); ++j) cudaMemcpy(b.out[j].data(), out[j].data, b.out[j].size(), cudaMemcpyDeviceToHost);
-  if (auto e = cudaGetLastError(); e != cudaSuccess && st.ok) st = ctfx::run_status::failure(-1, cudaGetErrorString(e));
+  auto st = err == cudaSuccess ? plan.run(in, out, ctfx::device_ctx{ctfx::backend::cuda, nullptr}, std::span<std::byte>(ws, ws_bytes), &k)
+                               : ctfx::run_status{};
+  note(cudaGetLastError());
+  note(cudaDeviceSynchronize());
+  for (std::size_t i = 0; i < in.size(); ++i) note(cudaMemcpy(b.in[i].data(), in[i].data, b.in[i].size(), cudaMemcpyDeviceToHost));
+  for (std::size_t j = 0; j < out.size(); ++j) note(cudaMemcpy(b.out[j].data(), out[j].data, b.out[j].size(), cudaMemcpyDeviceToHost));
   for (void* p : dev) cudaFree(p);
-  return st;
+  if (err == cudaSuccess) return st;
+  void* probe = nullptr;
+  device_lost = cudaMalloc(&probe, 1) != cudaSuccess;
+  if (!device_lost) cudaFree(probe);
+  return ctfx::run_status::failure(-1, std::string("CUDA error ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
 }
+#else
+constexpr bool device_lost = false;
 #endif
 
 // `fused` counts the plan's kernels that fuse several nodes (plan/fusion.hpp), `into_cat` the
@@ -205,6 +218,10 @@ int main(int argc, char** argv) {
     if (!quiet || failed <= 5)
       std::printf("FAIL case %ld (case seed %llu): %s\n  ops: %s\n%s\n", k, static_cast<unsigned long long>(s), why.c_str(),
                   c.what.c_str(), ctfx::to_text(c.graph).c_str());
+    if (device_lost) {
+      std::printf("the CUDA context is lost after case %ld: the %ld cases after it cannot run\n", k, cases - k - 1);
+      break;
+    }
   }
   std::printf("%ld passed, %ld failed (fused kernels: %ld, in %ld plans, %ld of them reductions; results computed in a cat slice: %ld, "
               "in a put's row: %ld; channels-last cats: %ld)\n",

@@ -2,6 +2,7 @@
 // the facts about each that every pass needs. The op *types* (ctfx::ops::*_t, with their schemas)
 // live in the family headers; each carries its op_kind, and ops/registry.hpp checks that both agree.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -173,9 +174,24 @@ constexpr bool meets_in_blocks(op_kind k) {
   return k == op_kind::all_gather || k == op_kind::reduce_scatter || k == op_kind::all_gather_blocks ||
          k == op_kind::all_gather_blocks_ || k == op_kind::reduce_scatter_blocks || k == op_kind::reduce_scatter_blocks_;
 }
-constexpr bool is_unary(op_kind k) { return facts(k).family == op_family::unary; }
-constexpr bool is_binary(op_kind k) { return facts(k).family == op_family::binary; }
-constexpr bool is_ternary(op_kind k) { return facts(k).family == op_family::ternary; }
+// The elementwise families by their ranges of the enum, not by op_table: CUDA kernels ask these
+// at run time, and op_table lives in host memory (a kernel that reads it traps). The
+// static_assert below checks the ranges against the table.
+constexpr bool is_unary(op_kind k) { return k >= op_kind::neg && k <= op_kind::logical_not; }
+constexpr bool is_binary(op_kind k) { return k >= op_kind::add && k <= op_kind::logical_or; }
+constexpr bool is_ternary(op_kind k) { return k == op_kind::where; }
+constexpr bool elementwise_ranges_match_table() {
+  for (std::size_t i = 0; i < static_cast<std::size_t>(op_kind::count_); ++i) {
+    const auto k = static_cast<op_kind>(i);
+    if (is_unary(k) != (facts(k).family == op_family::unary) || is_binary(k) != (facts(k).family == op_family::binary) ||
+        is_ternary(k) != (facts(k).family == op_family::ternary))
+      return false;
+  }
+  return true;
+}
+static_assert(elementwise_ranges_match_table(),
+              "ctfx: op_kind's unary ops must run from neg to logical_not, its binary ops from add to logical_or, "
+              "and where must be its one ternary op (is_unary/is_binary/is_ternary test those ranges)");
 // Binary ops whose result is bool, computed in the promoted type of the operands (torch.result_type)
 // rather than in the result's type.
 constexpr bool is_comparison(op_kind k) {
