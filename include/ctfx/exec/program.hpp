@@ -941,7 +941,7 @@ class basic_program {
     if (G.fold) {
       const std::int32_t r = G.dst;
       k.out = f.domain(g_.arg(r, 0));  // the reduction's input: computed, folded, never stored
-      for (int l = 0; l < k.n_leaves; ++l) k.leaf[l] = f.view(G.leaves[static_cast<std::size_t>(l)]).broadcast_to(k.out.rank, k.out.size);
+      bind_leaves(G, f, k);
       const strided out = f.view(r);
       const double count = static_cast<double>(out.numel() == 0 ? 0 : k.out.numel() / out.numel());
       if (g_[r].op == op_kind::mean && count == 0) {  // 0 / 0, as the unfused mean
@@ -951,9 +951,14 @@ class basic_program {
       kernels::run_fused_reduce(f.ctx, k, out, {g_[r].op == op_kind::amax, g_[r].op == op_kind::mean ? count : 0.0});
       return;
     }
-    k.out = f.view(G.dst);
-    for (int l = 0; l < k.n_leaves; ++l) k.leaf[l] = f.view(G.leaves[static_cast<std::size_t>(l)]).broadcast_to(k.out.rank, k.out.size);
+    const strided dst = f.view(G.dst);
+    k.out.set_broadcast(dst, dst.rank, dst.size);
+    bind_leaves(G, f, k);
     kernels::run_fused(f.ctx, k);
+  }
+  // The group's operands, each broadcast to its domain, written in place (strided::set_broadcast).
+  static void bind_leaves(const group& G, const exec_frame& f, kernels::fused_kernel& k) {
+    for (int l = 0; l < k.n_leaves; ++l) k.leaf[l].set_broadcast(f.view(G.leaves[static_cast<std::size_t>(l)]), k.out.rank, k.out.size);
   }
 
   std::int32_t result_node(std::int32_t tuple, int r) const {

@@ -124,8 +124,8 @@ struct fold_sink {
 // first dimension of extent above 1 when the reduction keeps it (its outputs are then a
 // contiguous run of the row-major outputs, its values the matching run of the group's loop).
 // False: nothing ran (another backend, a full reduction, or too small to be worth threads).
-template <class Part>
-bool split_outputs_for_threads(const device_ctx& ctx, const fused_kernel& k, index_t outputs, Part&& part) {
+template <class K, class Part>
+bool split_outputs_for_threads(const device_ctx& ctx, const K& k, index_t outputs, Part&& part) {
 #if defined(_OPENMP)
   if (ctx.where != backend::omp || outputs < 2 || k.out.numel() < (index_t{1} << 15)) return false;
   int d = 0;
@@ -138,11 +138,11 @@ bool split_outputs_for_threads(const device_ctx& ctx, const fused_kernel& k, ind
     const index_t t = omp_get_thread_num(), T = omp_get_num_threads();
     const index_t a = extent * t / T, b = extent * (t + 1) / T;
     if (b > a) {
-      fused_kernel kt = k;
+      K kt = k;
       kt.out.size[d] = b - a;
       for (int l = 0; l < k.n_leaves; ++l) kt.leaf[l].p += a * k.leaf[l].stride[d] * size_of(k.leaf[l].dt);
       for (int l = 0; l < k.n_leaves; ++l) kt.leaf[l].size[d] = b - a;
-      part(static_cast<const fused_kernel&>(kt), a * per_index);
+      part(static_cast<const K&>(kt), a * per_index);
     }
   }
   return true;

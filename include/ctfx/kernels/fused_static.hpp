@@ -15,6 +15,7 @@
 // lambda (nvcc cannot name it in the kernel's host stub), and these types are the kernel's.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include <array>
 #include <cstdint>
 #include <tuple>
 #include <type_traits>
@@ -293,7 +294,7 @@ struct static_group {
     leaf_ptrs p;
     index_t step[max_fused_leaves > 0 ? max_fused_leaves : 1]{};
     index_t o = 0, ostep = 0;  // the destination's offset of the current row, and its row step
-    row_cursor(const fused_kernel& k, const fused_nest& nest, index_t r0) {
+    row_cursor(const fused_operands& k, const fused_nest& nest, index_t r0) {
       for (int l = 0; l < leaves.n; ++l) {
         const index_t es = size_of(k.leaf[l].dt);
         p.st[l] = nest.istride[l + 1];
@@ -312,7 +313,7 @@ struct static_group {
   // Walks rows [r0, r1) of the nest: row_fn(destination offset, operands at the row's start).
   // Inlined, so that a row_fn that is a hot loop (fold_direct's) is compiled at its caller's ISA level.
   template <class Row>
-  CTFX_INLINE static void walk_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, Row&& row_fn) {
+  CTFX_INLINE static void walk_rows(const fused_operands& k, const fused_nest& nest, index_t r0, index_t r1, Row&& row_fn) {
     if (nest.rank <= 1) {
       const auto* out = reinterpret_cast<const element_t<out_dt>*>(k.out.p);
       for (row_cursor c(k, nest, r0); r0 < r1; ++r0, c.next()) {
@@ -344,7 +345,7 @@ struct static_group {
   // Rows [r0, r1) of a map, the walk and its row loops compiled for the host's level (core/isa.hpp).
   // A call per row into the level's function cost RoPE's 64-element rows a quarter of their time;
   // CTFX_VECTORIZE: without the levels (a build targeting AVX-512) the walk is compiled here.
-  CTFX_VECTORIZE static void rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1) {
+  CTFX_VECTORIZE static void rows(const fused_operands& k, const fused_nest& nest, index_t r0, index_t r1) {
     isa::on_host_isa([&]() CTFX_ISA_BODY {
       const bool unit = dense_row(nest);
       auto* base = reinterpret_cast<element_t<out_dt>*>(k.out.p);
@@ -355,7 +356,7 @@ struct static_group {
 
   // Row r of a nest with at most one outer dimension, at cursor c, which then moves to the next
   // row (static_row_siblings runs several groups' rows in turn, inside its on_host_isa body).
-  CTFX_INLINE static void one_row(const fused_kernel& k, const fused_nest& nest, row_cursor& c, index_t r, bool unit) {
+  CTFX_INLINE static void one_row(const fused_operands& k, const fused_nest& nest, row_cursor& c, index_t r, bool unit) {
     auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + c.o;
     prefetch_row_ahead(d, c.ostep, r, nest.rows);
     row(d, nest.istride[0], c.p, nest.inner, unit);
@@ -364,7 +365,7 @@ struct static_group {
 
   // A reduction root: each row computed chunk by chunk into the fold's tile (fused_reduce.hpp).
   template <class Sink>
-  static void fold_rows(const fused_kernel& k, const fused_nest& nest, index_t r0, index_t r1, Sink& sink) {
+  static void fold_rows(const fused_operands& k, const fused_nest& nest, index_t r0, index_t r1, Sink& sink) {
     const bool unit = dense_leaves(nest);
     index_t es[max_fused_leaves > 0 ? max_fused_leaves : 1]{};
     for (int l = 0; l < leaves.n; ++l) es[l] = size_of(k.leaf[l].dt);
@@ -405,11 +406,11 @@ struct static_group {
   // are read at unit stride or broadcast along the row: each output's values are computed and added
   // straight into 32 lanes held in registers (reduce.hpp's order, the same bits as the tile's fold),
   // as Inductor's reduction loops do. False: not such a sum (the tile folds it).
-  CTFX_VECTORIZE static bool fold_direct(const fused_kernel& k, const fused_nest& nest, const strided& out, const fold_spec& spec,
+  CTFX_VECTORIZE static bool fold_direct(const fused_operands& k, const fused_nest& nest, const strided& out, const fold_spec& spec,
                                          index_t n, index_t o0) {
     return isa::on_host_isa([&]() CTFX_ISA_BODY { return fold_direct_loop(k, nest, out, spec, n, o0); });
   }
-  CTFX_INLINE static bool fold_direct_loop(const fused_kernel& k, const fused_nest& nest, const strided& out,
+  CTFX_INLINE static bool fold_direct_loop(const fused_operands& k, const fused_nest& nest, const strided& out,
                                            const fold_spec& spec, index_t n, index_t o0) {
     constexpr dtype O = at(R).meta.dt;
     using C = compute_t<O>;
@@ -434,10 +435,10 @@ struct static_group {
   static void run_fold(const device_ctx& ctx, View&& view, Domain&& domain_of) {
     constexpr dtype O = at(R).meta.dt;
     constexpr bool mean = at(R).op == op_kind::mean;
-    fused_kernel k;
+    fused_operands k;
     k.out = domain_of(domain);
     k.n_leaves = leaves.n;
-    for (int l = 0; l < leaves.n; ++l) k.leaf[l] = view(leaves.id[l]).broadcast_to(k.out.rank, k.out.size);
+    for (int l = 0; l < leaves.n; ++l) k.leaf[l].set_broadcast(view(leaves.id[l]), k.out.rank, k.out.size);
     const strided out = view(R);
     const index_t outputs = out.numel(), total = k.out.numel();
     if (outputs == 0) return;
@@ -461,7 +462,7 @@ struct static_group {
       fold_outputs_on_device<compute_t<O>>(ctx, f, outputs, n, spec.is_max);
       return;
     }
-    auto part = [&](const fused_kernel& kt, index_t o0) {
+    auto part = [&](const fused_operands& kt, index_t o0) {
       const fused_nest nest = make_nest(kt);
       if (fold_direct(kt, nest, out, spec, n, o0)) return;
       fold_sink<out_dt, O> sink(spec, n, out, o0);
@@ -481,18 +482,19 @@ struct static_group {
 
   // An elementwise root's kernel: its destination and its operands, broadcast to it.
   template <class View>
-  static fused_kernel map_kernel(View&& view) {
-    fused_kernel k;
-    k.out = view(dst);
+  static fused_operands map_kernel(View&& view) {
+    fused_operands k;
+    const strided out = view(dst);
+    k.out.set_broadcast(out, out.rank, out.size);
     k.n_leaves = leaves.n;
-    for (int l = 0; l < leaves.n; ++l) k.leaf[l] = view(leaves.id[l]).broadcast_to(k.out.rank, k.out.size);
+    for (int l = 0; l < leaves.n; ++l) k.leaf[l].set_broadcast(view(leaves.id[l]), out.rank, out.size);
     return k;
   }
 
   // An elementwise root: the group's values stored into its destination.
   template <class View>
   static void run_map(const device_ctx& ctx, View&& view) {
-    const fused_kernel k = map_kernel(view);
+    const fused_operands k = map_kernel(view);
     if (k.out.numel() == 0) return;
     const fused_nest nest = make_nest(k);
     if (ctx.where == backend::cuda) {
@@ -506,7 +508,7 @@ struct static_group {
       parallel_for(ctx, k.out.numel(), f);
       return;
     }
-    if (!split_for_threads(ctx, k, nest, [](const fused_kernel& kt, const fused_nest& nt, index_t r0, index_t r1) { rows(kt, nt, r0, r1); }))
+    if (!split_for_threads(ctx, k, nest, [](const fused_operands& kt, const fused_nest& nt, index_t r0, index_t r1) { rows(kt, nt, r0, r1); }))
       rows(k, nest, 0, nest.rows);
   }
 };
@@ -535,23 +537,29 @@ struct static_row_siblings {
 
   // Each group's row cursor at row r0.
   template <std::size_t... I>
-  static auto cursors_at(const fused_kernel* k, const fused_nest* nest, index_t r0, std::index_sequence<I...>) {
+  static auto cursors_at(const fused_operands* k, const fused_nest* nest, index_t r0, std::index_sequence<I...>) {
     return std::tuple<typename std::tuple_element_t<I, groups>::row_cursor...>{
         typename std::tuple_element_t<I, groups>::row_cursor(k[I], nest[I], r0)...};
+  }
+
+  // Each group's operands and nest, made in place (no zeroed array to copy them into: per call,
+  // that was a tenth of a small RoPE's time).
+  template <class View, std::size_t... I>
+  static std::array<fused_operands, N> operands_of(View& view, std::index_sequence<I...>) {
+    return {std::tuple_element_t<I, groups>::map_kernel(view)...};
+  }
+  template <std::size_t... I>
+  static std::array<fused_nest, N> nests_of(const std::array<fused_operands, N>& k, std::index_sequence<I...>) {
+    return {(k[I].out.numel() > 0 ? make_nest(k[I]) : fused_nest{})...};
   }
 
   // CTFX_VECTORIZE: without the ISA levels the rows' loops are compiled here (see static_group::rows).
   template <class View, class Domain>
   CTFX_VECTORIZE static void run(const device_ctx& ctx, View&& view, Domain&& domain_of) {
-    fused_kernel k[N];
-    fused_nest nest[N];
+    const std::array<fused_operands, N> k = operands_of(view, std::make_index_sequence<N>{});
+    const std::array<fused_nest, N> nest = nests_of(k, std::make_index_sequence<N>{});
     bool unit[N]{};
-    each([&](auto i) {
-      using G = std::tuple_element_t<i, groups>;
-      k[i] = G::map_kernel(view);
-      if (k[i].out.numel() > 0) nest[i] = make_nest(k[i]);
-      unit[i] = G::dense_row(nest[i]);
-    });
+    each([&](auto i) { unit[i] = std::tuple_element_t<i, groups>::dense_row(nest[i]); });
     bool together = ctx.where != backend::cuda;
     for (std::size_t i = 0; i < N; ++i) {
       together = together && k[i].out.numel() > 0 && nest[i].rank <= 1 && nest[i].rank == nest[0].rank && nest[i].rows == nest[0].rows;
@@ -562,7 +570,7 @@ struct static_row_siblings {
     }
     auto part = [&](index_t r0, index_t r1) {
       isa::on_host_isa([&]() CTFX_ISA_BODY {
-        auto cursors = cursors_at(k, nest, r0, std::make_index_sequence<N>{});
+        auto cursors = cursors_at(k.data(), nest.data(), r0, std::make_index_sequence<N>{});
         for (index_t r = r0; r < r1; ++r)
           each([&](auto i) CTFX_ISA_BODY { std::tuple_element_t<i, groups>::one_row(k[i], nest[i], std::get<i>(cursors), r, unit[i]); });
       });

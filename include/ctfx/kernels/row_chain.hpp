@@ -81,7 +81,7 @@ struct row_chain_map {
 
   template <class View, class Domain>
   bool prepare(View&& view, Domain&&, index_t rows, row_spans& spans) {
-    const fused_kernel k = G::map_kernel(view);
+    const fused_operands k = G::map_kernel(view);
     if (k.out.rank != 2 || k.out.size[0] != rows || k.out.size[1] < 1) return false;
     d = reinterpret_cast<E*>(k.out.p);
     d_row = k.out.stride[0];

@@ -63,15 +63,22 @@ struct strided {
   }
   // Broadcast to `rank` dims of `sizes` (right-aligned, stride 0 where this tensor has extent 1).
   CTFX_HD strided broadcast_to(int r, const index_t* sizes) const {
-    strided b = *this;
-    b.rank = r;
-    for (int d = 0; d < r; ++d) {
-      const int k = d - (r - rank);
-      const bool have = k >= 0;
-      b.size[d] = sizes[d];
-      b.stride[d] = have && size[k] == sizes[d] ? stride[k] : 0;
-    }
+    strided b;
+    b.set_broadcast(*this, r, sizes);
     return b;
+  }
+  // Sets this view to v broadcast to r dims of `sizes`, field by field. (A kernel's setup builds
+  // its operands this way, in place: copying a whole view just written field by field stalls on
+  // store forwarding, which cost a small typed kernel a fifth of its call.)
+  CTFX_HD void set_broadcast(const strided& v, int r, const index_t* sizes) {
+    p = v.p;
+    dt = v.dt;
+    rank = r;
+    for (int d = 0; d < r; ++d) {
+      const int k = d - (r - v.rank);
+      size[d] = sizes[d];
+      stride[d] = k >= 0 && v.size[k] == sizes[d] ? v.stride[k] : 0;
+    }
   }
 };
 
