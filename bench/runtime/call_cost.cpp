@@ -16,24 +16,12 @@
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include "buffers.hpp"
+#include "compute_workloads.hpp"
 
 namespace {
 
-constexpr long S = 1024, D = 128;
-
-template <long B, long H>
-struct rope {
-  static constexpr auto graph = ctfx::graph([](ctfx::builder& b) {
-    auto cache = b.input("cache", ctfx::f32, {B, H, S, D});
-    auto k = b.input("k", ctfx::f32, {B, H, 1, D});
-    auto cs = b.input("cos", ctfx::f32, {D / 2});
-    auto sn = b.input("sin", ctfx::f32, {D / 2});
-    auto pos = b.input("pos", ctfx::i64, {1});
-    auto k1 = k.slice(3, 0, D / 2), k2 = k.slice(3, D / 2, D);
-    auto rot = ctfx::cat({k1 * cs - k2 * sn, k2 * cs + k1 * sn}, 3);
-    b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, rot));
-  });
-};
+using namespace ctfx_bench::compute;  // rope_of, RS, RD
+constexpr long S = RS, D = RD;
 
 // Median over 51 batches of `inner` back-to-back calls, in ns per call.
 template <class F>
@@ -51,7 +39,7 @@ double ns_per_call(int inner, F&& f) {
 
 template <long B, long H>
 void row(const char* what) {
-  using plan = ctfx::compiled<decltype(rope<B, H>::graph)>;
+  using plan = ctfx::compiled<decltype(rope_of<B, H>)>;
   ctfx_bench::buffer<float> cache(B * H * S * D, 1.0f), k(B * H * D, 0.5f), cs(D / 2, 0.25f), sn(D / 2, 0.75f);
   std::int64_t pos = 17;
   const std::vector<ctfx::tensor_ref> in{ctfx::tensor_ref::contiguous(cache.data(), ctfx::f32, {B, H, S, D}),
@@ -61,7 +49,7 @@ void row(const char* what) {
                                          ctfx::tensor_ref::contiguous(&pos, ctfx::i64, {1})};
   const std::vector<ctfx::tensor_desc> desc(in.begin(), in.end());
   std::vector<std::byte> ws(plan::bind(desc).workspace_bytes);
-  ctfx::runtime_plan rp(rope<B, H>::graph.get());
+  ctfx::runtime_plan rp(rope_of<B, H>.get());
   std::vector<std::byte> rws(rp.bind(desc).workspace_bytes);
   auto hand = [&] {
     for (long bh = 0; bh < B * H; ++bh) {

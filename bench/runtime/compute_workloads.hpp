@@ -42,10 +42,12 @@ constexpr auto ring = ctfx::graph([](ctfx::builder& b) {
 
 // (c) RoPE: k [B, H, 1, D] rotated on its two halves, written into a KV cache [B, H, S, D] at a
 // run-time position.
+// rope_of<B, H>: the same on B batches of H heads (bench/runtime/call_cost.cpp runs one row).
 constexpr long RB = 8, RH = 32, RS = 1024, RD = 128;
-constexpr auto rope = ctfx::graph([](ctfx::builder& b) {
-  auto cache = b.input("cache", ctfx::f32, {RB, RH, RS, RD});
-  auto k = b.input("k", ctfx::f32, {RB, RH, 1, RD});
+template <long B, long H>
+constexpr auto rope_of = ctfx::graph([](ctfx::builder& b) {
+  auto cache = b.input("cache", ctfx::f32, {B, H, RS, RD});
+  auto k = b.input("k", ctfx::f32, {B, H, 1, RD});
   auto cs = b.input("cos", ctfx::f32, {RD / 2});
   auto sn = b.input("sin", ctfx::f32, {RD / 2});
   auto pos = b.input("pos", ctfx::i64, {1});
@@ -53,6 +55,7 @@ constexpr auto rope = ctfx::graph([](ctfx::builder& b) {
   auto rot = ctfx::cat({k1 * cs - k2 * sn, k2 * cs + k1 * sn}, 3);
   b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, rot));
 });
+constexpr auto rope = rope_of<RB, RH>;
 
 // (d) Softmax over the last dimension of [N, D] f32 into a preallocated output.
 constexpr long SN = 2048, SD = 1024;
