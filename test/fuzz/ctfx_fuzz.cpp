@@ -17,6 +17,9 @@
 #include <ctfx/graph/fx_print.hpp>
 #include "buffers.hpp"
 #include "generator.hpp"
+#if defined(__CUDACC__)
+#include "../common/cuda_context.hpp"
+#endif
 
 namespace {
 
@@ -61,9 +64,7 @@ ctfx::run_status run_on_device(const ctfx::runtime_plan& plan, std::size_t ws_by
   for (std::size_t j = 0; j < out.size(); ++j) note(cudaMemcpy(b.out[j].data(), out[j].data, b.out[j].size(), cudaMemcpyDeviceToHost));
   for (void* p : dev) cudaFree(p);
   if (err == cudaSuccess) return st;
-  void* probe = nullptr;
-  device_lost = cudaMalloc(&probe, 1) != cudaSuccess;
-  if (!device_lost) cudaFree(probe);
+  device_lost = ctfx_test::cuda_context_lost();
   return ctfx::run_status::failure(-1, std::string("CUDA error ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
 }
 #else
