@@ -349,12 +349,22 @@ inline void copy_typed(const device_ctx& ctx, const strided& out_view, const str
   if (copy_untyped(ctx, out_view, src, out, s)) return;
   const index_t n = out.numel();
   if (ctx.where == backend::host) {
-    // Sequential host copy: walk both layouts with one odometer (no division per element).
+    // Sequential host copy: the innermost dimension one strided loop over typed pointers, the outer
+    // ones walked by an odometer (no division per element). The odometer's counters live in
+    // memory: stepped per element, their stores queued behind a column copy's missing stores and
+    // made it 1.7x slower than a plain loop (a 4094-row column of a 4096^2 grid: 160 against 92 us).
     using C = std::conditional_t<(is_floating(S) || is_floating(D)), double, std::int64_t>;
-    odometer2 w{out, s, out.rank};
-    for (index_t k = 0; k < n; ++k, w.next()) {
-      if constexpr (S == D) *reinterpret_cast<element_t<D>*>(out.p + w.ao * size_of(D)) = *reinterpret_cast<const element_t<S>*>(s.p + w.bo * size_of(S));
-      else store_as<D, C>(out.p + w.ao * size_of(D), load_as<S, C>(s.p + w.bo * size_of(S)));
+    const int r = out.rank;
+    const index_t inner = r == 0 ? 1 : out.size[r - 1];
+    const index_t os = r == 0 ? 0 : out.stride[r - 1], ss = r == 0 ? 0 : s.stride[r - 1];
+    odometer2 w{out, s, r == 0 ? 0 : r - 1};
+    for (index_t k = 0; k < n; k += inner, w.next()) {
+      auto* o = reinterpret_cast<element_t<D>*>(out.p + w.ao * size_of(D));
+      const auto* i = reinterpret_cast<const element_t<S>*>(s.p + w.bo * size_of(S));
+      for (index_t j = 0; j < inner; ++j) {
+        if constexpr (S == D) o[j * os] = i[j * ss];
+        else store_as<D, C>(o + j * os, load_as<S, C>(i + j * ss));
+      }
     }
     return;
   }
