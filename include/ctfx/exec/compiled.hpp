@@ -24,6 +24,8 @@
 #include "../passes/pipeline.hpp"
 #include "../plan/row_chain.hpp"
 #include "../plan/row_siblings.hpp"
+#include "../plan/copy_siblings.hpp"
+#include "../kernels/copy_siblings.hpp"
 #include "../kernels/fused_static.hpp"
 #include "../kernels/row_chain.hpp"
 #include "inplace_table.hpp"
@@ -351,6 +353,57 @@ struct compiled {
 #endif
   }();
 
+  // Per node: the node of the next step when the two strided copies run element by element
+  // together (plan/copy_siblings.hpp; kernels::copy_siblings runs them at the first one's step),
+  // else -1. Static plans only: the plan knows every layout and where each storage lives, so that
+  // the members' disjointness is decided here. Never across a check made during the run (an index
+  // computed in the graph, the ranks' agreement), which must come before the later copy's writes.
+  static constexpr sibling_arrays copy_group = [] {
+    sibling_arrays r;
+    for (auto& x : r.next) x = -1;
+    if constexpr (run_plan.usable) {
+      const ir g = pipeline_type::get();
+      const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
+      std::array<std::int32_t, node_count> partition{};
+      for (std::size_t s = 0; s < L.steps.size(); ++s) partition[static_cast<std::size_t>(L.steps[s])] = L.step_partition[s];
+      auto storage = [&](std::int32_t i) { return run_plan.layouts[static_cast<std::size_t>(i)].storage; };
+      auto disjoint = [&](std::int32_t i, std::int32_t j) {
+        const std::int32_t a = storage(i), b = storage(j);
+        if (a < 0 || b < 0) return false;
+        if (a == b) return !may_overlap(g[i].meta, g[j].meta);
+        // Two storages: the caller's buffers do not overlap one the graph writes (no-caller-aliasing),
+        // and workspace storages only where the arena gave them disjoint bytes.
+        const storage_place& p = run_plan.storages[static_cast<std::size_t>(a)];
+        const storage_place& q = run_plan.storages[static_cast<std::size_t>(b)];
+        if (p.home != storage_home::workspace || q.home != storage_home::workspace) return true;
+        return p.offset + p.bytes <= q.offset || q.offset + q.bytes <= p.offset;
+      };
+      auto member = [&](std::int32_t i) {
+        const auto u = static_cast<std::size_t>(i);
+        return g[i].op == op_kind::copy_ && fused_members[u] == 0 && !siblings.follows[u] && row_sibling[u] < 0 && !chains.follows[u] &&
+               chains.next[u] < 0;
+      };
+      std::int32_t group[max_copy_siblings]{};
+      int n = 0;
+      for (std::size_t k = 0; k < run_plan.n_steps; ++k) {
+        const std::int32_t b = run_plan.steps[k];
+        bool checked_here = run_plan.n_late_checks > 0 && k == run_plan.agree_at;
+        for (std::size_t c = 0; c < run_plan.n_late_checks; ++c)
+          checked_here = checked_here || static_cast<std::size_t>(run_plan.index_steps[static_cast<std::size_t>(run_plan.late_checks[c])].check_at) == k;
+        if (n > 0 && member(b) && !checked_here && partition[static_cast<std::size_t>(b)] == partition[static_cast<std::size_t>(group[0])] &&
+            copy_siblings(g, group, n, b, disjoint)) {
+          r.next[static_cast<std::size_t>(group[n - 1])] = b;
+          r.follows[static_cast<std::size_t>(b)] = true;
+          group[n++] = b;
+          continue;
+        }
+        n = 0;
+        if (member(b)) group[n++] = b;
+      }
+    }
+    return r;
+  }();
+
   /// The static plan as the runner reads it, with the collectives' checks when it has collectives.
   static constexpr static_plan_ref plan_ref() {
     static_plan_ref r = run_plan.ref();
@@ -394,6 +447,27 @@ struct compiled {
     }
   }
 
+  // Strided copies run element by element together (copy_group), at the first one's step.
+  template <std::int32_t... Ids>
+  static void run_copy_siblings(const exec_frame& f) {
+    constexpr std::int32_t ids[] = {Ids...};
+    constexpr std::int32_t last = ids[sizeof...(Ids) - 1];
+    if constexpr (copy_group.next[static_cast<std::size_t>(last)] >= 0) {
+      run_copy_siblings<Ids..., copy_group.next[static_cast<std::size_t>(last)]>(f);
+    } else {
+      constexpr std::size_t N = sizeof...(Ids);
+      constexpr auto dst = [](std::int32_t c) { return frozen.args[static_cast<std::size_t>(frozen.nodes[static_cast<std::size_t>(c)].arg0)]; };
+      constexpr auto src = [](std::int32_t c) { return frozen.args[static_cast<std::size_t>(frozen.nodes[static_cast<std::size_t>(c)].arg0 + 1)]; };
+      constexpr dtype D = frozen.nodes[static_cast<std::size_t>(dst(ids[0]))].meta.dt;
+      strided out[N], in[N];
+      for (std::size_t m = 0; m < N; ++m) {
+        out[m] = f.view(dst(ids[m]));
+        in[m] = f.view(src(ids[m])).broadcast_to(out[m].rank, out[m].size);
+      }
+      kernels::copy_siblings<D, N>(f.ctx, out, in);
+    }
+  }
+
   // A row chain: consecutive steps row by row (kernels/row_chain.hpp), or, where the run's layouts
   // are not row-local, one after the other.
   template <std::int32_t... Ids>
@@ -427,7 +501,12 @@ struct compiled {
   static bool step_alone(const exec_frame& f) {
     constexpr op_kind K = frozen.nodes[I].op;
     constexpr bool arithmetic = detail::static_arithmetic(K);
-    if constexpr (siblings.follows[I]) {
+    if constexpr (copy_group.follows[I]) {
+      return true;  // copied with the step before it (run_copy_siblings)
+    } else if constexpr (copy_group.next[I] >= 0) {
+      run_copy_siblings<static_cast<std::int32_t>(I)>(f);
+      return true;
+    } else if constexpr (siblings.follows[I]) {
       return true;  // computed with the group of the step before it (run_row_siblings)
     } else if constexpr (row_sibling[I] >= 0) {
       run_row_siblings<static_cast<std::int32_t>(I)>(f);

@@ -31,6 +31,8 @@ struct listing_options {
   // its row chains (compiled<G>::chains.next) and its cat slices written together (row_sibling).
   const std::int32_t* row_chain = nullptr;
   const std::int32_t* row_siblings = nullptr;
+  // Strided copies compiled<G> runs element by element together (compiled<G>::copy_group.next).
+  const std::int32_t* copy_siblings = nullptr;
 };
 
 namespace detail {
@@ -44,21 +46,24 @@ struct row_run_text {
 inline row_run_text row_run(const liveness& L, std::int32_t st, const listing_options& opt) {
   row_run_text t;
   const auto step = [&](std::int32_t k) { return static_cast<std::size_t>(L.steps[static_cast<std::size_t>(k)]); };
-  for (const std::int32_t* next : {opt.row_chain, opt.row_siblings}) {
+  for (const std::int32_t* next : {opt.row_chain, opt.row_siblings, opt.copy_siblings}) {
     if (!next) continue;
-    const bool chain = next == opt.row_chain;
+    const bool chain = next == opt.row_chain, copies = next == opt.copy_siblings;
     std::int32_t first = st;  // the run's first step
     while (first > 0 && next[step(first - 1)] == L.steps[static_cast<std::size_t>(first)]) --first;
     if (first < st) {
-      t.prov = chain ? ", in the row chain of step " + std::to_string(first) : ", with step " + std::to_string(first) + "'s rows";
+      t.prov = chain    ? ", in the row chain of step " + std::to_string(first)
+               : copies ? ", copied with step " + std::to_string(first)
+                        : ", with step " + std::to_string(first) + "'s rows";
       return t;
     }
     std::int32_t last = st;
     while (last + 1 < L.n_steps() && next[step(last)] == L.steps[static_cast<std::size_t>(last + 1)]) ++last;
     if (last == st) continue;
     const std::string steps = "steps " + std::to_string(st) + "-" + std::to_string(last);
-    t.head = chain ? "    # row chain: " + steps + " run row by row, each row through every step while it is in cache\n"
-                   : "    # row siblings: " + steps + " write their slices of each row together\n";
+    t.head = chain    ? "    # row chain: " + steps + " run row by row, each row through every step while it is in cache\n"
+             : copies ? "    # copy siblings: " + steps + " copy element by element together (disjoint strided views, one walk)\n"
+                      : "    # row siblings: " + steps + " write their slices of each row together\n";
     return t;
   }
   return t;
@@ -181,7 +186,8 @@ inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, 
 }
 
 /// compiled<G>'s plan as it runs (`ctfx::listing<ctfx::compiled<decltype(g)>>()`): the reuse lines
-/// with its kernel grouping, its row chains and the cat slices it writes together.
+/// with its kernel grouping, its row chains, the cat slices it writes together and the strided
+/// copies it runs together.
 template <class Plan>
 std::string listing() {
   const fusion f = Plan::fused();
@@ -190,6 +196,7 @@ std::string listing() {
   o.fused = &f;
   o.row_chain = Plan::chains.next.data();
   o.row_siblings = Plan::row_sibling.data();
+  o.copy_siblings = Plan::copy_group.next.data();
   return listing(Plan::graph(), L, plan_reuse(L), o);
 }
 
