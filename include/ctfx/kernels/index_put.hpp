@@ -243,12 +243,22 @@ inline index_t index_put_checked_typed(const index_put_args& a, index_t* value) 
   const auto* vp = reinterpret_cast<const E*>(a.values.p);
   const index_t is = a.index[0].stride[0], vs = a.values.stride[0];
   const auto span = static_cast<std::uint64_t>(2 * ext);
-  for (index_t j = 0; j < a.count; ++j) {
-    index_t v = ip[j * is];
-    if (static_cast<std::uint64_t>(v) + static_cast<std::uint64_t>(ext) >= span) { *value = v; return j; }  // v < -ext or v >= ext
-    if (v < 0) v += ext;
-    put_element<D>(shadow[v], vp + j * vs, a.accumulate);
-  }
+  // One loop per kind of put (accumulate or not, unit strides or not): the accumulate flag and the
+  // strides are not read per element.
+  const auto loop = [&](auto acc, index_t ist, index_t vst) -> index_t {
+    for (index_t j = 0; j < a.count; ++j) {
+      index_t v = ip[j * ist];
+      if (static_cast<std::uint64_t>(v) + static_cast<std::uint64_t>(ext) >= span) { *value = v; return j; }  // v < -ext or v >= ext
+      if (v < 0) v += ext;
+      put_element<D>(shadow[v], vp + j * vst, decltype(acc)::value);
+    }
+    return -1;
+  };
+  using yes = std::true_type;
+  using no = std::false_type;
+  const index_t bad = is == 1 && vs == 1 ? (a.accumulate ? loop(yes{}, 1, 1) : loop(no{}, 1, 1))
+                                         : (a.accumulate ? loop(yes{}, is, vs) : loop(no{}, is, vs));
+  if (bad >= 0) return bad;
   for (index_t e = 0; e < ext; ++e) xp[e * xs] = shadow[e];
   return -1;
 }
