@@ -769,3 +769,41 @@ TEST_CASE("kernels: a binary op outside any group (a list op's element) runs as 
   binary_both_ways<op_kind::mul, dtype::i64, dtype::i32, dtype::i64, false>(
       view_of(dtype::i64, {30, 31}, {31, 1}), view_of(dtype::i32, {30, 31}, {31, 1}), view_of(dtype::i64, {30, 1}, {1, 1}), 930, 930, 30);
 }
+
+TEST_CASE("kernels: a strided copy walks its rows from any element, and OMP's split of a large one gives the host's values") {
+  // out: a [301, 257] view of a [301, 514] f32 buffer (every other column: no unit-stride rows);
+  // src: a [257] f16 row broadcast over the rows (stride 0), and a [301, 257] transposed f64 block.
+  // 77,357 elements: OMP splits them into ranges that start and end inside rows.
+  constexpr ctfx::index_t R = 301, C = 257;
+  auto view = [](void* p, ctfx::dtype dt, ctfx::index_t s0, ctfx::index_t s1) {
+    ctfx::strided v;
+    v.p = static_cast<std::byte*>(p);
+    v.dt = dt;
+    v.rank = 2;
+    v.size[0] = R;
+    v.size[1] = C;
+    v.stride[0] = s0;
+    v.stride[1] = s1;
+    return v;
+  };
+  std::vector<ctfx::half_t> row(C);
+  for (ctfx::index_t j = 0; j < C; ++j) row[static_cast<std::size_t>(j)] = ctfx::half_t(static_cast<float>(j % 17) * 0.25f - 2.0f);
+  std::vector<double> block(R * C);
+  for (std::size_t i = 0; i < block.size(); ++i) block[i] = static_cast<double>((i * 37) % 101) * 0.01 - 0.5;
+  for (const ctfx::backend where : {ctfx::backend::host, ctfx::backend::omp}) {
+    std::vector<float> a(R * 2 * C, -7.0f), b(R * 2 * C, -7.0f);
+    ctfx::kernels::copy_typed<ctfx::dtype::f16, ctfx::dtype::f32>(ctfx::device_ctx{where}, view(a.data(), ctfx::dtype::f32, 2 * C, 2),
+                                                                  view(row.data(), ctfx::dtype::f16, 0, 1));
+    ctfx::kernels::copy_typed<ctfx::dtype::f64, ctfx::dtype::f32>(ctfx::device_ctx{where}, view(b.data() + 1, ctfx::dtype::f32, 2 * C, 2),
+                                                                  view(block.data(), ctfx::dtype::f64, 1, R));
+    int wrong = 0;
+    for (ctfx::index_t i = 0; i < R; ++i)
+      for (ctfx::index_t j = 0; j < 2 * C; ++j) {
+        const auto k = static_cast<std::size_t>(i * 2 * C + j);
+        const float want_a = j % 2 == 0 ? static_cast<float>(row[static_cast<std::size_t>(j / 2)]) : -7.0f;
+        const float want_b = j % 2 == 1 ? static_cast<float>(block[static_cast<std::size_t>((j / 2) * R + i)]) : -7.0f;
+        wrong += a[k] != want_a || b[k] != want_b;
+      }
+    CHECK(wrong == 0);
+  }
+}

@@ -363,9 +363,6 @@ struct compiled {
     for (auto& x : r.next) x = -1;
     if constexpr (run_plan.usable) {
       const ir g = pipeline_type::get();
-      const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
-      std::array<std::int32_t, node_count> partition{};
-      for (std::size_t s = 0; s < L.steps.size(); ++s) partition[static_cast<std::size_t>(L.steps[s])] = L.step_partition[s];
       auto storage = [&](std::int32_t i) { return run_plan.layouts[static_cast<std::size_t>(i)].storage; };
       auto disjoint = [&](std::int32_t i, std::int32_t j) {
         const std::int32_t a = storage(i), b = storage(j);
@@ -390,7 +387,7 @@ struct compiled {
         bool checked_here = run_plan.n_late_checks > 0 && k == run_plan.agree_at;
         for (std::size_t c = 0; c < run_plan.n_late_checks; ++c)
           checked_here = checked_here || static_cast<std::size_t>(run_plan.index_steps[static_cast<std::size_t>(run_plan.late_checks[c])].check_at) == k;
-        if (n > 0 && member(b) && !checked_here && partition[static_cast<std::size_t>(b)] == partition[static_cast<std::size_t>(group[0])] &&
+        if (n > 0 && member(b) && !checked_here && g[b].partition == g[group[0]].partition &&
             copy_siblings(g, group, n, b, disjoint)) {
           r.next[static_cast<std::size_t>(group[n - 1])] = b;
           r.follows[static_cast<std::size_t>(b)] = true;
