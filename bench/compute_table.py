@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROW = re.compile(r"^\| \(([a-g])\) ")
+ROW = re.compile(r"^\| \(([a-l])\) ")
 
 
 def cells(line):

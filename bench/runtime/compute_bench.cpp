@@ -6,7 +6,9 @@
 // buffer 64-byte aligned (buffers.hpp), as torch's are.
 // PyTorch eager and torch.compile on the same programs: bench/torch/compute.py.
 //
-//   compute_bench [--reps N] [--omp] [--only a|b|c|d|e|f|g]   (--omp: ctfx on the OMP backend, all
+// The in-place updates of bench/RESULTS.md §2 (inplace_workloads.hpp) run here too, as (h)-(l).
+//
+//   compute_bench [--reps N] [--omp] [--only a|b|...|l]   (--omp: ctfx on the OMP backend, all
 //                                       threads; the hand loops stay sequential. --only: one workload)
 #include <algorithm>
 #include <chrono>
@@ -22,6 +24,7 @@
 #include <ctfx/exec/runtime.hpp>
 #include "buffers.hpp"
 #include "compute_workloads.hpp"
+#include "inplace_workloads.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -102,6 +105,27 @@ __attribute__((noinline)) void masked_hand(float* x, const float* m, float v) {
   for (long i = 0; i < MN * MD; ++i) x[i] = m[i] > 0.5f ? v : x[i];
 }
 
+// The in-place updates (inplace_workloads.hpp), as bench/runtime/runtime_bench writes them by hand.
+__attribute__((noinline)) void kv_hand(std::uint16_t* cache, const std::uint16_t* k, std::int64_t pos) {
+  for (long bh = 0; bh < 8 * 32; ++bh) std::memcpy(cache + (bh * KS + pos) * 128, k + bh * 128, 128 * 2);
+}
+
+__attribute__((noinline)) void halo_hand(float* grid, const float* n, const float* s, const float* w, const float* e) {
+  std::memcpy(grid + 1, n, (HG - 2) * 4);
+  std::memcpy(grid + (HG - 1) * HG + 1, s, (HG - 2) * 4);
+  for (long i = 1; i < HG - 1; ++i) { grid[i * HG] = w[i - 1]; grid[i * HG + HG - 1] = e[i - 1]; }
+}
+
+__attribute__((noinline)) void scatter_chain_hand(float* x, const float* src) {
+  for (long i = 0; i < CR; ++i) std::memcpy(x + i * CC, src + ((i * 7) % CR) * CC, CC * 4);
+}
+
+__attribute__((noinline)) void scatter_add_hand(float* h, const std::int64_t* idx, const float* v) {
+  for (long k = 0; k < AN; ++k) h[idx[k]] += v[k];
+}
+
+__attribute__((noinline)) void clone_hand(const float* x, float* y) { std::memcpy(y, x, CE * 4); }
+
 ctfx::backend where = ctfx::backend::host;
 
 template <class Plan>
@@ -145,7 +169,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   };
   if (run('a')) {
-    std::fprintf(stderr, "[1/7] stencil %ld x %ld f32...\n", G, G);
+    std::fprintf(stderr, "[1/12] stencil %ld x %ld f32...\n", G, G);
     buffer<float> x(G * G), tmp(G * G);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {G, G})};
@@ -156,7 +180,7 @@ int main(int argc, char** argv) {
     line("(a) 5-point stencil 1026^2 f32, periodic ghosts, copy_ back", c, r, h, time_memcpy(reps, G * G * 4) * 2);
   }
   if (run('b')) {
-    std::fprintf(stderr, "[2/7] ring buffer [%ld, %ld] f32...\n", R, W);
+    std::fprintf(stderr, "[2/12] ring buffer [%ld, %ld] f32...\n", R, W);
     buffer<float> buf(R * W), row(W), out(W);
     for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     for (std::size_t i = 0; i < row.size(); ++i) row[i] = static_cast<float>(i % 7);
@@ -171,7 +195,7 @@ int main(int argc, char** argv) {
     line("(b) ring buffer [64, 4096] f32: row at a run-time position, window sum", c, r, h, time_memcpy(reps, R * W * 4));
   }
   if (run('c')) {
-    std::fprintf(stderr, "[3/7] RoPE into a KV cache...\n");
+    std::fprintf(stderr, "[3/12] RoPE into a KV cache...\n");
     buffer<float> cache(RB * RH * RS * RD), k(RB * RH * RD), cs(RD / 2), sn(RD / 2);
     for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     for (long j = 0; j < RD / 2; ++j) { cs[j] = std::cos(0.01f * j); sn[j] = std::sin(0.01f * j); }
@@ -187,7 +211,7 @@ int main(int argc, char** argv) {
     line("(c) RoPE of k [8, 32, 1, 128] f32 into a KV cache at a run-time position", c, r, h, time_memcpy(reps, RB * RH * RD * 4));
   }
   if (run('d')) {
-    std::fprintf(stderr, "[4/7] softmax [%ld, %ld] f32...\n", SN, SD);
+    std::fprintf(stderr, "[4/12] softmax [%ld, %ld] f32...\n", SN, SD);
     buffer<float> x(SN * SD), y(SN * SD);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.05f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {SN, SD})};
@@ -198,7 +222,7 @@ int main(int argc, char** argv) {
     line("(d) softmax over the last dim of [2048, 1024] f32 (amax, sub, exp, sum, div)", c, r, h, time_memcpy(reps, SN * SD * 4));
   }
   if (run('e')) {
-    std::fprintf(stderr, "[5/7] 8-op chain over %ld f32...\n", E);
+    std::fprintf(stderr, "[5/12] 8-op chain over %ld f32...\n", E);
     buffer<float> x(E), y(E);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f - 0.3f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {E})};
@@ -209,7 +233,7 @@ int main(int argc, char** argv) {
     line("(e) 8 elementwise ops, 16 M f32 (64 MiB in, 64 MiB out)", c, r, h, time_memcpy(reps, E * 4));
   }
   if (run('f')) {
-    std::fprintf(stderr, "[6/7] RMSNorm [%ld, %ld] f32...\n", NN, ND);
+    std::fprintf(stderr, "[6/12] RMSNorm [%ld, %ld] f32...\n", NN, ND);
     buffer<float> x(NN * ND), w(ND), y(NN * ND);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.02f - 1.0f;
     for (std::size_t i = 0; i < w.size(); ++i) w[i] = 1.0f + static_cast<float>(i % 5) * 0.1f;
@@ -222,7 +246,7 @@ int main(int argc, char** argv) {
     line("(f) RMSNorm over the last dim of [2048, 1024] f32 (mean of squares fused)", c, r, h, time_memcpy(reps, NN * ND * 4));
   }
   if (run('g')) {
-    std::fprintf(stderr, "[7/7] masked fill [%ld, %ld] f32...\n", MN, MD);
+    std::fprintf(stderr, "[7/12] masked fill [%ld, %ld] f32...\n", MN, MD);
     buffer<float> x(MN * MD), m(MN * MD), v{-1e4f};
     // A mask without a pattern (about half the positions set), so that no branch predictor learns it.
     std::uint64_t h = 0x9e3779b97f4a7c15ull;
@@ -239,5 +263,70 @@ int main(int argc, char** argv) {
     const double hl = median_us(reps, [&] { masked_hand(x.data(), m.data(), v[0]); });
     // Bound: read the mask and x, write x.
     line("(g) masked fill x[m > 0.5] = v in place, [2048, 1024] f32", c, r, hl, time_memcpy(reps, MN * MD * 4) * 1.5);
+  }
+
+  if (run('h')) {
+    std::fprintf(stderr, "[8/12] kv-cache update, 1 token into [8, 32, %ld, 128] f16...\n", KS);
+    buffer<std::uint16_t> cache(8 * 32 * KS * 128), k(8 * 32 * 128);
+    for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = static_cast<std::uint16_t>(0x3c00 + (i * 37) % 101);
+    for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::uint16_t>(0x3800 + (i * 13) % 97);
+    std::int64_t pos = KS / 2;
+    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(cache.data(), ctfx::f16, {8, 32, KS, 128}),
+                                            ctfx::tensor_ref::contiguous(k.data(), ctfx::f16, {8, 32, 1, 128}),
+                                            ctfx::tensor_ref::contiguous(&pos, ctfx::i64, {1})};
+    const double c = time_compiled<ctfx::compiled<decltype(kv_cache)>>(reps, in, {});
+    const double r = time_runtime(reps, kv_cache.get(), in, {});
+    const double h = median_us(reps, [&] { kv_hand(cache.data(), k.data(), pos); });
+    // Bound: read the token, write it into the cache.
+    line("(h) kv-cache update, 1 f16 token into [8, 32, 8192, 128] at a run-time position", c, r, h, time_memcpy(reps, 8 * 32 * 128 * 2));
+  }
+  if (run('i')) {
+    std::fprintf(stderr, "[9/12] halo exchange into %ld x %ld f32...\n", HG, HG);
+    buffer<float> grid(HG * HG), n(HG - 2), s(HG - 2), w(HG - 2), e(HG - 2);
+    for (std::size_t i = 0; i < grid.size(); ++i) grid[i] = static_cast<float>((i * 37) % 101) * 0.01f;
+    for (std::size_t i = 0; i < n.size(); ++i) n[i] = s[i] = w[i] = e[i] = static_cast<float>(i % 7);
+    auto edge = [](buffer<float>& b) { return ctfx::tensor_ref::contiguous(b.data(), ctfx::f32, {HG - 2}); };
+    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(grid.data(), ctfx::f32, {HG, HG}), edge(n), edge(s), edge(w), edge(e)};
+    const double c = time_compiled<ctfx::compiled<decltype(halo)>>(reps, in, {});
+    const double r = time_runtime(reps, halo.get(), in, {});
+    const double h = median_us(reps, [&] { halo_hand(grid.data(), n.data(), s.data(), w.data(), e.data()); });
+    // Bound: the four edges read and written (a column's values lie a row apart: far above it).
+    line("(i) halo exchange, 4 edges of a 4096^2 f32 grid", c, r, h, time_memcpy(reps, 4 * (HG - 2) * 4));
+  }
+  if (run('j')) {
+    std::fprintf(stderr, "[10/12] %ld slice_scatters into [%ld, %ld] f32...\n", CR, CR, CC);
+    buffer<float> x(CR * CC), src(CR * CC);
+    for (std::size_t i = 0; i < x.size(); ++i) { x[i] = static_cast<float>(i % 13); src[i] = static_cast<float>((i * 37) % 101) * 0.01f; }
+    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {CR, CC}),
+                                            ctfx::tensor_ref::contiguous(src.data(), ctfx::f32, {CR, CC})};
+    const double c = time_compiled<ctfx::compiled<decltype(scatter_chain)>>(reps, in, {});
+    const double r = time_runtime(reps, scatter_chain.get(), in, {});
+    const double h = median_us(reps, [&] { scatter_chain_hand(x.data(), src.data()); });
+    line("(j) 64 slice_scatters of rows into one [64, 16384] f32 buffer (4 MiB)", c, r, h, time_memcpy(reps, CR * CC * 4));
+  }
+  if (run('k')) {
+    std::fprintf(stderr, "[11/12] index_put accumulate, %ld values into %ld bins...\n", AN, AB);
+    buffer<float> hist(AB), v(AN);
+    buffer<std::int64_t> idx(AN);
+    for (long k = 0; k < AN; ++k) { idx[k] = (k * 2654435761L) % AB; v[k] = static_cast<float>(k % 7) * 0.25f; }
+    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(hist.data(), ctfx::f32, {AB}),
+                                            ctfx::tensor_ref::contiguous(idx.data(), ctfx::i64, {AN}),
+                                            ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {AN})};
+    const double c = time_compiled<ctfx::compiled<decltype(scatter_add)>>(reps, in, {});
+    const double r = time_runtime(reps, scatter_add.get(), in, {});
+    const double h = median_us(reps, [&] { scatter_add_hand(hist.data(), idx.data(), v.data()); });
+    // Bound: read the indices and the values (the bins stay in L1).
+    line("(k) index_put accumulate, 1M f32 values into 1024 bins (duplicate indices)", c, r, h, time_memcpy(reps, AN * 12));
+  }
+  if (run('l')) {
+    std::fprintf(stderr, "[12/12] clone of %ld MiB...\n", CE * 4 >> 20);
+    buffer<float> x(CE), y(CE);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 1021);
+    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {CE})};
+    auto o = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {CE})};
+    const double c = time_compiled<ctfx::compiled<decltype(clone_out)>>(reps, in, o);
+    const double r = time_runtime(reps, clone_out.get(), in, o);
+    const double h = median_us(reps, [&] { clone_hand(x.data(), y.data()); });
+    line("(l) clone of 256 MiB f32 into the caller's output", c, r, h, time_memcpy(reps, CE * 4));
   }
 }

@@ -79,6 +79,51 @@ def masked(x, m, v):
     return x
 
 
+# The in-place updates (bench/runtime/inplace_workloads.hpp), as a PyTorch user writes them.
+KS = 8192
+
+
+def kv_cache(cache, k, pos):
+    cache[:, :, pos] = k
+    return cache
+
+
+HG = 4096
+
+
+def halo(g, n, s, we, e):
+    g[0, 1:-1] = n
+    g[-1, 1:-1] = s
+    g[1:-1, 0] = we
+    g[1:-1, -1] = e
+    return g
+
+
+CR, CC = 64, 16384
+
+
+def scatter_chain(x, src):
+    for i in range(CR):
+        j = (i * 7) % CR
+        x[i:i + 1] = src[j:j + 1]
+    return x
+
+
+AN, AB = 1 << 20, 1024
+
+
+def scatter_add(h, i, v):
+    h.index_put_((i,), v, accumulate=True)
+    return h
+
+
+CE = 64 << 20
+
+
+def clone(x):
+    return x.clone()
+
+
 def _median_us(f, reps, cuda=False):
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     f()
@@ -166,6 +211,43 @@ def main():
             e = median_us(lambda: masked(x, m, v), a.reps)
             c = median_us(lambda: cm(x, m, v), a.reps)
             print(f"| (g) masked fill [2048, 1024] f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        if want("h"):
+            cache = (torch.arange(8 * 32 * KS * 128) % 101 * 0.01).to(torch.float16).reshape(8, 32, KS, 128).to(dev)
+            k = (torch.arange(8 * 32 * 128) % 97 * 0.01).to(torch.float16).reshape(8, 32, 1, 128).to(dev)
+            pos = torch.tensor([KS // 2], device=dev)
+            ck = torch.compile(kv_cache)
+            e = median_us(lambda: kv_cache(cache, k, pos), a.reps)
+            c = median_us(lambda: ck(cache, k, pos), a.reps)
+            print(f"| (h) kv-cache update, 1 f16 token | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+            del cache
+        if want("i"):
+            grid = (torch.arange(HG * HG, dtype=torch.float32).reshape(HG, HG) * 37 % 101 * 0.01).to(dev)
+            edges = [(torch.arange(HG - 2, dtype=torch.float32) % 7).to(dev) for _ in range(4)]
+            ch = torch.compile(halo)
+            e = median_us(lambda: halo(grid, *edges), a.reps)
+            c = median_us(lambda: ch(grid, *edges), a.reps)
+            print(f"| (i) halo exchange, 4 edges of 4096^2 f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        if want("j"):
+            x = (torch.arange(CR * CC, dtype=torch.float32).reshape(CR, CC) % 13).to(dev)
+            src = (torch.arange(CR * CC, dtype=torch.float32).reshape(CR, CC) * 37 % 101 * 0.01).to(dev)
+            cs = torch.compile(scatter_chain)
+            e = median_us(lambda: scatter_chain(x, src), a.reps)
+            c = median_us(lambda: cs(x, src), a.reps)
+            print(f"| (j) 64 slice_scatters, 4 MiB | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        if want("k"):
+            h = torch.zeros(AB, device=dev)
+            idx = ((torch.arange(AN, dtype=torch.int64) * 2654435761) % AB).to(dev)
+            v = (torch.arange(AN, dtype=torch.float32) % 7 * 0.25).to(dev)
+            ca = torch.compile(scatter_add)
+            e = median_us(lambda: scatter_add(h, idx, v), a.reps)
+            c = median_us(lambda: ca(h, idx, v), a.reps)
+            print(f"| (k) index_put accumulate, 1M -> 1024 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        if want("l"):
+            x = (torch.arange(CE, dtype=torch.float32) % 1021).to(dev)
+            cc = torch.compile(clone)
+            e = median_us(lambda: clone(x), a.reps)
+            c = median_us(lambda: cc(x), a.reps)
+            print(f"| (l) clone of 256 MiB f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
 
 
 if __name__ == "__main__":
