@@ -15,6 +15,7 @@
 #include <ctfx.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include "timing.hpp"
+#include "workloads.hpp"
 
 namespace {
 
@@ -90,12 +91,7 @@ int main(int argc, char** argv) {
   {  // 1. LLM KV-cache update: one token into [8, 32, S, 128] f16
     std::fprintf(stderr, "[2/6] kv-cache update (%ld MiB cache)...\n", 8L * 32 * S * 128 * 2 >> 20);
     workload w;
-    w.graph = ctfx::build_checked([S](ctfx::builder& b) {
-      auto cache = b.input("cache", ctfx::f16, {8, 32, S, 128});
-      auto k = b.input("k", ctfx::f16, {8, 32, 1, 128});
-      auto pos = b.input("pos", ctfx::i64, {1});
-      b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, k));
-    });
+    w.graph = ctfx::build_checked([S](ctfx::builder& b) { ctfx_bench::kv_cache_update(b, S); });
     w.in_desc = {ctfx::tensor_desc::contiguous(ctfx::f16, {8, 32, S, 128}), ctfx::tensor_desc::contiguous(ctfx::f16, {8, 32, 1, 128}),
                  ctfx::tensor_desc::contiguous(ctfx::i64, {1})};
     w.inputs = {filled(w.in_desc[0].span_bytes()), filled(w.in_desc[1].span_bytes()), std::vector<std::byte>(8)};
@@ -113,18 +109,7 @@ int main(int argc, char** argv) {
   {  // 2. halo exchange into a G x G grid: four edges
     std::fprintf(stderr, "[3/6] halo exchange (%ld x %ld f32)...\n", G, G);
     workload w;
-    w.graph = ctfx::build_checked([G](ctfx::builder& b) {
-      auto grid = b.input("grid", ctfx::f32, {G, G});
-      auto n = b.input("n", ctfx::f32, {G - 2});
-      auto s = b.input("s", ctfx::f32, {G - 2});
-      auto we = b.input("w", ctfx::f32, {G - 2});
-      auto e = b.input("e", ctfx::f32, {G - 2});
-      auto g = ctfx::select_scatter(grid, ctfx::slice_scatter(grid.select(0, 0), n, 0, 1, G - 1), 0, 0);
-      g = ctfx::select_scatter(g, ctfx::slice_scatter(g.select(0, G - 1), s, 0, 1, G - 1), 0, G - 1);
-      g = ctfx::select_scatter(g, ctfx::slice_scatter(g.select(1, 0), we, 0, 1, G - 1), 1, 0);
-      g = ctfx::select_scatter(g, ctfx::slice_scatter(g.select(1, G - 1), e, 0, 1, G - 1), 1, G - 1);
-      b.update(grid, g);
-    });
+    w.graph = ctfx::build_checked([G](ctfx::builder& b) { ctfx_test::halo_edges(b, G); });
     w.in_desc = {ctfx::tensor_desc::contiguous(ctfx::f32, {G, G})};
     for (int k = 0; k < 4; ++k) w.in_desc.push_back(ctfx::tensor_desc::contiguous(ctfx::f32, {G - 2}));
     for (const auto& d : w.in_desc) w.inputs.push_back(filled(d.span_bytes()));
@@ -144,13 +129,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "[4/6] 64 slice_scatters into one buffer...\n");
     constexpr long R = 64, C = 16384;
     workload w;
-    w.graph = ctfx::build_checked([](ctfx::builder& b) {
-      auto x = b.input("x", ctfx::f32, {R, C});
-      auto src = b.input("src", ctfx::f32, {R, C});
-      auto y = x;
-      for (long i = 0; i < R; ++i) y = ctfx::slice_scatter(y, src.slice(0, (i * 7) % R, (i * 7) % R + 1), 0, i, i + 1);
-      b.update(x, y);
-    });
+    w.graph = ctfx::build_checked([](ctfx::builder& b) { ctfx_bench::row_scatters(b, R, C); });
     w.in_desc = {ctfx::tensor_desc::contiguous(ctfx::f32, {R, C}), ctfx::tensor_desc::contiguous(ctfx::f32, {R, C})};
     for (const auto& d : w.in_desc) w.inputs.push_back(filled(d.span_bytes()));
     const std::size_t written = R * C * 4;
@@ -166,12 +145,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "[5/6] index_put accumulate, 1M values into 1024 bins...\n");
     constexpr long N = 1 << 20, B = 1024;
     workload w;
-    w.graph = ctfx::build_checked([](ctfx::builder& b) {
-      auto h = b.input("h", ctfx::f32, {B});
-      auto i = b.input("i", ctfx::i64, {N});
-      auto v = b.input("v", ctfx::f32, {N});
-      b.update(h, ctfx::index_put(h, {i}, v, true));
-    });
+    w.graph = ctfx::build_checked([](ctfx::builder& b) { ctfx_bench::scatter_add_into(b, N, B); });
     w.in_desc = {ctfx::tensor_desc::contiguous(ctfx::f32, {B}), ctfx::tensor_desc::contiguous(ctfx::i64, {N}),
                  ctfx::tensor_desc::contiguous(ctfx::f32, {N})};
     w.inputs = {std::vector<std::byte>(B * 4), std::vector<std::byte>(N * 8), filled(N * 4)};
@@ -190,10 +164,7 @@ int main(int argc, char** argv) {
     const long E = static_cast<long>(bw_bytes / 4);
     std::fprintf(stderr, "[6/6] clone of %ld MiB...\n", E * 4 >> 20);
     workload w;
-    w.graph = ctfx::build_checked([E](ctfx::builder& b) {
-      auto x = b.input("x", ctfx::f32, {E});
-      b.output(x.clone());
-    });
+    w.graph = ctfx::build_checked([E](ctfx::builder& b) { ctfx_bench::clone_of(b, E); });
     w.in_desc = {ctfx::tensor_desc::contiguous(ctfx::f32, {E})};
     w.out_desc = {ctfx::tensor_desc::contiguous(ctfx::f32, {E})};
     w.inputs = {filled(static_cast<std::size_t>(E) * 4)};

@@ -10,6 +10,7 @@
 #include <vector>
 #include <ctfx.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include "../../test/common/halo.hpp"
 
 namespace ctfx_bench {
 
@@ -28,16 +29,38 @@ inline std::vector<std::byte> filled(std::size_t bytes) {
   return v;
 }
 
+// The workloads' programs, added to the graph being built (also as compiled<G> graphs with their
+// sizes in bench/runtime/inplace_workloads.hpp).
+// 1. One f16 token at position pos (an input) into a [8, 32, S, 128] cache.
+constexpr void kv_cache_update(ctfx::builder& b, long S) {
+  auto cache = b.input("cache", ctfx::f16, {8, 32, S, 128});
+  auto k = b.input("k", ctfx::f16, {8, 32, 1, 128});
+  auto pos = b.input("pos", ctfx::i64, {1});
+  b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, k));
+}
+// 3. R slice_scatters into one [R, C] f32 buffer: row i takes source row (7 i) mod R.
+constexpr void row_scatters(ctfx::builder& b, long R, long C) {
+  auto x = b.input("x", ctfx::f32, {R, C});
+  auto src = b.input("src", ctfx::f32, {R, C});
+  auto y = x;
+  for (long i = 0; i < R; ++i) y = ctfx::slice_scatter(y, src.slice(0, (i * 7) % R, (i * 7) % R + 1), 0, i, i + 1);
+  b.update(x, y);
+}
+// 4. index_put with accumulate: N f32 values into B bins.
+constexpr void scatter_add_into(ctfx::builder& b, long N, long B) {
+  auto h = b.input("h", ctfx::f32, {B});
+  auto i = b.input("i", ctfx::i64, {N});
+  auto v = b.input("v", ctfx::f32, {N});
+  b.update(h, ctfx::index_put(h, {i}, v, true));
+}
+// 5. A clone of E f32 values into the caller's output buffer.
+constexpr void clone_of(ctfx::builder& b, long E) { b.output(b.input("x", ctfx::f32, {E}).clone()); }
+
 // 1. LLM KV-cache update: one token at position S / 2 into a [8, 32, S, 128] f16 cache.
 inline workload kv_cache(long S) {
   workload w;
   w.name = "kv-cache update, 1 token";
-  w.graph = ctfx::build_checked([S](ctfx::builder& b) {
-    auto cache = b.input("cache", ctfx::f16, {8, 32, S, 128});
-    auto k = b.input("k", ctfx::f16, {8, 32, 1, 128});
-    auto pos = b.input("pos", ctfx::i64, {1});
-    b.update(cache, ctfx::index_put(cache, {ctfx::none, ctfx::none, pos}, k));
-  });
+  w.graph = ctfx::build_checked([S](ctfx::builder& b) { kv_cache_update(b, S); });
   w.in_desc = {ctfx::tensor_desc::contiguous(ctfx::f16, {8, 32, S, 128}), ctfx::tensor_desc::contiguous(ctfx::f16, {8, 32, 1, 128}),
                ctfx::tensor_desc::contiguous(ctfx::i64, {1})};
   w.inputs = {filled(w.in_desc[0].span_bytes()), filled(w.in_desc[1].span_bytes()), std::vector<std::byte>(8)};
@@ -52,18 +75,7 @@ inline workload kv_cache(long S) {
 inline workload halo(long G) {
   workload w;
   w.name = "halo exchange, 4 edges";
-  w.graph = ctfx::build_checked([G](ctfx::builder& b) {
-    auto grid = b.input("grid", ctfx::f32, {G, G});
-    auto n = b.input("n", ctfx::f32, {G - 2});
-    auto s = b.input("s", ctfx::f32, {G - 2});
-    auto we = b.input("w", ctfx::f32, {G - 2});
-    auto e = b.input("e", ctfx::f32, {G - 2});
-    auto g = ctfx::select_scatter(grid, ctfx::slice_scatter(grid.select(0, 0), n, 0, 1, G - 1), 0, 0);
-    g = ctfx::select_scatter(g, ctfx::slice_scatter(g.select(0, G - 1), s, 0, 1, G - 1), 0, G - 1);
-    g = ctfx::select_scatter(g, ctfx::slice_scatter(g.select(1, 0), we, 0, 1, G - 1), 1, 0);
-    g = ctfx::select_scatter(g, ctfx::slice_scatter(g.select(1, G - 1), e, 0, 1, G - 1), 1, G - 1);
-    b.update(grid, g);
-  });
+  w.graph = ctfx::build_checked([G](ctfx::builder& b) { ctfx_test::halo_edges(b, G); });
   w.in_desc = {ctfx::tensor_desc::contiguous(ctfx::f32, {G, G})};
   for (int k = 0; k < 4; ++k) w.in_desc.push_back(ctfx::tensor_desc::contiguous(ctfx::f32, {G - 2}));
   for (const auto& d : w.in_desc) w.inputs.push_back(filled(d.span_bytes()));
@@ -75,13 +87,7 @@ inline workload halo(long G) {
 inline workload scatter_chain(long R, long C) {
   workload w;
   w.name = "64 slice_scatters, 4 MiB";
-  w.graph = ctfx::build_checked([R, C](ctfx::builder& b) {
-    auto x = b.input("x", ctfx::f32, {R, C});
-    auto src = b.input("src", ctfx::f32, {R, C});
-    auto y = x;
-    for (long i = 0; i < R; ++i) y = ctfx::slice_scatter(y, src.slice(0, (i * 7) % R, (i * 7) % R + 1), 0, i, i + 1);
-    b.update(x, y);
-  });
+  w.graph = ctfx::build_checked([R, C](ctfx::builder& b) { row_scatters(b, R, C); });
   w.in_desc = {ctfx::tensor_desc::contiguous(ctfx::f32, {R, C}), ctfx::tensor_desc::contiguous(ctfx::f32, {R, C})};
   for (const auto& d : w.in_desc) w.inputs.push_back(filled(d.span_bytes()));
   w.written = static_cast<std::size_t>(R * C) * 4;
@@ -92,12 +98,7 @@ inline workload scatter_chain(long R, long C) {
 inline workload scatter_add(long N, long B) {
   workload w;
   w.name = "index_put accumulate, 1M -> 1024";
-  w.graph = ctfx::build_checked([N, B](ctfx::builder& b) {
-    auto h = b.input("h", ctfx::f32, {B});
-    auto i = b.input("i", ctfx::i64, {N});
-    auto v = b.input("v", ctfx::f32, {N});
-    b.update(h, ctfx::index_put(h, {i}, v, true));
-  });
+  w.graph = ctfx::build_checked([N, B](ctfx::builder& b) { scatter_add_into(b, N, B); });
   w.in_desc = {ctfx::tensor_desc::contiguous(ctfx::f32, {B}), ctfx::tensor_desc::contiguous(ctfx::i64, {N}),
                ctfx::tensor_desc::contiguous(ctfx::f32, {N})};
   w.inputs = {std::vector<std::byte>(static_cast<std::size_t>(B) * 4), std::vector<std::byte>(static_cast<std::size_t>(N) * 8),
@@ -112,10 +113,7 @@ inline workload scatter_add(long N, long B) {
 inline workload clone(long E) {
   workload w;
   w.name = "clone, " + std::to_string(E * 4 >> 20) + " MiB";
-  w.graph = ctfx::build_checked([E](ctfx::builder& b) {
-    auto x = b.input("x", ctfx::f32, {E});
-    b.output(x.clone());
-  });
+  w.graph = ctfx::build_checked([E](ctfx::builder& b) { clone_of(b, E); });
   w.in_desc = {ctfx::tensor_desc::contiguous(ctfx::f32, {E})};
   w.out_desc = {ctfx::tensor_desc::contiguous(ctfx::f32, {E})};
   w.inputs = {filled(static_cast<std::size_t>(E) * 4)};

@@ -11,6 +11,7 @@
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/kernels/copy_siblings.hpp>
 #include <ctfx/plan/listing.hpp>
+#include "../common/halo.hpp"
 #include "../common/stencil.hpp"
 
 namespace {
@@ -49,18 +50,7 @@ void check_against_reference(const ctfx::ir& g, const std::vector<std::vector<fl
 }
 
 constexpr long HG = 9;
-constexpr auto halo = ctfx::graph([](ctfx::builder& b) {
-  auto grid = b.input("grid", ctfx::f32, {HG, HG});
-  auto n = b.input("n", ctfx::f32, {HG - 2});
-  auto s = b.input("s", ctfx::f32, {HG - 2});
-  auto we = b.input("w", ctfx::f32, {HG - 2});
-  auto e = b.input("e", ctfx::f32, {HG - 2});
-  auto g = ctfx::select_scatter(grid, ctfx::slice_scatter(grid.select(0, 0), n, 0, 1, HG - 1), 0, 0);
-  g = ctfx::select_scatter(g, ctfx::slice_scatter(g.select(0, HG - 1), s, 0, 1, HG - 1), 0, HG - 1);
-  g = ctfx::select_scatter(g, ctfx::slice_scatter(g.select(1, 0), we, 0, 1, HG - 1), 1, 0);
-  g = ctfx::select_scatter(g, ctfx::slice_scatter(g.select(1, HG - 1), e, 0, 1, HG - 1), 1, HG - 1);
-  b.update(grid, g);
-});
+constexpr auto halo = ctfx::graph([](ctfx::builder& b) { ctfx_test::halo_edges(b, HG); });
 using halo_plan = ctfx::compiled<decltype(halo)>;
 
 constexpr long SG = 8;
