@@ -8,54 +8,43 @@
 // columns 1.4x the hand loop).
 #pragma once
 #include <cstddef>
-#include "pointwise.hpp"
+#include "fused.hpp"
 
 namespace ctfx::kernels {
 
 template <dtype D, std::size_t N>
 void copy_siblings(const device_ctx& ctx, const strided (&out)[N], const strided (&src)[N]) {
+  static_assert(2 * N - 1 <= static_cast<std::size_t>(max_fused_leaves), "copy_siblings: more members than a loop nest has operands");
   if (ctx.where == backend::cuda) {
     for (std::size_t m = 0; m < N; ++m) copy_typed<D, D>(ctx, out[m], src[m]);
     return;
   }
-  // The extents without their size-1 dimensions (the same ones for every member: one shape).
-  const strided& o0 = out[0];
-  index_t size[max_rank]{}, os[N][max_rank]{}, ss[N][max_rank]{};
-  int r = 0;
-  for (int d = 0; d < o0.rank; ++d) {
-    if (o0.size[d] == 1) continue;
-    size[r] = o0.size[d];
-    for (std::size_t m = 0; m < N; ++m) {
-      os[m][r] = out[m].stride[d];
-      ss[m][r] = src[m].stride[d];
-    }
-    ++r;
-  }
+  // One loop nest over the members' common extents (make_nest: extent-1 dimensions dropped,
+  // contiguous ones merged): operand m < N is destination m, operand N + m source m.
+  fused_operands k;
+  k.out = out[0];
+  for (std::size_t m = 1; m < N; ++m) k.leaf[k.n_leaves++] = out[m];
+  for (std::size_t m = 0; m < N; ++m) k.leaf[k.n_leaves++] = src[m];
+  const fused_nest nest = make_nest(k);
   using E = element_t<D>;
   E* o[N];
   const E* s[N];
+  index_t io[N], is[N], ao[N]{}, bo[N]{};
   for (std::size_t m = 0; m < N; ++m) {
-    if (out[m].numel() == 0) return;
     o[m] = reinterpret_cast<E*>(out[m].p);
     s[m] = reinterpret_cast<const E*>(src[m].p);
+    io[m] = nest.istride[m];
+    is[m] = nest.istride[N + m];
   }
-  const index_t inner = r == 0 ? 1 : size[r - 1];
-  index_t io[N], is[N];
-  for (std::size_t m = 0; m < N; ++m) {
-    io[m] = r == 0 ? 0 : os[m][r - 1];
-    is[m] = r == 0 ? 0 : ss[m][r - 1];
-  }
-  // The outer dimensions by an odometer, touched once per row.
-  index_t idx[max_rank]{}, ao[N]{}, bo[N]{};
-  index_t rows = 1;
-  for (int d = 0; d + 1 < r; ++d) rows *= size[d];
-  for (index_t row = 0; row < rows; ++row) {
-    for (index_t j = 0; j < inner; ++j)
+  // The outer dimensions by an odometer, stepped once per row.
+  index_t idx[max_rank]{};
+  for (index_t row = 0; row < nest.rows; ++row) {
+    for (index_t j = 0; j < nest.inner; ++j)
       for (std::size_t m = 0; m < N; ++m) o[m][ao[m] + j * io[m]] = s[m][bo[m] + j * is[m]];
-    for (int d = r - 2; d >= 0; --d) {
-      for (std::size_t m = 0; m < N; ++m) { ao[m] += os[m][d]; bo[m] += ss[m][d]; }
-      if (++idx[d] < size[d]) break;
-      for (std::size_t m = 0; m < N; ++m) { ao[m] -= os[m][d] * size[d]; bo[m] -= ss[m][d] * size[d]; }
+    for (int d = nest.rank - 1; d >= 0; --d) {
+      for (std::size_t m = 0; m < N; ++m) { ao[m] += nest.stride[m][d]; bo[m] += nest.stride[N + m][d]; }
+      if (++idx[d] < nest.size[d]) break;
+      for (std::size_t m = 0; m < N; ++m) { ao[m] -= nest.stride[m][d] * nest.size[d]; bo[m] -= nest.stride[N + m][d] * nest.size[d]; }
       idx[d] = 0;
     }
   }
