@@ -806,6 +806,27 @@ TEST_CASE("cat: groups computed into the slices of a cat along its last dimensio
   }
   CHECK(pairs == 1);
   CHECK(pairs_into_last == 1);
+  {  // each half's loop nest, made in the compiler: [6, 5, 20] of a [6, 5, 40] cat collapse to 30
+     // rows of 20, the rows 40 apart in the result and in k, the angles' 20 read again in every row
+    constexpr std::int32_t first = [] {
+      for (std::size_t i = 0; i < halves_plan::node_count; ++i)
+        if (halves_plan::row_sibling[i] >= 0) return static_cast<std::int32_t>(i);
+      return std::int32_t{-1};
+    }();
+    static_assert(first >= 0);
+    constexpr ctfx::kernels::fused_nest nest = halves_plan::loop_nest<first>();
+    CHECK(nest.rank == 1);
+    CHECK(nest.rows == 30);
+    CHECK(nest.size[0] == 30);
+    CHECK(nest.inner == 20);
+    CHECK(nest.istride[0] == 1);
+    CHECK(nest.stride[0][0] == 40);
+    for (int l = 1; l <= 4; ++l) {
+      INFO("operand " << l);
+      CHECK(nest.istride[l] == 1);
+      CHECK((nest.stride[l][0] == 40 || nest.stride[l][0] == 0));
+    }
+  }
   {  // the listing names the pair: a head line before the first, the second pointing at it
     const std::string s = ctfx::listing<halves_plan>();
     INFO(s);

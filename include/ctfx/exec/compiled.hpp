@@ -421,6 +421,16 @@ struct compiled {
     else return prog().run(inputs, outputs, ctx, workspace, kernels, table.data());
   }
 
+  /// The loop nest of the elementwise group whose root is node I, as the compiler made it for a
+  /// static plan (its dimensions collapsed; on the host its numbers are constants of the loops).
+  template <std::int32_t I>
+  static constexpr kernels::fused_nest loop_nest() {
+    static_assert(run_plan.usable, "ctfx: loop_nest<I>() is made for a static plan (compiled<G>::run_plan.usable): this graph runs through the program");
+    static_assert(fused_roots[static_cast<std::size_t>(I)] == I && !is_reduction(frozen.nodes[static_cast<std::size_t>(I)].op),
+                  "ctfx: loop_nest<I>(): node I is not the root of an elementwise group (compiled<G>::fused_roots)");
+    return kernels::static_group<graph_view, I>::static_shape::nest;
+  }
+
  private:
   // ---- fused kernels, specialized: each group's ops become a type (kernels/fused_static.hpp), so
   // its inner loop is one expression over typed pointers, without memory between the ops.
@@ -429,6 +439,10 @@ struct compiled {
     static constexpr const auto& args() { return frozen.args; }
     static constexpr std::int32_t root_of(std::int32_t i) { return fused_roots[static_cast<std::size_t>(i)]; }
     static constexpr std::int32_t members(std::int32_t i) { return fused_members[static_cast<std::size_t>(i)]; }
+    // A static plan's layouts are every run's (the runner checks the inputs' against them; a put's
+    // row moves only an offset), so its groups make their loop nests here, in the compiler.
+    static constexpr bool static_layouts = run_plan.usable;
+    static constexpr strided shape(std::int32_t i) { return run_plan.layouts[static_cast<std::size_t>(i)].shape(); }
   };
 
   // Groups computed into one cat's slices, consecutive in the schedule: rows run together.

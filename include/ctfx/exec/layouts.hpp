@@ -45,6 +45,14 @@ struct bound_layout {
     for (int i = 0; i < rank; ++i) { d.size[i] = size[i]; d.stride[i] = stride[i]; }
     return d;
   }
+  // The view without its data: what a static plan's kernels know of it in the compiler.
+  constexpr strided shape() const {
+    strided s;
+    s.dt = dt;
+    s.rank = rank;
+    for (int i = 0; i < rank; ++i) { s.size[i] = size[i]; s.stride[i] = stride[i]; }
+    return s;
+  }
   strided at(std::byte* base) const {
     strided s;
     s.p = base + offset * size_of(dt);

@@ -490,7 +490,8 @@ struct fused_nest {
   index_t rows = 1;
 };
 
-inline fused_nest make_nest(const fused_operands& k) {
+// constexpr: a static plan's groups make their nests in the compiler (fused_static.hpp).
+constexpr fused_nest make_nest(const fused_operands& k) {
   fused_nest nest;
   const int r = k.out.rank;
   const int nop = k.n_leaves + 1;

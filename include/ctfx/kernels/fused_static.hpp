@@ -39,6 +39,21 @@ struct leaf_ptrs {
   index_t st[max_fused_leaves];
 };
 
+// Where a group's loops start in one run: its destination's first element and each operand's. The
+// rest (extents and strides, collapsed) is the group's nest; the element sizes are the group's types.
+struct group_ptrs {
+  std::byte* out;
+  const std::byte* leaf[max_fused_leaves];
+};
+
+// Whether GV's layouts are the compiler's (a static plan: GV::shape(id) is node id's view without
+// its data, every run's strides and extents), so that a group's loop nest is made in the compiler.
+template <class GV>
+inline constexpr bool static_layouts_of = false;
+template <class GV>
+  requires requires { GV::static_layouts; }
+inline constexpr bool static_layouts_of<GV> = GV::static_layouts;
+
 // How a group's inner loop indexes its operands: with Unit, operand l at stride 1, or at stride 0
 // (one value for the whole loop: a value broadcast along the row, as softmax's row maximum) when
 // bit l of Zero is set; without Unit, each at its run-time stride st[l]. Strides that are constants
@@ -196,6 +211,9 @@ struct static_group {
   }();
   static_assert(leaves.n <= max_fused_leaves, "ctfx: a fused group reads more tensors than plan/fusion.hpp allows");
 
+  // Operand l's element size.
+  static constexpr index_t leaf_bytes(int l) { return size_of(at(leaves.id[l]).meta.dt); }
+
   static constexpr int leaf_index(std::int32_t a) {
     for (int j = 0; j < leaves.n; ++j)
       if (leaves.id[j] == a) return j;
@@ -294,17 +312,16 @@ struct static_group {
     leaf_ptrs p;
     index_t step[max_fused_leaves > 0 ? max_fused_leaves : 1]{};
     index_t o = 0, ostep = 0;  // the destination's offset of the current row, and its row step
-    row_cursor(const fused_operands& k, const fused_nest& nest, index_t r0) {
+    CTFX_INLINE row_cursor(const group_ptrs& q, const fused_nest& nest, index_t r0) {
       for (int l = 0; l < leaves.n; ++l) {
-        const index_t es = size_of(k.leaf[l].dt);
         p.st[l] = nest.istride[l + 1];
-        p.p[l] = k.leaf[l].p + (nest.rank ? nest.stride[l + 1][0] * r0 : 0) * es;
-        step[l] = (nest.rank ? nest.stride[l + 1][0] : 0) * es;
+        p.p[l] = q.leaf[l] + (nest.rank ? nest.stride[l + 1][0] * r0 : 0) * leaf_bytes(l);
+        step[l] = (nest.rank ? nest.stride[l + 1][0] : 0) * leaf_bytes(l);
       }
       ostep = nest.rank ? nest.stride[0][0] : 0;
       o = ostep * r0;
     }
-    void next() {
+    CTFX_INLINE void next() {
       for (int l = 0; l < leaves.n; ++l) p.p[l] += step[l];
       o += ostep;
     }
@@ -313,10 +330,10 @@ struct static_group {
   // Walks rows [r0, r1) of the nest: row_fn(destination offset, operands at the row's start).
   // Inlined, so that a row_fn that is a hot loop (fold_direct's) is compiled at its caller's ISA level.
   template <class Row>
-  CTFX_INLINE static void walk_rows(const fused_operands& k, const fused_nest& nest, index_t r0, index_t r1, Row&& row_fn) {
+  CTFX_INLINE static void walk_rows(const group_ptrs& q, const fused_nest& nest, index_t r0, index_t r1, Row&& row_fn) {
     if (nest.rank <= 1) {
-      const auto* out = reinterpret_cast<const element_t<out_dt>*>(k.out.p);
-      for (row_cursor c(k, nest, r0); r0 < r1; ++r0, c.next()) {
+      const auto* out = reinterpret_cast<const element_t<out_dt>*>(q.out);
+      for (row_cursor c(q, nest, r0); r0 < r1; ++r0, c.next()) {
         if (out) prefetch_row_ahead(out + c.o, c.ostep, r0, nest.rows);
         row_fn(c.o, static_cast<const leaf_ptrs&>(c.p));
       }
@@ -327,37 +344,37 @@ struct static_group {
     row_offsets w(nest, leaves.n + 1, r0);
     const index_t* off = w.off;
     for (index_t r = r0; r < r1; ++r, w.next()) {
-      for (int l = 0; l < leaves.n; ++l) p.p[l] = k.leaf[l].p + off[l + 1] * size_of(k.leaf[l].dt);
+      for (int l = 0; l < leaves.n; ++l) p.p[l] = q.leaf[l] + off[l + 1] * leaf_bytes(l);
       row_fn(off[0], static_cast<const leaf_ptrs&>(p));
     }
   }
 
   // The dense loop when the run's strides are the ones it assumes (stride 1, and 0 for the
   // operands broadcast along the row), else each operand at its own stride.
-  static bool dense_leaves(const fused_nest& nest) {
+  static constexpr bool dense_leaves(const fused_nest& nest) {
     bool unit = true;
     for (int l = 0; l < leaves.n; ++l) unit = unit && nest.istride[l + 1] == (((row_broadcast >> l) & 1u) != 0 ? 0 : 1);
     return unit;
   }
 
-  static bool dense_row(const fused_nest& nest) { return nest.istride[0] == 1 && dense_leaves(nest); }
+  static constexpr bool dense_row(const fused_nest& nest) { return nest.istride[0] == 1 && dense_leaves(nest); }
 
   // Rows [r0, r1) of a map, the walk and its row loops compiled for the host's level (core/isa.hpp).
   // A call per row into the level's function cost RoPE's 64-element rows a quarter of their time;
   // CTFX_VECTORIZE: without the levels (a build targeting AVX-512) the walk is compiled here.
-  CTFX_VECTORIZE static void rows(const fused_operands& k, const fused_nest& nest, index_t r0, index_t r1) {
+  CTFX_VECTORIZE static void rows(const group_ptrs& q, const fused_nest& nest, index_t r0, index_t r1) {
     isa::on_host_isa([&]() CTFX_ISA_BODY {
       const bool unit = dense_row(nest);
-      auto* base = reinterpret_cast<element_t<out_dt>*>(k.out.p);
-      walk_rows(k, nest, r0, r1,
+      auto* base = reinterpret_cast<element_t<out_dt>*>(q.out);
+      walk_rows(q, nest, r0, r1,
                 [&](index_t o, const leaf_ptrs& p) CTFX_ISA_BODY { row(base + o, nest.istride[0], p, nest.inner, unit); });
     });
   }
 
   // Row r of a nest with at most one outer dimension, at cursor c, which then moves to the next
   // row (static_row_siblings runs several groups' rows in turn, inside its on_host_isa body).
-  CTFX_INLINE static void one_row(const fused_operands& k, const fused_nest& nest, row_cursor& c, index_t r, bool unit) {
-    auto* d = reinterpret_cast<element_t<out_dt>*>(k.out.p) + c.o;
+  CTFX_INLINE static void one_row(const group_ptrs& q, const fused_nest& nest, row_cursor& c, index_t r, bool unit) {
+    auto* d = reinterpret_cast<element_t<out_dt>*>(q.out) + c.o;
     prefetch_row_ahead(d, c.ostep, r, nest.rows);
     row(d, nest.istride[0], c.p, nest.inner, unit);
     c.next();
@@ -365,15 +382,13 @@ struct static_group {
 
   // A reduction root: each row computed chunk by chunk into the fold's tile (fused_reduce.hpp).
   template <class Sink>
-  static void fold_rows(const fused_operands& k, const fused_nest& nest, index_t r0, index_t r1, Sink& sink) {
+  static void fold_rows(const group_ptrs& g, const fused_nest& nest, index_t r0, index_t r1, Sink& sink) {
     const bool unit = dense_leaves(nest);
-    index_t es[max_fused_leaves > 0 ? max_fused_leaves : 1]{};
-    for (int l = 0; l < leaves.n; ++l) es[l] = size_of(k.leaf[l].dt);
-    walk_rows(k, nest, r0, r1, [&](index_t, const leaf_ptrs& p) {
+    walk_rows(g, nest, r0, r1, [&](index_t, const leaf_ptrs& p) {
       for (index_t c0 = 0; c0 < nest.inner; c0 += fused_chunk) {
         const index_t len = nest.inner - c0 < fused_chunk ? nest.inner - c0 : fused_chunk;
         leaf_ptrs q = p;
-        for (int l = 0; l < leaves.n; ++l) q.p[l] += c0 * p.st[l] * es[l];
+        for (int l = 0; l < leaves.n; ++l) q.p[l] += c0 * p.st[l] * leaf_bytes(l);
         element_t<out_dt>* into = sink.reserve(len);
         if (unit && len == fused_chunk) inner<dense_access>(into, 1, q, fused_chunk);
         else if (unit) inner<dense_access>(into, 1, q, len);
@@ -406,11 +421,11 @@ struct static_group {
   // are read at unit stride or broadcast along the row: each output's values are computed and added
   // straight into 32 lanes held in registers (reduce.hpp's order, the same bits as the tile's fold),
   // as Inductor's reduction loops do. False: not such a sum (the tile folds it).
-  CTFX_VECTORIZE static bool fold_direct(const fused_operands& k, const fused_nest& nest, const strided& out, const fold_spec& spec,
+  CTFX_VECTORIZE static bool fold_direct(const group_ptrs& g, const fused_nest& nest, const strided& out, const fold_spec& spec,
                                          index_t n, index_t o0) {
-    return isa::on_host_isa([&]() CTFX_ISA_BODY { return fold_direct_loop(k, nest, out, spec, n, o0); });
+    return isa::on_host_isa([&]() CTFX_ISA_BODY { return fold_direct_loop(g, nest, out, spec, n, o0); });
   }
-  CTFX_INLINE static bool fold_direct_loop(const fused_operands& k, const fused_nest& nest, const strided& out,
+  CTFX_INLINE static bool fold_direct_loop(const group_ptrs& g, const fused_nest& nest, const strided& out,
                                            const fold_spec& spec, index_t n, index_t o0) {
     constexpr dtype O = at(R).meta.dt;
     using C = compute_t<O>;
@@ -418,11 +433,11 @@ struct static_group {
     output_cursor to(out, o0);
     auto* base = reinterpret_cast<element_t<O>*>(out.p);
     const index_t per_row = nest.inner / n;
-    walk_rows(k, nest, 0, nest.rows, [&](index_t, const leaf_ptrs& p) CTFX_ISA_BODY {
+    walk_rows(g, nest, 0, nest.rows, [&](index_t, const leaf_ptrs& p) CTFX_ISA_BODY {
       leaf_ptrs q = p;
       for (index_t j = 0; j < per_row; ++j) {
         for (int l = 0; l < leaves.n; ++l)
-          q.p[l] = p.p[l] + (((row_broadcast >> l) & 1u) != 0 ? 0 : j * n * index_t{size_of(at(leaves.id[l]).meta.dt)});
+          q.p[l] = p.p[l] + (((row_broadcast >> l) & 1u) != 0 ? 0 : j * n * leaf_bytes(l));
         store_result<O>(base + to.off, sum_in_lanes<C>(q, n), spec.divisor);
         to.next();
       }
@@ -464,9 +479,10 @@ struct static_group {
     }
     auto part = [&](const fused_operands& kt, index_t o0) {
       const fused_nest nest = make_nest(kt);
-      if (fold_direct(kt, nest, out, spec, n, o0)) return;
+      const group_ptrs g = ptrs_of(kt);
+      if (fold_direct(g, nest, out, spec, n, o0)) return;
       fold_sink<out_dt, O> sink(spec, n, out, o0);
-      fold_rows(kt, nest, 0, nest.rows, sink);
+      fold_rows(g, nest, 0, nest.rows, sink);
       sink.close();
     };
     if (!split_outputs_for_threads(ctx, k, outputs, part)) part(k, 0);
@@ -480,9 +496,26 @@ struct static_group {
     else run_map(ctx, view);
   }
 
+  // Where a kernel's loops start.
+  static group_ptrs ptrs_of(const fused_operands& k) {
+    group_ptrs g;
+    g.out = k.out.p;
+    for (int l = 0; l < leaves.n; ++l) g.leaf[l] = k.leaf[l].p;
+    return g;
+  }
+  // Where an elementwise root's loops start: its destination's data and its operands' (a view
+  // broadcast to the destination starts where the view does).
+  template <class View>
+  CTFX_INLINE static group_ptrs map_ptrs(View& view) {
+    group_ptrs g;
+    g.out = view(dst).p;
+    for (int l = 0; l < leaves.n; ++l) g.leaf[l] = view(leaves.id[l]).p;
+    return g;
+  }
+
   // An elementwise root's kernel: its destination and its operands, broadcast to it.
   template <class View>
-  static fused_operands map_kernel(View&& view) {
+  static constexpr fused_operands map_kernel(View&& view) {
     fused_operands k;
     const strided out = view(dst);
     k.out.set_broadcast(out, out.rank, out.size);
@@ -491,9 +524,38 @@ struct static_group {
     return k;
   }
 
+  // An elementwise root of a static plan: its kernel's extents and strides and its loop nest, made
+  // in the compiler (only named where static_shapes holds).
+  struct shape_view {
+    constexpr strided operator()(std::int32_t id) const { return GV::shape(id); }
+  };
+  struct static_shape {
+    static constexpr fused_operands kernel = map_kernel(shape_view{});
+    static constexpr fused_nest nest = make_nest(kernel);
+    static constexpr bool empty = kernel.out.numel() == 0;
+    static constexpr bool unit = dense_row(nest);
+  };
+  static constexpr bool static_shapes = static_layouts_of<GV>;
+
+  // Every row of a static plan's map: the nest's numbers are constants of the loops.
+  CTFX_VECTORIZE static void static_rows(const group_ptrs& g) {
+    isa::on_host_isa([&]() CTFX_ISA_BODY {
+      auto* base = reinterpret_cast<element_t<out_dt>*>(g.out);
+      walk_rows(g, static_shape::nest, 0, static_shape::nest.rows, [&](index_t o, const leaf_ptrs& p) CTFX_ISA_BODY {
+        row(base + o, static_shape::nest.istride[0], p, static_shape::nest.inner, static_shape::unit);
+      });
+    });
+  }
+
   // An elementwise root: the group's values stored into its destination.
   template <class View>
   static void run_map(const device_ctx& ctx, View&& view) {
+    if constexpr (static_shapes) {
+      if (ctx.where == backend::host) {  // (OMP splits the nest, CUDA runs elements: their run-time kernels below)
+        if constexpr (!static_shape::empty) static_rows(map_ptrs(view));
+        return;
+      }
+    }
     const fused_operands k = map_kernel(view);
     if (k.out.numel() == 0) return;
     const fused_nest nest = make_nest(k);
@@ -508,8 +570,8 @@ struct static_group {
       parallel_for(ctx, k.out.numel(), f);
       return;
     }
-    if (!split_for_threads(ctx, k, nest, [](const fused_operands& kt, const fused_nest& nt, index_t r0, index_t r1) { rows(kt, nt, r0, r1); }))
-      rows(k, nest, 0, nest.rows);
+    if (!split_for_threads(ctx, k, nest, [](const fused_operands& kt, const fused_nest& nt, index_t r0, index_t r1) { rows(ptrs_of(kt), nt, r0, r1); }))
+      rows(ptrs_of(k), nest, 0, nest.rows);
   }
 };
 
@@ -537,9 +599,36 @@ struct static_row_siblings {
 
   // Each group's row cursor at row r0.
   template <std::size_t... I>
-  static auto cursors_at(const fused_operands* k, const fused_nest* nest, index_t r0, std::index_sequence<I...>) {
+  CTFX_INLINE static auto cursors_at(const group_ptrs* g, const fused_nest* nest, index_t r0, std::index_sequence<I...>) {
     return std::tuple<typename std::tuple_element_t<I, groups>::row_cursor...>{
-        typename std::tuple_element_t<I, groups>::row_cursor(k[I], nest[I], r0)...};
+        typename std::tuple_element_t<I, groups>::row_cursor(g[I], nest[I], r0)...};
+  }
+
+  // A static plan's siblings: their nests, and whether they walk their rows together, are the
+  // compiler's (only named where static_shapes holds).
+  static constexpr bool static_shapes = (static_group<GV, Rs>::static_shapes && ...);
+  struct static_shape {
+    static constexpr std::array<fused_nest, N> nest{static_group<GV, Rs>::static_shape::nest...};
+    static constexpr bool unit[N]{static_group<GV, Rs>::static_shape::unit...};
+    static constexpr bool together = [] {
+      bool t = true;
+      for (std::size_t i = 0; i < N; ++i) t = t && nest[i].inner > 0 && nest[i].rank <= 1 && nest[i].rank == nest[0].rank && nest[i].rows == nest[0].rows;
+      bool empty[N]{static_group<GV, Rs>::static_shape::empty...};
+      for (std::size_t i = 0; i < N; ++i) t = t && !empty[i];
+      return t;
+    }();
+  };
+  template <class View>
+  CTFX_VECTORIZE static void static_rows(View& view) {
+    const group_ptrs g[N]{static_group<GV, Rs>::map_ptrs(view)...};
+    isa::on_host_isa([&]() CTFX_ISA_BODY {
+      constexpr const auto& nest = static_shape::nest;
+      auto cursors = cursors_at(g, nest.data(), 0, std::make_index_sequence<N>{});
+      for (index_t r = 0; r < nest[0].rows; ++r)
+        each([&](auto i) CTFX_ISA_BODY {
+          std::tuple_element_t<i, groups>::one_row(g[i], nest[i], std::get<i>(cursors), r, static_shape::unit[i]);
+        });
+    });
   }
 
   // Each group's operands and nest, made in place (no zeroed array to copy them into: per call,
@@ -556,6 +645,13 @@ struct static_row_siblings {
   // CTFX_VECTORIZE: without the ISA levels the rows' loops are compiled here (see static_group::rows).
   template <class View, class Domain>
   CTFX_VECTORIZE static void run(const device_ctx& ctx, View&& view, Domain&& domain_of) {
+    if constexpr (static_shapes) {
+      if constexpr (static_shape::together) {
+        if (ctx.where == backend::host) return static_rows(view);
+      } else {
+        if (ctx.where == backend::host) return each([&](auto i) { std::tuple_element_t<i, groups>::run(ctx, view, domain_of); });
+      }
+    }
     const std::array<fused_operands, N> k = operands_of(view, std::make_index_sequence<N>{});
     const std::array<fused_nest, N> nest = nests_of(k, std::make_index_sequence<N>{});
     bool unit[N]{};
@@ -568,11 +664,13 @@ struct static_row_siblings {
       each([&](auto i) { std::tuple_element_t<i, groups>::run(ctx, view, domain_of); });
       return;
     }
+    group_ptrs g[N];
+    each([&](auto i) { g[i] = std::tuple_element_t<i, groups>::ptrs_of(k[i]); });
     auto part = [&](index_t r0, index_t r1) {
       isa::on_host_isa([&]() CTFX_ISA_BODY {
-        auto cursors = cursors_at(k.data(), nest.data(), r0, std::make_index_sequence<N>{});
+        auto cursors = cursors_at(g, nest.data(), r0, std::make_index_sequence<N>{});
         for (index_t r = r0; r < r1; ++r)
-          each([&](auto i) CTFX_ISA_BODY { std::tuple_element_t<i, groups>::one_row(k[i], nest[i], std::get<i>(cursors), r, unit[i]); });
+          each([&](auto i) CTFX_ISA_BODY { std::tuple_element_t<i, groups>::one_row(g[i], nest[i], std::get<i>(cursors), r, unit[i]); });
       });
     };
 #if defined(_OPENMP)

@@ -16,7 +16,7 @@ struct strided {
   index_t size[max_rank]{};
   index_t stride[max_rank]{};
 
-  CTFX_HD index_t numel() const {
+  CTFX_HD constexpr index_t numel() const {
     index_t n = 1;
     for (int i = 0; i < rank; ++i) n *= size[i];
     return n;
@@ -62,7 +62,7 @@ struct strided {
     }
   }
   // Broadcast to `rank` dims of `sizes` (right-aligned, stride 0 where this tensor has extent 1).
-  CTFX_HD strided broadcast_to(int r, const index_t* sizes) const {
+  CTFX_HD constexpr strided broadcast_to(int r, const index_t* sizes) const {
     strided b;
     b.set_broadcast(*this, r, sizes);
     return b;
@@ -70,7 +70,7 @@ struct strided {
   // Sets this view to v broadcast to r dims of `sizes`, field by field. (A kernel's setup builds
   // its operands this way, in place: copying a whole view just written field by field stalls on
   // store forwarding, which cost a small typed kernel a fifth of its call.)
-  CTFX_HD void set_broadcast(const strided& v, int r, const index_t* sizes) {
+  CTFX_HD constexpr void set_broadcast(const strided& v, int r, const index_t* sizes) {
     p = v.p;
     dt = v.dt;
     rank = r;
