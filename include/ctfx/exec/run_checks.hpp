@@ -127,6 +127,15 @@ run_status check_caller_aliasing(std::span<const tensor_ref> inputs, std::span<c
   };
   for (std::size_t k = 0; k < inputs.size(); ++k) add(inputs[k], written(k), static_cast<std::int32_t>(k));
   for (std::size_t j = 0; j < outputs.size(); ++j) add(outputs[j], true, ~static_cast<std::int32_t>(j));
+  // A call's few buffers, pair by pair, without sorting: when no written one meets another, the
+  // sweep below would find nothing.
+  if (m <= 16) {
+    bool clash = false;
+    for (std::size_t a = 0; a < m; ++a)
+      for (std::size_t c = a + 1; c < m; ++c)
+        clash = clash || ((rs[a].written || rs[c].written) && rs[a].lo < rs[c].hi && rs[c].lo < rs[a].hi);
+    if (!clash) return {};
+  }
   std::sort(rs, rs + m, [](const range& a, const range& b) { return a.lo < b.lo; });
   auto label = [&](std::int32_t who) {
     return who >= 0 ? input_label(static_cast<std::size_t>(who), name(static_cast<std::size_t>(who))) : "output " + std::to_string(~who);
