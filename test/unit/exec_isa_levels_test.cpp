@@ -11,6 +11,7 @@
 #include <ctfx/core/isa.hpp>
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <ctfx/kernels/index_put.hpp>
 
 namespace {
 
@@ -131,4 +132,26 @@ TEST_CASE("host ISA levels: CTFX_ISA names a level, capped at what the CPU suppo
   ::unsetenv("CTFX_ISA");
   CHECK(ctfx::isa::detail::from_environment() == top);
   if (before) ::setenv("CTFX_ISA", saved.c_str(), 1);
+}
+
+TEST_CASE("host ISA levels: rows copied in vector blocks (an in-place put's rows) at every level, of every size") {
+  // kernels::copy_rows_host: the sizes a KV cache's rows have in constant-size blocks, any other
+  // size by memcpy; rows 3 apart in the destination and 2 apart in the source (in rows of the
+  // widest), bytes between the rows left as they were.
+  level_guard guard;
+  for (level l : {level::baseline, level::avx2, level::avx512}) {
+    if (static_cast<int>(l) > static_cast<int>(ctfx::isa::supported())) continue;
+    ctfx::isa::use(l);
+    for (std::size_t bytes : {64u, 128u, 256u, 512u, 96u, 1088u}) {
+      INFO("level " << ctfx::isa::name(l) << ", rows of " << bytes << " bytes");
+      constexpr long rows = 5;
+      const long ds = 3 * 1088 + 7, ss = 2 * 1088 + 5;  // odd strides: blocks at any alignment
+      std::vector<std::byte> dst(static_cast<std::size_t>(rows * ds), std::byte{0xee}), src(static_cast<std::size_t>(rows * ss));
+      for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::byte>(i * 131 % 251);
+      std::vector<std::byte> want = dst;
+      for (long r = 0; r < rows; ++r) std::memcpy(want.data() + r * ds, src.data() + r * ss, bytes);
+      ctfx::kernels::copy_rows_host(dst.data(), ds, src.data(), ss, rows, bytes);
+      CHECK(dst == want);
+    }
+  }
 }

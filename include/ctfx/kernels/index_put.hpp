@@ -15,6 +15,7 @@
 // validation), so the kernel itself never sees an out-of-range index.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/isa.hpp"
 #include "pointwise.hpp"
 #if defined(__CUDACC__)
 #include <cub/device/device_radix_sort.cuh>
@@ -124,6 +125,42 @@ CTFX_HD inline void copy_row_bytes(std::byte* p, const std::byte* v, std::size_t
   }
 }
 
+// n rows of `bytes` bytes, row r at p + r * pstep from v + r * vstep, on the host: at its widest
+// ISA level (core/isa.hpp), in 32-byte vector moves (one register from AVX2 up; g++ expands a
+// memcpy of 64 bytes into 16-byte moves at every level, and a 64-byte vector below AVX-512
+// through the stack), and for the sizes a KV cache's rows have, with the size a constant of the
+// loop (the moves unrolled).
+// (Not under nvcc, which compiles these puts for CUDA and takes the plain loop on its host.)
+#if !defined(__CUDACC__)
+using block32 = unsigned char __attribute__((vector_size(32), aligned(1), may_alias));
+CTFX_VECTORIZE inline void copy_rows_host(std::byte* p, index_t pstep, const std::byte* v, index_t vstep, index_t n, std::size_t bytes) {
+  isa::on_host_isa([&]() CTFX_ISA_BODY {
+    // (locals: the stores may alias what a captured reference points at, which g++ would reload per row)
+    std::byte* d = p;
+    const std::byte* s = v;
+    const index_t ds = pstep, ss = vstep, rows = n;
+    auto blocks = [&](auto b) CTFX_ISA_BODY {
+      for (index_t r = 0; r < rows; ++r, d += ds, s += ss)
+        for (std::size_t o = 0; o < decltype(b)::value; o += 32)
+          *reinterpret_cast<block32*>(d + o) = *reinterpret_cast<const block32*>(s + o);
+    };
+#if defined(__AVX2__)
+    constexpr bool wide = true;
+#else
+    const bool wide = isa::current() != isa::level::baseline;  // (SSE2 would move a 32-byte vector through the stack)
+#endif
+    switch (wide ? bytes : 0) {
+      case 64: return blocks(std::integral_constant<std::size_t, 64>{});
+      case 128: return blocks(std::integral_constant<std::size_t, 128>{});
+      case 256: return blocks(std::integral_constant<std::size_t, 256>{});
+      case 512: return blocks(std::integral_constant<std::size_t, 512>{});
+      default:
+        for (index_t r = 0; r < rows; ++r) copy_row_bytes(d + r * ds, s + r * ss, bytes);
+    }
+  });
+}
+#endif
+
 template <dtype D>
 struct index_put_seq_fn {  // the whole put, in order, by one thread
   index_put_args a;
@@ -185,7 +222,11 @@ struct index_put_seq_fn {  // the whole put, in order, by one thread
       if (one) {
         std::byte* p = a.x.p + fixed_part * size_of(D);
         const std::byte* v = a.values.p;
+#if defined(__CUDACC__)
         for (index_t row = 0; row < n_rows; ++row) copy_row_bytes(p + row * xs * size_of(D), v + row * vs * size_of(D), row_bytes);
+#else
+        copy_rows_host(p, xs * size_of(D), v, vs * size_of(D), n_rows, row_bytes);
+#endif
         return;
       }
     }
