@@ -296,17 +296,25 @@ class basic_program {
                          std::span<std::byte> workspace, const kernel_table* kernels, const static_node_fn* static_kernels,
                          bool& agreed) const {
     if (auto st = detail::check_backend(ctx); !st) return st;
-    std::vector<tensor_desc> descs(inputs.begin(), inputs.end());
-    binding b = bind(descs);
-    if (!b.status) return b.status;
+    // A graph without symbols whose inputs are the ones it was made for binds to what was computed
+    // when the program was made; any other call binds (and refuses with bind's words).
+    binding b;
+    const bool same = static_ && static_inputs_match(inputs);
+    if (!same) {
+      const std::vector<tensor_desc> descs(inputs.begin(), inputs.end());
+      b = bind(descs);
+      if (!b.status) return b.status;
+    }
+    const std::vector<tensor_desc>& bound_outputs = same ? static_outputs_ : b.outputs;
+    const std::size_t workspace_bytes = same ? static_workspace_ : b.workspace_bytes;
     // ---- validation: nothing below writes until every check has passed
     std::vector<bound_layout> L;
     if (static_) L = static_layouts_;
     else if (auto st = evaluate_layouts(b.symbols, L); !st) return st;
-    if (auto st = detail::check_outputs(g_.output_node(), out_args_, b.outputs, outputs); !st) return st;
+    if (auto st = detail::check_outputs(g_.output_node(), out_args_, bound_outputs, outputs); !st) return st;
     if (auto st = detail::check_input_data(inputs_, inputs); !st) return st;
     if (auto st = check_caller_aliasing(inputs, outputs); !st) return st;
-    if (auto st = detail::check_workspace(b.workspace_bytes, workspace); !st) return st;
+    if (auto st = detail::check_workspace(workspace_bytes, workspace); !st) return st;
     std::vector<std::byte*> base(static_cast<std::size_t>(g_.next_storage), nullptr);
     std::vector<std::size_t> storage_bytes_v(static_cast<std::size_t>(g_.next_storage), 0);
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
@@ -318,7 +326,7 @@ class basic_program {
     // Workspace: the caller's, or one allocation for this run (the only one a run makes).
     std::unique_ptr<std::byte[]> owned;
     std::byte* ws = nullptr;
-    if (auto st = detail::take_workspace(ctx, b.workspace_bytes, workspace, owned, ws); !st) return st;
+    if (auto st = detail::take_workspace(ctx, workspace_bytes, workspace, owned, ws); !st) return st;
     std::byte* scratch = ws ? ws + buffer_region_bytes(b.symbols) : nullptr;
     if (opt_.arena) {
       std::vector<std::size_t> pool_base(arena_.pools.size());
@@ -463,11 +471,26 @@ class basic_program {
       static_outputs_.push_back(d);
     }
     static_workspace_ = buffer_region_bytes(no_symbols) + scratch_bytes(no_symbols);
+    for (auto i : inputs_) static_inputs_.push_back(evaluate(g_.meta(i), no_symbols).desc());
     static_ = true;
+  }
+  // Whether bind_symbols would accept these inputs of a graph without symbols: each input's dtype,
+  // rank and extents as the graph's, and its strides where the extent is above 1.
+  bool static_inputs_match(std::span<const tensor_ref> inputs) const {
+    if (inputs.size() != static_inputs_.size()) return false;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const tensor_desc& w = static_inputs_[k];
+      const tensor_desc& t = inputs[k];
+      if (t.dt != w.dt || t.rank != w.rank) return false;
+      for (int d = 0; d < w.rank; ++d)
+        if (t.size[d] != w.size[d] || (t.size[d] > 1 && t.stride[d] != w.stride[d])) return false;
+    }
+    return true;
   }
   bool static_ = false;
   std::vector<bound_layout> static_layouts_;
   std::vector<tensor_desc> static_outputs_;
+  std::vector<tensor_desc> static_inputs_;  // per input position: what bind_symbols checks it against
   std::size_t static_workspace_ = 0;
 
   ir g_;
