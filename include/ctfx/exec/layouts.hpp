@@ -54,11 +54,8 @@ struct bound_layout {
     return s;
   }
   strided at(std::byte* base) const {
-    strided s;
+    strided s = shape();
     s.p = base + offset * size_of(dt);
-    s.dt = dt;
-    s.rank = rank;
-    for (int i = 0; i < rank; ++i) { s.size[i] = size[i]; s.stride[i] = stride[i]; }
     return s;
   }
 };

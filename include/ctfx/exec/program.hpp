@@ -480,10 +480,7 @@ class basic_program {
     if (inputs.size() != static_inputs_.size()) return false;
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       const tensor_desc& w = static_inputs_[k];
-      const tensor_desc& t = inputs[k];
-      if (t.dt != w.dt || t.rank != w.rank) return false;
-      for (int d = 0; d < w.rank; ++d)
-        if (t.size[d] != w.size[d] || (t.size[d] > 1 && t.stride[d] != w.stride[d])) return false;
+      if (!detail::input_matches(w.dt, w.rank, w.size, w.stride, inputs[k])) return false;
     }
     return true;
   }

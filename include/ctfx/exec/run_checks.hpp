@@ -67,6 +67,14 @@ inline run_status check_input_kind(std::int32_t node, std::string_view name, std
                                          ", got " + std::to_string(t.rank));
   return {};
 }
+// Whether input t passes check_input_kind and check_input_layout against these (no message built:
+// a call asks this first, and runs the checks for their words only when it fails).
+inline bool input_matches(dtype dt, int rank, const index_t* size, const index_t* stride, const tensor_desc& t) {
+  if (t.dt != dt || t.rank != rank) return false;
+  for (int d = 0; d < rank; ++d)
+    if (t.size[d] != size[d] || (t.size[d] > 1 && t.stride[d] != stride[d])) return false;
+  return true;
+}
 // `size` and `stride`: the extents and strides the graph needs, evaluated.
 inline run_status check_input_layout(std::int32_t node, std::string_view name, std::size_t k, const index_t* size,
                                      const index_t* stride, int rank, const tensor_desc& t) {

@@ -24,10 +24,7 @@ bool static_inputs_match(const static_plan_ref& p, std::span<const T> inputs) {
   if (inputs.size() != p.input_nodes.size()) return false;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const bound_layout& l = p.layouts[static_cast<std::size_t>(p.input_nodes[k])];
-    const tensor_desc& t = inputs[k];
-    if (t.dt != l.dt || t.rank != l.rank) return false;
-    for (int d = 0; d < l.rank; ++d)
-      if (t.size[d] != l.size[d] || (t.size[d] > 1 && t.stride[d] != l.stride[d])) return false;
+    if (!input_matches(l.dt, l.rank, l.size, l.stride, inputs[k])) return false;
   }
   return true;
 }
