@@ -315,42 +315,27 @@ class basic_program {
     if (auto st = detail::check_input_data(inputs_, inputs); !st) return st;
     if (auto st = check_caller_aliasing(inputs, outputs); !st) return st;
     if (auto st = detail::check_workspace(workspace_bytes, workspace); !st) return st;
+    // Per storage: its address, and (when this call bound its own layouts) its bytes; a call that
+    // binds to the plan's own layouts reads their bytes from static_storage_bytes_.
     std::vector<std::byte*> base(static_cast<std::size_t>(g_.next_storage), nullptr);
-    std::vector<std::size_t> storage_bytes_v(static_cast<std::size_t>(g_.next_storage), 0);
+    std::vector<std::size_t> storage_bytes_v(same ? 0 : static_cast<std::size_t>(g_.next_storage), 0);
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
       const auto s = static_cast<std::size_t>(g_.meta(inputs_[k]).storage);
       base[s] = static_cast<std::byte*>(inputs[k].data) - L[static_cast<std::size_t>(inputs_[k])].offset * size_of(inputs[k].dt);
-      storage_bytes_v[s] = static_cast<std::size_t>(L[static_cast<std::size_t>(inputs_[k])].extent()) *
-                           static_cast<std::size_t>(size_of(inputs[k].dt));
+      if (!same) storage_bytes_v[s] = input_bytes(k, L);
     }
     // Workspace: the caller's, or one allocation for this run (the only one a run makes).
     std::unique_ptr<std::byte[]> owned;
     std::byte* ws = nullptr;
     if (auto st = detail::take_workspace(ctx, workspace_bytes, workspace, owned, ws); !st) return st;
-    std::byte* scratch = ws ? ws + buffer_region_bytes(b.symbols) : nullptr;
-    if (opt_.arena) {
-      std::vector<std::size_t> pool_base(arena_.pools.size());
-      std::size_t off = 0;
-      for (std::size_t p = 0; p < arena_.pools.size(); ++p) {
-        pool_base[p] = off;
-        off += detail::align_ws(arena_.pool_size(static_cast<std::int32_t>(p), b.symbols));
-      }
-      for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
-        const auto s = static_cast<std::size_t>(life_.buffers[bi].storage);
-        const std::int32_t k = slot_of_buffer_[bi];
-        if (k < 0) continue;  // an output in the caller's buffer
-        const auto& sl = arena_.slots[static_cast<std::size_t>(k)];
-        base[s] = ws + pool_base[static_cast<std::size_t>(sl.pool)] + static_cast<std::size_t>(arena_.offset_of(k, b.symbols));
-        storage_bytes_v[s] = static_cast<std::size_t>(std::max<index_t>(slots_[static_cast<std::size_t>(k)].bytes.eval(b.symbols), 0));
-      }
+    std::byte* scratch = ws ? ws + (same ? static_buffer_region_ : buffer_region_bytes(b.symbols)) : nullptr;
+    if (same) {
+      for (const auto& [s, off] : static_planned_) base[static_cast<std::size_t>(s)] = ws + off;
     } else {
-      std::size_t off = 0;
-      for (std::size_t k = 0; k < slots_.size(); ++k) {
-        const auto bytes = static_cast<std::size_t>(std::max<index_t>(slots_[k].bytes.eval(b.symbols), 0));
-        for (std::size_t st = 0; st < slot_of_storage_.size(); ++st)
-          if (slot_of_storage_[st] == static_cast<std::int32_t>(k)) { base[st] = ws + off; storage_bytes_v[st] = bytes; }
-        off += detail::align_ws(static_cast<index_t>(bytes));
-      }
+      for_each_planned(b.symbols, [&](std::size_t s, std::size_t off, std::size_t bytes) {
+        base[s] = ws + off;
+        storage_bytes_v[s] = bytes;
+      });
     }
     // Outputs computed in the caller's buffer: a dense one is the buffer itself; a strided one gets
     // a temporary (on the host; this run's only other allocation), copied into it at the end.
@@ -359,27 +344,19 @@ class basic_program {
     for (std::size_t j = 0; j < outputs.size(); ++j) {
       const std::int32_t st = direct_storage_[j];
       if (st < 0) continue;
-      const auto bi = static_cast<std::size_t>(life_.buffer_of[static_cast<std::size_t>(st)]);
-      const auto bytes = static_cast<std::size_t>(std::max<index_t>(life_.buffers[bi].bytes.eval(b.symbols), 0));
-      storage_bytes_v[static_cast<std::size_t>(st)] = bytes;
+      const std::size_t bytes = same ? static_storage_bytes_[static_cast<std::size_t>(st)] : direct_bytes(st, b.symbols);
+      if (!same) storage_bytes_v[static_cast<std::size_t>(st)] = bytes;
       bool dense = false;
       if (auto e = detail::place_direct_output(ctx, j, out_args_[j], outputs[j], bytes, base[static_cast<std::size_t>(st)], dense, strided_out); !e)
         return e;
       direct[j] = dense;
     }
-    // Every view inside its storage.
-    for (std::int32_t i = 0; i < g_.size(); ++i) {
-      const bound_layout& l = L[static_cast<std::size_t>(i)];
-      if (!g_[i].meta.is_tensor() || l.numel() == 0) continue;
-      const auto s = static_cast<std::size_t>(l.storage);
-      if (base[s] == nullptr && storage_bytes_v[s] == 0) continue;  // an unused result
-      const index_t lo = l.offset;
-      const auto hi = static_cast<std::size_t>(l.extent()) * static_cast<std::size_t>(size_of(l.dt));
-      if (lo < 0 || hi > storage_bytes_v[s])
-        return run_status::failure(i, "rule view-in-storage: " + detail::node_label(g_, i) + " reaches byte " +
-                                          std::to_string(hi) + " of a storage of " + std::to_string(storage_bytes_v[s]) +
-                                          " bytes for these input shapes");
-    }
+    // Every view inside its storage (known to hold, for the plan's own layouts, when it was made).
+    if (!same || !static_views_ok_)
+      if (auto st = check_views(L, same ? static_storage_bytes_ : storage_bytes_v,
+                                [&](std::size_t s) { return base[s] != nullptr; });
+          !st)
+        return st;
     // Index values that can be checked now: those in caller buffers not written before their use.
     for (auto i : index_nodes_) {
       if (!index_checkable_early(i)) continue;
@@ -459,6 +436,67 @@ class basic_program {
     return {};
   }
 
+  // Each view inside its storage; `placed(s)`: whether storage s has an address in this run (one
+  // without an address and bytes is an unused result, left unchecked).
+  template <class Placed>
+  run_status check_views(const std::vector<bound_layout>& L, const std::vector<std::size_t>& bytes, Placed&& placed) const {
+    for (std::int32_t i = 0; i < g_.size(); ++i) {
+      const bound_layout& l = L[static_cast<std::size_t>(i)];
+      if (!g_[i].meta.is_tensor() || l.numel() == 0) continue;
+      const auto s = static_cast<std::size_t>(l.storage);
+      if (!placed(s) && bytes[s] == 0) continue;
+      const index_t lo = l.offset;
+      const auto hi = static_cast<std::size_t>(l.extent()) * static_cast<std::size_t>(size_of(l.dt));
+      if (lo < 0 || hi > bytes[s])
+        return run_status::failure(i, "rule view-in-storage: " + detail::node_label(g_, i) + " reaches byte " +
+                                          std::to_string(hi) + " of a storage of " + std::to_string(bytes[s]) +
+                                          " bytes for these input shapes");
+    }
+    return {};
+  }
+  // The bytes input position k's storage spans, for layouts L.
+  std::size_t input_bytes(std::size_t k, const std::vector<bound_layout>& L) const {
+    const bound_layout& l = L[static_cast<std::size_t>(inputs_[k])];
+    return static_cast<std::size_t>(l.extent()) * static_cast<std::size_t>(size_of(l.dt));
+  }
+  // The bytes of the buffer that storage st (an output computed in the caller's buffer) holds.
+  std::size_t direct_bytes(std::int32_t st, const std::vector<index_t>& sym) const {
+    const auto bi = static_cast<std::size_t>(life_.buffer_of[static_cast<std::size_t>(st)]);
+    return static_cast<std::size_t>(std::max<index_t>(life_.buffers[bi].bytes.eval(sym), 0));
+  }
+  // Every storage planned into the workspace: f(storage, byte offset in the workspace, bytes), for
+  // these symbols (the arena's pools back to back, or the reuse slots back to back).
+  template <class F>
+  void for_each_planned(const std::vector<index_t>& sym, F&& f) const {
+    if (opt_.arena) {
+      std::vector<std::size_t> pool_base(arena_.pools.size());
+      std::size_t off = 0;
+      for (std::size_t p = 0; p < arena_.pools.size(); ++p) {
+        pool_base[p] = off;
+        off += detail::align_ws(arena_.pool_size(static_cast<std::int32_t>(p), sym));
+      }
+      for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi) {
+        const std::int32_t k = slot_of_buffer_[bi];
+        if (k < 0) continue;  // an output in the caller's buffer
+        const auto& sl = arena_.slots[static_cast<std::size_t>(k)];
+        f(static_cast<std::size_t>(life_.buffers[bi].storage),
+          pool_base[static_cast<std::size_t>(sl.pool)] + static_cast<std::size_t>(arena_.offset_of(k, sym)),
+          static_cast<std::size_t>(std::max<index_t>(slots_[static_cast<std::size_t>(k)].bytes.eval(sym), 0)));
+      }
+      return;
+    }
+    std::vector<std::size_t> slot_off(slots_.size()), slot_bytes(slots_.size());
+    std::size_t off = 0;
+    for (std::size_t k = 0; k < slots_.size(); ++k) {
+      slot_bytes[k] = static_cast<std::size_t>(std::max<index_t>(slots_[k].bytes.eval(sym), 0));
+      slot_off[k] = off;
+      off += detail::align_ws(static_cast<index_t>(slot_bytes[k]));
+    }
+    for (std::size_t st = 0; st < slot_of_storage_.size(); ++st)
+      if (const std::int32_t k = slot_of_storage_[st]; k >= 0)
+        f(st, slot_off[static_cast<std::size_t>(k)], slot_bytes[static_cast<std::size_t>(k)]);
+  }
+
   // A graph without symbols has the same layouts, outputs and workspace on every run: computed
   // once here (each run still checks its inputs against them, and everything else it checks).
   void prepare_static() {
@@ -470,9 +508,48 @@ class basic_program {
       d.set_contiguous();
       static_outputs_.push_back(d);
     }
-    static_workspace_ = buffer_region_bytes(no_symbols) + scratch_bytes(no_symbols);
+    static_buffer_region_ = buffer_region_bytes(no_symbols);
+    static_workspace_ = static_buffer_region_ + scratch_bytes(no_symbols);
     for (auto i : inputs_) static_inputs_.push_back(evaluate(g_.meta(i), no_symbols).desc());
+    // Where each storage lives and the bytes it spans; then whether every view stays inside its
+    // storage, which holds on every run that binds to these layouts (only addresses change).
+    const auto n_storage = static_cast<std::size_t>(g_.next_storage);
+    static_storage_bytes_.assign(n_storage, 0);
+    std::vector<std::uint8_t> placed(n_storage, 0);
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      const auto s = static_cast<std::size_t>(g_.meta(inputs_[k]).storage);
+      static_storage_bytes_[s] = input_bytes(k, static_layouts_);
+      placed[s] = 1;
+    }
+    for_each_planned(no_symbols, [&](std::size_t s, std::size_t off, std::size_t bytes) {
+      static_planned_.emplace_back(static_cast<std::int32_t>(s), off);
+      static_storage_bytes_[s] = bytes;
+      placed[s] = 1;
+    });
+    for (auto st : direct_storage_)
+      if (st >= 0) {
+        static_storage_bytes_[static_cast<std::size_t>(st)] = direct_bytes(st, no_symbols);
+        placed[static_cast<std::size_t>(st)] = 1;
+      }
+    static_views_ok_ = check_views(static_layouts_, static_storage_bytes_, [&](std::size_t s) { return placed[s] != 0; }).ok;
+    bind_static_groups();
     static_ = true;
+  }
+  // A group's operands and loop nest for the plan's own layouts (bind_leaves, kernels::make_nest),
+  // made once: a run that binds to them sets only the addresses (run_group). Row nodes move by
+  // their put's position, which changes an operand's address only.
+  void bind_static_groups() {
+    for (group& G : groups_) {
+      if (G.fold) continue;
+      kernels::fused_kernel& k = G.proto;
+      const strided dst = static_layouts_[static_cast<std::size_t>(G.dst)].shape();
+      k.out.set_broadcast(dst, dst.rank, dst.size);
+      for (int l = 0; l < k.n_leaves; ++l)
+        k.leaf[l].set_broadcast(static_layouts_[static_cast<std::size_t>(G.leaves[static_cast<std::size_t>(l)])].shape(), k.out.rank,
+                                k.out.size);
+      G.nest = k.out.numel() > 0 ? kernels::make_nest(k) : kernels::fused_nest{};
+      G.bound = true;
+    }
   }
   // Whether bind_symbols would accept these inputs of a graph without symbols: each input's dtype,
   // rank and extents as the graph's, and its strides where the extent is above 1.
@@ -485,6 +562,10 @@ class basic_program {
     return true;
   }
   bool static_ = false;
+  bool static_views_ok_ = false;                                        // every view inside its storage
+  std::vector<std::pair<std::int32_t, std::size_t>> static_planned_;   // (storage, byte offset in the workspace)
+  std::vector<std::size_t> static_storage_bytes_;                       // per storage
+  std::size_t static_buffer_region_ = 0;
   std::vector<bound_layout> static_layouts_;
   std::vector<tensor_desc> static_outputs_;
   std::vector<tensor_desc> static_inputs_;  // per input position: what bind_symbols checks it against
@@ -525,6 +606,8 @@ class basic_program {
     std::int32_t dst = -1;
     std::vector<std::int32_t> nodes;  // members then root, in program order
     bool fold = false;                // the root is a reduction of the members' values
+    bool bound = false;               // proto's operands and nest are bound to the plan's own layouts
+    kernels::fused_nest nest{};
   };
   // The run-time dispatch: each entry instantiated for a set of kernel families (dispatch_for), so
   // that a compiled<G>'s program compiles only the kernels its steps can reach.
@@ -971,6 +1054,16 @@ class basic_program {
       kernels::run_fused_reduce(f.ctx, k, out, {g_[r].op == op_kind::amax, g_[r].op == op_kind::mean ? count : 0.0});
       return;
     }
+    if (G.bound) {  // a run of a plan without symbols: its layouts are static_layouts_, only addresses move
+      auto at = [&](std::int32_t x) {
+        const bound_layout& l = f.layouts[x];
+        return f.bases[l.storage] + l.offset * size_of(l.dt);
+      };
+      k.out.p = at(G.dst);
+      for (int l = 0; l < k.n_leaves; ++l) k.leaf[l].p = at(G.leaves[static_cast<std::size_t>(l)]);
+      kernels::run_fused(f.ctx, k, G.nest);
+      return;
+    }
     const strided dst = f.view(G.dst);
     k.out.set_broadcast(dst, dst.rank, dst.size);
     bind_leaves(G, f, k);
@@ -1222,6 +1315,9 @@ class basic_program {
       }
       case op_kind::cat: {
         if constexpr (has<F>(kernel_family::of(op_kind::cat))) {
+          bool all_placed = true;  // every part computed in its slice: nothing to copy
+          for (std::int32_t k = 0; all_placed && k < n.nargs; ++k) all_placed = fusion_.into_of(g_.arg(i, k)) == i;
+          if (all_placed) return {};
           kernels::cat_into(ctx, view(i), n.npar ? g_.iparam(i, 0) : 0, n.nargs, arg,
                             [&](std::int32_t k) { return fusion_.into_of(g_.arg(i, k)) == i; });  // placed: computed there already
           return {};

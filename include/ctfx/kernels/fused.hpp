@@ -923,17 +923,21 @@ bool split_for_threads(const device_ctx& ctx, const K& k, const fused_nest& nest
 #endif
 }
 
-// Runs the group on the context's backend.
-inline void run_fused(const device_ctx& ctx, const fused_kernel& k) {
+// Runs the group on the context's backend, over `nest` (make_nest(k): a plan without symbols makes
+// it once, when the plan is made; a CUDA thread finds its element's offsets from its own copy).
+inline void run_fused(const device_ctx& ctx, const fused_kernel& k, const fused_nest& nest) {
   const index_t n = k.out.numel();
   if (n == 0) return;
   if (ctx.where == backend::cuda) {
     parallel_for(ctx, n, fused_elem_fn{k});
     return;
   }
-  const fused_nest nest = make_nest(k);
   auto part = [](const fused_kernel& kt, const fused_nest& nt, index_t r0, index_t r1) { run_fused_rows(kt, nt, r0, r1); };
   if (!split_for_threads(ctx, k, nest, part)) run_fused_rows(k, nest, 0, nest.rows);
+}
+inline void run_fused(const device_ctx& ctx, const fused_kernel& k) {
+  if (k.out.numel() == 0) return;
+  run_fused(ctx, k, ctx.where == backend::cuda ? fused_nest{} : make_nest(k));
 }
 
 // A binary op outside any group (a list op's element: _foreach_add, _foreach_mul) as a group of one
