@@ -113,27 +113,72 @@ CTFX_VECTORIZE void where_chunk(void* out, const void* c, const void* a, const v
   });
 }
 
+// Destination rows a page or more apart (a KV cache's, written at one position per head): the row
+// `prefetch_rows` ahead is fetched while row r is computed, its page walk and line fill overlapped
+// with the work. d: row r's start; step: the rows' distance in elements.
+inline constexpr index_t prefetch_rows = 8;
+template <class E>
+inline void prefetch_row_ahead(const E* d, index_t step, index_t r, index_t rows) {
+  const index_t bytes = step * static_cast<index_t>(sizeof(E));
+  if ((bytes >= 4096 || bytes <= -4096) && r + prefetch_rows < rows) __builtin_prefetch(d + prefetch_rows * step, 1, 1);
+}
+
+// Rows of a direct loop (run_direct_rows) run by one call of a superinstruction: `rows` rows of n
+// values, each operand (destination first, then a, b, c, d; 0 for a scalar) `step` bytes further
+// per row. A row then costs its loop, not a call and an ISA dispatch: RoPE's rows of a KV cache
+// are 64 values each, and the call was as long as the arithmetic. Null: one row.
+struct row_steps {
+  index_t rows = 1;
+  index_t step[5]{};
+};
+namespace detail {
+template <class T>
+CTFX_INLINE T* bump(T* p, index_t bytes) {
+  using B = std::conditional_t<std::is_const_v<T>, const std::byte, std::byte>;
+  return reinterpret_cast<T*>(reinterpret_cast<B*>(p) + bytes);
+}
+// Runs row(o, x, y, z, w) over the rows of rs (once when it is null), the pointers moved by its steps.
+template <class C, class Row>
+CTFX_INLINE void each_row(const row_steps* rs, C* o, const C* x, const C* y, const C* z, const C* w, Row&& row) {
+  if (!rs) {
+    row(o, x, y, z, w);
+    return;
+  }
+  const index_t dst_step = rs->step[0] / static_cast<index_t>(sizeof(C));
+  for (index_t r = 0; r < rs->rows; ++r) {
+    prefetch_row_ahead(o, dst_step, r, rs->rows);
+    row(o, x, y, z, w);
+    o = bump(o, rs->step[0]);
+    x = bump(x, rs->step[1]);
+    y = bump(y, rs->step[2]);
+    z = bump(z, rs->step[3]);
+    w = bump(w, rs->step[4]);
+  }
+}
+}  // namespace detail
+
 // A superinstruction: an add/sub/mul/div (inner) whose one reader is another add/sub/mul/div
 // (outer), both in C, run as one loop, so the inner result stays in a register instead of
 // making a round trip through a chunk buffer. The same two operations in the same order and
 // precision as the two chunk loops (no contraction: the ctfx target compiles with
 // -ffp-contract=off), so the results are the same bits. S1/S2: the inner's/outer's second operand
 // is its scalar; Right: the inner result is the outer's right operand (c op inner).
-using pair_chunk_fn = void (*)(void* out, const void* a, const void* b, const void* c, double s1, double s2, index_t n);
+using pair_chunk_fn = void (*)(void* out, const void* a, const void* b, const void* c, double s1, double s2, index_t n,
+                               const row_steps* rs);
 
 template <op_kind K1, op_kind K2, bool S1, bool S2, bool Right, class C>
-CTFX_VECTORIZE void pair_chunk(void* out, const void* a, const void* b, const void* c, double s1, double s2, index_t n) {
-  auto* o = static_cast<C*>(out);
-  const auto* x = static_cast<const C*>(a);
-  const auto* y = static_cast<const C*>(b);
-  const auto* z = static_cast<const C*>(c);
+CTFX_VECTORIZE void pair_chunk(void* out, const void* a, const void* b, const void* c, double s1, double s2, index_t n,
+                               const row_steps* rs) {
   const C ys = static_cast<C>(s1), zs = static_cast<C>(s2);
   chunk_loop([&]() CTFX_ISA_BODY {
-    for (index_t i = 0; i < n; ++i) {
-      const C t = binary_value<C>(K1, x[i], S1 ? ys : y[i]);
-      const C u = S2 ? zs : z[i];
-      o[i] = Right ? binary_value<C>(K2, u, t) : binary_value<C>(K2, t, u);
-    }
+    detail::each_row<C>(rs, static_cast<C*>(out), static_cast<const C*>(a), static_cast<const C*>(b), static_cast<const C*>(c), nullptr,
+                        [&](C* o, const C* x, const C* y, const C* z, const C*) CTFX_ISA_BODY {
+                          for (index_t i = 0; i < n; ++i) {
+                            const C t = binary_value<C>(K1, x[i], S1 ? ys : y[i]);
+                            const C u = S2 ? zs : z[i];
+                            o[i] = Right ? binary_value<C>(K2, u, t) : binary_value<C>(K2, t, u);
+                          }
+                        });
   });
 }
 
@@ -169,17 +214,18 @@ inline pair_chunk_fn pair_chunk_for(op_kind inner, op_kind outer, bool s1, bool 
 // A pair whose inner op is a cheap unary one (relu, neg, abs): outer(inner(a), c), as two loops
 // would compute it. S2 and Right as pair_chunk's; b and s1 are unused.
 template <op_kind K1, op_kind K2, bool S2, bool Right, class C>
-CTFX_VECTORIZE void unary_pair_chunk(void* out, const void* a, const void*, const void* c, double, double s2, index_t n) {
-  auto* o = static_cast<C*>(out);
-  const auto* x = static_cast<const C*>(a);
-  const auto* z = static_cast<const C*>(c);
+CTFX_VECTORIZE void unary_pair_chunk(void* out, const void* a, const void*, const void* c, double, double s2, index_t n,
+                                     const row_steps* rs) {
   const C zs = static_cast<C>(s2);
   chunk_loop([&]() CTFX_ISA_BODY {
-    for (index_t i = 0; i < n; ++i) {
-      const C t = unary_value<C>(K1, x[i]);
-      const C u = S2 ? zs : z[i];
-      o[i] = Right ? binary_value<C>(K2, u, t) : binary_value<C>(K2, t, u);
-    }
+    detail::each_row<C>(rs, static_cast<C*>(out), static_cast<const C*>(a), nullptr, static_cast<const C*>(c), nullptr,
+                        [&](C* o, const C* x, const C*, const C* z, const C*) CTFX_ISA_BODY {
+                          for (index_t i = 0; i < n; ++i) {
+                            const C t = unary_value<C>(K1, x[i]);
+                            const C u = S2 ? zs : z[i];
+                            o[i] = Right ? binary_value<C>(K2, u, t) : binary_value<C>(K2, t, u);
+                          }
+                        });
   });
 }
 
@@ -209,21 +255,19 @@ inline pair_chunk_fn unary_pair_chunk_for(op_kind inner, op_kind outer, bool s2,
 
 // The same for a tree of three: outer(inner1(a, b), inner2(c, d)), all operands read in place
 // (the stencil's (n + s) + (w + e), RoPE's k1 * cos - k2 * sin).
-using tree_chunk_fn = void (*)(void* out, const void* a, const void* b, const void* c, const void* d, index_t n);
+using tree_chunk_fn = void (*)(void* out, const void* a, const void* b, const void* c, const void* d, index_t n, const row_steps* rs);
 
 template <op_kind K1, op_kind K2, op_kind K3, class C>
-CTFX_VECTORIZE void tree_chunk(void* out, const void* a, const void* b, const void* c, const void* d, index_t n) {
-  auto* o = static_cast<C*>(out);
-  const auto* x = static_cast<const C*>(a);
-  const auto* y = static_cast<const C*>(b);
-  const auto* z = static_cast<const C*>(c);
-  const auto* w = static_cast<const C*>(d);
+CTFX_VECTORIZE void tree_chunk(void* out, const void* a, const void* b, const void* c, const void* d, index_t n, const row_steps* rs) {
   chunk_loop([&]() CTFX_ISA_BODY {
-    for (index_t i = 0; i < n; ++i) {
-      const C t = binary_value<C>(K1, x[i], y[i]);
-      const C u = binary_value<C>(K2, z[i], w[i]);
-      o[i] = binary_value<C>(K3, t, u);
-    }
+    detail::each_row<C>(rs, static_cast<C*>(out), static_cast<const C*>(a), static_cast<const C*>(b), static_cast<const C*>(c),
+                        static_cast<const C*>(d), [&](C* o, const C* x, const C* y, const C* z, const C* w) CTFX_ISA_BODY {
+                          for (index_t i = 0; i < n; ++i) {
+                            const C t = binary_value<C>(K1, x[i], y[i]);
+                            const C u = binary_value<C>(K2, z[i], w[i]);
+                            o[i] = binary_value<C>(K3, t, u);
+                          }
+                        });
   });
 }
 
@@ -582,16 +626,6 @@ struct chunk_sink {
   void (*commit)(void* self, index_t n) = nullptr;    // ... which are then in
 };
 
-// Destination rows a page or more apart (a KV cache's, written at one position per head): the row
-// `prefetch_rows` ahead is fetched while row r is computed, its page walk and line fill overlapped
-// with the work. d: row r's start; step: the rows' distance in elements.
-inline constexpr index_t prefetch_rows = 8;
-template <class E>
-inline void prefetch_row_ahead(const E* d, index_t step, index_t r, index_t rows) {
-  const index_t bytes = step * static_cast<index_t>(sizeof(E));
-  if ((bytes >= 4096 || bytes <= -4096) && r + prefetch_rows < rows) __builtin_prefetch(d + prefetch_rows * step, 1, 1);
-}
-
 // A group that is one loop (one op, a pair or a tree of ops: pair_ops) over unit-stride leaves, its
 // result stored densely in its dtype: per row only the operands' pointers move, and the loop runs
 // over the whole row, straight from the leaves into the destination (no chunk buffers). Rows are
@@ -661,10 +695,18 @@ inline void run_direct_rows(const fused_kernel& k, const fused_nest& nest, const
   }
   place();
   const index_t n = nest.inner;
+  if (nest.rank == 1 && d.arity >= 2) {  // evenly spaced rows: one call runs them all
+    row_steps rs;
+    rs.rows = r1 - r0;
+    for (int i = 0; i < 5; ++i) rs.step[i] = step[i];
+    if (d.arity == 3) o.fn3(p[0], p[1], p[2], p[3], p[4], n, &rs);
+    else o.fn2(p[0], p[1], p[2], p[3], s1, o.scalar, n, &rs);
+    return;
+  }
   for (index_t row = r0; row < r1; ++row) {
     if (nest.rank == 1) prefetch_row_ahead(p[0], step[0], row, nest.rows);
-    if (d.arity == 3) o.fn3(p[0], p[1], p[2], p[3], p[4], n);
-    else if (d.arity == 2) o.fn2(p[0], p[1], p[2], p[3], s1, o.scalar, n);
+    if (d.arity == 3) o.fn3(p[0], p[1], p[2], p[3], p[4], n, nullptr);
+    else if (d.arity == 2) o.fn2(p[0], p[1], p[2], p[3], s1, o.scalar, n, nullptr);
     else o.fn(p[0], p[1], p[2], o.scalar, n);
     if (nest.rank == 1) {
       for (int i = 0; i < 5; ++i) p[i] += step[i];
@@ -742,7 +784,7 @@ CTFX_VECTORIZE inline void run_fused_rows(const fused_kernel& k, const fused_nes
         if (o.fn3) {  // a tree: all operands f32, read in place
           const fused_op& p = k.ops[o.a];
           const fused_op& q = k.ops[o.b];
-          o.fn3(target, operand(p.a), operand(p.b), operand(q.a), operand(q.b), n);
+          o.fn3(target, operand(p.a), operand(p.b), operand(q.a), operand(q.b), n, nullptr);
           res[j] = target;
           if (last && !dense_out) emit(target);
           continue;
@@ -758,7 +800,7 @@ CTFX_VECTORIZE inline void run_fused_rows(const fused_kernel& k, const fused_nes
           const fused_op& in = k.ops[o.inner];
           const bool right = o.b == o.inner;
           o.fn2(target, operand(in.a), in.b < 0 ? nullptr : operand(in.b),
-                o.has_scalar ? nullptr : operand(right ? o.a : o.b), in.scalar, o.scalar, n);
+                o.has_scalar ? nullptr : operand(right ? o.a : o.b), in.scalar, o.scalar, n, nullptr);
           res[j] = target;
           if (last && !dense_out) emit(target);
           continue;
