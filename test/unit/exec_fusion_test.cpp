@@ -856,17 +856,18 @@ TEST_CASE("cat: groups computed into the slices of a cat along its last dimensio
 }
 
 TEST_CASE("fusion: a value broadcast along rows longer than a chunk (softmax's row maximum) is read right in every chunk") {
-  // Rows of 1000 elements: four chunks of the run-time fused loop, the last one partial; the row
-  // maximum and sum are broadcast along each row, the column vector `w` is not.
+  // Rows of 2,500 elements: three chunks of the run-time fused loop (1,024 values each), the last
+  // one partial, and ten chunks of a reduction's fold (256); the row maximum and sum are broadcast
+  // along each row, the column vector `w` is not.
   const auto g = ctfx::build_checked([](ctfx::builder& b) {
-    auto x = b.input("x", ctfx::f32, {5, 1000});
-    auto w = b.input("w", ctfx::f32, {1000});
+    auto x = b.input("x", ctfx::f32, {5, 2500});
+    auto w = b.input("w", ctfx::f32, {2500});
     auto e = ctfx::exp(x - x.amax({1}, true)) * w;
     b.output(e / e.sum({1}, true));
   });
-  check_same<float>(g, {ramp(5000, 0.11f), ramp(1000, 0.01f)},
-                    {ctfx::tensor_desc::contiguous(ctfx::f32, {5, 1000}), ctfx::tensor_desc::contiguous(ctfx::f32, {1000})},
-                    {ctfx::tensor_desc::contiguous(ctfx::f32, {5, 1000})});
+  check_same<float>(g, {ramp(12500, 0.11f), ramp(2500, 0.01f)},
+                    {ctfx::tensor_desc::contiguous(ctfx::f32, {5, 2500}), ctfx::tensor_desc::contiguous(ctfx::f32, {2500})},
+                    {ctfx::tensor_desc::contiguous(ctfx::f32, {5, 2500})});
 }
 
 namespace {
