@@ -53,9 +53,11 @@ struct bound_layout {
     for (int i = 0; i < rank; ++i) { s.size[i] = size[i]; s.stride[i] = stride[i]; }
     return s;
   }
+  // Its first element's address in a storage that starts at base.
+  std::byte* address(std::byte* base) const { return base + offset * size_of(dt); }
   strided at(std::byte* base) const {
     strided s = shape();
-    s.p = base + offset * size_of(dt);
+    s.p = address(base);
     return s;
   }
 };

@@ -1055,10 +1055,7 @@ class basic_program {
       return;
     }
     if (G.bound) {  // a run of a plan without symbols: its layouts are static_layouts_, only addresses move
-      auto at = [&](std::int32_t x) {
-        const bound_layout& l = f.layouts[x];
-        return f.bases[l.storage] + l.offset * size_of(l.dt);
-      };
+      auto at = [&](std::int32_t x) { return f.layouts[x].address(f.bases[f.layouts[x].storage]); };
       k.out.p = at(G.dst);
       for (int l = 0; l < k.n_leaves; ++l) k.leaf[l].p = at(G.leaves[static_cast<std::size_t>(l)]);
       kernels::run_fused(f.ctx, k, G.nest);

@@ -677,7 +677,9 @@ inline void run_direct_rows(const fused_kernel& k, const fused_nest& nest, const
   // The loop's operands: the destination, then up to four leaves (null: a scalar), as byte
   // pointers at row r0 and, in a nest of one outer dimension, their byte steps per row.
   std::byte* p[5]{};
-  index_t es[5]{}, step[5]{};
+  index_t es[5]{};
+  row_steps rs;
+  index_t* const step = rs.step;
   const int leaf_of_arg[5] = {-1, d.leaf[0], d.leaf[1], d.leaf[2], d.leaf[3]};
   row_offsets w(nest, nop, r0);
   auto place = [&] {
@@ -696,9 +698,7 @@ inline void run_direct_rows(const fused_kernel& k, const fused_nest& nest, const
   place();
   const index_t n = nest.inner;
   if (nest.rank == 1 && d.arity >= 2) {  // evenly spaced rows: one call runs them all
-    row_steps rs;
     rs.rows = r1 - r0;
-    for (int i = 0; i < 5; ++i) rs.step[i] = step[i];
     if (d.arity == 3) o.fn3(p[0], p[1], p[2], p[3], p[4], n, &rs);
     else o.fn2(p[0], p[1], p[2], p[3], s1, o.scalar, n, &rs);
     return;
