@@ -10,11 +10,12 @@
 //
 // On the host the loop nest is: dimensions collapsed where every operand is contiguous across them,
 // the outer ones walked row by row (split across threads on the OMP backend), the innermost in
-// chunks of 1,024 elements (`fused_chunk`, 256, into a reduction's sink). Each op runs over a chunk as a plain loop on typed arrays that
-// the compiler vectorizes, dispatched once per chunk through a function pointer chosen when the
-// plan was made (never a dtype switch per element); with ctfx::runtime each chunk loop runs at the
-// CPU's widest ISA level (chunk_loop). A unit-stride operand is read in place; an
-// f32/f64/i64 value feeds the next op without a conversion pass; an f32 add/sub/mul/div, relu, neg
+// chunks of 1,024 elements (`fused_chunk`, 256, into a reduction's sink). Each op runs over a
+// chunk as a plain loop on typed arrays that the compiler vectorizes, dispatched once per chunk
+// through a function pointer chosen when the plan was made (never a dtype switch per element);
+// with ctfx::runtime each chunk loop runs at the CPU's widest ISA level (chunk_loop). A
+// unit-stride operand is read in place; an f32/f64/i64 value feeds the next op without a
+// conversion pass; an f32 add/sub/mul/div, relu, neg
 // or abs read by just one f32 add/sub/mul/div runs inside its reader's loop (pair_ops: pairs, and
 // trees of three), so its value stays in a register.
 //
