@@ -117,6 +117,64 @@ TEST_CASE("kernels: in-place 1-D scatter, duplicates and negative indices, check
   }
 }
 
+// The put checks its indices a block at a time (kernels/index_put.hpp): clean blocks run without a
+// check per element, a block with a negative or bad index runs element by element. Whichever path a
+// block takes, the values are the sequential loop's and a bad index anywhere leaves x untouched.
+TEST_CASE("kernels: a long in-place 1-D scatter checks its indices by blocks, at every ISA level") {
+  constexpr long B = 37, N = 1000;  // 15 full blocks of 64 and a partial one
+  for (const bool accumulate : {true, false}) {
+    auto g = ctfx::build_checked([accumulate](ctfx::builder& b) {
+      auto h = b.input("h", ctfx::f32, {B});
+      auto i = b.input("i", ctfx::i64, {N});
+      auto v = b.input("v", ctfx::f32, {N});
+      b.update(h, ctfx::index_put(h, {i}, v, accumulate));
+    });
+    ctfx::runtime_plan plan(g);
+    std::vector<float> v(N);
+    for (long k = 0; k < N; ++k) v[static_cast<std::size_t>(k)] = 0.1f * static_cast<float>(k % 13) - 0.3f;
+    for (const auto level : {ctfx::isa::level::baseline, ctfx::isa::level::avx2, ctfx::isa::level::avx512}) {
+      const auto saved = ctfx::isa::use(level);
+      CAPTURE(accumulate);
+      CAPTURE(ctfx::isa::name(ctfx::isa::current()));
+      std::vector<std::int64_t> i(N);
+      for (long k = 0; k < N; ++k) i[static_cast<std::size_t>(k)] = (k * 17) % B;
+      // Negative indices in block 2 (its first position) and in the last, partial block.
+      i[128] = -1;
+      i[N - 1] = -B;
+      std::vector<float> h(B), want(B);
+      for (long e = 0; e < B; ++e) h[static_cast<std::size_t>(e)] = want[static_cast<std::size_t>(e)] = static_cast<float>(e) * 0.5f;
+      for (long k = 0; k < N; ++k) {
+        const std::int64_t at = i[static_cast<std::size_t>(k)] < 0 ? i[static_cast<std::size_t>(k)] + B : i[static_cast<std::size_t>(k)];
+        float& w = want[static_cast<std::size_t>(at)];
+        w = accumulate ? w + v[static_cast<std::size_t>(k)] : v[static_cast<std::size_t>(k)];
+      }
+      auto in = [&] {
+        return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(h.data(), ctfx::f32, {B}),
+                                             ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {N}),
+                                             ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {N})};
+      };
+      REQUIRE(plan.run(in(), {}).ok);
+      CHECK(std::memcmp(h.data(), want.data(), sizeof(float) * B) == 0);
+      // A bad index after clean blocks, in the middle of a block (the first of two bad ones is
+      // named), and one in the last position: h stays as it was.
+      const std::vector<float> before = h;
+      for (const long bad_at : {451L, N - 1}) {
+        CAPTURE(bad_at);
+        auto j = i;
+        j[static_cast<std::size_t>(bad_at)] = B;
+        if (bad_at + 3 < N) j[static_cast<std::size_t>(bad_at) + 3] = -B - 1;
+        i.swap(j);
+        const auto st = plan.run(in(), {});
+        i.swap(j);
+        CHECK_FALSE(st.ok);
+        CHECK(st.message.find("index " + std::to_string(B) + " (from 'i')") != std::string::npos);
+        CHECK(std::memcmp(h.data(), before.data(), sizeof(float) * B) == 0);
+      }
+      ctfx::isa::use(saved);
+    }
+  }
+}
+
 TEST_CASE("kernels: in-place 1-D scatter-add in float16 rounds after every add, in order") {
   auto g = ctfx::build_checked([](ctfx::builder& b) {
     auto h = b.input("h", ctfx::f16, {4});
