@@ -1,8 +1,10 @@
 // Strided copies run element by element together (plan/copy_siblings.hpp, kernels/copy_siblings.hpp):
 // which copy_ steps of a static plan are grouped (a halo's columns, a periodic stencil's ghost
 // columns), which are refused (a copy that reads or writes what another writes), the listing's
-// lines, and results bit-identical to the reference run on the host and OMP backends.
+// lines, and results bit-identical to the reference run on the host and OMP backends; the same
+// groups in runtime_plan, which decides them at run time for a graph without symbols.
 #include <doctest/doctest.h>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -46,6 +48,14 @@ void check_against_reference(const ctfx::ir& g, const std::vector<std::vector<fl
     const ctfx::run_status st = Plan::run(refs(got), {}, ctfx::device_ctx{where});
     REQUIRE_MESSAGE(st.ok, st.message);
     for (std::size_t k = 0; k < ins.size(); ++k) CHECK(std::memcmp(got[k].data(), want[k].data(), want[k].size() * 4) == 0);
+    auto got_rt = ins;  // runtime_plan, twice: the second run binds to the layouts the first did
+    const ctfx::runtime_plan rp(g);
+    for (int r = 0; r < 2; ++r) {
+      got_rt = ins;
+      const ctfx::run_status rst = rp.run(refs(got_rt), {}, where);
+      REQUIRE_MESSAGE(rst.ok, rst.message);
+      for (std::size_t k = 0; k < ins.size(); ++k) CHECK(std::memcmp(got_rt[k].data(), want[k].data(), want[k].size() * 4) == 0);
+    }
   }
 }
 
@@ -97,6 +107,26 @@ TEST_CASE("copy siblings: a halo exchange's two column copies run together, with
   REQUIRE(head != std::string::npos);
   const std::string first = s.substr(head + 27, s.find('-', head) - head - 27);
   CHECK(s.find(", copied with step " + first + "\n", head) != std::string::npos);
+  {  // runtime_plan: the same two copies, the same listing line
+    const ctfx::runtime_plan rp(halo.get());
+    REQUIRE(rp.error().ok());
+    const ctfx::ir& rg = rp.graph();
+    const std::vector<std::int32_t>& next = rp.copy_siblings();
+    REQUIRE(next.size() == static_cast<std::size_t>(rg.size()));
+    std::vector<std::pair<std::int32_t, std::int32_t>> rpairs;
+    for (std::int32_t i = 0; i < rg.size(); ++i)
+      if (next[static_cast<std::size_t>(i)] >= 0) rpairs.emplace_back(i, next[static_cast<std::size_t>(i)]);
+    REQUIRE(rpairs.size() == 1);
+    for (std::int32_t c : {rpairs[0].first, rpairs[0].second}) {
+      REQUIRE(rg[c].op == ctfx::op_kind::copy_);
+      const ctfx::tensor_meta& dst = rg[rg.arg(c, 0)].meta;
+      CHECK(dst.stride[dst.rank - 1].value() == HG);
+    }
+    ctfx::listing_options lo;
+    lo.fused = &rp.fused();
+    lo.copy_siblings = next.data();
+    CHECK(ctfx::listing(rg, rp.life(), rp.memory_plan(), lo).find("    # copy siblings: steps ") != std::string::npos);
+  }
   check_against_reference<halo_plan>(halo.get(), {ramp(HG * HG), ramp(HG - 2, 0.1f), ramp(HG - 2, 0.2f), ramp(HG - 2, 0.3f), ramp(HG - 2, 0.4f)},
                                      {ctfx::tensor_desc::contiguous(ctfx::f32, {HG, HG}), ctfx::tensor_desc::contiguous(ctfx::f32, {HG - 2}),
                                       ctfx::tensor_desc::contiguous(ctfx::f32, {HG - 2}), ctfx::tensor_desc::contiguous(ctfx::f32, {HG - 2}),
@@ -120,6 +150,10 @@ TEST_CASE("copy siblings: a copy that reads, or writes, what the copy before it 
   CHECK(ctfx::listing<reads_first_plan>().find("copy siblings") == std::string::npos);
   check_against_reference<reads_first_plan>(reads_first.get(), {ramp(42), ramp(6, 0.5f)},
                                             {ctfx::tensor_desc::contiguous(ctfx::f32, {6, 7}), ctfx::tensor_desc::contiguous(ctfx::f32, {6, 1})});
+  for (const ctfx::ir& g : {reads_first.get(), overwrites.get()}) {
+    const ctfx::runtime_plan rp(g);
+    CHECK(std::all_of(rp.copy_siblings().begin(), rp.copy_siblings().end(), [](std::int32_t n) { return n < 0; }));
+  }
   CHECK(copy_pairs<overwrites_plan>().empty());
   {  // two strided copies of one shape: only their overlap keeps them apart
     const ctfx::ir g = overwrites_plan::graph();

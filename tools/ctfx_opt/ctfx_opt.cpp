@@ -477,6 +477,7 @@ int main_checked(int argc, char** argv) {
     ctfx::listing_options lo;
     lo.original = &functional;
     lo.fused = &p.fused();
+    if (!p.copy_siblings().empty()) lo.copy_siblings = p.copy_siblings().data();
     if (o.plan) std::fputs(ctfx::listing(p.graph(), p.life(), p.memory_plan(), lo).c_str(), stdout);
     if (o.plan_arena)
       std::fputs(ctfx::arena_listing(p.graph(), p.life(), ctfx::plan_arena(p.graph(), p.life()), lo).c_str(), stdout);

@@ -34,6 +34,7 @@
 #include "../analysis/liveness.hpp"
 #include "../analysis/order.hpp"
 #include "../kernels/collectives.hpp"
+#include "../kernels/copy_siblings.hpp"
 #include "../kernels/fused.hpp"
 #include "../kernels/fused_reduce.hpp"
 #include "../kernels/gather.hpp"
@@ -43,6 +44,7 @@
 #include "../kernels/reduce.hpp"
 #include "../ops/meta.hpp"
 #include "../plan/arena.hpp"
+#include "../plan/copy_siblings.hpp"
 #include "../plan/fusion.hpp"
 #include "../plan/outputs.hpp"
 #include "../plan/reuse.hpp"
@@ -255,6 +257,9 @@ class basic_program {
   std::int32_t slot_count() const { return static_cast<std::int32_t>(slots_.size()); }
   // The kernel grouping (empty unless program_options::fuse): per node, the node whose kernel computes it.
   const fusion& fused() const { return fusion_; }
+  // Strided copies run element by element together (a graph without symbols): per node, the node of
+  // the next step run with it, else -1 (listing_options::copy_siblings); empty when none are.
+  const std::vector<std::int32_t>& copy_siblings_next() const { return copy_next_; }
 
   CTFX_RUNTIME_ENTRY binding bind(std::span<const tensor_desc> inputs) const {
     binding b;
@@ -386,6 +391,11 @@ class basic_program {
     // ---- execution
     std::vector<std::int32_t> owner(opt_.check_lifetimes ? slots_.size() : 0, -1);
     const exec_frame frame{L.data(), base.data(), ctx};
+    // Copies run together (copy_run_) walk the grid once at the first one's step; the others are
+    // then done. Only for the run-time dispatch's own kernels (a compiled<G>'s static plan groups
+    // its copies itself).
+    const bool copies_together = dispatch_.run_copies && !static_kernels && same && !copy_run_.empty();
+    std::size_t copied_ahead = 0;
     for (std::size_t step = 0; step < life_.steps.size(); ++step) {
       const std::int32_t i = life_.steps[step];
       if (static_cast<std::int32_t>(step) == check_barrier_)  // indices computed ahead of the first caller write
@@ -401,6 +411,15 @@ class basic_program {
       if (opt_.check_lifetimes)
         if (auto st = check_step(static_cast<std::int32_t>(step), owner); !st) return st;
       if (static_kernels && static_kernels[i] && static_kernels[i](frame)) continue;
+      if (copied_ahead > 0) {
+        --copied_ahead;
+        continue;
+      }
+      if (copies_together && copy_run_[step] > 1) {
+        (this->*dispatch_.run_copies)(step, frame);
+        copied_ahead = copy_run_[step] - 1u;
+        continue;
+      }
       if (dispatch_.run_group && !group_of_.empty() && group_of_[static_cast<std::size_t>(i)] >= 0) {
         (this->*dispatch_.run_group)(groups_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(i)])], frame);
         continue;
@@ -533,7 +552,77 @@ class basic_program {
       }
     static_views_ok_ = check_views(static_layouts_, static_storage_bytes_, [&](std::size_t s) { return placed[s] != 0; }).ok;
     bind_static_groups();
+    if (dispatch_.run_copies && !opt_.check_lifetimes && row_nodes_.empty()) plan_copy_siblings();  // (rows move their views)
     static_ = true;
+  }
+  // Consecutive strided copies that run element by element together (plan/copy_siblings.hpp), as
+  // a static plan runs them: copy_run_[step] = how many start at that step (1: it runs alone).
+  // Members touch provably disjoint elements: views of one storage that cannot overlap, a caller's
+  // buffer against any other storage (the run refuses a caller buffer the graph writes that
+  // overlaps another, check_caller_aliasing), workspace storages only where their bytes are apart.
+  // No run crosses a step where checks run first (computed indices, the ranks' agreement): those
+  // come before the later copy's writes.
+  void plan_copy_siblings() {
+    const std::size_t n_steps = life_.steps.size();
+    copy_run_.assign(n_steps, 1);
+    copy_next_.assign(static_cast<std::size_t>(g_.size()), -1);
+    std::vector<std::size_t> offset(static_cast<std::size_t>(g_.next_storage), 0);
+    std::vector<std::uint8_t> in_workspace(static_cast<std::size_t>(g_.next_storage), 0);
+    for (const auto& [st, off] : static_planned_) {
+      offset[static_cast<std::size_t>(st)] = off;
+      in_workspace[static_cast<std::size_t>(st)] = 1;
+    }
+    auto disjoint = [&](std::int32_t i, std::int32_t j) {
+      const std::int32_t a = static_layouts_[static_cast<std::size_t>(i)].storage, b = static_layouts_[static_cast<std::size_t>(j)].storage;
+      if (a < 0 || b < 0) return false;
+      if (a == b) return !may_overlap(layout_meta(i), layout_meta(j));
+      const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
+      if (!in_workspace[ua] || !in_workspace[ub]) return true;
+      return offset[ua] + static_storage_bytes_[ua] <= offset[ub] || offset[ub] + static_storage_bytes_[ub] <= offset[ua];
+    };
+    auto member = [&](std::int32_t i) {
+      return g_[i].op == op_kind::copy_ && (group_of_.empty() || group_of_[static_cast<std::size_t>(i)] < 0);
+    };
+    std::int32_t run[max_copy_siblings]{};
+    int n = 0;
+    std::size_t first = 0;
+    for (std::size_t k = 0; k < n_steps; ++k) {
+      const std::int32_t b = life_.steps[k];
+      const bool checked_here = static_cast<std::int32_t>(k) == check_barrier_ || static_cast<std::int32_t>(k) == sync_step_;
+      if (n > 0 && member(b) && !checked_here && copy_siblings(g_, run, n, b, disjoint)) {
+        copy_next_[static_cast<std::size_t>(run[n - 1])] = b;
+        run[n++] = b;
+        copy_run_[first] = static_cast<std::uint8_t>(n);
+        continue;
+      }
+      n = 0;
+      if (member(b)) {
+        run[n++] = b;
+        first = k;
+      }
+    }
+  }
+  // The copies copy_run_ puts together from `step` on: one walk of their common extents.
+  void run_copy_siblings(std::size_t step, const exec_frame& f) const {
+    const std::size_t n = copy_run_[step];
+    strided out[max_copy_siblings], in[max_copy_siblings];
+    for (std::size_t m = 0; m < n; ++m) {
+      const std::int32_t c = life_.steps[step + m];
+      out[m] = f.view(g_.arg(c, 0));
+      in[m] = f.view(g_.arg(c, 1)).broadcast_to(out[m].rank, out[m].size);
+    }
+    visit_dtype(out[0].dt, [&](auto dd) {
+      constexpr dtype D = decltype(dd)::value;
+      auto together = [&](auto members) {
+        constexpr std::size_t N = decltype(members)::value;
+        strided o[N], s[N];
+        for (std::size_t m = 0; m < N; ++m) { o[m] = out[m]; s[m] = in[m]; }
+        kernels::copy_siblings<D, N>(f.ctx, o, s);
+      };
+      if (n == 2) together(std::integral_constant<std::size_t, 2>{});
+      else if (n == 3) together(std::integral_constant<std::size_t, 3>{});
+      else together(std::integral_constant<std::size_t, 4>{});
+    });
   }
   // A group's operands and loop nest for the plan's own layouts (bind_leaves, kernels::make_nest),
   // made once: a run that binds to them sets only the addresses (run_group). Row nodes move by
@@ -564,6 +653,8 @@ class basic_program {
   bool static_ = false;
   bool static_views_ok_ = false;                                        // every view inside its storage
   std::vector<std::pair<std::int32_t, std::size_t>> static_planned_;   // (storage, byte offset in the workspace)
+  std::vector<std::uint8_t> copy_run_;                                  // per step: copies run together from it (plan_copy_siblings)
+  std::vector<std::int32_t> copy_next_;                                 // per node: the next copy run with it, or -1
   std::vector<std::size_t> static_storage_bytes_;                       // per storage
   std::size_t static_buffer_region_ = 0;
   std::vector<bound_layout> static_layouts_;
@@ -617,12 +708,14 @@ class basic_program {
     void (basic_program::*run_group)(const group&, const exec_frame&) const = nullptr;  // null: no chunked groups
     void (basic_program::*make_groups)() = nullptr;
     bool (basic_program::*plan_arena)(const slot_plan&) = nullptr;  // null: the arena comes planned (program_options::planned_arena)
+    void (basic_program::*run_copies)(std::size_t, const exec_frame&) const = nullptr;  // null: each copy on its own
   };
-  template <int F, bool PlansArena = true>
+  template <int F, bool PlansArena = true, bool CopiesTogether = false>
   static dispatch dispatch_for() {
     dispatch d;
     d.exec = &basic_program::template exec_node<F>;
     if constexpr (PlansArena) d.plan_arena = &basic_program::plan_arena_checked;
+    if constexpr (CopiesTogether) d.run_copies = &basic_program::run_copy_siblings;
     if constexpr ((F & kernel_family::groups) != 0) {
       d.run_group = &basic_program::run_group;
       d.make_groups = &basic_program::make_groups;
@@ -631,7 +724,7 @@ class basic_program {
   }
   // Every family: out of line, so that a file that only calls the executor compiled elsewhere
   // (CTFX_SEPARATE_RUNTIME) does not instantiate it to inline it.
-  CTFX_RUNTIME_ENTRY static dispatch dispatch_all() { return dispatch_for<kernel_family::all>(); }
+  CTFX_RUNTIME_ENTRY static dispatch dispatch_all() { return dispatch_for<kernel_family::all, true, true>(); }
   // Whether dispatch F compiles `family`. exec_node's cases name their family by an op of the case
   // (kernel_family::of), so the families compiled<G> asks for and the cases they compile agree.
   template <int F>

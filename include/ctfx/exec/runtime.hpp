@@ -59,6 +59,9 @@ class basic_runtime_plan {
   const arena_plan& arena() const { return prog_.arena(); }
   // The kernel grouping (plan/fusion.hpp): per node of graph(), the node whose kernel computes it.
   const fusion& fused() const { return prog_.fused(); }
+  // Strided copies run element by element together: per node of graph(), the node of the next step
+  // run with it, else -1 (empty when none are; listing_options::copy_siblings).
+  const std::vector<std::int32_t>& copy_siblings() const { return prog_.copy_siblings_next(); }
   const std::vector<std::int32_t>& input_nodes() const { return prog_.input_nodes(); }
   const std::vector<std::int32_t>& mutated_inputs() const { return prog_.mutated_inputs(); }
 
