@@ -611,7 +611,9 @@ class basic_program {
       out[m] = f.view(g_.arg(c, 0));
       in[m] = f.view(g_.arg(c, 1)).broadcast_to(out[m].rank, out[m].size);
     }
-    visit_dtype(out[0].dt, [&](auto dd) {
+    // Members copy one element type onto itself: bits moved, typed by the element's size as
+    // kernels::copy_bits is (four instances for the eight dtypes: half this dispatch's code).
+    auto by_size = [&](auto dd) {
       constexpr dtype D = decltype(dd)::value;
       auto together = [&](auto members) {
         constexpr std::size_t N = decltype(members)::value;
@@ -622,7 +624,13 @@ class basic_program {
       if (n == 2) together(std::integral_constant<std::size_t, 2>{});
       else if (n == 3) together(std::integral_constant<std::size_t, 3>{});
       else together(std::integral_constant<std::size_t, 4>{});
-    });
+    };
+    switch (size_of(out[0].dt)) {
+      case 1: by_size(std::integral_constant<dtype, dtype::i8>{}); break;
+      case 2: by_size(std::integral_constant<dtype, dtype::f16>{}); break;
+      case 4: by_size(std::integral_constant<dtype, dtype::i32>{}); break;
+      default: by_size(std::integral_constant<dtype, dtype::i64>{}); break;
+    }
   }
   // A group's operands and loop nest for the plan's own layouts (bind_leaves, kernels::make_nest),
   // made once: a run that binds to them sets only the addresses (run_group). Row nodes move by
