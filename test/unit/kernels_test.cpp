@@ -175,6 +175,59 @@ TEST_CASE("kernels: a long in-place 1-D scatter checks its indices by blocks, at
   }
 }
 
+TEST_CASE("kernels: a long 16-bit float scatter-add, put by clean blocks, rounds after every add") {
+  constexpr long B = 29, N = 700;  // 10 full blocks of 64 and a partial one; block 3 has a negative index
+  for (const ctfx::dtype dt : {ctfx::f16, ctfx::bf16}) {
+    CAPTURE(ctfx::name_of(dt));
+    auto g = ctfx::build_checked([dt](ctfx::builder& b) {
+      auto h = b.input("h", dt, {B});
+      auto i = b.input("i", ctfx::i64, {N});
+      auto v = b.input("v", dt, {N});
+      b.update(h, ctfx::index_put(h, {i}, v, true));
+    });
+    // Each add rounded to the element type, in index order (PyTorch's CPU scatter-add).
+    auto to_float = [dt](std::uint16_t b) {
+      ctfx::half_t x;
+      ctfx::bfloat16_t y;
+      x.bits = y.bits = b;
+      return dt == ctfx::f16 ? static_cast<float>(x) : static_cast<float>(y);
+    };
+    auto round = [dt](float f) { return dt == ctfx::f16 ? ctfx::half_t(f).bits : ctfx::bfloat16_t(f).bits; };
+    std::vector<std::uint16_t> v(N), h0(B);
+    for (long k = 0; k < N; ++k) {
+      const float f = 0.37f * static_cast<float>(k % 11) - 1.1f;
+      v[static_cast<std::size_t>(k)] = round(f);
+    }
+    for (long e = 0; e < B; ++e) h0[static_cast<std::size_t>(e)] = round(100.0f + static_cast<float>(e));
+    std::vector<std::int64_t> i(N);
+    for (long k = 0; k < N; ++k) i[static_cast<std::size_t>(k)] = (k * 7) % B;
+    i[200] = -3;
+    auto in = [&](std::vector<std::uint16_t>& h) {
+      return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(h.data(), dt, {B}),
+                                           ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {N}),
+                                           ctfx::tensor_ref::contiguous(v.data(), dt, {N})};
+    };
+    std::vector<std::uint16_t> want = h0;
+    for (long k = 0; k < N; ++k) {
+      const std::int64_t at = i[static_cast<std::size_t>(k)] < 0 ? i[static_cast<std::size_t>(k)] + B : i[static_cast<std::size_t>(k)];
+      std::uint16_t& w = want[static_cast<std::size_t>(at)];
+      w = round(to_float(w) + to_float(v[static_cast<std::size_t>(k)]));
+    }
+    std::vector<std::uint16_t> ref = h0;
+    REQUIRE(ctfx::reference_run(g, in(ref), {}).ok);
+    CHECK(ref == want);
+    ctfx::runtime_plan plan(g);
+    for (const auto level : {ctfx::isa::level::baseline, ctfx::isa::level::avx2, ctfx::isa::level::avx512}) {
+      const auto saved = ctfx::isa::use(level);
+      CAPTURE(ctfx::isa::name(ctfx::isa::current()));
+      std::vector<std::uint16_t> h = h0;
+      REQUIRE(plan.run(in(h), {}).ok);
+      CHECK(h == want);
+      ctfx::isa::use(saved);
+    }
+  }
+}
+
 TEST_CASE("kernels: in-place 1-D scatter-add in float16 rounds after every add, in order") {
   auto g = ctfx::build_checked([](ctfx::builder& b) {
     auto h = b.input("h", ctfx::f16, {4});

@@ -314,10 +314,15 @@ inline index_t index_put_checked_typed(const index_put_args& a, index_t* value) 
         if (const index_t bad = checked(acc, j0, j0 + m, 1, 1); bad >= 0) return bad;
         continue;
       }
+      if constexpr (D == dtype::f16 || D == dtype::bf16) {
+        // (an f16 sum converts through float in software: unrolled, its code was 4x as large)
+        for (index_t j = 0; j < m; ++j) put_element<D>(shadow[ib[j]], vb + j, decltype(acc)::value);
+      } else {
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #pragma GCC unroll 8
 #endif
-      for (index_t j = 0; j < m; ++j) put_element<D>(shadow[ib[j]], vb + j, decltype(acc)::value);
+        for (index_t j = 0; j < m; ++j) put_element<D>(shadow[ib[j]], vb + j, decltype(acc)::value);
+      }
     }
     return -1;
   };
