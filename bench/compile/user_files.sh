@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What a user waits for: g++ CPU time (user) to compile a file that defines a graph and runs it with
-# compiled<G>::run, at -O2 with the ctfx::ctfx flags, header-only and with ctfx::runtime
+# compiled<G>::run (or, user_runtime_plan.cpp, runs a graph it is given with runtime_plan), at -O2
+# with the ctfx::ctfx flags, header-only and with ctfx::runtime
 # (CTFX_SEPARATE_RUNTIME: the executor compiled once elsewhere). The files are compiled in turns,
 # ROUNDS times (default 5), so that a shared machine's slow and fast minutes fall on all of them;
 # prints each file's median.
@@ -14,7 +15,7 @@ flags=(-std=c++20 -O2 -I"$root/include" -isystem /usr/local/cuda/targets/x86_64-
        -fconstexpr-ops-limit=4294967295 -fconstexpr-cache-depth=64)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-files=(user_one_node user_stencil user_ring user_paged user_masked user_symbolic)
+files=(user_one_node user_stencil user_ring user_paged user_masked user_symbolic user_runtime_plan)
 for ((r = 0; r < rounds; ++r)); do
   for f in "${files[@]}"; do
     for mode in header-only runtime; do
