@@ -613,24 +613,27 @@ class basic_program {
     }
     // Members copy one element type onto itself: bits moved, typed by the element's size as
     // kernels::copy_bits is (four instances for the eight dtypes: half this dispatch's code).
-    auto by_size = [&](auto dd) {
-      constexpr dtype D = decltype(dd)::value;
-      auto together = [&](auto members) {
-        constexpr std::size_t N = decltype(members)::value;
-        strided o[N], s[N];
-        for (std::size_t m = 0; m < N; ++m) { o[m] = out[m]; s[m] = in[m]; }
-        kernels::copy_siblings<D, N>(f.ctx, o, s);
-      };
-      if (n == 2) together(std::integral_constant<std::size_t, 2>{});
-      else if (n == 3) together(std::integral_constant<std::size_t, 3>{});
-      else together(std::integral_constant<std::size_t, 4>{});
-    };
     switch (size_of(out[0].dt)) {
-      case 1: by_size(std::integral_constant<dtype, dtype::i8>{}); break;
-      case 2: by_size(std::integral_constant<dtype, dtype::f16>{}); break;
-      case 4: by_size(std::integral_constant<dtype, dtype::i32>{}); break;
-      default: by_size(std::integral_constant<dtype, dtype::i64>{}); break;
+      case 1: return copy_siblings_sized<dtype::i8>(f.ctx, n, out, in);
+      case 2: return copy_siblings_sized<dtype::f16>(f.ctx, n, out, in);
+      case 4: return copy_siblings_sized<dtype::i32>(f.ctx, n, out, in);
+      default: return copy_siblings_sized<dtype::i64>(f.ctx, n, out, in);
     }
+  }
+  template <dtype E>
+  static void copy_siblings_sized(const device_ctx& ctx, std::size_t n, const strided* out, const strided* in) {
+    if (n == 2) return copy_siblings_n<E, 2>(ctx, out, in);
+    if (n == 3) return copy_siblings_n<E, 3>(ctx, out, in);
+    copy_siblings_n<E, 4>(ctx, out, in);
+  }
+  template <dtype E, std::size_t K>
+  static void copy_siblings_n(const device_ctx& ctx, const strided* out, const strided* in) {
+    strided o[K], s[K];
+    for (std::size_t m = 0; m < K; ++m) {
+      o[m] = out[m];
+      s[m] = in[m];
+    }
+    kernels::copy_siblings<E, K>(ctx, o, s);
   }
   // A group's operands and loop nest for the plan's own layouts (bind_leaves, kernels::make_nest),
   // made once: a run that binds to them sets only the addresses (run_group). Row nodes move by
