@@ -589,7 +589,7 @@ class basic_program {
     for (std::size_t k = 0; k < n_steps; ++k) {
       const std::int32_t b = life_.steps[k];
       const bool checked_here = static_cast<std::int32_t>(k) == check_barrier_ || static_cast<std::int32_t>(k) == sync_step_;
-      if (n > 0 && member(b) && !checked_here && copy_siblings(g_, run, n, b, disjoint)) {
+      if (n > 0 && member(b) && !checked_here && g_[b].partition == g_[run[0]].partition && copy_siblings(g_, run, n, b, disjoint)) {
         copy_next_[static_cast<std::size_t>(run[n - 1])] = b;
         run[n++] = b;
         copy_run_[first] = static_cast<std::uint8_t>(n);
