@@ -363,40 +363,30 @@ struct compiled {
     for (auto& x : r.next) x = -1;
     if constexpr (run_plan.usable) {
       const ir g = pipeline_type::get();
-      auto storage = [&](std::int32_t i) { return run_plan.layouts[static_cast<std::size_t>(i)].storage; };
+      auto place = [&](std::int32_t s) {
+        const storage_place& p = run_plan.storages[static_cast<std::size_t>(s)];
+        return storage_extent{p.home == storage_home::workspace, static_cast<std::size_t>(p.offset), static_cast<std::size_t>(p.bytes)};
+      };
       auto disjoint = [&](std::int32_t i, std::int32_t j) {
-        const std::int32_t a = storage(i), b = storage(j);
-        if (a < 0 || b < 0) return false;
-        if (a == b) return !may_overlap(g[i].meta, g[j].meta);
-        // Two storages: the caller's buffers do not overlap one the graph writes (no-caller-aliasing),
-        // and workspace storages only where the arena gave them disjoint bytes.
-        const storage_place& p = run_plan.storages[static_cast<std::size_t>(a)];
-        const storage_place& q = run_plan.storages[static_cast<std::size_t>(b)];
-        if (p.home != storage_home::workspace || q.home != storage_home::workspace) return true;
-        return p.offset + p.bytes <= q.offset || q.offset + q.bytes <= p.offset;
+        return views_disjoint(g[i].meta, g[j].meta, run_plan.layouts[static_cast<std::size_t>(i)].storage,
+                              run_plan.layouts[static_cast<std::size_t>(j)].storage, place);
       };
       auto member = [&](std::int32_t i) {
         const auto u = static_cast<std::size_t>(i);
         return g[i].op == op_kind::copy_ && fused_members[u] == 0 && !siblings.follows[u] && row_sibling[u] < 0 && !chains.follows[u] &&
                chains.next[u] < 0;
       };
-      std::int32_t group[max_copy_siblings]{};
-      int n = 0;
-      for (std::size_t k = 0; k < run_plan.n_steps; ++k) {
-        const std::int32_t b = run_plan.steps[k];
+      auto barrier = [&](std::size_t k) {
         bool checked_here = run_plan.n_late_checks > 0 && k == run_plan.agree_at;
         for (std::size_t c = 0; c < run_plan.n_late_checks; ++c)
           checked_here = checked_here || static_cast<std::size_t>(run_plan.index_steps[static_cast<std::size_t>(run_plan.late_checks[c])].check_at) == k;
-        if (n > 0 && member(b) && !checked_here && g[b].partition == g[group[0]].partition &&
-            copy_siblings(g, group, n, b, disjoint)) {
-          r.next[static_cast<std::size_t>(group[n - 1])] = b;
-          r.follows[static_cast<std::size_t>(b)] = true;
-          group[n++] = b;
-          continue;
-        }
-        n = 0;
-        if (member(b)) group[n++] = b;
-      }
+        return checked_here;
+      };
+      group_copy_siblings(g, run_plan.steps.data(), run_plan.n_steps, member, barrier, disjoint,
+                          [&](std::size_t, std::int32_t last, std::int32_t b, int) {
+                            r.next[static_cast<std::size_t>(last)] = b;
+                            r.follows[static_cast<std::size_t>(b)] = true;
+                          });
     }
     return r;
   }();

@@ -557,50 +557,32 @@ class basic_program {
   }
   // Consecutive strided copies that run element by element together (plan/copy_siblings.hpp), as
   // a static plan runs them: copy_run_[step] = how many start at that step (1: it runs alone).
-  // Members touch provably disjoint elements: views of one storage that cannot overlap, a caller's
-  // buffer against any other storage (the run refuses a caller buffer the graph writes that
-  // overlaps another, check_caller_aliasing), workspace storages only where their bytes are apart.
-  // No run crosses a step where checks run first (computed indices, the ranks' agreement): those
-  // come before the later copy's writes.
+  // Disjointness comes from the bound layouts and the workspace offsets (views_disjoint); no run
+  // crosses a step where checks run first (computed indices, the ranks' agreement).
   void plan_copy_siblings() {
     const std::size_t n_steps = life_.steps.size();
     copy_run_.assign(n_steps, 1);
     copy_next_.assign(static_cast<std::size_t>(g_.size()), -1);
-    std::vector<std::size_t> offset(static_cast<std::size_t>(g_.next_storage), 0);
-    std::vector<std::uint8_t> in_workspace(static_cast<std::size_t>(g_.next_storage), 0);
+    std::vector<storage_extent> place(static_cast<std::size_t>(g_.next_storage));
     for (const auto& [st, off] : static_planned_) {
-      offset[static_cast<std::size_t>(st)] = off;
-      in_workspace[static_cast<std::size_t>(st)] = 1;
+      const auto u = static_cast<std::size_t>(st);
+      place[u] = {true, off, static_storage_bytes_[u]};
     }
     auto disjoint = [&](std::int32_t i, std::int32_t j) {
-      const std::int32_t a = static_layouts_[static_cast<std::size_t>(i)].storage, b = static_layouts_[static_cast<std::size_t>(j)].storage;
-      if (a < 0 || b < 0) return false;
-      if (a == b) return !may_overlap(layout_meta(i), layout_meta(j));
-      const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
-      if (!in_workspace[ua] || !in_workspace[ub]) return true;
-      return offset[ua] + static_storage_bytes_[ua] <= offset[ub] || offset[ub] + static_storage_bytes_[ub] <= offset[ua];
+      return views_disjoint(layout_meta(i), layout_meta(j), static_layouts_[static_cast<std::size_t>(i)].storage,
+                            static_layouts_[static_cast<std::size_t>(j)].storage,
+                            [&](std::int32_t st) { return place[static_cast<std::size_t>(st)]; });
     };
     auto member = [&](std::int32_t i) {
       return g_[i].op == op_kind::copy_ && (group_of_.empty() || group_of_[static_cast<std::size_t>(i)] < 0);
     };
-    std::int32_t run[max_copy_siblings]{};
-    int n = 0;
-    std::size_t first = 0;
-    for (std::size_t k = 0; k < n_steps; ++k) {
-      const std::int32_t b = life_.steps[k];
-      const bool checked_here = static_cast<std::int32_t>(k) == check_barrier_ || static_cast<std::int32_t>(k) == sync_step_;
-      if (n > 0 && member(b) && !checked_here && g_[b].partition == g_[run[0]].partition && copy_siblings(g_, run, n, b, disjoint)) {
-        copy_next_[static_cast<std::size_t>(run[n - 1])] = b;
-        run[n++] = b;
-        copy_run_[first] = static_cast<std::uint8_t>(n);
-        continue;
-      }
-      n = 0;
-      if (member(b)) {
-        run[n++] = b;
-        first = k;
-      }
-    }
+    auto barrier = [&](std::size_t k) {
+      return static_cast<std::int32_t>(k) == check_barrier_ || static_cast<std::int32_t>(k) == sync_step_;
+    };
+    group_copy_siblings(g_, life_.steps.data(), n_steps, member, barrier, disjoint, [&](std::size_t first, std::int32_t last, std::int32_t b, int n) {
+      copy_next_[static_cast<std::size_t>(last)] = b;
+      copy_run_[first] = static_cast<std::uint8_t>(n);
+    });
   }
   // The copies copy_run_ puts together from `step` on: one walk of their common extents.
   void run_copy_siblings(std::size_t step, const exec_frame& f) const {
@@ -613,12 +595,7 @@ class basic_program {
     }
     // Members copy one element type onto itself: bits moved, typed by the element's size as
     // kernels::copy_bits is (four instances for the eight dtypes: half this dispatch's code).
-    switch (size_of(out[0].dt)) {
-      case 1: return copy_siblings_sized<dtype::i8>(f.ctx, n, out, in);
-      case 2: return copy_siblings_sized<dtype::f16>(f.ctx, n, out, in);
-      case 4: return copy_siblings_sized<dtype::i32>(f.ctx, n, out, in);
-      default: return copy_siblings_sized<dtype::i64>(f.ctx, n, out, in);
-    }
+    visit_bits_dtype(out[0].dt, [&](auto bits) { copy_siblings_sized<decltype(bits)::value>(f.ctx, n, out, in); });
   }
   template <dtype E>
   static void copy_siblings_sized(const device_ctx& ctx, std::size_t n, const strided* out, const strided* in) {

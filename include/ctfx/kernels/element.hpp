@@ -119,4 +119,18 @@ CTFX_HD inline decltype(auto) visit_dtype(dtype d, F&& f) {
   return f(std::integral_constant<dtype, dtype::f64>{});
 }
 
+// Calls f(std::integral_constant<dtype, B>{}) with B the dtype that moves d's elements as bits, by
+// their size: i8, f16 (half_t: its bits, assigned), i32 or i64. For copies of one element type onto
+// itself: four instances for the eight dtypes.
+template <class F>
+CTFX_HD inline decltype(auto) visit_bits_dtype(dtype d, F&& f) {
+  switch (size_of(d)) {
+    case 1: return f(std::integral_constant<dtype, dtype::i8>{});
+    case 2: return f(std::integral_constant<dtype, dtype::f16>{});
+    case 4: return f(std::integral_constant<dtype, dtype::i32>{});
+    default: break;
+  }
+  return f(std::integral_constant<dtype, dtype::i64>{});
+}
+
 }  // namespace ctfx

@@ -422,12 +422,7 @@ inline void copy(const device_ctx& ctx, const strided& out_view, const strided& 
 
 // out = src, both of one element type: a copy of bits, typed by the element's size only.
 inline void copy_bits(const device_ctx& ctx, const strided& out_view, const strided& src) {
-  switch (size_of(out_view.dt)) {
-    case 1: copy_typed<dtype::i8, dtype::i8>(ctx, out_view, src); break;
-    case 2: copy_typed<dtype::f16, dtype::f16>(ctx, out_view, src); break;  // (half_t: its bits, assigned)
-    case 4: copy_typed<dtype::i32, dtype::i32>(ctx, out_view, src); break;
-    default: copy_typed<dtype::i64, dtype::i64>(ctx, out_view, src); break;
-  }
+  visit_bits_dtype(out_view.dt, [&](auto bits) { copy_typed<decltype(bits)::value, decltype(bits)::value>(ctx, out_view, src); });
 }
 
 // out = value in out's element type D.

@@ -7,7 +7,9 @@
 // same idea. Copies whose rows are unit-stride runs stay memmoves, one after the other.
 // Legal because the members touch disjoint elements: their order does not matter.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include "../analysis/overlap.hpp"
 #include "../graph/ir.hpp"
 
 namespace ctfx {
@@ -56,6 +58,53 @@ constexpr bool copy_siblings(const ir& g, const std::int32_t* group, int n, std:
     if (!disjoint(da, db) || !disjoint(da, sb) || !disjoint(db, sa)) return false;
   }
   return true;
+}
+
+/// Where a storage's bytes lie, for copies_disjoint: in the plan's workspace at [offset,
+/// offset + bytes), or elsewhere (a caller's buffer).
+struct storage_extent {
+  bool in_workspace = false;
+  std::size_t offset = 0, bytes = 0;
+};
+
+/// Whether views i and j (metas mi and mj, in storages si and sj) provably share no element: views
+/// of one storage that cannot overlap; a caller's buffer against any other storage (the run refuses
+/// a caller buffer the graph writes that overlaps another: check_caller_aliasing); workspace
+/// storages only where the arena gave them disjoint bytes. `place(s)` says where storage s lies.
+template <class Place>
+constexpr bool views_disjoint(const tensor_meta& mi, const tensor_meta& mj, std::int32_t si, std::int32_t sj, Place&& place) {
+  if (si < 0 || sj < 0) return false;
+  if (si == sj) return !may_overlap(mi, mj);
+  const storage_extent p = place(si), q = place(sj);
+  if (!p.in_workspace || !q.in_workspace) return true;
+  return p.offset + p.bytes <= q.offset || q.offset + q.bytes <= p.offset;
+}
+
+/// Walks the plan's steps (nodes, in run order) and puts consecutive copy siblings into runs of at
+/// most max_copy_siblings: a run grows while the next step is a `member`, of the run's partition,
+/// not a step where checks run first (`barrier(k)`: computed indices, the ranks' agreement, which
+/// must come before the later copy's writes), and copy_siblings with the run. For each step that
+/// joins a run: `join(first, last, b, n)`, with `first` the run's first step index, `last` the
+/// node before b in it and n the run's length with b.
+template <class Member, class Barrier, class Disjoint, class Join>
+constexpr void group_copy_siblings(const ir& g, const std::int32_t* steps, std::size_t n_steps, Member&& member, Barrier&& barrier,
+                                   Disjoint&& disjoint, Join&& join) {
+  std::int32_t run[max_copy_siblings]{};
+  int n = 0;
+  std::size_t first = 0;
+  for (std::size_t k = 0; k < n_steps; ++k) {
+    const std::int32_t b = steps[k];
+    if (n > 0 && member(b) && !barrier(k) && g[b].partition == g[run[0]].partition && copy_siblings(g, run, n, b, disjoint)) {
+      join(first, run[n - 1], b, n + 1);
+      run[n++] = b;
+      continue;
+    }
+    n = 0;
+    if (member(b)) {
+      run[n++] = b;
+      first = k;
+    }
+  }
 }
 
 }  // namespace ctfx
