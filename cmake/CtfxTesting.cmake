@@ -4,9 +4,16 @@
 # CCCL come in as SYSTEM include directories, so their warnings don't count. They are errors only
 # under CTFX_WERROR (scripts/test.sh, hence CI, turns it on): a compiler version's new warning or
 # false positive must not stop a user's build of the tests and examples.
+# The headers turn -Wshadow off for their own text (core/diagnostics_push.hpp); ctfx's targets keep
+# it on there with CTFX_LIBRARY_WARNINGS, except those given USER (the examples), built as a
+# user's file is.
 function(ctfx_strict target)
+  cmake_parse_arguments(arg "USER" "" "" ${ARGN})
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow>)
+  if(NOT arg_USER)
+    target_compile_definitions(${target} PRIVATE CTFX_LIBRARY_WARNINGS=1)
+  endif()
   if(CTFX_WERROR)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
   endif()

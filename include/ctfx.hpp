@@ -1,5 +1,6 @@
 // ctfx.hpp — the umbrella header: everything a user needs.
 #pragma once
+#include "ctfx/core/diagnostics_push.hpp"
 #include "ctfx/core/config.hpp"
 #include "ctfx/core/dtype.hpp"
 #include "ctfx/core/layout.hpp"
@@ -13,3 +14,4 @@
 #include "ctfx/graph/print.hpp"
 #include "ctfx/graph/verify.hpp"
 #include "ctfx/ops/meta.hpp"
+#include "ctfx/core/diagnostics_pop.hpp"

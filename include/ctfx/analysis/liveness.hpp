@@ -10,6 +10,7 @@
 // reads every input element at the index it writes, so its output may take the memory of an input
 // whose last use is this very step (Inductor's in-place buffer update). Lifetimes are half-open.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <vector>
 #include "../detail/cvec.hpp"
@@ -197,3 +198,4 @@ constexpr liveness compute_liveness(const ir& g, const std::int32_t* fused_root 
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

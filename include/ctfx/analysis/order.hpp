@@ -14,6 +14,7 @@
 // One forward sweep, linear in nodes + edges: each read is listed once, and taken by at most one
 // later write of its storage.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <algorithm>
 #include <cstdint>
 #include <span>
@@ -140,3 +141,4 @@ constexpr std::int32_t index_values_ready(const ir& g, const liveness& L, const 
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

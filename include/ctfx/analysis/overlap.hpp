@@ -11,6 +11,7 @@
 //   - anything else: assume overlap.
 // Constant time per pair (at most 2·max_rank strides).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include "../core/layout.hpp"
 
 namespace ctfx {
@@ -106,3 +107,4 @@ constexpr bool has_internal_overlap(const tensor_meta& m) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

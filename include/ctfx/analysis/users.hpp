@@ -9,6 +9,7 @@
 //
 // Node ids are program positions (the ir keeps nodes in program order), so "after node i" is `> i`.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -151,3 +152,4 @@ constexpr users_index users_of(const ir& g) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -13,6 +13,7 @@
 // through the step that communicates it, and no later step touches it before the exchange is done.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -71,3 +72,4 @@ inline std::pair<bool, std::string> agree_world(communicator& c, bool ok, std::s
 }  // namespace detail
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

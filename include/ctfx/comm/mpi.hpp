@@ -9,6 +9,7 @@
 // MPI_ERRORS_RETURN for as long as this object lives (and restored after).
 // Link with MPI (CMake: ctfx::mpi, or MPI::MPI_CXX).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <mpi.h>
 #include <cstddef>
 #include <string>
@@ -119,3 +120,4 @@ class mpi_communicator final : public communicator {
 };
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -12,6 +12,7 @@
 // Link with the toolkit's NCCL (CMake: ctfx::nccl).
 // ctfx: host-only
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <algorithm>
@@ -109,3 +110,4 @@ class nccl_communicator final : public communicator {
 };
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

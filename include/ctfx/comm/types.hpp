@@ -1,6 +1,7 @@
 // ctfx/comm/types.hpp — the values a graph says about communication: the reduction of a collective
 // and the rank layout of a 2-D domain decomposition (what the builder and the executor share).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 
 namespace ctfx {
@@ -28,3 +29,4 @@ struct halo_grid {
 };
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

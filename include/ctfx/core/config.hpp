@@ -1,5 +1,6 @@
 // ctfx/core/config.hpp — limits and portability macros shared by every header.
 #pragma once
+#include "diagnostics_push.hpp"
 #include <cstddef>
 #include <cstdint>
 
@@ -39,3 +40,4 @@ using index_t = std::int64_t;
 // Sentinel for "to the end of the dimension" (PyTorch's sys.maxsize default of slice's end).
 inline constexpr index_t end_of_dim = INT64_MAX;
 }  // namespace ctfx
+#include "diagnostics_pop.hpp"

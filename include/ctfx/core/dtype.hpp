@@ -1,5 +1,6 @@
 // ctfx/core/dtype.hpp — element types, their sizes, names and PyTorch's type promotion.
 #pragma once
+#include "diagnostics_push.hpp"
 #include <cstdint>
 #include <string_view>
 
@@ -72,3 +73,4 @@ constexpr dtype promote_scalar(dtype a, bool scalar_integral) {
 }
 
 }  // namespace ctfx
+#include "diagnostics_pop.hpp"

@@ -17,6 +17,7 @@
 // CTFX_ISA=baseline|avx2|avx512 caps the level for a run (read once, at the first use), and
 // `isa::use(level)` sets it from code (tests compare the levels' bits; benchmarks compare speed).
 #pragma once
+#include "diagnostics_push.hpp"
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -148,3 +149,4 @@ CTFX_INLINE decltype(auto) on_host_isa(F&& f) {
 }
 
 }  // namespace ctfx::isa
+#include "diagnostics_pop.hpp"

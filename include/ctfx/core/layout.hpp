@@ -1,6 +1,7 @@
 // ctfx/core/layout.hpp — the metadata every tensor node carries: dtype, extents, strides, storage
 // offset and storage (alias class), as Inductor's fake tensors carry them.
 #pragma once
+#include "diagnostics_push.hpp"
 #include <cstdint>
 #include "config.hpp"
 #include "dtype.hpp"
@@ -135,3 +136,4 @@ struct tensor_meta {
 };
 
 }  // namespace ctfx
+#include "diagnostics_pop.hpp"

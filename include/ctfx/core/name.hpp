@@ -1,6 +1,7 @@
 // ctfx/core/name.hpp — short inline identifiers (node and symbol names) and a fixed string usable
 // as a template argument.
 #pragma once
+#include "diagnostics_push.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -80,3 +81,4 @@ struct fixed_string {
 };
 
 }  // namespace ctfx
+#include "diagnostics_pop.hpp"

@@ -12,6 +12,7 @@
 // every scalar in it counts against the compilers' constexpr budgets; a term is two scalars (the
 // monomial is packed into one integer) so that four terms cost about what two did unpacked.
 #pragma once
+#include "diagnostics_push.hpp"
 #include <cstdint>
 #include "config.hpp"
 
@@ -229,3 +230,4 @@ constexpr bool known_le(const sym_expr& a, const sym_expr& b) {
 }
 
 }  // namespace ctfx
+#include "diagnostics_pop.hpp"

@@ -17,6 +17,7 @@
 // 200,000 nodes: 8.7 us vs 2 us each; bench/RESULTS.md §1). clang and nvcc's front end reject that
 // assignment, and at run time it would begin no lifetime: both keep construct_at.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstddef>
 #include <initializer_list>
 #include <memory>
@@ -206,3 +207,4 @@ class cvec {
 };
 
 }  // namespace ctfx::detail
+#include "../core/diagnostics_pop.hpp"

@@ -1,6 +1,7 @@
 // ctfx/detail/fnv.hpp — FNV-1a: the hashes of texts (the FX parser's symbol table) and of names (the
 // verifier's and rewrites' name sets), and the constants of buffer keys (plan/reuse.hpp).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <string_view>
 #include "../core/name.hpp"
@@ -32,3 +33,4 @@ constexpr std::uint64_t hash_name(const name_t& n) {
 }
 
 }  // namespace ctfx::detail
+#include "../core/diagnostics_pop.hpp"

@@ -1,6 +1,7 @@
 // ctfx/detail/meta_util.hpp — helpers shared by the metadata rules: error sentences that name the
 // node and the rule, shape text, dimension normalization and broadcasting.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include "../core/layout.hpp"
 #include "../graph/ir.hpp"
 #include "../graph/sym_ops.hpp"
@@ -150,3 +151,4 @@ constexpr bool rank_ok(ir& g, std::int32_t id, int rank) {
 }
 
 }  // namespace ctfx::detail
+#include "../core/diagnostics_pop.hpp"

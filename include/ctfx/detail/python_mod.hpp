@@ -1,6 +1,7 @@
 // ctfx/detail/python_mod.hpp — Python's modulo (aten.remainder) on one element, shared by the op's
 // reference semantics (ops/elementwise.hpp) and the kernels (kernels/pointwise.hpp).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cmath>
 #include <type_traits>
 #include "../core/config.hpp"
@@ -28,3 +29,4 @@ CTFX_HD constexpr T python_mod(T a, T b) {
 }
 
 }  // namespace ctfx::ops::detail
+#include "../core/diagnostics_pop.hpp"

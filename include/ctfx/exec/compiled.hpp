@@ -16,6 +16,7 @@
 //   ctfx::run_status st = plan::run(inputs, outputs);     // validates, then runs
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <algorithm>
 #include <array>
 #include <initializer_list>
@@ -732,3 +733,4 @@ struct compiled {
 };
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

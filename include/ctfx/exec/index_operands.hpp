@@ -6,6 +6,7 @@
 // two executors check the same values and refuse a bad one with the same message.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -189,3 +190,4 @@ inline index_t row_shift_host(const std::byte* at, dtype dt, index_t extent, ind
 
 }  // namespace detail
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -8,6 +8,7 @@
 // table, for parity with Inductor's decisions.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include "../passes/inplace_tables.hpp"
 
 namespace ctfx {
@@ -17,3 +18,4 @@ inline constexpr auto executor_inplaceable_ops = inplaceable_ops_with(
 using executor_inplace_table = std::remove_cv_t<decltype(executor_inplaceable_ops)>;
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -9,6 +9,7 @@
 // default) — otherwise a CUDA run fails with `rule backend`.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 // This instance's chunk loops are compiled at every host ISA level, as in the files that link it
 // (kernels/fused.hpp, chunk_loop); it must come before any other ctfx header of its file.
 #define CTFX_RUNTIME_INSTANCE 1
@@ -23,3 +24,4 @@ template class basic_program<0>;
 template class basic_runtime_plan<0>;
 template struct basic_static_runner<0>;
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

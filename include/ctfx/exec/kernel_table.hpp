@@ -9,6 +9,7 @@
 // the caller's tensor, or a clone when the op runs functionally) and its fresh results.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <functional>
 #include <span>
 #include <string>
@@ -53,3 +54,4 @@ class kernel_table {
 };
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -3,6 +3,7 @@
 // Every failure names the input or node and the rule, and happens before anything is written.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -207,3 +208,4 @@ inline bound_layout evaluate(const tensor_meta& m, const std::vector<index_t>& v
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -2,6 +2,7 @@
 // any mdspan whose element type is a ctfx dtype, with layout_right, layout_left or layout_stride.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cuda/std/mdspan>
 #include "../kernels/element.hpp"
 #include "tensor.hpp"
@@ -41,3 +42,4 @@ tensor_ref ref(const cuda::std::mdspan<T, Extents, Layout, Accessor>& m) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -25,6 +25,7 @@
 // the failure of the lowest failing rank, named by rank, and no rank writes a caller buffer.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -1554,3 +1555,4 @@ extern template class basic_program<0>;
 #endif
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

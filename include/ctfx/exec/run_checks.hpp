@@ -4,6 +4,7 @@
 // failure names the input, output or node and the rule; nothing here writes a caller buffer.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -216,3 +217,4 @@ inline run_status agree_run(communicator& c, run_status st) {
 
 }  // namespace detail
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -10,6 +10,7 @@
 // it from error() and from every run.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <initializer_list>
 #include <vector>
 #include "../passes/pipeline.hpp"
@@ -99,3 +100,4 @@ inline run_status reference_run(const ir& functional, tensor_refs inputs, tensor
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

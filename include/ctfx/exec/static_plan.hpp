@@ -7,6 +7,7 @@
 // then does not compile. Every number here is what that program computes for the same graph
 // (test/unit/exec_static_plan_test.cpp holds them side by side).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -518,3 +519,4 @@ inline std::string to_text(const static_plan_ref& p, const ir& g) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

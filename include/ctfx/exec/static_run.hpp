@@ -5,6 +5,7 @@
 // before every rank has learned that every rank passed them).
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <memory>
 #include <new>
 #include <span>
@@ -212,3 +213,4 @@ extern template struct basic_static_runner<0>;
 #endif
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

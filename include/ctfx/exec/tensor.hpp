@@ -3,6 +3,7 @@
 // reports failure (run_status: no exceptions, so a failed run is a value the caller inspects).
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <concepts>
@@ -115,3 +116,4 @@ struct run_status {
 };
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

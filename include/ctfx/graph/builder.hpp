@@ -11,6 +11,7 @@
 // becomes a compile error naming the node and the rule (graph/graph.hpp). `update(x, v)` is the
 // epilogue "input x ends up holding v": the copy_ nodes are emitted at the end, before the output.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <initializer_list>
 #include <optional>
 #include <span>
@@ -767,3 +768,4 @@ constexpr tensor halo_exchange(tensor x, index_t halo, halo_grid grid, source_lo
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -2,6 +2,7 @@
 // and the rule. Builders and passes record the first error instead of throwing, so that a compile
 // error can carry the full text in a template argument (see graph/graph.hpp).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <string_view>
 
@@ -215,3 +216,4 @@ struct text_buf {
 };
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -4,6 +4,7 @@
 // drawn in red, and a dashed red edge "after write" from such a write to each later node that reads
 // the storage it wrote (the order a run must keep, which no data edge shows).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <string>
 #include <vector>
 #include "print.hpp"
@@ -88,3 +89,4 @@ inline std::string to_dot(const ir& g, std::string_view title = "ctfx") {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -6,6 +6,7 @@
 // verify after it) are separate evaluations that hand a frozen graph to the next (see `stage`).
 // Each evaluation costs: thawing its input, running the pass once, and freezing the result.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <array>
 #include <cstddef>
 #include <vector>
@@ -175,3 +176,4 @@ struct stage {
 };
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

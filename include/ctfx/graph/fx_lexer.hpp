@@ -5,6 +5,7 @@
 // `torch.sym_min(a, 5)`). Constexpr, one pass, no allocation per character;
 // graph/fx_parse.hpp turns the values into ir nodes.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <limits>
 #include <string_view>
@@ -425,3 +426,4 @@ template <class Resolve>
 value_parser(cursor&, std::vector<value>&, std::vector<value>&, Resolve) -> value_parser<Resolve>;
 
 }  // namespace ctfx::fx
+#include "../core/diagnostics_pop.hpp"

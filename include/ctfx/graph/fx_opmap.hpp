@@ -3,6 +3,7 @@
 // op_kind) lives here too, so the two cannot drift. The table is sorted by name (checked below) and
 // searched by bisection: a lookup costs log(rows) comparisons per line of text.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <string_view>
 #include "../ops/op_kind.hpp"
 
@@ -255,3 +256,4 @@ constexpr std::string_view aten_scalar_name(op_kind k) {
 }
 
 }  // namespace ctfx::fx
+#include "../core/diagnostics_pop.hpp"

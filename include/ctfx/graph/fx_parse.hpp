@@ -25,6 +25,7 @@
 // the caller binds each by name (ctfx_opt reads <graph>.<attribute>.npy).
 // Cost: linear in the text; names are found through a hash table, ops by bisection.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <array>
 #include <fstream>
 #include <sstream>
@@ -1337,3 +1338,4 @@ inline fx_parse_result parse_fx_file(const std::string& path, std::span<const fx
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

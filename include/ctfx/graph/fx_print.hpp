@@ -5,6 +5,7 @@
 // Ops with no functional FX spelling (the generalized scatter of a reinplaced graph) print as a
 // comment holding ctfx's own line.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <charconv>
 #include <cmath>
 #include <span>
@@ -228,3 +229,4 @@ inline std::string to_fx(const ir& g, std::span<const fx_custom> customs = {}) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

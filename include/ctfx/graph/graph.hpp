@@ -8,6 +8,7 @@
 // the node, its shapes and the user's line (detail::report: in full under g++, as characters under
 // nvcc; clang 14 shows the node's name, its shapes and the line; build_checked(f, &d) gives the text at run time).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <string_view>
 #include <utility>
 #include "builder.hpp"
@@ -309,3 +310,4 @@ constexpr ir build_checked(F f, diagnostic* d = nullptr) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

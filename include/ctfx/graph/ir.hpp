@@ -35,6 +35,7 @@
 //   all_reduce(x)            aux: reduce op (0 = sum)
 //   custom / auto_functionalized (args...)   aux: index into ir::customs
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <initializer_list>
 #include <span>
@@ -271,3 +272,4 @@ struct ir {
 };
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

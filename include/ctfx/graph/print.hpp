@@ -3,6 +3,7 @@
 // and the printers for the compile-time structures it is made of (sym_expr, tensor_meta,
 // diagnostic). Run-time only: returns std::string.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <string>
 #include "../comm/types.hpp"
 #include "../ops/scatters.hpp"
@@ -195,3 +196,4 @@ inline std::string to_text(const ir& g) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

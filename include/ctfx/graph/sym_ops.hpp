@@ -5,6 +5,7 @@
 // symbol table, made once per distinct (op, a, b) so that the same expression compares equal,
 // and evaluated at run time after the input symbols (eval_derived).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include "ir.hpp"
 
 namespace ctfx {
@@ -136,3 +137,4 @@ constexpr bool eval_derived(const ir& g, std::size_t s, Values& v) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -3,6 +3,7 @@
 // base's storage, a functional graph except the copy_ epilogue into inputs (before reinplacing),
 // unique names, and one output node at the end. Linear in nodes + edges.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <algorithm>
 #include <vector>
 #include "../detail/cvec.hpp"
@@ -150,3 +151,4 @@ constexpr diagnostic verify_keeping(ir& g, verify_level level = verify_level::fu
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

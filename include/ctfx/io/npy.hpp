@@ -15,6 +15,7 @@
 // at once: nothing appears until commit(), and a batch dropped without commit() removes its
 // temporaries.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <cerrno>
@@ -430,3 +431,4 @@ inline npy_status write_npy(const std::filesystem::path& path, const tensor_ref&
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -14,6 +14,7 @@
 // returns the engine's error text, or an empty string.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <string>
 #include "../comm/communicator.hpp"
 #include "../ops/op_kind.hpp"
@@ -213,3 +214,4 @@ inline std::string run_collective(const device_ctx& ctx, const collective_node& 
 }
 
 }  // namespace ctfx::kernels
+#include "../core/diagnostics_pop.hpp"

@@ -7,6 +7,7 @@
 // thread (strided copies of a few thousand elements: an element each per thread cost the halo's
 // columns 1.4x the hand loop).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstddef>
 #include "fused.hpp"
 
@@ -51,3 +52,4 @@ void copy_siblings(const device_ctx& ctx, const strided (&out)[N], const strided
 }
 
 }  // namespace ctfx::kernels
+#include "../core/diagnostics_pop.hpp"

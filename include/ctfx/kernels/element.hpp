@@ -5,6 +5,7 @@
 // store, as PyTorch's CPU kernels do. bool is one byte holding 0 or 1.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -134,3 +135,4 @@ CTFX_HD inline decltype(auto) visit_bits_dtype(dtype d, F&& f) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -23,6 +23,7 @@
 // element per thread.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <array>
 #include <cstring>
 #include <type_traits>
@@ -1037,3 +1038,4 @@ inline void run_binary(const device_ctx& ctx, const fused_op& o, const strided& 
 }
 
 }  // namespace ctfx::kernels
+#include "../core/diagnostics_pop.hpp"

@@ -11,6 +11,7 @@
 // On CUDA a warp folds each output (warp_fold.hpp), evaluating the group element by element.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstring>
 #include "fused.hpp"
 #include "reduce.hpp"
@@ -205,3 +206,4 @@ inline void run_fused_reduce(const device_ctx& ctx, const fused_kernel& k, const
 }
 
 }  // namespace ctfx::kernels
+#include "../core/diagnostics_pop.hpp"

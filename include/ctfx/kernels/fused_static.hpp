@@ -15,6 +15,7 @@
 // lambda (nvcc cannot name it in the kernel's host stub), and these types are the kernel's.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <array>
 #include <cstdint>
 #include <tuple>
@@ -688,3 +689,4 @@ struct static_row_siblings {
 };
 
 }  // namespace ctfx::kernels
+#include "../core/diagnostics_pop.hpp"

@@ -6,6 +6,7 @@
 // the first write of a run (the executor's validation), so the kernel never sees one out of range.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include "index_put.hpp"
 
 namespace ctfx::kernels {
@@ -50,3 +51,4 @@ inline void gather(const device_ctx& ctx, const index_put_args& a) {
 }
 
 }  // namespace ctfx::kernels
+#include "../core/diagnostics_pop.hpp"

@@ -15,6 +15,7 @@
 // validation), so the kernel itself never sees an out-of-range index.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include "../core/isa.hpp"
 #include "pointwise.hpp"
 #if defined(__CUDACC__)
@@ -566,3 +567,4 @@ inline void index_put([[maybe_unused]] const device_ctx& ctx, const index_put_ar
 }
 
 }  // namespace ctfx::kernels
+#include "../core/diagnostics_pop.hpp"

@@ -7,6 +7,7 @@
 // Kernels are functors written once (CTFX_HD) and launched by `parallel_for`; they never allocate.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 // Thrust only where it launches something: the sequential host backend is a plain loop (Thrust's
 // CPP system, written out), so a host-only program does not parse Thrust (~0.8 s of g++ per file).
 #if defined(_OPENMP) || defined(__CUDACC__)
@@ -77,3 +78,4 @@ inline void parallel_for(const device_ctx& ctx, index_t n, const F& f) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

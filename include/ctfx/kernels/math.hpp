@@ -10,6 +10,7 @@
 // range (test/unit/kernels_math_test.cpp checks a sample of them).
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -93,3 +94,4 @@ CTFX_INLINE CTFX_HD constexpr T exp_of(T x) {
 }
 
 }  // namespace ctfx::kernels::math
+#include "../core/diagnostics_pop.hpp"

@@ -4,6 +4,7 @@
 // plan) or a run-time value (dynamic_op, for graphs built at run time) — the same arithmetic.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -497,3 +498,4 @@ inline void where(const device_ctx& ctx, const strided& out, const strided& c, c
 
 }  // namespace kernels
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

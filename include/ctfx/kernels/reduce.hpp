@@ -13,6 +13,7 @@
 //     output's elements sequentially from 0 in row-major order.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include "../core/isa.hpp"
 #include "pointwise.hpp"
 #include "warp_fold.hpp"
@@ -468,3 +469,4 @@ inline void reduce_node(const device_ctx& ctx, bool is_max, bool mean, const str
 }
 
 }  // namespace ctfx::kernels
+#include "../core/diagnostics_pop.hpp"

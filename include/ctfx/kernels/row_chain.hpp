@@ -7,6 +7,7 @@
 // not row-local (see run), the caller runs the steps one by one.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <tuple>
 #include <utility>
@@ -256,3 +257,4 @@ struct static_row_chain {
 };
 
 }  // namespace ctfx::kernels
+#include "../core/diagnostics_pop.hpp"

@@ -3,6 +3,7 @@
 // offsets already folded into the pointer). Linear indices run in row-major order of the extents.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstddef>
 #include "../core/config.hpp"
 #include "../core/dtype.hpp"
@@ -83,3 +84,4 @@ struct strided {
 };
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -16,6 +16,7 @@
 // check the order and each functor against fold_acc that way, without a GPU.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstring>
 #include <type_traits>
 #include "launch.hpp"
@@ -150,3 +151,4 @@ void fold_outputs_on_device(const device_ctx& ctx, const F& f, index_t outputs, 
 }
 
 }  // namespace ctfx::kernels
+#include "../core/diagnostics_pop.hpp"

@@ -1,6 +1,7 @@
 // ctfx/ops/basic.hpp — graph structure and copies: placeholder, output, getitem, sym_size, copy_,
 // copy, clone. (alias is a view: ops/views.hpp.)
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include "../detail/meta_util.hpp"
 #include "result_layout.hpp"
 #include "schema.hpp"
@@ -33,3 +34,4 @@ constexpr bool copy_compatible(ir& g, std::int32_t id, const tensor_meta& dst, c
 
 }  // namespace detail
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

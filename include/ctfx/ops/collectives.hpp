@@ -15,6 +15,7 @@
 //        the result is x with its ghost rows and columns (corners included) holding the neighbours'
 //        edge cells; ghosts past a non-periodic edge keep their values.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include "../comm/types.hpp"
 #include "basic.hpp"
 
@@ -88,3 +89,4 @@ constexpr tensor_meta collective_meta(op_kind k, const tensor_meta& x, std::span
 }
 }  // namespace detail
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -26,6 +26,7 @@
 // A user kernel (`ctfx::user_kernel<...>`) is the analog of Inductor's
 // triton_kernel_wrapper_functional with `tensors_to_clone`.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <string_view>
 #include "../detail/meta_util.hpp"
 #include "basic.hpp"
@@ -309,3 +310,4 @@ constexpr bool getitem_meta(ir& g, std::int32_t id, tensor_meta& out) {
 
 }  // namespace detail
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

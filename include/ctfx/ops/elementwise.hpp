@@ -1,6 +1,7 @@
 // ctfx/ops/elementwise.hpp — unary and binary elementwise ops with broadcasting and PyTorch's type
 // promotion. Each tag's `apply` is the op's reference semantics on one element.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cmath>
 #include "../detail/meta_util.hpp"
 #include "../detail/python_mod.hpp"
@@ -146,3 +147,4 @@ constexpr bool where_meta(ir& g, std::int32_t id, const tensor_meta& c, const te
 
 }  // namespace detail
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -1,5 +1,6 @@
 // ctfx/ops/factories.hpp — tensors made from nothing: empty, empty_like, zeros, ones, full, fill_.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include "../detail/meta_util.hpp"
 #include "schema.hpp"
 
@@ -33,3 +34,4 @@ constexpr bool factory_meta(ir& g, std::int32_t id, std::span<const sym_expr> si
 }
 }  // namespace detail
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

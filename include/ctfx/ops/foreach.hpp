@@ -2,6 +2,7 @@
 // results are tuples; getitem(t, i) reads element i, laid out as the elementwise op on element i of
 // each list lays out its result (ops/custom.hpp: getitem_meta).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include "../detail/meta_util.hpp"
 #include "schema.hpp"
 
@@ -37,3 +38,4 @@ constexpr bool foreach_meta(ir& g, std::int32_t id, tensor_meta& out) {
 }
 }  // namespace detail
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -1,6 +1,7 @@
 // ctfx/ops/index.hpp — index_put / _unsafe_index_put and their in-place twins, with accumulate, and
 // index (x[indices], a gather).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <span>
 #include "basic.hpp"
 
@@ -165,3 +166,4 @@ constexpr bool index_meta(ir& g, std::int32_t id, tensor_meta& out) {
 
 }  // namespace detail
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -16,6 +16,7 @@
 // sizes. A comparison the facts above leave open is answered by such a symbol when the graph has
 // one, and otherwise, while the rule searches for the printed order, by an `order_decider`.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include "../detail/meta_util.hpp"
 
 namespace ctfx::detail {
@@ -202,3 +203,4 @@ constexpr tri order_ge(const C& c, const V& a, const V& b, bool distinct) {
 }
 
 }  // namespace ctfx::detail
+#include "../core/diagnostics_pop.hpp"

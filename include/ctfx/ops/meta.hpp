@@ -2,6 +2,7 @@
 // have metadata, compute its dtype, sizes, strides, offset and storage (Inductor's fake-tensor
 // propagation). Builders, passes and the verifier all call this one function.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include "basic.hpp"
 #include "collectives.hpp"
 #include "custom.hpp"
@@ -269,3 +270,4 @@ constexpr bool infer_meta(ir& g, std::int32_t id) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

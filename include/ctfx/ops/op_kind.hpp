@@ -2,6 +2,7 @@
 // the facts about each that every pass needs. The op *types* (ctfx::ops::*_t, with their schemas)
 // live in the family headers; each carries its op_kind, and ops/registry.hpp checks that both agree.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -216,3 +217,4 @@ constexpr int first_index_arg(op_kind k) { return k == op_kind::index ? 1 : 2; }
 constexpr bool is_list_op(op_kind k) { return facts(k).family == op_family::list; }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -1,5 +1,6 @@
 // ctfx/ops/reductions.hpp — sum, amax, mean and cat.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <span>
 #include "../detail/meta_util.hpp"
 #include "result_layout.hpp"
@@ -89,3 +90,4 @@ constexpr bool cat_meta(ir& g, std::int32_t id, std::span<const std::int32_t> ts
 
 }  // namespace detail
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -14,6 +14,7 @@
 // read from FX text, under `order` symbols that a run checks against its sizes (printed_order), and
 // otherwise report the node.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <type_traits>
 #include "../detail/meta_util.hpp"
 #include "layout_compare.hpp"
@@ -590,3 +591,4 @@ constexpr tensor_meta result_in_format(const tensor_meta& shape, dtype dt, memor
 }
 
 }  // namespace ctfx::detail
+#include "../core/diagnostics_pop.hpp"

@@ -5,6 +5,7 @@
 // generalized scatter G(inp, src, [v1..vk]) applies a chain of views; its in-place twin G_ writes
 // into inp itself.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <span>
 #include "basic.hpp"
 #include "views.hpp"
@@ -68,3 +69,4 @@ constexpr bool scatter_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta
 
 }  // namespace detail
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -2,6 +2,7 @@
 // signature, whose alias annotations (`Tensor(a!)` mutated, `Tensor(a)` aliased) are read at compile
 // time and checked against the value-side op table (ops/registry.hpp), so the two cannot drift.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <string_view>
 #include "../core/name.hpp"
 #include "op_kind.hpp"
@@ -41,3 +42,4 @@ struct op_tag {
 };
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -1,6 +1,7 @@
 // ctfx/ops/views.hpp — view ops: tags, schemas and the layout rule. A view's reference semantics *is*
 // its layout rule: the result addresses the base's storage with new sizes, strides and offset.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <span>
 #include "../detail/meta_util.hpp"
 #include "schema.hpp"
@@ -314,3 +315,4 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
 
 }  // namespace detail
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -19,6 +19,7 @@
 //     reaching the output).
 // The view↔scatter pairing is the type table of ops/scatters.hpp (`X_scatter_t::view`).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <vector>
 #include "../detail/cvec.hpp"
@@ -260,3 +261,4 @@ constexpr ir canonicalize_view_scatter_ops(ir g) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -5,6 +5,7 @@
 // foreach_*_, all_reduce_); user ops (`custom`, `auto_functionalized`: ctfx cannot see what they do
 // besides their declared writes, as FX keeps them); collectives (every rank must take part).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <vector>
 #include "../detail/cvec.hpp"
@@ -78,3 +79,4 @@ constexpr ir dce(ir g) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -11,6 +11,7 @@
 // view's exact shape). A graph that gets a copy_ into an intermediate is marked
 // graph_phase::reinplaced: it is no longer functional, and the verifier accepts such writes then.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <vector>
 #include "../detail/cvec.hpp"
@@ -133,3 +134,4 @@ constexpr ir decompose_generalized_scatter(ir g) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

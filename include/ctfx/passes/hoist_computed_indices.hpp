@@ -21,6 +21,7 @@
 // One reverse sweep marks the nodes to move (from the edges of analysis/order.hpp), one rebuild
 // places them: linear in nodes + edges. A graph without such an index is returned as it is.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include "../analysis/order.hpp"
 #include "rewrite.hpp"
@@ -105,3 +106,4 @@ constexpr ir hoist_computed_indices(ir g) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

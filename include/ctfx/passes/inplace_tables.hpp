@@ -19,6 +19,7 @@
 // (value type): reading and writing the same tensor with one layout is then safe, so `op(x, x)` may be
 // reinplaced (as Inductor does for `sin(out, out)`); by default it is not (pytorch#198031).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <array>
 #include <utility>
 #include <cstdint>
@@ -187,3 +188,4 @@ inline constexpr auto meta_only_table = detail::make_meta_only();
 constexpr bool is_meta_only(op_kind k) { return meta_only_table[static_cast<std::size_t>(k)]; }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -13,6 +13,7 @@
 // values of more than one element (not elementwise over x), a non-contiguous x (where's result is
 // contiguous: the layout would change), and the in-place index_put_ a graph wrote itself.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include "../ops/meta.hpp"
 #include "rewrite.hpp"
@@ -62,3 +63,4 @@ constexpr ir masked_puts_as_where(ir g) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

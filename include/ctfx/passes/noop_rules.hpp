@@ -16,6 +16,7 @@
 // that make dropping it safe for every rule: equal metadata (dtype, sizes, strides, storage offset)
 // and no new aliasing between inputs and outputs.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -157,3 +158,4 @@ using builtin_noop_rules =
                noop::mul_one, noop::div_one>;
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -22,6 +22,7 @@
 // At run time: ctfx::run_pipeline(g, &log) returns the final graph, whose `error` names the first
 // broken rule (and the pass after which it was found).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <array>
 #include <type_traits>
 #include "../graph/graph.hpp"
@@ -289,3 +290,4 @@ struct pipeline {
 };
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -25,6 +25,7 @@
 // at the first overlapping read (N·log N with the binary search in the common case); storages of a
 // merged class that no later node reads are dropped from it as the candidates pass them.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <span>
 #include <vector>
 #include "../detail/cvec.hpp"
@@ -820,3 +821,4 @@ constexpr auto reinplace_report_of() {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

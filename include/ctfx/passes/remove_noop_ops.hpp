@@ -21,6 +21,7 @@
 //      decides whether that update may run in x; so the traced `y = x.clone(); y[0:2] = s;
 //      x.copy_(y)` still loses its clone and runs in place.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <vector>
 #include "../detail/cvec.hpp"
@@ -128,3 +129,4 @@ constexpr ir remove_noop_ops_with(ir g) {
 constexpr ir remove_noop_ops(ir g) { return remove_noop_ops_with<builtin_noop_rules>(static_cast<ir&&>(g)); }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -21,6 +21,7 @@
 //   static_assert(r.unused_values() == 0 && r.old_input_reads() == 0);
 //   std::puts(ctfx::to_text(r).c_str());
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <array>
 #include <string>
 #include <vector>
@@ -354,3 +355,4 @@ inline std::string to_text(const reinplace_log& log) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

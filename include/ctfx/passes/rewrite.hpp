@@ -17,6 +17,7 @@
 // own storage id when it is a fresh result. `origin` (provenance) is kept on copies and inherited
 // by the nodes a pass creates.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -506,3 +507,4 @@ class rewrite {
 };
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

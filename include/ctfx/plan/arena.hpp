@@ -36,6 +36,7 @@
 // case (unions as fragmented as the blocks) it is no worse than the former O(Σ k_i log k_i).
 // The lower bound (max over time of the live bytes) and the checker are sweeps, O(N log N).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
@@ -793,3 +794,4 @@ constexpr arena_plan plan_arena(const ir& g, const liveness& L_in, arena_options
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -10,6 +10,7 @@
 // possible) at a uniformly random point of the grid: `step` in time, `granule` bytes in memory.
 // Pieces that cannot be cut in either direction are never picked. O(blocks²), constexpr.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <vector>
 #include "arena.hpp"  // arena_block, detail::splitmix
@@ -60,3 +61,4 @@ constexpr std::vector<arena_block> exact_packing(std::uint64_t seed, exact_packi
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

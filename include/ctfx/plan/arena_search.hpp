@@ -26,6 +26,7 @@
 // The pairs of blocks that overlap in time are listed once: build() refuses instances with too
 // many (the caller then keeps its greedy plan).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -485,3 +486,4 @@ struct arena_bnb {
 };
 
 }  // namespace ctfx::detail
+#include "../core/diagnostics_pop.hpp"

@@ -1,6 +1,7 @@
 // ctfx/plan/arena_util.hpp — small constexpr helpers shared by the arena planner (arena.hpp) and
 // its exact search (arena_search.hpp).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -20,3 +21,4 @@ constexpr std::vector<T> filled(std::size_t n, T v) {
 constexpr std::int64_t align_up(std::int64_t x, std::int64_t a) { return a <= 1 ? x : (x + a - 1) / a * a; }
 
 }  // namespace ctfx::detail
+#include "../core/diagnostics_pop.hpp"

@@ -7,6 +7,7 @@
 // same idea. Copies whose rows are unit-stride runs stay memmoves, one after the other.
 // Legal because the members touch disjoint elements: their order does not matter.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstddef>
 #include <cstdint>
 #include "../analysis/overlap.hpp"
@@ -108,3 +109,4 @@ constexpr void group_copy_siblings(const ir& g, const std::int32_t* steps, std::
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -49,6 +49,7 @@
 // and no index op after p checks indices computed in the graph; otherwise v keeps its buffer and
 // p copies it.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include "../detail/cvec.hpp"
 #include "../graph/ir.hpp"
@@ -365,3 +366,4 @@ constexpr std::int32_t row_put_dim(const ir& g, std::int32_t p, std::int32_t* in
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -3,6 +3,7 @@
 // each kernel call with a comment naming the step and the node of the user's graph it came from
 // (provenance), and the peak next to the lower bound.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <string>
 #include "../graph/print.hpp"
 #include "arena.hpp"
@@ -282,3 +283,4 @@ inline std::string arena_listing(const ir& g, const liveness& L, const arena_pla
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -8,6 +8,7 @@
 // validate-before-mutate. The same function serves compiled<G>::static_buffer_bytes (in the
 // compiler) and the executors, so both agree on the planned bytes.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include "../analysis/liveness.hpp"
 #include "../detail/cvec.hpp"
@@ -69,3 +70,4 @@ constexpr detail::cvec<std::int32_t> direct_outputs(const ir& g, const liveness&
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

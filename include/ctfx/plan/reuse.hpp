@@ -10,6 +10,7 @@
 // partition is its own function, and a buffer that a later partition reads is an output of its
 // partition (pytorch#165514), freed only after its last use.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <algorithm>
 #include <vector>
 #include "../analysis/liveness.hpp"
@@ -249,3 +250,4 @@ constexpr reuse_plan plan_reuse(const liveness& L) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

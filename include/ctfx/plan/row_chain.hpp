@@ -14,6 +14,7 @@
 // whole-tensor order would: row r is read before it is overwritten, and the other rows are not
 // touched. compiled<G> runs chains (kernels/row_chain.hpp); runtime_plan runs steps one by one.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include "../analysis/liveness.hpp"
 #include "../graph/ir.hpp"
@@ -72,3 +73,4 @@ constexpr row_chain_span row_chain_from(const ir& g, const liveness& L, std::siz
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

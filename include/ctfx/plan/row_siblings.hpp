@@ -7,6 +7,7 @@
 // reader). compiled<G> runs them so (kernels::static_row_siblings); runtime_plan, whose per-row
 // cost is its interpreter's, gains nothing measurable from it and runs them one after the other.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include "../analysis/liveness.hpp"
 #include "../graph/ir.hpp"
@@ -26,3 +27,4 @@ constexpr bool row_siblings(const ir& g, const std::int32_t* into, const livenes
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -10,6 +10,7 @@
 // Constant-evaluable: the executor computes these when a program is made, and compiled<G> in the
 // compiler, so that its arena is planned there (exec/compiled.hpp).
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -105,3 +106,4 @@ constexpr std::int32_t arena_overlap(const arena_plan& A, const liveness& SL) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"

@@ -2,6 +2,7 @@
 // (half-open lifetimes, sizes in bytes), one block per line. Errors name the line (1-based) and say
 // what is wrong; nothing is guessed.
 #pragma once
+#include "../core/diagnostics_push.hpp"
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -79,3 +80,4 @@ inline trace parse_trace(std::string_view text, std::int64_t align = 1) {
 }
 
 }  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"
