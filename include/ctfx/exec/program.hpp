@@ -314,9 +314,16 @@ class basic_program {
     const std::vector<tensor_desc>& bound_outputs = same ? static_outputs_ : b.outputs;
     const std::size_t workspace_bytes = same ? static_workspace_ : b.workspace_bytes;
     // ---- validation: nothing below writes until every check has passed
-    std::vector<bound_layout> L;
-    if (static_) L = static_layouts_;
-    else if (auto st = evaluate_layouts(b.symbols, L); !st) return st;
+    // The plan's own layouts are read in place (no copy, no allocation per call), unless this call
+    // moves rows' views (row_nodes_) or binds layouts of its own.
+    std::vector<bound_layout> own_layouts;
+    if (!static_) {
+      if (auto st = evaluate_layouts(b.symbols, own_layouts); !st) return st;
+    } else if (!row_nodes_.empty()) {
+      own_layouts = static_layouts_;
+    }
+    const bool own = !static_ || !row_nodes_.empty();
+    const std::vector<bound_layout>& L = own ? own_layouts : static_layouts_;
     if (auto st = detail::check_outputs(g_.output_node(), out_args_, bound_outputs, outputs); !st) return st;
     if (auto st = detail::check_input_data(inputs_, inputs); !st) return st;
     if (auto st = check_caller_aliasing(inputs, outputs); !st) return st;
@@ -373,7 +380,7 @@ class basic_program {
       if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
     }
     // Rows that kernels write for a put: placed at the put's position, now that it is checked.
-    for (const auto& [nd, p] : row_nodes_) L[static_cast<std::size_t>(nd)].offset += row_shift(p, L, base, ctx);
+    for (const auto& [nd, p] : row_nodes_) own_layouts[static_cast<std::size_t>(nd)].offset += row_shift(p, L, base, ctx);
     if (kernels_needed_ && !kernels)
       return run_status::failure(first_custom_, "rule custom-kernel: " + detail::node_label(g_, first_custom_) +
                                                    " calls a user op; pass a kernel_table that implements it");
