@@ -61,7 +61,7 @@ constexpr bool copy_siblings(const ir& g, const std::int32_t* group, int n, std:
   return true;
 }
 
-/// Where a storage's bytes lie, for copies_disjoint: in the plan's workspace at [offset,
+/// Where a storage's bytes lie, for views_disjoint: in the plan's workspace at [offset,
 /// offset + bytes), or elsewhere (a caller's buffer).
 struct storage_extent {
   bool in_workspace = false;
