@@ -73,9 +73,11 @@ constexpr bool device_lost = false;
 
 // `fused` counts the plan's kernels that fuse several nodes (plan/fusion.hpp), `into_cat` the
 // results computed straight into a cat's slice, `into_row` those computed in a put's row,
-// `cl_cat` the cats with a channels-last result, `folds` the reductions that fold a fused group's values.
+// `cl_cat` the cats with a channels-last result, `folds` the reductions that fold a fused group's
+// values, `held` the plans with a value computed in an output's buffer before it (plan/outputs.hpp).
 std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool reuse, bool arena, long* fused = nullptr,
-                       long* into_cat = nullptr, long* into_row = nullptr, long* cl_cat = nullptr, long* folds = nullptr) {
+                       long* into_cat = nullptr, long* into_row = nullptr, long* cl_cat = nullptr, long* folds = nullptr,
+                       long* held = nullptr) {
   if (!c.graph.error.ok()) return "generator built an invalid graph: " + std::string(c.graph.error.message());
   if (auto d = ctfx::verify(c.graph); !d.ok()) return "generator graph fails verify: " + std::string(d.message());
   const ctfx::kernel_table kernels = ctfx_fuzz::fuzz_kernels();
@@ -100,6 +102,13 @@ std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool 
     if (plan.graph()[i].op == ctfx::op_kind::cat &&
         ctfx::detail::suggest_memory_format(plan.graph().meta(i)) != ctfx::detail::memory_format::contiguous)
       ++*cl_cat;
+  if (held && reuse) {
+    const auto direct = ctfx::direct_outputs(plan.graph(), plan.life());
+    const auto h = ctfx::caller_held_buffers(plan.life(), &plan.memory_plan(), std::span<const std::int32_t>(direct.data(), direct.size()));
+    std::size_t n = 0;
+    for (std::size_t b = 0; b < h.size(); ++b) n += h[b] >= 0 && plan.life().buffers[b].storage != direct[static_cast<std::size_t>(h[b])];
+    *held += n > 0;
+  }
   std::vector<ctfx::tensor_desc> descs;
   for (const auto& i : c.inputs) descs.push_back(i.desc);
   auto bnd = plan.bind(descs);
@@ -203,7 +212,7 @@ int main(int argc, char** argv) {
   }
 #endif
   if (emit) return emit_cpp(emit, seed, cases);
-  long passed = 0, failed = 0, fused = 0, fused_plans = 0, into_cat = 0, into_row = 0, cl_cat = 0, folds = 0;
+  long passed = 0, failed = 0, fused = 0, fused_plans = 0, into_cat = 0, into_row = 0, cl_cat = 0, folds = 0, held = 0;
   for (long k = 0; k < cases; ++k) {
     const std::uint64_t s = seed * 1000003u + static_cast<std::uint64_t>(k);
     // On CUDA, no op that calls the backend's libm (sin): CUDA's and glibc's differ in the last bit.
@@ -212,7 +221,7 @@ int main(int argc, char** argv) {
     if (k < print_graphs) std::printf("case %ld (seed %llu): %s\n%s\n", k, static_cast<unsigned long long>(s), c.what.c_str(),
                                       ctfx::to_text(c.graph).c_str());
     const long before = fused;
-    std::string why = check_case(c, where, reuse, arena, &fused, &into_cat, &into_row, &cl_cat, &folds);
+    std::string why = check_case(c, where, reuse, arena, &fused, &into_cat, &into_row, &cl_cat, &folds, &held);
     fused_plans += fused > before;
     if (why.empty()) { ++passed; continue; }
     ++failed;
@@ -225,7 +234,7 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("%ld passed, %ld failed (fused kernels: %ld, in %ld plans, %ld of them reductions; results computed in a cat slice: %ld, "
-              "in a put's row: %ld; channels-last cats: %ld)\n",
-              passed, failed, fused, fused_plans, folds, into_cat, into_row, cl_cat);
+              "in a put's row: %ld; channels-last cats: %ld; plans with values computed in an output's buffer before it: %ld)\n",
+              passed, failed, fused, fused_plans, folds, into_cat, into_row, cl_cat, held);
   return failed == 0 ? 0 : 1;
 }

@@ -42,6 +42,40 @@ TEST_CASE("lifetimes are half-open half-step intervals, and pointwise outputs st
   CHECK(life("a").bytes == ctfx::sym_expr(128));
 }
 
+namespace {
+// q = a / s reads a at the index it writes and s broadcast; f = t + t^T reads t at the index and
+// transposed.
+constexpr auto per_input = ctfx::graph([](ctfx::builder& g) {
+  auto x = g.input("x", ctfx::f32, {8, 8});
+  auto a = ctfx::exp(x).named("a");
+  auto s = a.sum({1}, true).named("s");
+  auto t = (x * 2.0).named("t");
+  auto q = (a / s).named("q");
+  auto f = (t + t.transpose(0, 1)).named("f");
+  g.output(q, f);
+});
+}  // namespace
+
+TEST_CASE("the in-place rule is per input: an input read elsewhere than the written index stays live through the step") {
+  const auto g = per_input.get();
+  const auto L = ctfx::compute_liveness(g);
+  auto life = [&](std::string_view n) {
+    auto s = g[g.find(n)].meta.storage;
+    return L.buffers[static_cast<std::size_t>(L.buffer_of[static_cast<std::size_t>(s)])];
+  };
+  REQUIRE(L.n_steps() == 5);
+  CHECK(life("q").begin == 7);  // step 3 reads a at the index it writes: from 2*3+1
+  CHECK(life("a").end == 7);    // a dies there: q may take its memory
+  CHECK(life("s").end == 8);    // s is read broadcast: live through step 3
+  CHECK(life("f").begin == 9);  // step 4 reads t at the index it writes...
+  CHECK(life("t").end == 10);   // ... and transposed: t stays live through it
+  const auto R = ctfx::plan_reuse(L);
+  const std::string text = ctfx::listing(g, L, R);
+  CHECK(text.find("buf3 = buf0; del buf0  # reuse, %q") != std::string::npos);
+  CHECK(text.find("# reuse, %f") == std::string::npos);  // f + t^T would overwrite t's elements not yet read
+  CHECK(R.reuses == 1);
+}
+
 TEST_CASE("reuse lines: allocate, reuse of the most recently freed buffer with the same key, free") {
   auto g = chain.get();
   auto L = ctfx::compute_liveness(g);

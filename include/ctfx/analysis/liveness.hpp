@@ -6,9 +6,13 @@
 //   - graph inputs are the caller's and are never planned; graph outputs live to the end.
 //
 // Time runs in half-steps so that the reuse rule can be stated exactly: step s reads its inputs in
-// [2s, 2s+1) and its result is live from 2s — or from 2s+1 when the step is an elementwise op that
-// reads every input element at the index it writes, so its output may take the memory of an input
-// whose last use is this very step (Inductor's in-place buffer update). Lifetimes are half-open.
+// [2s, 2s+1) and its result is live from 2s — or from 2s+1 when the step is an elementwise op with
+// a contiguous result that reads some input at the index it writes, so its output may take the
+// memory of such an input whose last use is this very step (Inductor's in-place buffer update).
+// An input the step reads elsewhere (broadcast, strided, a different element size) stays live
+// through the step, to 2s+2, so no result of the step takes its memory: as Inductor decides it per
+// input (can_inplace), only an input read at the written index is ever overwritten. Lifetimes are
+// half-open.
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <cstdint>
@@ -168,32 +172,43 @@ constexpr liveness compute_liveness(const ir& g, const std::int32_t* fused_root 
       if (nd.partition != b.partition) b.crosses_partition = true;
     }
   }
-  // Half-step intervals.
+  // Half-step intervals. Per step: whether its result may start at 2s+1 (a pointwise kernel of its
+  // own, a contiguous result) and, for each argument, whether it is read at the written index.
+  const auto same_index = [&](const tensor_meta& am, const tensor_meta& om) {
+    return am.same_shape(om) && am.is_contiguous() && am.offset == sym_expr(0) && size_of(am.dt) == size_of(om.dt);
+  };
   const std::int64_t end_of_graph = 2 * static_cast<std::int64_t>(L.steps.size()) + 1;
   const std::int32_t* steps = L.steps.data();
+  detail::cvec<unsigned char> late_of_step(L.steps.size(), 0);
   for (std::size_t k = 0; k < L.buffers.size(); ++k) {
     buffer_life& b = B[k];
     const node& def = N[steps[b.def_step]];
-    bool late_start = false;
     const bool group = fused_root && def.nargs > 0 && [&] {  // a fused kernel's reads are its leaves'
       for (const std::int32_t* a = A + def.arg0; a != A + def.arg0 + def.nargs; ++a)
         if (*a >= 0 && fused_root[*a] != *a) return true;
       return false;
     }();
-    if (is_pointwise(def.op) && def.meta.storage == b.storage && !group) {
-      // The output may take a dying input's memory only if every input is read at the output's index.
-      late_start = def.meta.is_contiguous();
-      for (const std::int32_t* a = A + def.arg0; late_start && a != A + def.arg0 + def.nargs; ++a) {
-        const tensor_meta& am = N[*a].meta;
-        if (!am.same_shape(def.meta) || !am.is_contiguous() || !(am.offset == sym_expr(0))) late_start = false;
-        // ... at the same bytes: a bool result over an f32 input would write ahead of its reads.
-        if (size_of(am.dt) != size_of(def.meta.dt)) late_start = false;
-      }
-    }
+    bool late_start = false;
+    if (is_pointwise(def.op) && def.meta.storage == b.storage && !group && def.meta.is_contiguous())
+      for (const std::int32_t* a = A + def.arg0; !late_start && a != A + def.arg0 + def.nargs; ++a)
+        late_start = *a >= 0 && N[*a].meta.storage >= 0 && same_index(N[*a].meta, def.meta);
+    late_of_step[static_cast<std::size_t>(b.def_step)] = late_start ? 1 : 0;
     b.begin = 2 * static_cast<std::int64_t>(b.def_step) + (late_start ? 1 : 0);
     b.end = b.is_output ? end_of_graph : 2 * static_cast<std::int64_t>(b.last_step) + 1;
-    if (b.end <= b.begin) b.end = b.begin + 1;
   }
+  // An argument of a late-starting step read elsewhere than at the written index, and dying there,
+  // stays live through the step: its result must not take that memory.
+  for (std::size_t st = 0; st < L.steps.size(); ++st) {
+    if (!late_of_step[st]) continue;
+    const node& def = N[steps[st]];
+    for (const std::int32_t* a = A + def.arg0; a != A + def.arg0 + def.nargs; ++a) {
+      if (*a < 0 || N[*a].meta.storage < 0 || same_index(N[*a].meta, def.meta)) continue;
+      const std::int32_t bi = buffer_of[N[*a].meta.storage];
+      if (bi >= 0 && !B[bi].is_output && B[bi].last_step == static_cast<std::int32_t>(st)) B[bi].end = 2 * static_cast<std::int64_t>(st) + 2;
+    }
+  }
+  for (std::size_t k = 0; k < L.buffers.size(); ++k)
+    if (B[k].end <= B[k].begin) B[k].end = B[k].begin + 1;
   return L;
 }
 

@@ -182,24 +182,17 @@ struct compiled {
   static liveness life() { return compute_liveness(graph(), fused_roots.data(), fused_into.data()); }
 
   // Bytes of the planned buffers when every extent is static (outputs computed straight into the
-  // caller's buffers excluded: plan/outputs.hpp), computed by the compiler with the
-  // memory plan the program uses (bind() adds the run's small scratch to get the workspace).
+  // caller's buffers excluded, with the buffers that live in them before: plan/outputs.hpp), the
+  // program's slots (plan/slots.hpp), computed by the compiler with the memory plan the program
+  // uses (bind() adds the run's small scratch to get the workspace).
   static constexpr std::size_t static_buffer_bytes() {
     const ir g = pipeline_type::get();
     const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
     const reuse_plan R = plan_reuse(L);
-    const auto direct = direct_outputs(g, L);  // computed in the caller's buffers
+    const auto direct = direct_outputs(g, L);
+    const slot_plan sp = plan_slots(L, &R, std::span<const std::int32_t>(direct.data(), direct.size()));
     std::size_t total = 0;
-    for (std::size_t b = 0; b < L.buffers.size(); ++b) {
-      bool in_caller = false;
-      for (auto st : direct) in_caller = in_caller || st == L.buffers[b].storage;
-      if (in_caller) continue;
-      bool reused = false;
-      for (const auto& ln : R.lines) reused = reused || (ln.kind == line_kind::reuse && ln.buffer == static_cast<std::int32_t>(b));
-      if (reused) continue;
-      const auto bytes = static_cast<std::size_t>(L.buffers[b].bytes.value());
-      total += detail::align_ws(static_cast<index_t>(bytes));
-    }
+    for (const sym_expr& bytes : sp.bytes) total += detail::align_ws(static_cast<index_t>(bytes.value()));
     return total;
   }
 
@@ -366,7 +359,9 @@ struct compiled {
       const ir g = pipeline_type::get();
       auto place = [&](std::int32_t s) {
         const storage_place& p = run_plan.storages[static_cast<std::size_t>(s)];
-        return storage_extent{p.home == storage_home::workspace, static_cast<std::size_t>(p.offset), static_cast<std::size_t>(p.bytes)};
+        const bool in_output = p.home == storage_home::output || p.home == storage_home::held;
+        return storage_extent{p.home == storage_home::workspace, static_cast<std::size_t>(p.offset), static_cast<std::size_t>(p.bytes),
+                              in_output ? p.index : -1};
       };
       auto disjoint = [&](std::int32_t i, std::int32_t j) {
         return views_disjoint(g[i].meta, g[j].meta, run_plan.layouts[static_cast<std::size_t>(i)].storage,

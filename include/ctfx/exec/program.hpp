@@ -364,6 +364,10 @@ class basic_program {
         return e;
       direct[j] = dense;
     }
+    for (const auto& [s, j] : held_storage_) {  // computed in an output's buffer before the output
+      base[static_cast<std::size_t>(s)] = base[static_cast<std::size_t>(direct_storage_[static_cast<std::size_t>(j)])];
+      if (!same) storage_bytes_v[static_cast<std::size_t>(s)] = direct_bytes(s, b.symbols);
+    }
     // Every view inside its storage (known to hold, for the plan's own layouts, when it was made).
     if (!same || !static_views_ok_)
       if (auto st = check_views(L, same ? static_storage_bytes_ : storage_bytes_v,
@@ -397,7 +401,7 @@ class basic_program {
         return detail::collective_check_failure(i, g_[i].name.view(), e);
     }
     // ---- execution
-    std::vector<std::int32_t> owner(opt_.check_lifetimes ? slots_.size() : 0, -1);
+    std::vector<std::int32_t> owner(opt_.check_lifetimes ? slots_.size() + out_args_.size() : 0, -1);  // (outputs' buffers last)
     const exec_frame frame{L.data(), base.data(), ctx};
     // Copies run together (copy_run_) walk the grid once at the first one's step; the others are
     // then done. Only for the run-time dispatch's own kernels (a compiled<G>'s static plan groups
@@ -486,7 +490,7 @@ class basic_program {
     const bound_layout& l = L[static_cast<std::size_t>(inputs_[k])];
     return static_cast<std::size_t>(l.extent()) * static_cast<std::size_t>(size_of(l.dt));
   }
-  // The bytes of the buffer that storage st (an output computed in the caller's buffer) holds.
+  // The bytes of the buffer that storage st (an output computed in the caller's buffer, or one it holds) holds.
   std::size_t direct_bytes(std::int32_t st, const std::vector<index_t>& sym) const {
     const auto bi = static_cast<std::size_t>(life_.buffer_of[static_cast<std::size_t>(st)]);
     return static_cast<std::size_t>(std::max<index_t>(life_.buffers[bi].bytes.eval(sym), 0));
@@ -558,6 +562,10 @@ class basic_program {
         static_storage_bytes_[static_cast<std::size_t>(st)] = direct_bytes(st, no_symbols);
         placed[static_cast<std::size_t>(st)] = 1;
       }
+    for (const auto& [st, j] : held_storage_) {
+      static_storage_bytes_[static_cast<std::size_t>(st)] = direct_bytes(st, no_symbols);
+      placed[static_cast<std::size_t>(st)] = 1;
+    }
     static_views_ok_ = check_views(static_layouts_, static_storage_bytes_, [&](std::size_t s) { return placed[s] != 0; }).ok;
     bind_static_groups();
     if (dispatch_.run_copies && !opt_.check_lifetimes && row_nodes_.empty()) plan_copy_siblings();  // (rows move their views)
@@ -576,6 +584,8 @@ class basic_program {
       const auto u = static_cast<std::size_t>(st);
       place[u] = {true, off, static_storage_bytes_[u]};
     }
+    for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)  // one caller's output buffer: not disjoint
+      if (output_of_buffer_[bi] >= 0) place[static_cast<std::size_t>(life_.buffers[bi].storage)].output = output_of_buffer_[bi];
     auto disjoint = [&](std::int32_t i, std::int32_t j) {
       return views_disjoint(layout_meta(i), layout_meta(j), static_layouts_[static_cast<std::size_t>(i)].storage,
                             static_layouts_[static_cast<std::size_t>(j)].storage,
@@ -685,6 +695,11 @@ class basic_program {
   // Outputs computed straight into the caller's buffer (when it is dense): per output position,
   // the storage it owns whole, or -1 (then it is computed in the workspace and copied at the end).
   std::vector<std::int32_t> direct_storage_;
+  // Per liveness buffer: the output whose caller buffer holds it (the output's own buffer, or one
+  // whose memory it takes along the reuse lines, plan/outputs.hpp), or -1; and those other
+  // buffers' storages, with their output position.
+  std::vector<std::int32_t> output_of_buffer_;
+  std::vector<std::pair<std::int32_t, std::int32_t>> held_storage_;
   // Fused kernels: per node, its group (when it is a group's root) or -1; per group, the program
   // with its ops resolved, the nodes its leaves read and the node it writes.
   struct group {
@@ -801,6 +816,11 @@ class basic_program {
     { const auto d = direct_outputs(g_, life_); direct_storage_.assign(d.begin(), d.end()); }
     const slot_plan sp = plan_slots(life_, opt_.reuse || opt_.memory_plan ? &reuse_ : nullptr, direct_storage_);
     slot_of_buffer_ = sp.slot_of_buffer;
+    output_of_buffer_ = sp.output_of_buffer;
+    held_storage_.clear();
+    for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)
+      if (const std::int32_t j = output_of_buffer_[bi]; j >= 0 && direct_storage_[static_cast<std::size_t>(j)] != life_.buffers[bi].storage)
+        held_storage_.emplace_back(life_.buffers[bi].storage, j);
     slots_.clear();
     for (const auto& e : sp.bytes) slots_.push_back({e});
     slot_of_storage_.assign(ns, -1);
@@ -904,12 +924,9 @@ class basic_program {
     // before it (above), so every failure a rank can have comes before the agreement. (Outputs are
     // computed in the caller's buffer only when no index is computed: plan/outputs.hpp.)
     sync_step_ = check_barrier_;
-    for (auto st : direct_storage_) {
-      if (st < 0) continue;
-      const auto bi = life_.buffer_of[static_cast<std::size_t>(st)];
-      if (bi >= 0) sync_step_ = std::min(sync_step_, life_.buffers[static_cast<std::size_t>(bi)].def_step);
-      if (first_write_step_[static_cast<std::size_t>(st)] >= 0) sync_step_ = std::min(sync_step_, first_write_step_[static_cast<std::size_t>(st)]);
-    }
+    if (const std::int32_t first = first_output_step(); first >= 0) sync_step_ = std::min(sync_step_, first);
+    for (auto st : direct_storage_)
+      if (st >= 0 && first_write_step_[static_cast<std::size_t>(st)] >= 0) sync_step_ = std::min(sync_step_, first_write_step_[static_cast<std::size_t>(st)]);
     prepare_static();
   }
 
@@ -991,6 +1008,10 @@ class basic_program {
   // kernels::index_put_checked_host): no step before them writes a caller buffer (an input, or an
   // output computed in the caller's buffer), so a failed check there still leaves every caller
   // buffer untouched. Whether a put takes that path is decided again at run time (its form, its size).
+  // The first step that computes a buffer held in a caller's output buffer, or -1.
+  std::int32_t first_output_step() const {
+    return first_caller_output_step(life_, std::span<const std::int32_t>(output_of_buffer_.data(), output_of_buffer_.size()));
+  }
   void plan_fused_checks() {
     fused_check_.assign(static_cast<std::size_t>(g_.size()), 0);
     for (auto i : index_nodes_) {
@@ -998,14 +1019,11 @@ class basic_program {
       if ((k != op_kind::index_put_ && k != op_kind::unsafe_index_put_) || mask_dim(i) >= 0 || !index_checkable_early(i) || put_in_row(i))
         continue;
       const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
-      bool ok = first_caller_write_ < 0 || first_caller_write_ >= step;
-      for (auto st : direct_storage_) {  // an output in the caller's buffer: defined (or written) before?
-        if (st < 0) continue;
-        const auto s = static_cast<std::size_t>(st);
-        const auto bi = life_.buffer_of[s];
-        if (bi >= 0 && life_.buffers[static_cast<std::size_t>(bi)].def_step < step) ok = false;
-        if (first_write_step_[s] >= 0 && first_write_step_[s] < step) ok = false;
-      }
+      // A caller's output buffer: computed (or held a buffer, or written) before?
+      const std::int32_t first_output = first_output_step();
+      bool ok = (first_caller_write_ < 0 || first_caller_write_ >= step) && (first_output < 0 || first_output >= step);
+      for (auto st : direct_storage_)
+        if (st >= 0 && first_write_step_[static_cast<std::size_t>(st)] >= 0 && first_write_step_[static_cast<std::size_t>(st)] < step) ok = false;
       fused_check_[static_cast<std::size_t>(i)] = ok ? 1 : 0;
     }
   }
@@ -1272,14 +1290,21 @@ class basic_program {
 
   run_status check_step(std::int32_t step, std::vector<std::int32_t>& owner) const {
     const std::int32_t i = life_.steps[static_cast<std::size_t>(step)];
+    // A buffer's memory: its slot, or (after the slots) the caller's output buffer that holds it.
+    auto memory_of = [&](std::size_t bi) -> std::int64_t {
+      if (slot_of_buffer_[bi] >= 0) return slot_of_buffer_[bi];
+      if (output_of_buffer_[bi] >= 0) return static_cast<std::int64_t>(slots_.size()) + output_of_buffer_[bi];
+      return -1;
+    };
     auto touch = [&](std::int32_t node) -> run_status {
       if (node < 0 || !g_.meta(node).is_tensor()) return {};
       const auto bi = life_.buffer_of[static_cast<std::size_t>(layout_meta(node).storage)];
       if (bi < 0) return {};
       const auto& b = life_.buffers[static_cast<std::size_t>(bi)];
       const std::int64_t t0 = 2 * static_cast<std::int64_t>(step), t1 = t0 + 1;
-      if (slot_of_buffer_[static_cast<std::size_t>(bi)] < 0) return {};  // an output in the caller's buffer
-      const auto sl = static_cast<std::size_t>(slot_of_buffer_[static_cast<std::size_t>(bi)]);
+      const std::int64_t mem = memory_of(static_cast<std::size_t>(bi));
+      if (mem < 0) return {};
+      const auto sl = static_cast<std::size_t>(mem);
       if (t1 < b.begin || t0 >= b.end || owner[sl] != bi)
         return run_status::failure(i, "rule lifetime: " + detail::node_label(g_, i) + " (step " + std::to_string(step) +
                                           ") touches the buffer of '" + std::string(g_[b.node].name.view()) +
@@ -1292,8 +1317,7 @@ class basic_program {
     for (auto a : g_.args_of(i))
       if (auto st = touch(a); !st) return st;
     for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)
-      if (life_.buffers[bi].def_step == step && slot_of_buffer_[bi] >= 0)
-        owner[static_cast<std::size_t>(slot_of_buffer_[bi])] = static_cast<std::int32_t>(bi);
+      if (life_.buffers[bi].def_step == step && memory_of(bi) >= 0) owner[static_cast<std::size_t>(memory_of(bi))] = static_cast<std::int32_t>(bi);
     if (g_[i].meta.is_tensor())
       if (auto st = touch(i); !st) return st;
     for (auto r : results_[static_cast<std::size_t>(i)])

@@ -36,11 +36,12 @@ enum class storage_home : std::uint8_t {
   input,      ///< the caller's input `index`
   workspace,  ///< the workspace, `offset` bytes in
   output,     ///< the caller's output `index` (computed in place there)
+  held,       ///< the caller's output `index` too, holding this storage before the output is computed
 };
 /// Where one storage lives during a run of a static plan.
 struct storage_place {
-  storage_home home = storage_home::unused;  ///< input, workspace, output, or unused
-  std::int32_t index = -1;  ///< the input or output position (home input or output)
+  storage_home home = storage_home::unused;  ///< input, workspace, output, held, or unused
+  std::int32_t index = -1;  ///< the input or output position (home input, output or held)
   std::int64_t offset = 0;  ///< the byte offset in the workspace (home workspace)
   std::int64_t bytes = 0;   ///< the bytes its views reach
 };
@@ -415,9 +416,10 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
       p.storages[s] = {storage_home::workspace, -1, pool_base[static_cast<std::size_t>(a.pool)] + a.offset, sp.bytes[static_cast<std::size_t>(k)].value()};
       continue;
     }
-    for (std::size_t j = 0; j < direct.size(); ++j)
-      if (direct[j] == static_cast<std::int32_t>(s)) p.storages[s] = {storage_home::output, static_cast<std::int32_t>(j), 0, L.buffers[b].bytes.value()};
-    if (p.storages[s].home != storage_home::output) return refuse("a buffer without a slot");
+    const std::int32_t j = sp.output_of_buffer[b];
+    if (j < 0) return refuse("a buffer without a slot");
+    p.storages[s] = {direct[static_cast<std::size_t>(j)] == static_cast<std::int32_t>(s) ? storage_home::output : storage_home::held, j, 0,
+                     L.buffers[b].bytes.value()};
   }
   // The program's scratch: the CUDA index check's flag (not used on the host, but every plan
   // reserves it), then what a halo exchange packs its edges into.
@@ -431,6 +433,8 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
   }
   p.scratch_offset = buffers;
   p.workspace_bytes = buffers + detail::align_ws(static_cast<index_t>(scratch));
+  // The first step that writes a caller's output buffer (computing the output, or a buffer it holds before).
+  const std::int32_t first_output = first_caller_output_step(L, std::span<const std::int32_t>(sp.output_of_buffer.data(), sp.output_of_buffer.size()));
   // In-place puts that may check their indices as they write (the program's fused checks,
   // exec/program.hpp): nothing before them writes a caller buffer (an input, or an output computed
   // in the caller's buffer), so a failed check there still leaves every caller buffer untouched.
@@ -444,13 +448,9 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
     if (xm.rank != 1 || s.op.n_index != 1 || im.dt != dtype::i64 || im.rank != 1 || im.size[0].value() == 0 ||
         xm.size[0].value() * size_of(xm.dt) > static_cast<index_t>(kernels::index_put_shadow_bytes))
       continue;
-    bool ok = first_caller_write < 0 || first_caller_write >= s.step;
-    for (const std::int32_t st : direct) {
-      if (st < 0) continue;
-      const std::int32_t b = L.buffer_of[static_cast<std::size_t>(st)];
-      if (b >= 0 && L.buffers[static_cast<std::size_t>(b)].def_step < s.step) ok = false;
-      if (first_write[static_cast<std::size_t>(st)] >= 0 && first_write[static_cast<std::size_t>(st)] < s.step) ok = false;
-    }
+    bool ok = (first_caller_write < 0 || first_caller_write >= s.step) && (first_output < 0 || first_output >= s.step);
+    for (const std::int32_t st : direct)
+      if (st >= 0 && first_write[static_cast<std::size_t>(st)] >= 0 && first_write[static_cast<std::size_t>(st)] < s.step) ok = false;
     s.checked_in_put = ok;
   }
   // Which inputs the graph writes: their buffers are then refused as aliases of any other.
@@ -496,6 +496,7 @@ inline std::string to_text(const static_plan_ref& p, const ir& g) {
       case storage_home::input: t += "input " + std::to_string(q.index); break;
       case storage_home::workspace: t += "workspace +" + std::to_string(q.offset); break;
       case storage_home::output: t += "output " + std::to_string(q.index); break;
+      case storage_home::held: t += "output " + std::to_string(q.index) + ", before it"; break;
     }
     t += "\n";
   }

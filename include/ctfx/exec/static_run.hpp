@@ -123,6 +123,10 @@ inline run_status prepare_static_run(const static_plan_ref& p, std::span<const t
       direct[k] = dense;
     }
   }
+  // Storages held in an output's memory before it is computed: that output's address.
+  for (std::size_t s = 0; s < p.storages.size(); ++s)
+    if (p.storages[s].home == storage_home::held)
+      base[s] = base[static_cast<std::size_t>(p.layouts[static_cast<std::size_t>(p.output_nodes[static_cast<std::size_t>(p.storages[s].index)])].storage)];
   // Index values, op by op in node order: all of them now, except an in-place put's that checks
   // them as it writes and indices computed in the graph (checked during the run): the program's
   // order, so a refusal names the same node.

@@ -62,22 +62,25 @@ constexpr bool copy_siblings(const ir& g, const std::int32_t* group, int n, std:
 }
 
 /// Where a storage's bytes lie, for views_disjoint: in the plan's workspace at [offset,
-/// offset + bytes), or elsewhere (a caller's buffer).
+/// offset + bytes), or elsewhere (a caller's buffer: `output` names the output position whose
+/// buffer it is, which also holds the storages computed there before that output, plan/outputs.hpp).
 struct storage_extent {
   bool in_workspace = false;
   std::size_t offset = 0, bytes = 0;
+  std::int32_t output = -1;
 };
 
 /// Whether views i and j (metas mi and mj, in storages si and sj) provably share no element: views
 /// of one storage that cannot overlap; a caller's buffer against any other storage (the run refuses
-/// a caller buffer the graph writes that overlaps another: check_caller_aliasing); workspace
+/// a caller buffer the graph writes that overlaps another: check_caller_aliasing), unless both lie
+/// in one output's buffer; workspace
 /// storages only where the arena gave them disjoint bytes. `place(s)` says where storage s lies.
 template <class Place>
 constexpr bool views_disjoint(const tensor_meta& mi, const tensor_meta& mj, std::int32_t si, std::int32_t sj, Place&& place) {
   if (si < 0 || sj < 0) return false;
   if (si == sj) return !may_overlap(mi, mj);
   const storage_extent p = place(si), q = place(sj);
-  if (!p.in_workspace || !q.in_workspace) return true;
+  if (!p.in_workspace || !q.in_workspace) return p.output < 0 || p.output != q.output;
   return p.offset + p.bytes <= q.offset || q.offset + q.bytes <= p.offset;
 }
 

@@ -119,16 +119,18 @@ inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, 
   // Lines run at half-step times: allocations (and reuses) at 2s or 2s+1 print before step s's
   // kernel, frees at 2s+1 print after it (the step has read the buffer by then).
   // With the executors' view (opt.fused set): outputs computed in the caller's buffer say so.
+  // A buffer the output takes the memory of (along the reuse lines) lives there before it.
   const detail::cvec<std::int32_t> direct = opt.fused ? direct_outputs(g, L) : detail::cvec<std::int32_t>{};
+  const detail::cvec<std::int32_t> held = caller_held_buffers(L, &R, std::span<const std::int32_t>(direct.data(), direct.size()));
   auto line_text = [&](const plan_line& l) {
     const buffer_life& b = L.buffers[static_cast<std::size_t>(l.buffer)];
     const tensor_meta& m = g[b.node].meta;
     switch (l.kind) {
       case line_kind::allocate:
-        for (std::size_t j = 0; j < direct.size(); ++j)
-          if (direct[j] == b.storage)
-            return "    " + detail::buf_name(l.buffer) + " = output" + std::to_string(j) + "  # %" + std::string(g[b.node].name.view()) +
-                   ", computed in the caller's buffer\n";
+        if (const std::int32_t j = held[static_cast<std::size_t>(l.buffer)]; j >= 0)
+          return "    " + detail::buf_name(l.buffer) + " = output" + std::to_string(j) + "  # %" + std::string(g[b.node].name.view()) +
+                 (direct[static_cast<std::size_t>(j)] == b.storage ? ", computed in the caller's buffer\n"
+                                                                   : ", in the caller's buffer of output " + std::to_string(j) + " until it is computed\n");
         return "    " + detail::buf_name(l.buffer) + " = empty_strided(" + detail::tuple_text(g, m, false) + ", " +
                detail::tuple_text(g, m, true) + ", " + std::string(name_of(m.dt)) + ")  # %" + std::string(g[b.node].name.view()) + "\n";
       case line_kind::reuse:

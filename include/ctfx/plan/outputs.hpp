@@ -7,11 +7,19 @@
 // the indices are computed, and an output written before a failing check would break
 // validate-before-mutate. The same function serves compiled<G>::static_buffer_bytes (in the
 // compiler) and the executors, so both agree on the planned bytes.
+//
+// Such an output's buffer also holds, before it, the buffers whose memory the output takes along
+// plan/reuse.hpp's reuse lines: an elementwise output taking the memory of an input read at the
+// index it writes and dying there (softmax's exp(x - max), divided in place into the caller's
+// buffer), and so on back along the chain, as the hand-written loop keeps exp in the output. The
+// caller's buffer is written first when the earliest of them is computed: first_caller_output_step.
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <cstdint>
+#include <span>
 #include "../analysis/liveness.hpp"
 #include "../detail/cvec.hpp"
+#include "reuse.hpp"
 
 namespace ctfx {
 
@@ -67,6 +75,33 @@ constexpr detail::cvec<std::int32_t> direct_outputs(const ir& g, const liveness&
     if (once) direct[j] = m.storage;
   }
   return direct;
+}
+
+// Per liveness buffer: the output position whose caller buffer holds it, or -1. `direct`: per
+// output position, the storage computed in the caller's buffer (direct_outputs), or -1; `reuse`:
+// the reuse lines followed (null: none). A freed buffer is taken at most once and an output is
+// never freed, so the buffers an output's memory held before it form one chain, walked back.
+constexpr detail::cvec<std::int32_t> caller_held_buffers(const liveness& L, const reuse_plan* reuse, std::span<const std::int32_t> direct) {
+  const std::size_t nb = L.buffers.size();
+  detail::cvec<std::int32_t> held(nb, -1), from(nb, -1);
+  if (reuse)
+    for (const auto& ln : reuse->lines)
+      if (ln.kind == line_kind::reuse && ln.buffer >= 0 && static_cast<std::size_t>(ln.buffer) < nb) from[static_cast<std::size_t>(ln.buffer)] = ln.from;
+  for (std::size_t j = 0; j < direct.size(); ++j) {
+    if (direct[j] < 0) continue;
+    for (std::int32_t b = L.buffer_of[static_cast<std::size_t>(direct[j])]; b >= 0 && held[static_cast<std::size_t>(b)] < 0; b = from[static_cast<std::size_t>(b)])
+      held[static_cast<std::size_t>(b)] = static_cast<std::int32_t>(j);
+  }
+  return held;
+}
+
+// The first step that computes a buffer held in a caller's output buffer (caller_held_buffers), or
+// -1: from there on a failed check would leave a caller's buffer written.
+constexpr std::int32_t first_caller_output_step(const liveness& L, std::span<const std::int32_t> held) {
+  std::int32_t first = -1;
+  for (std::size_t b = 0; b < held.size(); ++b)
+    if (held[b] >= 0 && (first < 0 || L.buffers[b].def_step < first)) first = L.buffers[b].def_step;
+  return first;
 }
 
 }  // namespace ctfx

@@ -2,7 +2,8 @@
 //
 // A slot holds one buffer, or several along plan/reuse.hpp's reuse lines (a buffer taking the
 // memory of one that died before it); an output computed straight in the caller's buffer
-// (plan/outputs.hpp) gets none. The arena (plan/arena.hpp) then packs the slots, not the buffers:
+// (plan/outputs.hpp) gets none, nor do the buffers whose memory it takes along the reuse lines,
+// which live in the caller's buffer before it (caller_held_buffers). The arena (plan/arena.hpp) then packs the slots, not the buffers:
 // a slot keeps Inductor's reuse (an elementwise result taking the memory of an input that dies at
 // its step, at the same offset), and the arena overlaps slots whose lives do not meet. Packing the
 // buffers directly could shift such a result against its input and clobber elements not yet read.
@@ -16,6 +17,7 @@
 #include <vector>
 #include "../analysis/liveness.hpp"
 #include "arena.hpp"
+#include "outputs.hpp"
 #include "reuse.hpp"
 
 namespace ctfx {
@@ -23,6 +25,7 @@ namespace ctfx {
 struct slot_plan {
   std::vector<sym_expr> bytes;               // per slot: its size
   std::vector<std::int32_t> slot_of_buffer;  // per liveness buffer: its slot, or -1 (in the caller's buffer)
+  std::vector<std::int32_t> output_of_buffer;  // per liveness buffer: the output whose caller buffer holds it, or -1
 };
 
 // `reuse`: the reuse lines to follow (null: one slot per buffer); `direct_storage`: the storages
@@ -35,11 +38,10 @@ constexpr slot_plan plan_slots(const liveness& life, const reuse_plan* reuse, st
   if (reuse)
     for (const auto& ln : reuse->lines)
       if (ln.kind == line_kind::reuse && ln.buffer >= 0 && static_cast<std::size_t>(ln.buffer) < nb) reuses[static_cast<std::size_t>(ln.buffer)] = ln.from;
-  std::vector<std::uint8_t> direct(nb, 0);
-  for (auto st : direct_storage)
-    if (st >= 0) direct[static_cast<std::size_t>(life.buffer_of[static_cast<std::size_t>(st)])] = 1;
+  const detail::cvec<std::int32_t> held = caller_held_buffers(life, reuse, direct_storage);
+  p.output_of_buffer.assign(held.begin(), held.end());
   for (std::size_t bi = 0; bi < nb; ++bi) {
-    if (direct[bi]) continue;
+    if (held[bi] >= 0) continue;
     const std::int32_t from = reuses[bi];
     if (from >= 0 && p.slot_of_buffer[static_cast<std::size_t>(from)] >= 0) {
       const auto s = static_cast<std::size_t>(p.slot_of_buffer[static_cast<std::size_t>(from)]);
