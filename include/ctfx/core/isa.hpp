@@ -48,7 +48,14 @@
 // pointers, its length a run-time value), so at -O2 they all stayed scalar, 3-9x slower than at
 // -O3 (bench/RESULTS.md). The attribute adds to the command line's options (-ffp-contract=off
 // stays); clang vectorizes at -O2 already, and nvcc compiles none of these loops.
-#if CTFX_GXX_FRONTEND
+// A build that targets AVX-512 itself (-march=native on an AVX-512 CPU) also gets 512-bit vectors
+// in those functions, as the AVX-512 level of a default build has them: g++ 12 tunes an AVX-512
+// CPU it does not know (Zen 5) as rocketlake, which prefers 256 bits, and softmax [2048, 1024] then
+// took 1.75-1.82 against 1.31-1.38 ms (bench/RESULTS.md). CTFX_KEEP_VECTOR_WIDTH keeps the build's
+// preference (-mprefer-vector-width) in them too.
+#if CTFX_GXX_FRONTEND && defined(__AVX512F__) && !defined(CTFX_KEEP_VECTOR_WIDTH)
+#define CTFX_VECTORIZE __attribute__((optimize("vect-cost-model=dynamic"), target("prefer-vector-width=512")))
+#elif CTFX_GXX_FRONTEND
 #define CTFX_VECTORIZE __attribute__((optimize("vect-cost-model=dynamic")))
 #else
 #define CTFX_VECTORIZE
