@@ -34,26 +34,21 @@ using two_plan = ctfx::compiled<decltype(two)>;
 // exp(x) computed (into the output's buffer) before an in-place scatter-add into the input h:
 // the put cannot check its indices as it writes, since a failed check would leave the output
 // written. With the put first, it can.
-constexpr auto held_then_put = ctfx::graph([](ctfx::builder& b) {
+template <bool PutFirst>
+constexpr auto put_and_held = ctfx::graph([](ctfx::builder& b) {
   auto x = b.input("x", ctfx::f32, {4, 8});
   auto h = b.input("h", ctfx::f32, {16});
   auto idx = b.input("idx", ctfx::i64, {10});
   auto v = b.input("v", ctfx::f32, {10});
+  if constexpr (PutFirst) b.update(h, ctfx::index_put(h, {idx}, v, true));
   auto e = ctfx::exp(x);
   auto s = e.sum({1}, true);
-  b.update(h, ctfx::index_put(h, {idx}, v, true));
+  if constexpr (!PutFirst) b.update(h, ctfx::index_put(h, {idx}, v, true));
   b.output(e / s);
 });
+constexpr auto held_then_put = put_and_held<false>;
+constexpr auto put_then_held = put_and_held<true>;
 using held_then_put_plan = ctfx::compiled<decltype(held_then_put)>;
-constexpr auto put_then_held = ctfx::graph([](ctfx::builder& b) {
-  auto x = b.input("x", ctfx::f32, {4, 8});
-  auto h = b.input("h", ctfx::f32, {16});
-  auto idx = b.input("idx", ctfx::i64, {10});
-  auto v = b.input("v", ctfx::f32, {10});
-  b.update(h, ctfx::index_put(h, {idx}, v, true));
-  auto e = ctfx::exp(x);
-  b.output(e / e.sum({1}, true));
-});
 using put_then_held_plan = ctfx::compiled<decltype(put_then_held)>;
 
 // The output takes exp's memory, so only amax's 16 bytes are planned (the sum then takes them).
