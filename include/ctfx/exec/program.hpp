@@ -930,6 +930,11 @@ class basic_program {
     prepare_static();
   }
 
+  // The first step that computes a buffer held in a caller's output buffer, or -1.
+  std::int32_t first_output_step() const {
+    return first_caller_output_step(life_, std::span<const std::int32_t>(output_of_buffer_.data(), output_of_buffer_.size()));
+  }
+
   kernels::collective_node collective_of(std::int32_t i) const {
     kernels::collective_node c{g_[i].op, g_[i].aux, {}};
     for (std::int32_t k = 0; k < g_[i].npar && k < 3; ++k) c.param[k] = g_.iparam(i, k);
@@ -1008,19 +1013,14 @@ class basic_program {
   // kernels::index_put_checked_host): no step before them writes a caller buffer (an input, or an
   // output computed in the caller's buffer), so a failed check there still leaves every caller
   // buffer untouched. Whether a put takes that path is decided again at run time (its form, its size).
-  // The first step that computes a buffer held in a caller's output buffer, or -1.
-  std::int32_t first_output_step() const {
-    return first_caller_output_step(life_, std::span<const std::int32_t>(output_of_buffer_.data(), output_of_buffer_.size()));
-  }
   void plan_fused_checks() {
     fused_check_.assign(static_cast<std::size_t>(g_.size()), 0);
+    const std::int32_t first_output = first_output_step();  // a caller's output buffer written from here on
     for (auto i : index_nodes_) {
       const op_kind k = g_[i].op;
       if ((k != op_kind::index_put_ && k != op_kind::unsafe_index_put_) || mask_dim(i) >= 0 || !index_checkable_early(i) || put_in_row(i))
         continue;
       const std::int32_t step = life_.step_of[static_cast<std::size_t>(i)];
-      // A caller's output buffer: computed (or held a buffer, or written) before?
-      const std::int32_t first_output = first_output_step();
       bool ok = (first_caller_write_ < 0 || first_caller_write_ >= step) && (first_output < 0 || first_output >= step);
       for (auto st : direct_storage_)
         if (st >= 0 && first_write_step_[static_cast<std::size_t>(st)] >= 0 && first_write_step_[static_cast<std::size_t>(st)] < step) ok = false;

@@ -73,8 +73,8 @@ struct storage_extent {
 /// Whether views i and j (metas mi and mj, in storages si and sj) provably share no element: views
 /// of one storage that cannot overlap; a caller's buffer against any other storage (the run refuses
 /// a caller buffer the graph writes that overlaps another: check_caller_aliasing), unless both lie
-/// in one output's buffer; workspace
-/// storages only where the arena gave them disjoint bytes. `place(s)` says where storage s lies.
+/// in one output's buffer; workspace storages only where the arena gave them disjoint bytes.
+/// `place(s)` says where storage s lies.
 template <class Place>
 constexpr bool views_disjoint(const tensor_meta& mi, const tensor_meta& mj, std::int32_t si, std::int32_t sj, Place&& place) {
   if (si < 0 || sj < 0) return false;

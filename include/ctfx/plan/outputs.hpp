@@ -83,10 +83,8 @@ constexpr detail::cvec<std::int32_t> direct_outputs(const ir& g, const liveness&
 // never freed, so the buffers an output's memory held before it form one chain, walked back.
 constexpr detail::cvec<std::int32_t> caller_held_buffers(const liveness& L, const reuse_plan* reuse, std::span<const std::int32_t> direct) {
   const std::size_t nb = L.buffers.size();
-  detail::cvec<std::int32_t> held(nb, -1), from(nb, -1);
-  if (reuse)
-    for (const auto& ln : reuse->lines)
-      if (ln.kind == line_kind::reuse && ln.buffer >= 0 && static_cast<std::size_t>(ln.buffer) < nb) from[static_cast<std::size_t>(ln.buffer)] = ln.from;
+  detail::cvec<std::int32_t> held(nb, -1);
+  const detail::cvec<std::int32_t> from = reuse_sources(reuse, nb);
   for (std::size_t j = 0; j < direct.size(); ++j) {
     if (direct[j] < 0) continue;
     for (std::int32_t b = L.buffer_of[static_cast<std::size_t>(direct[j])]; b >= 0 && held[static_cast<std::size_t>(b)] < 0; b = from[static_cast<std::size_t>(b)])

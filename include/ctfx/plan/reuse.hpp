@@ -145,6 +145,16 @@ constexpr std::int32_t key_ids(const buffer_life* B, std::int32_t nb, std::int32
 
 }  // namespace detail
 
+// Per buffer (of `nb`): the buffer whose memory it takes along R's reuse lines, or -1 (all -1
+// without R).
+constexpr detail::cvec<std::int32_t> reuse_sources(const reuse_plan* R, std::size_t nb) {
+  detail::cvec<std::int32_t> from(nb, -1);
+  if (R)
+    for (const auto& ln : R->lines)
+      if (ln.kind == line_kind::reuse && ln.buffer >= 0 && static_cast<std::size_t>(ln.buffer) < nb) from[static_cast<std::size_t>(ln.buffer)] = ln.from;
+  return from;
+}
+
 // Hot loops go through raw pointers: nvcc's front end charges each accessor call against its
 // constexpr budget, and g++ pays for each too.
 constexpr reuse_plan plan_reuse(const liveness& L) {

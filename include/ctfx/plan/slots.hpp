@@ -3,8 +3,8 @@
 // A slot holds one buffer, or several along plan/reuse.hpp's reuse lines (a buffer taking the
 // memory of one that died before it); an output computed straight in the caller's buffer
 // (plan/outputs.hpp) gets none, nor do the buffers whose memory it takes along the reuse lines,
-// which live in the caller's buffer before it (caller_held_buffers). The arena (plan/arena.hpp) then packs the slots, not the buffers:
-// a slot keeps Inductor's reuse (an elementwise result taking the memory of an input that dies at
+// which live in the caller's buffer before it (caller_held_buffers). The arena (plan/arena.hpp)
+// then packs the slots, not the buffers: a slot keeps Inductor's reuse (an elementwise result taking the memory of an input that dies at
 // its step, at the same offset), and the arena overlaps slots whose lives do not meet. Packing the
 // buffers directly could shift such a result against its input and clobber elements not yet read.
 //
@@ -34,10 +34,7 @@ constexpr slot_plan plan_slots(const liveness& life, const reuse_plan* reuse, st
   slot_plan p;
   const std::size_t nb = life.buffers.size();
   p.slot_of_buffer.assign(nb, -1);
-  std::vector<std::int32_t> reuses(nb, -1);  // per buffer: the buffer whose memory it takes
-  if (reuse)
-    for (const auto& ln : reuse->lines)
-      if (ln.kind == line_kind::reuse && ln.buffer >= 0 && static_cast<std::size_t>(ln.buffer) < nb) reuses[static_cast<std::size_t>(ln.buffer)] = ln.from;
+  const detail::cvec<std::int32_t> reuses = reuse_sources(reuse, nb);  // per buffer: the buffer whose memory it takes
   const detail::cvec<std::int32_t> held = caller_held_buffers(life, reuse, direct_storage);
   p.output_of_buffer.assign(held.begin(), held.end());
   for (std::size_t bi = 0; bi < nb; ++bi) {
