@@ -17,11 +17,12 @@ inline int static_scatter_plans = 0;  // with scatters
 inline int static_list_plans = 0;     // with list ops
 inline int static_computed_plans = 0; // with indices computed in the graph (checked during the run)
 inline int static_mask_plans = 0;     // with bool-mask puts
+inline int static_symbolic_plans = 0; // with symbolic extents (evaluated on each call)
 inline int row_chain_plans = 0;       // plans with steps run row by row as a chain (plan/row_chain.hpp)
 
 template <class G>
-int check_compiled(std::uint64_t seed, bool kernel_steps_only = false) {
-  generator gen(seed, true, kernel_steps_only);
+int check_compiled(std::uint64_t seed, bool kernel_steps_only = false, bool symbolic = false) {
+  generator gen(seed, true, kernel_steps_only, symbolic);
   const fuzz_case c = gen.make();
   const ctfx::kernel_table kernels = fuzz_kernels();
   if (ctfx::to_text(G::get()) != ctfx::to_text(c.graph)) {
@@ -38,6 +39,7 @@ int check_compiled(std::uint64_t seed, bool kernel_steps_only = false) {
   static_index_plans += plan::run_plan.usable && plan::run_plan.n_index_steps > 0;
   static_scatter_plans += plan::run_plan.usable && plan::run_plan.n_scatters > 0;
   static_computed_plans += plan::run_plan.usable && plan::run_plan.n_late_checks > 0;
+  static_symbolic_plans += plan::run_plan.usable && plan::run_plan.n_symbols > 0;
   if (plan::run_plan.usable) {
     bool mask = false;
     for (const auto& s : plan::run_plan.ref().index_steps) mask = mask || s.mask;

@@ -73,13 +73,14 @@ class generator {
   // libm_ops: also generate ops that call the backend's math library (sin), whose last bits differ
   // between glibc and CUDA; ctfx's own f32 exp (kernels/math.hpp) is generated on every backend.
   // kernel_steps_only: static extents, and only ops that a static plan runs (exec/static_plan.hpp):
-  // no user ops; the seed's other choices stay those of the full generator.
-  explicit generator(std::uint64_t seed, bool libm_ops = true, bool kernel_steps_only = false)
-      : rng_(seed), libm_ops_(libm_ops), kernel_steps_only_(kernel_steps_only) {}
+  // no user ops; the seed's other choices stay those of the full generator. symbolic: the first
+  // input always has a symbolic first extent (with kernel_steps_only too: static plans with symbols).
+  explicit generator(std::uint64_t seed, bool libm_ops = true, bool kernel_steps_only = false, bool symbolic = false)
+      : rng_(seed), libm_ops_(libm_ops), kernel_steps_only_(kernel_steps_only), symbolic_(symbolic) {}
 
   fuzz_case make() {
     fuzz_case c;
-    sym_ = pick(5) == 0 && !kernel_steps_only_;
+    sym_ = (pick(5) == 0 && !kernel_steps_only_) || symbolic_;
     sym_value_ = 3 + static_cast<index_t>(pick(3));
     c.graph = ctfx::build_checked([&](ctfx::builder& b) { build(b); });
     for (std::int32_t i : inputs_order(c.graph)) c.inputs.push_back(make_input(c.graph, i));
@@ -91,6 +92,7 @@ class generator {
   std::mt19937_64 rng_;
   bool libm_ops_ = true;
   bool kernel_steps_only_ = false;
+  bool symbolic_ = false;
   bool sym_ = false;
   index_t sym_value_ = 4;
   std::vector<tensor> pool_;      // f32 values
@@ -397,7 +399,7 @@ class generator {
     for (int k = 0; k < n_in; ++k) {
       const std::string name = "x" + std::to_string(k);
       tensor x;
-      switch (pick(4)) {
+      switch (symbolic_ && k == 0 ? 3 : pick(4)) {
         case 0: x = b.input(name, ctfx::f32, {6}); break;
         case 1: x = b.input(name, ctfx::f32, {3, 4, 6}); break;
         default:

@@ -113,7 +113,8 @@ constexpr auto with_slot = ctfx::graph([](ctfx::builder& b) {
 });
 using with_slot_plan = ctfx::compiled<decltype(with_slot)>;
 
-// The same with a symbolic row count: the slot's size is known at run time only.
+// The same with a symbolic row count: the slot's size is known at run time only (a lane of the
+// arena's symbolic region), and the slice's extent is a derived symbol, so the program runs it.
 constexpr auto symbolic_slot = ctfx::graph([](ctfx::builder& b) {
   auto x = b.input("x", ctfx::f32, {b.sym("n"), 8});
   auto e = ctfx::exp(x);
@@ -124,7 +125,7 @@ using symbolic_slot_plan = ctfx::compiled<decltype(symbolic_slot)>;
 #if !defined(__CUDACC__)
 static_assert(with_slot_plan::planned_arena.planned);
 static_assert(pointwise_plan::planned_arena.planned && pointwise_plan::planned_arena.n_slots == 0);
-static_assert(!symbolic_slot_plan::planned_arena.planned);
+static_assert(symbolic_slot_plan::planned_arena.planned && symbolic_slot_plan::planned_arena.n_lanes == 1 && !symbolic_slot_plan::run_plan.usable);
 #endif
 
 template <class Plan>
@@ -177,9 +178,13 @@ TEST_CASE("compiled<G>: the arena is planned in the compiler for slots of static
   CHECK(!wrong.error().ok);
   CHECK(wrong.error().message.find("rule arena-overlap: the given arena plan has 0 slots") != std::string::npos);
 
-  // Left to the run time when a slot's size is symbolic: planned when the program is made.
+  // A slot of symbolic size: in a lane above the pool's static region, planned here too; the
+  // program runs with that plan, its lanes' sizes evaluated per call.
   REQUIRE(symbolic_slot_plan::prog().error().ok);
   CHECK(symbolic_slot_plan::prog().arena().slots.size() == static_cast<std::size_t>(symbolic_slot_plan::prog().slot_count()));
+  REQUIRE(symbolic_slot_plan::prog().arena().pools.size() == symbolic_slot_plan::planned_arena.n_pools);
+  CHECK(symbolic_slot_plan::prog().arena().pools[0].lanes.size() == 1);
+  CHECK(symbolic_slot_plan::prog().arena().pools[0].lanes[0] == symbolic_slot_plan::planned_arena.lanes[0]);
   check_against_reference<symbolic_slot_plan>(symbolic_slot.get(), 5);
 }
 

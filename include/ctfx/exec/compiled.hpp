@@ -69,6 +69,8 @@ struct compiled {
   static_assert(detail::report<diag>::value);
   static constexpr auto& frozen = pipeline_type::final_stage::frozen;
   static constexpr std::size_t node_count = pipeline_type::final_stage::sizes.nodes;
+  /// Whether the optimized graph has symbolic extents (its static plan, if any, evaluates them on each call).
+  static constexpr bool has_symbols = pipeline_type::final_stage::sizes.syms > 0;
   static constexpr auto report = pipeline_type::report;
 
   // The optimized graph (thawed from the compile-time constant).
@@ -211,26 +213,31 @@ struct compiled {
   }();
   // ---- the arena, planned here (plan/slots.hpp, plan/arena.hpp) for the slots the program lays
   // out, and checked overlap-free, so that the program is made without the arena search (which a
-  // header-only file then does not compile). A graph with a slot of symbolic size, or nvcc (whose
-  // constant evaluator gives up on searches this long), leaves it to the run time.
+  // header-only file then does not compile). Slots of symbolic size sit in lanes above their pool's
+  // static region, whose sizes a call evaluates. A slot sized by a data-dependent symbol (a pool
+  // of its own, made when the symbol is known), or nvcc (whose constant evaluator gives up on
+  // searches this long), leaves it to the run time.
  private:
   struct frozen_pool {
     pool_kind kind = pool_kind::intermediates;
     std::int32_t partition = 0;
     std::int64_t static_bytes = 0, begin = 0, end = 0;
     bool returned = false;
+    std::int32_t first_lane = 0, n_lanes = 0;  // its lanes in frozen_arena::lanes
   };
   struct frozen_arena {
     bool planned = false;
-    std::size_t n_pools = 0, n_slots = 0;
+    std::size_t n_pools = 0, n_slots = 0, n_lanes = 0;
     std::array<frozen_pool, node_count> pools{};  // (a pool holds a slot, a slot a buffer, a buffer a node's storage)
     std::array<arena_slot, node_count> slots{};
+    std::array<sym_expr, has_symbols ? node_count : 0> lanes{};  // (a lane holds a slot)
     std::int64_t peak_bytes = 0, lower_bound = 0, unplanned_peak = 0;
   };
 
  public:
   /// The arena the compiler planned for the program's slots (`planned`: false when it is left to the
-  /// run time, for a slot of symbolic size or under nvcc): pools, per slot its pool and offset.
+  /// run time, for a slot sized by a data-dependent symbol or under nvcc): pools with their lanes,
+  /// per slot its pool, offset and lane.
   static constexpr frozen_arena planned_arena = [] {
     frozen_arena r;
 #if !defined(__CUDACC__)
@@ -243,14 +250,19 @@ struct compiled {
     arena_options ao;
     ao.work = arena_work_per_second / 50;  // (the constant evaluation's budget is ao.compile_work)
     const arena_plan A = plan_arena(pg, SL, ao);
-    for (const auto& p : A.pools)
-      if (!p.lanes.empty()) return r;
-    if (arena_overlap(A, SL) >= 0 || A.pools.size() > node_count || A.slots.size() > node_count) return r;
+    std::size_t lanes = 0;
+    for (const auto& p : A.pools) {
+      if (p.kind == pool_kind::unbacked) return r;
+      lanes += p.lanes.size();
+    }
+    if (lanes > r.lanes.size() || arena_overlap(A, SL) >= 0 || A.pools.size() > node_count || A.slots.size() > node_count) return r;
     r.n_pools = A.pools.size();
     r.n_slots = A.slots.size();
     for (std::size_t k = 0; k < r.n_pools; ++k) {
       const arena_pool& p = A.pools[k];
-      r.pools[k] = {p.kind, p.partition, p.static_bytes, p.begin, p.end, p.returned};
+      r.pools[k] = {p.kind, p.partition, p.static_bytes, p.begin, p.end, p.returned, static_cast<std::int32_t>(r.n_lanes),
+                    static_cast<std::int32_t>(p.lanes.size())};
+      for (const sym_expr& e : p.lanes) r.lanes[r.n_lanes++] = e;
     }
     for (std::size_t k = 0; k < r.n_slots; ++k) r.slots[k] = A.slots[k];
     r.peak_bytes = A.peak_bytes;
@@ -272,6 +284,7 @@ struct compiled {
       q.begin = p.begin;
       q.end = p.end;
       q.returned = p.returned;
+      for (std::int32_t l = 0; l < p.n_lanes; ++l) q.lanes.push_back(planned_arena.lanes[static_cast<std::size_t>(p.first_lane + l)]);
       a.pools.push_back(static_cast<arena_pool&&>(q));
     }
     a.slots.assign(planned_arena.slots.begin(), planned_arena.slots.begin() + static_cast<std::ptrdiff_t>(planned_arena.n_slots));
@@ -308,9 +321,9 @@ struct compiled {
     return siblings.follows[u] || row_sibling[u] >= 0 || fused_members[u] > 0 ||
            (detail::static_arithmetic(nd.op) && nd.meta.is_tensor()) || detail::static_single(nd) || detail::static_foreach(nd.op);
   }
-  /// The whole run as constant data (exec/static_plan.hpp), when every extent is static, every step
-  /// has a typed kernel and the arena was planned here: run() then runs it without the run-time
-  /// program, which the file does not compile. (`run_plan.why` says why not, otherwise.)
+  /// The whole run as constant data (exec/static_plan.hpp), when every step has a typed kernel, every
+  /// symbol is an input's extent and the arena was planned here: run() then runs it without the
+  /// run-time program, which the file does not compile. (`run_plan.why` says why not, otherwise.)
   static constexpr std::size_t storage_count = static_cast<std::size_t>(frozen.next_storage);
   /// Index ops, scatters or collectives (the largest count), and nodes computed in another's
   /// buffer (a cat's slice or a put's row): the room run_plan keeps for them.
@@ -329,33 +342,38 @@ struct compiled {
     for (const std::int32_t c : fused_into) n += c >= 0;
     return n;
   }();
-  static constexpr static_plan<node_count, storage_count, index_count, placed_count> run_plan = [] {
-    static_plan<node_count, storage_count, index_count, placed_count> p;
+  static constexpr static_plan<node_count, storage_count, index_count, placed_count, has_symbols> run_plan = [] {
+    static_plan<node_count, storage_count, index_count, placed_count, has_symbols> p;
 #if defined(__CUDACC__)
     p.why = "the arena is planned at run time under nvcc";
     return p;
 #else
     if (!diag.ok() || !planned_arena.planned) {
-      p.why = !diag.ok() ? "the graph broke a rule" : "the arena is planned at run time (a slot of symbolic size)";
+      p.why = !diag.ok() ? "the graph broke a rule" : "the arena is planned at run time (a slot sized by a data-dependent symbol)";
       return p;
     }
-    std::array<std::int64_t, node_count> pools{};
-    for (std::size_t k = 0; k < planned_arena.n_pools; ++k) pools[k] = planned_arena.pools[k].static_bytes;
-    return make_static_plan<node_count, storage_count, index_count, placed_count>(pipeline_type::get(), fused_roots.data(), fused_into.data(),
-                                        static_arena_ref{{pools.data(), planned_arena.n_pools}, {planned_arena.slots.data(), planned_arena.n_slots}},
-                                        [](std::int32_t i) { return typed_step(i); });
+    std::array<symbolic_pool, node_count> pools{};
+    for (std::size_t k = 0; k < planned_arena.n_pools; ++k)
+      pools[k] = {planned_arena.pools[k].static_bytes, planned_arena.pools[k].first_lane, planned_arena.pools[k].n_lanes};
+    return make_static_plan<node_count, storage_count, index_count, placed_count, has_symbols>(
+        pipeline_type::get(), fused_roots.data(), fused_into.data(),
+        static_arena_ref{{pools.data(), planned_arena.n_pools}, {planned_arena.slots.data(), planned_arena.n_slots}, {planned_arena.lanes.data(), planned_arena.n_lanes}},
+        [](std::int32_t i) { return typed_step(i); });
 #endif
   }();
 
+  /// Whether the static plan's numbers are every run's (a plan with symbolic extents evaluates them per call).
+  static constexpr bool static_numbers = run_plan.usable && run_plan.n_symbols == 0;
+
   // Per node: the node of the next step when the two strided copies run element by element
   // together (plan/copy_siblings.hpp; kernels::copy_siblings runs them at the first one's step),
-  // else -1. Static plans only: the plan knows every layout and where each storage lives, so that
+  // else -1. Static numbers only: the plan knows every layout and where each storage lives, so that
   // the members' disjointness is decided here. Never across a check made during the run (an index
   // computed in the graph, the ranks' agreement), which must come before the later copy's writes.
   static constexpr sibling_arrays copy_group = [] {
     sibling_arrays r;
     for (auto& x : r.next) x = -1;
-    if constexpr (run_plan.usable) {
+    if constexpr (static_numbers) {
       const ir g = pipeline_type::get();
       auto place = [&](std::int32_t s) {
         const storage_place& p = run_plan.storages[static_cast<std::size_t>(s)];
@@ -411,7 +429,7 @@ struct compiled {
   /// static plan (its dimensions collapsed; on the host its numbers are constants of the loops).
   template <std::int32_t I>
   static constexpr kernels::fused_nest loop_nest() {
-    static_assert(run_plan.usable, "ctfx: loop_nest<I>() is made for a static plan (compiled<G>::run_plan.usable): this graph runs through the program");
+    static_assert(static_numbers, "ctfx: loop_nest<I>() is made for a static plan without symbols (compiled<G>::static_numbers): this graph's layouts are bound at run time");
     static_assert(fused_roots[static_cast<std::size_t>(I)] == I && !is_reduction(frozen.nodes[static_cast<std::size_t>(I)].op),
                   "ctfx: loop_nest<I>(): node I is not the root of an elementwise group (compiled<G>::fused_roots)");
     return kernels::static_group<graph_view, I>::static_shape::nest;
@@ -427,7 +445,7 @@ struct compiled {
     static constexpr std::int32_t members(std::int32_t i) { return fused_members[static_cast<std::size_t>(i)]; }
     // A static plan's layouts are every run's (the runner checks the inputs' against them; a put's
     // row moves only an offset), so its groups make their loop nests here, in the compiler.
-    static constexpr bool static_layouts = run_plan.usable;
+    static constexpr bool static_layouts = static_numbers;
     static constexpr strided shape(std::int32_t i) { return run_plan.layouts[static_cast<std::size_t>(i)].shape(); }
   };
 

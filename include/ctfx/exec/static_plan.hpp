@@ -1,11 +1,14 @@
 // ctfx/exec/static_plan.hpp — a graph's whole run as constant data, made in the compiler: every
 // node's layout, where each storage lives (an input, the workspace at a fixed offset, or an
 // output's buffer), the steps, which inputs the graph writes, the workspace size, the outputs'
-// shapes. compiled<G> makes one for a graph whose extents are all static and whose every step has
-// a kernel of its own, and runs it with static_runner (exec/static_run.hpp): the checks, then the
-// steps, without the run-time program (symbol binding, planners, dispatch), which such a user's file
-// then does not compile. Every number here is what that program computes for the same graph
-// (test/unit/exec_static_plan_test.cpp holds them side by side).
+// shapes. compiled<G> makes one for a graph whose every step has a kernel of its own, and runs it
+// with static_runner (exec/static_run.hpp): the checks, then the steps, without the run-time
+// program (planners, dispatch), which such a user's file then does not compile. Every number here
+// is what that program computes for the same graph (test/unit/exec_static_plan_test.cpp holds them
+// side by side). A graph with symbolic extents keeps its layouts, storage sizes and workspace
+// offsets as expressions in its symbols (static_symbols_ref), which the runner evaluates from the
+// inputs' shapes on each call; every decision (steps, storages, the arena's pools and lanes) is
+// still made here.
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <algorithm>
@@ -88,6 +91,33 @@ struct static_row {
   index_t stride = 0;       ///< the indexed dimension's stride in x, in elements
 };
 
+/// Where a storage of a plan with symbolic extents lives, in numbers a call evaluates: the bytes
+/// its views reach, and (home workspace) its place as the arena gives it (plan/arena.hpp): in pool
+/// `pool`, `offset` bytes in, above the aligned lanes below `lane` of the pool's symbolic region.
+struct symbolic_storage {
+  std::int32_t pool = -1;   ///< (home workspace) its pool
+  std::int64_t offset = 0;  ///< (home workspace) the static part of its offset in the pool
+  std::int32_t lane = -1;   ///< (home workspace) its lane in the pool's symbolic region, or -1
+  sym_expr bytes;           ///< the bytes its views reach (home workspace, output, held)
+};
+/// A workspace pool of a plan with symbolic extents: its static region, then its lanes
+/// (lanes[first_lane, first_lane + n_lanes) of the plan), each aligned to arena_alignment.
+struct symbolic_pool {
+  std::int64_t static_bytes = 0;  ///< the static region: offsets [0, static_bytes)
+  std::int32_t first_lane = 0;    ///< its first lane in the plan's lanes
+  std::int32_t n_lanes = 0;       ///< its lanes
+};
+/// What a plan with symbolic extents keeps as expressions (empty spans, n_symbols 0: a plan whose
+/// numbers are all static). Every symbol is the extent of an input dimension.
+struct static_symbols_ref {
+  std::size_t n_symbols = 0;                   ///< the graph's symbols (0: a static plan)
+  std::span<const tensor_meta> layouts;        ///< per node: its layout, in the symbols
+  std::span<const name_t> names;               ///< per node: its name (for messages)
+  std::span<const symbolic_storage> storages;  ///< per storage: its bytes and workspace place
+  std::span<const symbolic_pool> pools;        ///< the workspace's pools, back to back
+  std::span<const sym_expr> lanes;             ///< the pools' lanes (their bytes)
+};
+
 struct static_plan_ref;
 /// Checks a plan's collectives against the run's world (detail::check_static_collectives,
 /// exec/static_run.hpp): compiled<G> sets it only for a plan that has collectives, so a file whose
@@ -113,14 +143,17 @@ struct static_plan_ref {
   std::size_t agree_at = 0;                    ///< across ranks: the position in steps before which ranks agree
   std::size_t workspace_bytes = 0;             ///< as binding::workspace_bytes
   std::size_t scratch_offset = 0;              ///< where the run's scratch starts in the workspace (a halo exchange packs there)
+  static_symbols_ref symbols{};                ///< a plan with symbolic extents: what a call evaluates (layouts, storages, workspace)
   static_collective_check check_collectives = nullptr;  ///< checks the collectives (null: the plan has none)
 };
 
 /// A graph's run, for a graph of at most N nodes, S storages, X index ops, scatters or collectives
-/// (of each) and R nodes computed in a put's row. `usable` false: the run-time program runs it, for the reason `why`
-/// (symbolic extents, a step without a typed kernel, ...).
-template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t R = 0>
+/// (of each) and R nodes computed in a put's row; `Symbolic`: with room for symbolic extents
+/// (static_symbols_ref). `usable` false: the run-time program runs it, for the reason `why` (a
+/// step without a typed kernel, a symbol no input's extent binds, ...).
+template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t R = 0, bool Symbolic = false>
 struct static_plan {
+  static constexpr std::size_t NY = Symbolic ? N : 0, SY = Symbolic ? S : 0;  // (the symbolic arrays' room)
   bool usable = false;         ///< whether compiled<G> runs this plan (else the run-time program)
   const char* why = "not made";  ///< why not, when not usable
   std::int32_t output_node = -1;  ///< the graph's output node
@@ -149,6 +182,16 @@ struct static_plan {
   std::array<std::int32_t, X> late_checks{};  ///< index_steps whose indices are computed, in the order they are checked
   std::size_t workspace_bytes = 0;  ///< as binding::workspace_bytes
   std::size_t scratch_offset = 0;   ///< where the run's scratch starts in the workspace
+  // With symbolic extents (n_symbols > 0): what a call evaluates. layouts, storages and outputs
+  // then hold each one's element type, rank, storage and home only.
+  std::size_t n_symbols = 0;   ///< the graph's symbols
+  std::size_t n_pools = 0;     ///< pools used of sym_pools
+  std::size_t n_lanes = 0;     ///< lanes used of sym_lanes
+  std::array<tensor_meta, NY> sym_layouts{};        ///< per node: its layout, in the symbols
+  std::array<name_t, NY> sym_names{};               ///< per node: its name
+  std::array<symbolic_storage, SY> sym_storages{};  ///< per storage: its bytes and workspace place
+  std::array<symbolic_pool, NY> sym_pools{};        ///< the workspace's pools
+  std::array<sym_expr, NY> sym_lanes{};             ///< the pools' lanes
 
   /// The plan as static_runner reads it (spans over this plan's arrays).
   constexpr static_plan_ref ref() const {
@@ -168,15 +211,22 @@ struct static_plan {
             {late_checks.data(), n_late_checks},
             agree_at,
             workspace_bytes,
-            scratch_offset};
+            scratch_offset,
+            {n_symbols,
+             {sym_layouts.data(), n_symbols ? N : 0},
+             {sym_names.data(), n_symbols ? N : 0},
+             {sym_storages.data(), n_symbols ? n_storages : 0},
+             {sym_pools.data(), n_pools},
+             {sym_lanes.data(), n_lanes}}};
   }
 };
 
 /// The arena compiled<G> planned for the graph's slots (plan/arena.hpp), as static_plan needs it:
-/// per pool its bytes, per slot its pool and byte offset.
+/// per pool its static bytes and lanes, per slot its pool, byte offset and lane.
 struct static_arena_ref {
-  std::span<const std::int64_t> pool_bytes;  ///< per pool: its bytes
-  std::span<const arena_slot> slots;         ///< per slot: its pool and byte offset
+  std::span<const symbolic_pool> pools;  ///< per pool: its static bytes and lanes
+  std::span<const arena_slot> slots;     ///< per slot: its pool, byte offset and lane
+  std::span<const sym_expr> lanes;       ///< the pools' lanes (their bytes)
 };
 
 namespace detail {
@@ -202,26 +252,38 @@ constexpr index_t layout_extent(const bound_layout& l) {  // bound_layout::exten
 }
 }  // namespace detail
 
-/// Makes the static plan of graph `g` (optimized, without symbols) grouped as `roots`/`into`
-/// (plan/fusion.hpp), its slots laid out by `arena`; `typed(i)` says whether step node i runs a
-/// kernel compiled for it (index ops and scatters are taken on their own terms: compiled<G> types
-/// them from this plan). Unusable (with the reason) for anything the run-time program must do.
-template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t Rows = 0, class Typed>
-constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::int32_t* roots, const std::int32_t* into, static_arena_ref arena,
-                                                   Typed&& typed) {
-  static_plan<N, S, X, Rows> p;
+/// Makes the static plan of graph `g` (optimized) grouped as `roots`/`into` (plan/fusion.hpp), its
+/// slots laid out by `arena`; `typed(i)` says whether step node i runs a kernel compiled for it
+/// (index ops and scatters are taken on their own terms: compiled<G> types them from this plan).
+/// With `Symbolic`, a graph whose every symbol is an input's extent gets a plan whose numbers a
+/// call evaluates (static_symbols_ref). Unusable (with the reason) for anything the run-time
+/// program must do.
+template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t Rows = 0, bool Symbolic = false, class Typed>
+constexpr static_plan<N, S, X, Rows, Symbolic> make_static_plan(const ir& g, const std::int32_t* roots, const std::int32_t* into,
+                                                             static_arena_ref arena, Typed&& typed) {
+  static_plan<N, S, X, Rows, Symbolic> p;
   auto refuse = [&](const char* why) {
     p.why = why;
     return p;
   };
   if (!g.error.ok()) return refuse("the graph broke a rule");
-  if (!g.syms.empty()) return refuse("symbolic extents: layouts and workspace are bound at run time");
   if (static_cast<std::size_t>(g.size()) > N || static_cast<std::size_t>(g.next_storage) > S) return refuse("more nodes or storages than planned");
-  for (const node& nd : g.nodes)
-    for (int d = 0; d < nd.meta.rank; ++d)
-      if (!nd.meta.size[d].is_static() || !nd.meta.stride[d].is_static()) return refuse("symbolic extents: layouts and workspace are bound at run time");
-  const liveness L = compute_liveness(g, roots, into);
   const auto inputs = detail::input_nodes_of(g);
+  const bool symbolic = !g.syms.empty();
+  if (symbolic) {
+    if (!Symbolic) return refuse("symbolic extents: no room for them was made");
+    // Every symbol an input's extent (bound from the call's shapes), as the runner binds them;
+    // derived symbols (floor division, guards) and data-dependent ones are the program's.
+    for (std::size_t s = 0; s < g.syms.size(); ++s) {
+      if (g.syms[s].kind != symbol_kind::backed) return refuse("a derived or data-dependent symbol (the run-time program binds it)");
+      bool bound = false;
+      for (const std::int32_t i : inputs)
+        for (int d = 0; d < g.meta(i).rank; ++d) bound = bound || g.meta(i).size[d].as_symbol() == static_cast<int>(s);
+      if (!bound) return refuse("a symbol that no input's extent is (the run-time program reports it)");
+    }
+    p.n_symbols = g.syms.size();
+  }
+  const liveness L = compute_liveness(g, roots, into);
   std::vector<std::int32_t> input_of_storage(static_cast<std::size_t>(g.next_storage), -1);
   for (std::size_t k = 0; k < inputs.size(); ++k) input_of_storage[static_cast<std::size_t>(g[inputs[k]].meta.storage)] = static_cast<std::int32_t>(k);
   // The index put whose row holds node i's result (through cat slices), or -1.
@@ -294,11 +356,14 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
     }
     if (is_scatter(k)) {  // two typed copies
       if (into && into[i] >= 0) return refuse("a scatter computed in another node's buffer");
+      if (symbolic) return refuse("a scatter with symbolic extents (its view is laid out by the run-time program)");
       p.steps[p.n_steps++] = i;
       continue;
     }
     if (facts(k).family == op_family::collective) {  // over the run's communicator
       if (p.n_collectives == X) return refuse("more collectives than planned");
+      if (symbolic && (k == op_kind::halo_exchange || k == op_kind::halo_exchange_))
+        return refuse("a halo exchange with symbolic extents (its scratch is sized by the run-time program)");
       kernels::collective_node c{k, g[i].aux, {}};
       for (std::int32_t q = 0; q < g[i].npar && q < 3; ++q) c.param[q] = g.iparam(i, q);
       p.collectives[p.n_collectives++] = {i, g.arg(i, 0), c, g[i].name};
@@ -366,9 +431,16 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
     else meta[static_cast<std::size_t>(i)] = row_put_meta(g, c);  // at the row's start: moved to the row on each run
     if (meta[static_cast<std::size_t>(i)].is_tensor()) p.layouts[static_cast<std::size_t>(i)] = detail::bound_static(meta[static_cast<std::size_t>(i)]);
   }
+  if constexpr (Symbolic)
+    if (symbolic)
+      for (std::int32_t i = 0; i < g.size(); ++i) {
+        p.sym_layouts[static_cast<std::size_t>(i)] = meta[static_cast<std::size_t>(i)];
+        p.sym_names[static_cast<std::size_t>(i)] = g[i].name;
+      }
   for (std::int32_t i = 0; i < g.size(); ++i) {
     const std::int32_t h = row_put(i);
     if (h < 0) continue;
+    if (symbolic) return refuse("a result computed in a put's row, with symbolic extents");
     if (p.n_rows == Rows) return refuse("more results computed in a put's row than planned");
     std::int32_t ix = -1;
     const int d = row_put_dim(g, h, &ix);
@@ -403,23 +475,38 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
   if (sp.bytes.size() != arena.slots.size()) return refuse("the arena was planned for other slots");
   std::array<std::int64_t, N> pool_base{};
   std::size_t buffers = 0;
-  for (std::size_t q = 0; q < arena.pool_bytes.size(); ++q) {
+  for (std::size_t q = 0; q < arena.pools.size(); ++q) {
+    if (arena.pools[q].n_lanes > 0 && !symbolic) return refuse("a pool with lanes in a graph without symbols");
     pool_base[q] = static_cast<std::int64_t>(buffers);
-    buffers += detail::align_ws(arena.pool_bytes[q]);
+    buffers += detail::align_ws(arena.pools[q].static_bytes);
   }
+  if constexpr (Symbolic)
+    if (symbolic) {  // (pools back to back as the program lays them out; a call adds up their lanes)
+      if (arena.pools.size() > N || arena.lanes.size() > N) return refuse("more pools or lanes than planned");
+      p.n_pools = arena.pools.size();
+      p.n_lanes = arena.lanes.size();
+      for (std::size_t q = 0; q < p.n_pools; ++q) p.sym_pools[q] = arena.pools[q];
+      for (std::size_t q = 0; q < p.n_lanes; ++q) p.sym_lanes[q] = arena.lanes[q];
+    }
   for (std::size_t b = 0; b < L.buffers.size(); ++b) {
     const auto s = static_cast<std::size_t>(L.buffers[b].storage);
     const std::int32_t k = sp.slot_of_buffer[b];
     if (k >= 0) {
       const arena_slot& a = arena.slots[static_cast<std::size_t>(k)];
-      if (a.lane >= 0) return refuse("a slot of symbolic size");
-      p.storages[s] = {storage_home::workspace, -1, pool_base[static_cast<std::size_t>(a.pool)] + a.offset, sp.bytes[static_cast<std::size_t>(k)].value()};
+      if (a.lane >= 0 && !symbolic) return refuse("a slot of symbolic size");
+      const sym_expr& bytes = sp.bytes[static_cast<std::size_t>(k)];
+      p.storages[s] = {storage_home::workspace, -1, pool_base[static_cast<std::size_t>(a.pool)] + a.offset, bytes.is_static() ? bytes.value() : 0};
+      if constexpr (Symbolic)
+        if (symbolic) p.sym_storages[s] = {a.pool, a.offset, a.lane, bytes};
       continue;
     }
     const std::int32_t j = sp.output_of_buffer[b];
     if (j < 0) return refuse("a buffer without a slot");
+    const sym_expr& bytes = L.buffers[b].bytes;
     p.storages[s] = {direct[static_cast<std::size_t>(j)] == static_cast<std::int32_t>(s) ? storage_home::output : storage_home::held, j, 0,
-                     L.buffers[b].bytes.value()};
+                     bytes.is_static() ? bytes.value() : 0};
+    if constexpr (Symbolic)
+      if (symbolic) p.sym_storages[s].bytes = bytes;
   }
   // The program's scratch: the CUDA index check's flag (not used on the host, but every plan
   // reserves it), then what a halo exchange packs its edges into.
@@ -445,7 +532,8 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
     // one 1-D i64 index); whether x shares bytes with the values or the index is seen at run time.
     const tensor_meta& xm = g.meta(s.op.x);
     const tensor_meta& im = g.meta(s.op.index[0]);
-    if (xm.rank != 1 || s.op.n_index != 1 || im.dt != dtype::i64 || im.rank != 1 || im.size[0].value() == 0 ||
+    if (xm.rank != 1 || s.op.n_index != 1 || im.dt != dtype::i64 || im.rank != 1 || !im.size[0].is_static() || !xm.size[0].is_static() ||
+        im.size[0].value() == 0 ||
         xm.size[0].value() * size_of(xm.dt) > static_cast<index_t>(kernels::index_put_shadow_bytes))
       continue;
     bool ok = (first_caller_write < 0 || first_caller_write >= s.step) && (first_output < 0 || first_output >= s.step);
@@ -460,8 +548,9 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
         p.input_written[static_cast<std::size_t>(p.storages[static_cast<std::size_t>(s)].index)] = true;
     });
   // Every view inside its storage (the run-time program checks it on every run; here it is the
-  // same on every run, so a plan that would fail it is left to that program to report).
-  for (std::int32_t i = 0; i < g.size(); ++i) {
+  // same on every run, so a plan that would fail it is left to that program to report). With
+  // symbols, the runner checks it on each call (detail::bind_static_symbols).
+  for (std::int32_t i = 0; i < g.size() && !symbolic; ++i) {
     const bound_layout& l = p.layouts[static_cast<std::size_t>(i)];
     if (!g[i].meta.is_tensor() || detail::layout_extent(l) == 0) continue;
     const auto s = static_cast<std::size_t>(l.storage);
@@ -479,14 +568,31 @@ constexpr static_plan<N, S, X, Rows> make_static_plan(const ir& g, const std::in
 }
 
 /// The plan in words, a line per input, output, storage used and step (nodes named from graph `g`):
-/// for listings and tests.
+/// for listings and tests. A plan with symbolic extents prints them in the graph's symbols, and
+/// a storage's place as pool, offset in it and lane.
 inline std::string to_text(const static_plan_ref& p, const ir& g) {
   auto name = [&](std::int32_t i) { return std::string(g[i].name.view()); };
+  const static_symbols_ref& y = p.symbols;
+  auto expr = [&](const sym_expr& e) {
+    detail::msg m;
+    detail::put_expr(m, g, e);
+    return std::string(m.view());
+  };
   std::string t;
   for (std::size_t k = 0; k < p.input_nodes.size(); ++k)
     t += "input " + std::to_string(k) + ": " + name(p.input_nodes[k]) + (p.input_written[k] ? " (written)" : "") + "\n";
-  for (std::size_t j = 0; j < p.output_nodes.size(); ++j)
-    t += "output " + std::to_string(j) + ": " + name(p.output_nodes[j]) + " " + detail::shape_text(p.outputs[j].size, p.outputs[j].rank) + "\n";
+  for (std::size_t j = 0; j < p.output_nodes.size(); ++j) {
+    t += "output " + std::to_string(j) + ": " + name(p.output_nodes[j]) + " ";
+    if (y.n_symbols == 0) {
+      t += detail::shape_text(p.outputs[j].size, p.outputs[j].rank);
+    } else {
+      const tensor_meta& m = y.layouts[static_cast<std::size_t>(p.output_nodes[j])];
+      t += "[";
+      for (int d = 0; d < m.rank; ++d) t += (d ? ", " : "") + expr(m.size[d]);
+      t += "]";
+    }
+    t += "\n";
+  }
   for (std::size_t s = 0; s < p.storages.size(); ++s) {
     const storage_place& q = p.storages[s];
     if (q.home == storage_home::unused) continue;
@@ -494,7 +600,15 @@ inline std::string to_text(const static_plan_ref& p, const ir& g) {
     switch (q.home) {
       case storage_home::unused: break;
       case storage_home::input: t += "input " + std::to_string(q.index); break;
-      case storage_home::workspace: t += "workspace +" + std::to_string(q.offset); break;
+      case storage_home::workspace:
+        if (y.n_symbols == 0) {
+          t += "workspace +" + std::to_string(q.offset);
+        } else {
+          const symbolic_storage& w = y.storages[s];
+          t += "workspace pool " + std::to_string(w.pool) + " +" + std::to_string(w.offset) +
+               (w.lane >= 0 ? " lane " + std::to_string(w.lane) : std::string()) + ", " + expr(w.bytes) + " bytes";
+        }
+        break;
       case storage_home::output: t += "output " + std::to_string(q.index); break;
       case storage_home::held: t += "output " + std::to_string(q.index) + ", before it"; break;
     }
@@ -516,6 +630,14 @@ inline std::string to_text(const static_plan_ref& p, const ir& g) {
     t += "scatter: " + name(s.node) + (s.copy_base ? " (its base copied, then" : " (in place:") + " its source into " +
          detail::shape_text(s.target.size, s.target.rank) + " at element " + std::to_string(s.target.offset) + " of storage " +
          std::to_string(s.target.storage) + ")\n";
+  if (y.n_symbols > 0) {
+    for (std::size_t q = 0; q < y.pools.size(); ++q) {
+      t += "pool " + std::to_string(q) + ": " + std::to_string(y.pools[q].static_bytes) + " bytes";
+      for (std::int32_t l = 0; l < y.pools[q].n_lanes; ++l) t += ", lane " + std::to_string(l) + " " + expr(y.lanes[static_cast<std::size_t>(y.pools[q].first_lane + l)]) + " bytes";
+      t += "\n";
+    }
+    return t + "workspace: the pools, then " + std::to_string(p.workspace_bytes - p.scratch_offset) + " bytes of scratch\n";
+  }
   return t + "workspace: " + std::to_string(p.workspace_bytes) + " bytes\n";
 }
 

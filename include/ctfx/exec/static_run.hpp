@@ -1,7 +1,8 @@
 // ctfx/exec/static_run.hpp — running a static plan (exec/static_plan.hpp): the run-time program's
 // checks in its order and words (exec/run_checks.hpp), the workspace, then one typed kernel per step
-// (compiled<G>'s table), then the outputs not computed in place copied out. Nothing is planned,
-// bound or dispatched here, and nothing is written before every check has passed (across ranks:
+// (compiled<G>'s table), then the outputs not computed in place copied out. Nothing is planned or
+// dispatched here; a plan with symbolic extents has its symbols bound from the inputs' shapes and
+// its expressions evaluated first. Nothing is written before every check has passed (across ranks:
 // before every rank has learned that every rank passed them).
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
@@ -68,6 +69,97 @@ struct run_array {
   T* data;
   T& operator[](std::size_t i) { return data[i]; }
 };
+
+// A plan with symbolic extents bound to one call's inputs: its numbers evaluated, and `ref`, the
+// plan with them (a static plan_ref, which the runner then runs as any other).
+struct bound_static_plan {
+  std::vector<index_t> values;          // per symbol: its value
+  std::vector<bound_layout> layouts;    // per node
+  std::vector<storage_place> storages;  // per storage
+  std::vector<tensor_desc> outputs;     // per output: dense
+  static_plan_ref ref;
+};
+
+// Binds plan p's symbols from the inputs' extents and evaluates its layouts, storages, outputs and
+// workspace (the program's bind_symbols, evaluate_layouts and check_views, in its words): the
+// inputs' element types and ranks, then every node's extents non-negative, then every view inside
+// its storage. The inputs' extents and strides are checked against the bound layouts by the
+// runner's checks, as for any plan. Writes nothing the caller passed.
+template <class T>
+run_status bind_static_symbols(const static_plan_ref& p, std::span<const T> inputs, bound_static_plan& b) {
+  const static_symbols_ref& y = p.symbols;
+  if (auto st = check_input_count(p.input_nodes.size(), inputs.size()); !st) return st;
+  b.values.assign(y.n_symbols, -1);
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const std::int32_t i = p.input_nodes[k];
+    const tensor_meta& m = y.layouts[static_cast<std::size_t>(i)];
+    if (auto st = check_input_kind(i, p.input_names[k].view(), k, m.dt, m.rank, inputs[k]); !st) return st;
+    for (int d = 0; d < m.rank; ++d)
+      if (const int s = m.size[d].as_symbol(); s >= 0 && b.values[static_cast<std::size_t>(s)] < 0) b.values[static_cast<std::size_t>(s)] = inputs[k].size[d];
+  }
+  b.layouts.assign(p.layouts.begin(), p.layouts.end());
+  for (std::size_t i = 0; i < y.layouts.size(); ++i) {
+    if (!y.layouts[i].is_tensor()) continue;
+    b.layouts[i] = evaluate(y.layouts[i], b.values);
+    for (int d = 0; d < b.layouts[i].rank; ++d)
+      if (b.layouts[i].size[d] < 0)
+        return run_status::failure(static_cast<std::int32_t>(i), "rule extent-non-negative: node '" + std::string(y.names[i].view()) + "' has extent " +
+                                                                     std::to_string(b.layouts[i].size[d]) + " in dimension " + std::to_string(d) +
+                                                                     " for these input shapes");
+  }
+  // The workspace: the pools back to back, each its static region and then its aligned lanes.
+  auto lane_bytes = [&](std::size_t l) { return static_cast<std::size_t>(detail::align_up(std::max<index_t>(y.lanes[l].eval(b.values), 0), arena_alignment)); };
+  std::vector<std::size_t> pool_base(y.pools.size());
+  std::size_t buffers = 0;
+  for (std::size_t q = 0; q < y.pools.size(); ++q) {
+    pool_base[q] = buffers;
+    std::size_t bytes = static_cast<std::size_t>(y.pools[q].static_bytes);
+    for (std::int32_t l = 0; l < y.pools[q].n_lanes; ++l) bytes += lane_bytes(static_cast<std::size_t>(y.pools[q].first_lane + l));
+    buffers += detail::align_ws(static_cast<index_t>(bytes));
+  }
+  b.storages.assign(p.storages.begin(), p.storages.end());
+  for (std::size_t s = 0; s < b.storages.size(); ++s) {
+    storage_place& q = b.storages[s];
+    const symbolic_storage& w = y.storages[s];
+    if (q.home == storage_home::input) {
+      const bound_layout& l = b.layouts[static_cast<std::size_t>(p.input_nodes[static_cast<std::size_t>(q.index)])];
+      q.bytes = l.extent() * size_of(l.dt);
+    } else if (q.home != storage_home::unused) {
+      q.bytes = std::max<index_t>(w.bytes.eval(b.values), 0);
+    }
+    if (q.home == storage_home::workspace) {
+      const symbolic_pool& pool = y.pools[static_cast<std::size_t>(w.pool)];
+      std::size_t off = pool_base[static_cast<std::size_t>(w.pool)] + static_cast<std::size_t>(w.offset);
+      for (std::int32_t l = 0; l < w.lane; ++l) off += lane_bytes(static_cast<std::size_t>(pool.first_lane + l));
+      q.offset = static_cast<std::int64_t>(off);
+    }
+  }
+  // Every view inside its storage (a storage without a home is an unused result's).
+  for (std::size_t i = 0; i < b.layouts.size(); ++i) {
+    const bound_layout& l = b.layouts[i];
+    if (!y.layouts[i].is_tensor() || l.numel() == 0 || b.storages[static_cast<std::size_t>(l.storage)].home == storage_home::unused) continue;
+    const auto bytes = static_cast<std::size_t>(b.storages[static_cast<std::size_t>(l.storage)].bytes);
+    const auto hi = static_cast<std::size_t>(l.extent()) * static_cast<std::size_t>(size_of(l.dt));
+    if (l.offset < 0 || hi > bytes)
+      return run_status::failure(static_cast<std::int32_t>(i), "rule view-in-storage: node '" + std::string(y.names[i].view()) + "' reaches byte " +
+                                                                   std::to_string(hi) + " of a storage of " + std::to_string(bytes) +
+                                                                   " bytes for these input shapes");
+  }
+  b.outputs.clear();
+  for (const std::int32_t a : p.output_nodes) {
+    tensor_desc d = b.layouts[static_cast<std::size_t>(a)].desc();
+    d.set_contiguous();
+    b.outputs.push_back(d);
+  }
+  b.ref = p;
+  b.ref.symbols = {};
+  b.ref.layouts = {b.layouts.data(), b.layouts.size()};
+  b.ref.storages = {b.storages.data(), b.storages.size()};
+  b.ref.outputs = {b.outputs.data(), b.outputs.size()};
+  b.ref.scratch_offset = buffers;
+  b.ref.workspace_bytes = buffers + (p.workspace_bytes - p.scratch_offset);  // (the scratch is static: no halo exchange has symbols)
+  return {};
+}
 
 // Plan p's collectives against the run's world (the program's words: the rule, the node, the reason).
 inline run_status check_static_collectives(const static_plan_ref& p, const device_ctx& ctx, const bound_layout* L, std::byte* const* base) {
@@ -157,6 +249,17 @@ template <int Instance = 0>
 struct basic_static_runner {
   /// What a call of plan `p` needs: its inputs checked, the outputs' shapes, the workspace size.
   CTFX_RUNTIME_ENTRY static binding bind(const static_plan_ref& p, std::span<const tensor_desc> inputs) {
+    if (p.symbols.n_symbols > 0) {
+      detail::bound_static_plan q;
+      if (run_status st = detail::bind_static_symbols(p, inputs, q); !st) {
+        binding b;
+        b.status = static_cast<run_status&&>(st);
+        return b;
+      }
+      binding b = bind(q.ref, inputs);
+      b.symbols = static_cast<std::vector<index_t>&&>(q.values);
+      return b;
+    }
     binding b;
     b.status = detail::check_static_inputs(p, inputs);
     if (!b.status) return b;
@@ -170,6 +273,11 @@ struct basic_static_runner {
   /// the frame's `failure`, before writing).
   CTFX_RUNTIME_ENTRY static run_status run(const static_plan_ref& p, std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs,
                                            const device_ctx& ctx, std::span<std::byte> workspace, const static_node_fn* kernels) {
+    if (p.symbols.n_symbols > 0) {  // its numbers for these inputs, then the plan with them
+      detail::bound_static_plan q;
+      if (run_status st = detail::bind_static_symbols(p, inputs, q); !st) return ctx.comm ? detail::agree_run(*ctx.comm, static_cast<run_status&&>(st)) : st;
+      return run(q.ref, inputs, outputs, ctx, workspace, kernels);
+    }
     std::unique_ptr<std::byte[]> owned;
     std::vector<std::unique_ptr<std::byte[]>> temporaries;  // outputs computed in a strided caller buffer
     detail::run_array<std::byte*, 32> base(p.storages.size());

@@ -417,6 +417,7 @@ inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const
 // them; reduce below picks them at run time).
 template <dtype S, dtype O>
 inline void reduce_typed(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims, double divisor) {
+  if (out.numel() == 0) return;  // nothing to write (and no extent to walk the outputs by)
   strided kept, red;
   split_reduction(out, in, dims, kept, red);
   const bool runs = folds_runs(in, dims);

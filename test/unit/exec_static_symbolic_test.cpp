@@ -1,0 +1,210 @@
+// Static plans with symbolic extents (exec/static_plan.hpp, static_symbols_ref): every decision made
+// in the compiler, the layouts, storage sizes and workspace offsets evaluated from the inputs'
+// shapes on each call. The plan's text, the numbers a call binds against the run-time program's,
+// the values against the functional reference at several extents, the arena's lanes, and the
+// refusals in the program's words.
+#include <doctest/doctest.h>
+#include <ctfx.hpp>
+#include <ctfx/exec/compiled.hpp>
+#include <ctfx/exec/runtime.hpp>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr long D = 64;
+// RMSNorm of a run-time number of rows: one row chain, the output in the caller's buffer.
+constexpr auto rms = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {b.sym("n"), D});
+  auto w = b.input("w", ctfx::f32, {D});
+  b.output(x * ctfx::rsqrt((x * x).mean({1}, true) + 1e-6f) * w);
+});
+using rms_plan = ctfx::compiled<decltype(rms)>;
+
+// Two values of symbolic size materialized (each read by two reductions, so no output holds it):
+// two lanes of the arena's symbolic region, the second above the first.
+constexpr auto lanes = ctfx::graph([](ctfx::builder& b) {
+  const auto n = b.sym("n");
+  auto x = b.input("x", ctfx::f32, {n, 8});
+  auto y = b.input("y", ctfx::f32, {n, 16});
+  auto e = ctfx::exp(x);
+  auto f = ctfx::exp(y);
+  b.output(e.sum({1}), e.amax({1}), f.sum({1}), f.amax({1}));
+});
+using lanes_plan = ctfx::compiled<decltype(lanes)>;
+
+// Two symbols, one of them in a broadcast operand's extent.
+constexpr auto two_symbols = ctfx::graph([](ctfx::builder& b) {
+  const auto m = b.sym("m");
+  auto x = b.input("x", ctfx::f32, {b.sym("n"), m});
+  auto c = b.input("c", ctfx::f32, {m});
+  b.output(ctfx::exp(x * c) + x.sum({0}));
+});
+using two_symbols_plan = ctfx::compiled<decltype(two_symbols)>;
+
+// An input whose extent is 2n: no call's shape gives n alone, so the program reports it.
+constexpr auto unbound = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {b.sym("n") * 2});
+  b.output(x + 1.0f);
+});
+using unbound_plan = ctfx::compiled<decltype(unbound)>;
+
+#if !defined(__CUDACC__)
+static_assert(rms_plan::run_plan.usable && rms_plan::run_plan.n_symbols == 1 && !rms_plan::static_numbers);
+static_assert(lanes_plan::run_plan.usable && lanes_plan::planned_arena.planned && lanes_plan::planned_arena.n_lanes == 2);
+static_assert(two_symbols_plan::run_plan.usable && two_symbols_plan::run_plan.n_symbols == 2);
+#endif
+static_assert(!unbound_plan::run_plan.usable);
+
+std::vector<float> ramp(std::size_t n, float scale) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(static_cast<int>(i * 7 % 23) - 11) * scale;
+  return v;
+}
+
+bool same(const ctfx::run_status& a, const ctfx::run_status& b) { return a.ok == b.ok && a.node == b.node && a.message == b.message; }
+
+// Runs Plan with these inputs and dense outputs of the reference's shapes; checks the bytes
+// against reference_run and the binding against the run-time program's.
+template <class Plan>
+void check_run(const ctfx::ir& functional, const std::vector<ctfx::tensor_ref>& in) {
+  std::vector<ctfx::tensor_desc> descs(in.begin(), in.end());
+  const ctfx::binding bd = Plan::bind(descs);
+  REQUIRE_MESSAGE(bd.status.ok, bd.status.message);
+  const ctfx::binding pb = Plan::prog().bind(descs);
+  REQUIRE(pb.status.ok);
+  CHECK(bd.workspace_bytes == pb.workspace_bytes);
+  CHECK(bd.symbols == pb.symbols);
+  REQUIRE(bd.outputs.size() == pb.outputs.size());
+  std::vector<std::vector<float>> got, want;
+  std::vector<ctfx::tensor_ref> out, ref;
+  for (std::size_t j = 0; j < bd.outputs.size(); ++j) {
+    CHECK(bd.outputs[j].rank == pb.outputs[j].rank);
+    for (int d = 0; d < bd.outputs[j].rank; ++d) CHECK(bd.outputs[j].size[d] == pb.outputs[j].size[d]);
+    got.emplace_back(static_cast<std::size_t>(bd.outputs[j].numel()), -7.0f);
+    want.emplace_back(static_cast<std::size_t>(bd.outputs[j].numel()), 0.0f);
+  }
+  for (std::size_t j = 0; j < bd.outputs.size(); ++j) {
+    out.emplace_back(got[j].data(), bd.outputs[j]);
+    ref.emplace_back(want[j].data(), bd.outputs[j]);
+  }
+  std::vector<std::byte> ws(bd.workspace_bytes);
+  const ctfx::run_status st = Plan::run(in, out, {}, ws);
+  REQUIRE_MESSAGE(st.ok, st.message);
+  REQUIRE(ctfx::reference_run(functional, in, ref).ok);
+  for (std::size_t j = 0; j < got.size(); ++j) CHECK(std::memcmp(got[j].data(), want[j].data(), got[j].size() * sizeof(float)) == 0);
+  // Without a workspace given: the plan allocates what bind() said.
+  for (auto& g : got) std::fill(g.begin(), g.end(), -7.0f);
+  REQUIRE(Plan::run(in, out).ok);
+  for (std::size_t j = 0; j < got.size(); ++j) CHECK(std::memcmp(got[j].data(), want[j].data(), got[j].size() * sizeof(float)) == 0);
+}
+
+}  // namespace
+
+#if !defined(__CUDACC__)
+TEST_CASE("static plan with symbolic extents: the plan, and the values at several extents") {
+  // The row means and their rsqrt in two lanes of 4n bytes (live together), the output computed
+  // in the caller's buffer.
+  CHECK(ctfx::to_text(rms_plan::run_plan.ref(), rms_plan::graph()) ==
+        "input 0: x\n"
+        "input 1: w\n"
+        "output 0: mul_2 [n, 64]\n"
+        "storage 0: input 0\n"
+        "storage 1: input 1\n"
+        "storage 3: workspace pool 0 +0 lane 0, 4*n bytes\n"
+        "storage 5: workspace pool 0 +0 lane 1, 4*n bytes\n"
+        "storage 7: output 0\n"
+        "step: mean\n"
+        "step: rsqrt\n"
+        "step: mul_2\n"
+        "pool 0: 0 bytes, lane 0 4*n bytes, lane 1 4*n bytes\n"
+        "workspace: the pools, then 256 bytes of scratch\n");
+  auto w = ramp(D, 0.125f);
+  for (const long n : {1L, 7L, 37L, 300L}) {
+    CAPTURE(n);
+    auto x = ramp(static_cast<std::size_t>(n * D), 0.25f);
+    check_run<rms_plan>(rms.get(), {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {n, D}), ctfx::tensor_ref::contiguous(w.data(), ctfx::f32, {D})});
+  }
+  // No rows at all: nothing is computed, nothing fails.
+  check_run<rms_plan>(rms.get(), {ctfx::tensor_ref::contiguous(nullptr, ctfx::f32, {0, D}), ctfx::tensor_ref::contiguous(w.data(), ctfx::f32, {D})});
+  for (const long m : {1L, 5L, 33L}) {
+    CAPTURE(m);
+    auto x = ramp(static_cast<std::size_t>(3 * m), 0.5f), c = ramp(static_cast<std::size_t>(m), 0.75f);
+    check_run<two_symbols_plan>(two_symbols.get(), {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {3, m}),
+                                                    ctfx::tensor_ref::contiguous(c.data(), ctfx::f32, {m})});
+  }
+}
+
+TEST_CASE("static plan with symbolic extents: slots of symbolic size in the arena's lanes, evaluated per call") {
+  // The compiler's arena: one pool whose symbolic region holds two lanes, exp(x)'s and exp(y)'s
+  // bytes; the program made with it lays them out as the runner does.
+  const auto& P = lanes_plan::planned_arena;
+  REQUIRE(P.n_pools == 1);
+  CHECK(P.pools[0].n_lanes == 2);
+  const std::string text = ctfx::to_text(lanes_plan::run_plan.ref(), lanes_plan::graph());
+  CHECK(text.find("storage 2: workspace pool 0 +0 lane 0, 32*n bytes\n") != std::string::npos);
+  CHECK(text.find("storage 3: workspace pool 0 +0 lane 1, 64*n bytes\n") != std::string::npos);
+  CHECK(text.find("pool 0: 0 bytes, lane 0 32*n bytes, lane 1 64*n bytes\n") != std::string::npos);
+  REQUIRE(lanes_plan::prog().error().ok);
+  CHECK(lanes_plan::prog().arena().pools.size() == 1);
+  CHECK(lanes_plan::prog().arena().pools[0].lanes.size() == 2);
+  for (const long n : {1L, 3L, 5L, 64L}) {  // (n = 3: lane 0 is 96 bytes, so lane 1 starts at 128)
+    CAPTURE(n);
+    auto x = ramp(static_cast<std::size_t>(n * 8), 0.125f), y = ramp(static_cast<std::size_t>(n * 16), 0.0625f);
+    check_run<lanes_plan>(lanes.get(), {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {n, 8}),
+                                        ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {n, 16})});
+  }
+}
+
+TEST_CASE("static plan with symbolic extents: refusals in the run-time program's words, before anything is written") {
+  auto x5 = ramp(5 * 8, 0.25f), y6 = ramp(6 * 16, 0.25f), y5 = ramp(5 * 16, 0.25f);
+  std::vector<std::vector<float>> o(4, std::vector<float>(6 * 16, -7.0f));
+  auto outs = [&](long n) {
+    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(o[0].data(), ctfx::f32, {n}), ctfx::tensor_ref::contiguous(o[1].data(), ctfx::f32, {n}),
+                                         ctfx::tensor_ref::contiguous(o[2].data(), ctfx::f32, {n}), ctfx::tensor_ref::contiguous(o[3].data(), ctfx::f32, {n})};
+  };
+  auto untouched = [&] {
+    for (const auto& v : o)
+      for (const float f : v)
+        if (f != -7.0f) return false;
+    return true;
+  };
+  // Inputs that disagree on n.
+  std::vector<ctfx::tensor_ref> in{ctfx::tensor_ref::contiguous(x5.data(), ctfx::f32, {5, 8}), ctfx::tensor_ref::contiguous(y6.data(), ctfx::f32, {6, 16})};
+  ctfx::run_status st = lanes_plan::run(in, outs(5));
+  CHECK(!st.ok);
+  CHECK(same(st, lanes_plan::prog().run(in, outs(5), {}, {}, nullptr, nullptr)));
+  CHECK(st.message.find("input 1 ('y')") != std::string::npos);
+  CHECK(!lanes_plan::bind({in[0], in[1]}).status.ok);
+  // An output of the wrong extent.
+  in[1] = ctfx::tensor_ref::contiguous(y5.data(), ctfx::f32, {5, 16});
+  st = lanes_plan::run(in, outs(6));
+  CHECK(!st.ok);
+  CHECK(same(st, lanes_plan::prog().run(in, outs(6), {}, {}, nullptr, nullptr)));
+  // Another element type, another rank, too few inputs.
+  std::vector<double> xd(5 * 8);
+  st = lanes_plan::run({ctfx::tensor_ref::contiguous(xd.data(), ctfx::f64, {5, 8}), in[1]}, outs(5));
+  CHECK(!st.ok);
+  CHECK(same(st, lanes_plan::prog().run(std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(xd.data(), ctfx::f64, {5, 8}), in[1]}, outs(5), {}, {},
+                                        nullptr, nullptr)));
+  st = lanes_plan::run({ctfx::tensor_ref::contiguous(x5.data(), ctfx::f32, {40}), in[1]}, outs(5));
+  CHECK(!st.ok);
+  CHECK(st.message.find("rank") != std::string::npos);
+  st = lanes_plan::run({in[0]}, outs(5));
+  CHECK(!st.ok);
+  CHECK(same(st, lanes_plan::prog().run(std::vector<ctfx::tensor_ref>{in[0]}, outs(5), {}, {}, nullptr, nullptr)));
+  // A workspace smaller than bind() says.
+  std::vector<std::byte> small(lanes_plan::bind({in[0], in[1]}).workspace_bytes - 1);
+  st = lanes_plan::run(in, outs(5), {}, small);
+  CHECK(!st.ok);
+  CHECK(st.message.find("workspace") != std::string::npos);
+  CHECK(untouched());
+  // A symbol that no input's extent is: left to the program, which says so.
+  CHECK(std::string(unbound_plan::run_plan.why).find("no input's extent") != std::string::npos);
+  std::vector<float> u(8), v(8);
+  st = unbound_plan::run({ctfx::tensor_ref::contiguous(u.data(), ctfx::f32, {8})}, {ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {8})});
+  CHECK(!st.ok);
+  CHECK(st.message.find("rule symbol-bound") != std::string::npos);
+}
+#endif
