@@ -1,8 +1,9 @@
-// What a user's file costs to compile when its graph needs the run-time program: rows of a
-// run-time count n (a symbolic extent) scaled by their RMS, y = x * rsqrt(mean(x * x) + eps) * w,
-// run by compiled<G>. Layouts and the workspace are bound at run time, so this file compiles the
-// program's binding, validation, memory plan and the run-time dispatch of the kernel families
-// its graph leaves to it. Timed by bench/compile/user_files.sh.
+// What a user's file costs to compile when its graph has a symbolic extent: rows of a run-time
+// count n, scaled by their RMS, y = x * rsqrt(mean(x * x) + eps) * w, run by compiled<G>. The plan
+// is the compiler's (a static plan whose layouts, buffer sizes and workspace offsets a call
+// evaluates from the inputs' shapes), so this file compiles the graph's typed kernels, the
+// binding of n and the checks of a call, not the run-time program. Timed by
+// bench/compile/user_files.sh.
 #include <vector>
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
