@@ -7,6 +7,7 @@
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <ctfx/graph/fx_parse.hpp>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -43,6 +44,24 @@ constexpr auto two_symbols = ctfx::graph([](ctfx::builder& b) {
 });
 using two_symbols_plan = ctfx::compiled<decltype(two_symbols)>;
 
+// A slice of the first two rows: its extent Min(n, 2), a derived symbol bound on each call.
+constexpr auto sliced = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {b.sym("n"), 8});
+  b.output(x.slice(0, 0, 2) * 2.0f);
+});
+using sliced_plan = ctfx::compiled<decltype(sliced)>;
+
+// A view PyTorch traced under the guard that s77 is even ((s77//2)*2 == s77): the floor division
+// and the guard are derived symbols, the guard checked on each call before anything is written.
+constexpr auto halves = ctfx::fx_graph<R"fx(class GraphModule(torch.nn.Module):
+    def forward(self, arg0_1: "Sym(s77)", arg1_1: "f32[s77, 3][3, 1]cpu"):
+        floordiv: "Sym((s77//2))" = arg0_1 // 2;  arg0_1 = None
+        view: "f32[(s77//2), (s77//((s77//2))), 3][3*((s77//((s77//2)))), 3, 1]cpu" = torch.ops.aten.reshape.default(arg1_1, [floordiv, 2, 3]);  arg1_1 = floordiv = None
+        sum_1: "f32[(s77//2), 3][3, 1]cpu" = torch.ops.aten.sum.dim_IntList(view, [1]);  view = None
+        return (sum_1,)
+)fx">();
+using halves_plan = ctfx::compiled<decltype(halves)>;
+
 // An input whose extent is 2n: no call's shape gives n alone, so the program reports it.
 constexpr auto unbound = ctfx::graph([](ctfx::builder& b) {
   auto x = b.input("x", ctfx::f32, {b.sym("n") * 2});
@@ -54,6 +73,7 @@ using unbound_plan = ctfx::compiled<decltype(unbound)>;
 static_assert(rms_plan::run_plan.usable && rms_plan::run_plan.n_symbols == 1 && !rms_plan::static_numbers);
 static_assert(lanes_plan::run_plan.usable && lanes_plan::planned_arena.planned && lanes_plan::planned_arena.n_lanes == 2);
 static_assert(two_symbols_plan::run_plan.usable && two_symbols_plan::run_plan.n_symbols == 2);
+static_assert(sliced_plan::run_plan.usable && halves_plan::run_plan.usable && halves_plan::run_plan.n_symbols > 1);
 #endif
 static_assert(!unbound_plan::run_plan.usable);
 
@@ -134,6 +154,37 @@ TEST_CASE("static plan with symbolic extents: the plan, and the values at severa
     check_run<two_symbols_plan>(two_symbols.get(), {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {3, m}),
                                                     ctfx::tensor_ref::contiguous(c.data(), ctfx::f32, {m})});
   }
+}
+
+TEST_CASE("static plan with symbolic extents: derived symbols and PyTorch's guards, bound and checked per call") {
+  for (const long n : {2L, 5L, 9L}) {
+    CAPTURE(n);
+    auto x = ramp(static_cast<std::size_t>(n * 8), 0.5f);
+    check_run<sliced_plan>(sliced.get(), {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {n, 8})});
+  }
+  CHECK(sliced_plan::bind({ctfx::tensor_desc::contiguous(ctfx::f32, {5, 8})}).outputs[0].size[0] == 2);
+  // The slice was built assuming n >= 2 (its guard Eq(n, Max(2, n))): one row is refused, as the program refuses it.
+  const std::vector<ctfx::tensor_desc> one{ctfx::tensor_desc::contiguous(ctfx::f32, {1, 8})};
+  const ctfx::run_status guard = sliced_plan::bind(one).status;
+  CHECK(guard.message == "rule symbolic-guard: the graph was traced assuming Eq(n, Max(2, n)) (a PyTorch guard); these inputs give 1 and 2");
+  CHECK(same(guard, sliced_plan::prog().bind(one).status));
+  for (const long rows : {2L, 6L, 40L}) {
+    CAPTURE(rows);
+    auto x = ramp(static_cast<std::size_t>(rows * 3), 0.25f);
+    check_run<halves_plan>(halves.get(), {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {rows, 3})});
+  }
+  // An odd row count breaks the guard: refused in the program's words, the output untouched.
+  auto x = ramp(5 * 3, 0.25f);
+  std::vector<float> y(6, -1.0f);
+  const std::vector<ctfx::tensor_ref> in{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {5, 3})};
+  const std::vector<ctfx::tensor_ref> out{ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {2, 3})};
+  const ctfx::run_status st = halves_plan::run(in, out);
+  CHECK(!st.ok);
+  CHECK(st.message.find("rule symbolic-guard: the graph was traced assuming Eq(") == 0);
+  CHECK(same(st, halves_plan::prog().run(in, out, {}, {}, nullptr, nullptr)));
+  const std::vector<ctfx::tensor_desc> descs{in[0]};
+  CHECK(same(halves_plan::bind(descs).status, halves_plan::prog().bind(descs).status));
+  CHECK(y == std::vector<float>(6, -1.0f));
 }
 
 TEST_CASE("static plan with symbolic extents: slots of symbolic size in the arena's lanes, evaluated per call") {

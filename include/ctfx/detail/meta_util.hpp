@@ -13,13 +13,14 @@ using msg = text_buf<200>;
 // Storage marker for "a fresh buffer": the caller of infer_meta assigns the actual id.
 inline constexpr std::int32_t fresh = -2;
 
-template <class Buf>
-constexpr void put_expr(Buf& m, const ir& g, const sym_expr& e, std::size_t below = ~std::size_t{0});
+// (G: the graph, or anything with its symbol table as `syms`: exec/static_plan.hpp's.)
+template <class Buf, class G = ir>
+constexpr void put_expr(Buf& m, const G& g, const sym_expr& e, std::size_t below = ~std::size_t{0});
 // A symbol: its name, or a derived one as PyTorch prints it: (a//b), Mod(a, b), Max(a, b), Min(a, b).
 // A derived symbol's operands use only earlier symbols (`below`): a table that breaks this (a
 // scratch graph's) prints s<id>, never loops.
-template <class Buf>
-constexpr void put_symbol(Buf& m, const ir& g, std::size_t id, std::size_t below = ~std::size_t{0}) {
+template <class Buf, class G = ir>
+constexpr void put_symbol(Buf& m, const G& g, std::size_t id, std::size_t below = ~std::size_t{0}) {
   if (id >= g.syms.size() || id >= below) { m << 's' << static_cast<int>(id); return; }
   const symbol& s = g.syms[id];
   if (s.kind != symbol_kind::derived) { m << s.name.view(); return; }
@@ -52,8 +53,8 @@ constexpr void put_symbol(Buf& m, const ir& g, std::size_t id, std::size_t below
   put_expr(m, g, s.b, id);
   m << ')';
 }
-template <class Buf>
-constexpr void put_expr(Buf& m, const ir& g, const sym_expr& e, std::size_t below) {
+template <class Buf, class G>
+constexpr void put_expr(Buf& m, const G& g, const sym_expr& e, std::size_t below) {
   if (e.overflow) { m << "<overflow>"; return; }
   bool first = true;
   for (int i = 0; i < e.n; ++i) {

@@ -322,8 +322,9 @@ struct compiled {
            (detail::static_arithmetic(nd.op) && nd.meta.is_tensor()) || detail::static_single(nd) || detail::static_foreach(nd.op);
   }
   /// The whole run as constant data (exec/static_plan.hpp), when every step has a typed kernel, every
-  /// symbol is an input's extent and the arena was planned here: run() then runs it without the
-  /// run-time program, which the file does not compile. (`run_plan.why` says why not, otherwise.)
+  /// symbol is an input's extent or derived from them and the arena was planned here: run() then
+  /// runs it without the run-time program, which the file does not compile. (`run_plan.why` says
+  /// why not, otherwise.)
   static constexpr std::size_t storage_count = static_cast<std::size_t>(frozen.next_storage);
   /// Index ops, scatters or collectives (the largest count), and nodes computed in another's
   /// buffer (a cat's slice or a put's row): the room run_plan keeps for them.
@@ -342,8 +343,9 @@ struct compiled {
     for (const std::int32_t c : fused_into) n += c >= 0;
     return n;
   }();
-  static constexpr static_plan<node_count, storage_count, index_count, placed_count, has_symbols> run_plan = [] {
-    static_plan<node_count, storage_count, index_count, placed_count, has_symbols> p;
+  static constexpr std::size_t symbol_count = pipeline_type::final_stage::sizes.syms;
+  static constexpr static_plan<node_count, storage_count, index_count, placed_count, symbol_count> run_plan = [] {
+    static_plan<node_count, storage_count, index_count, placed_count, symbol_count> p;
 #if defined(__CUDACC__)
     p.why = "the arena is planned at run time under nvcc";
     return p;
@@ -355,7 +357,7 @@ struct compiled {
     std::array<symbolic_pool, node_count> pools{};
     for (std::size_t k = 0; k < planned_arena.n_pools; ++k)
       pools[k] = {planned_arena.pools[k].static_bytes, planned_arena.pools[k].first_lane, planned_arena.pools[k].n_lanes};
-    return make_static_plan<node_count, storage_count, index_count, placed_count, has_symbols>(
+    return make_static_plan<node_count, storage_count, index_count, placed_count, symbol_count>(
         pipeline_type::get(), fused_roots.data(), fused_into.data(),
         static_arena_ref{{pools.data(), planned_arena.n_pools}, {planned_arena.slots.data(), planned_arena.n_slots}, {planned_arena.lanes.data(), planned_arena.n_lanes}},
         [](std::int32_t i) { return typed_step(i); });

@@ -5,6 +5,7 @@
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <algorithm>
+#include <span>
 #include <string>
 #include <vector>
 #include "../graph/ir.hpp"
@@ -78,12 +79,30 @@ constexpr std::vector<std::int32_t> input_nodes_of(const ir& g) {
   return in;
 }
 
+// The node named `name` in graph g, or -1 (a guard's message names the node laid out under it).
+inline std::int32_t node_named(const ir& g, const name_t& name) {
+  for (std::int32_t i = 0; i < g.size(); ++i)
+    if (g[i].name == name) return i;
+  return -1;
+}
+// A symbol table without its graph: a static plan's (exec/static_plan.hpp), with its nodes' names.
+struct symbol_table_ref {
+  std::span<const symbol> syms;   ///< the graph's symbols
+  std::span<const name_t> names;  ///< per node: its name
+};
+inline std::int32_t node_named(const symbol_table_ref& t, const name_t& name) {
+  for (std::size_t i = 0; i < t.names.size(); ++i)
+    if (t.names[i] == name) return static_cast<std::int32_t>(i);
+  return -1;
+}
 }  // namespace detail
 
 // Evaluates the derived symbols (floor division, modulo, Max, Min, guards) from the symbols bound
 // before them, in table order (a derived symbol uses only earlier ones). One whose operands use an
-// unbound data-dependent symbol stays unbound (-1), as that symbol does.
-inline run_status bind_derived(const ir& g, std::vector<index_t>& values) {
+// unbound data-dependent symbol stays unbound (-1), as that symbol does. G: the graph, or what
+// holds its symbol table as `syms` with a detail::node_named (a static plan's: exec/static_run.hpp).
+template <class G = ir>
+run_status bind_derived(const G& g, std::vector<index_t>& values) {
   auto text = [&](std::size_t s) {
     detail::msg m;
     detail::put_symbol(m, g, s);
@@ -127,9 +146,7 @@ inline run_status bind_derived(const ir& g, std::vector<index_t>& values) {
       const symbol& c = g.syms[broken < g.syms.size() ? broken : s];
       const std::size_t at = broken < g.syms.size() ? broken : s;
       const int sets = g.syms[end - 1].alternative + 1;
-      std::int32_t node = -1;
-      for (std::int32_t i = 0; i < g.size() && node < 0; ++i)
-        if (g[i].name == x.name) node = i;
+      const std::int32_t node = detail::node_named(g, x.name);
       return run_status::failure(node, "rule result-stride-order: node '" + std::string(x.name.view()) +
                                            "' is laid out in the strides PyTorch printed, which it ordered by the sizes it traced with; they need " +
                                            text(at) + (sets == 2 ? " (or the comparisons of one other set)" : sets > 2 ? " (or those of one of " + std::to_string(sets - 1) + " other sets)" : std::string()) +

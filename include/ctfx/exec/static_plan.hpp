@@ -108,9 +108,11 @@ struct symbolic_pool {
   std::int32_t n_lanes = 0;       ///< its lanes
 };
 /// What a plan with symbolic extents keeps as expressions (empty spans, n_symbols 0: a plan whose
-/// numbers are all static). Every symbol is the extent of an input dimension.
+/// numbers are all static). Every symbol is the extent of an input dimension or derived from
+/// those (floor division, modulo, Max, Min, a guard), as `table` defines it.
 struct static_symbols_ref {
   std::size_t n_symbols = 0;                   ///< the graph's symbols (0: a static plan)
+  std::span<const symbol> table;               ///< the graph's symbol table
   std::span<const tensor_meta> layouts;        ///< per node: its layout, in the symbols
   std::span<const name_t> names;               ///< per node: its name (for messages)
   std::span<const symbolic_storage> storages;  ///< per storage: its bytes and workspace place
@@ -148,12 +150,13 @@ struct static_plan_ref {
 };
 
 /// A graph's run, for a graph of at most N nodes, S storages, X index ops, scatters or collectives
-/// (of each) and R nodes computed in a put's row; `Symbolic`: with room for symbolic extents
-/// (static_symbols_ref). `usable` false: the run-time program runs it, for the reason `why` (a
-/// step without a typed kernel, a symbol no input's extent binds, ...).
-template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t R = 0, bool Symbolic = false>
+/// (of each), R nodes computed in a put's row and Y symbols (static_symbols_ref). `usable` false:
+/// the run-time program runs it, for the reason `why` (a step without a typed kernel, a symbol no
+/// input's extent binds, ...).
+template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t R = 0, std::size_t Y = 0>
 struct static_plan {
-  static constexpr std::size_t NY = Symbolic ? N : 0, SY = Symbolic ? S : 0;  // (the symbolic arrays' room)
+  static constexpr std::size_t NY = Y > 0 ? N : 0;  ///< room of the per-node symbolic arrays (0 without symbols)
+  static constexpr std::size_t SY = Y > 0 ? S : 0;  ///< room of sym_storages (0 without symbols)
   bool usable = false;         ///< whether compiled<G> runs this plan (else the run-time program)
   const char* why = "not made";  ///< why not, when not usable
   std::int32_t output_node = -1;  ///< the graph's output node
@@ -187,6 +190,7 @@ struct static_plan {
   std::size_t n_symbols = 0;   ///< the graph's symbols
   std::size_t n_pools = 0;     ///< pools used of sym_pools
   std::size_t n_lanes = 0;     ///< lanes used of sym_lanes
+  std::array<symbol, Y> sym_table{};                ///< the graph's symbol table
   std::array<tensor_meta, NY> sym_layouts{};        ///< per node: its layout, in the symbols
   std::array<name_t, NY> sym_names{};               ///< per node: its name
   std::array<symbolic_storage, SY> sym_storages{};  ///< per storage: its bytes and workspace place
@@ -213,6 +217,7 @@ struct static_plan {
             workspace_bytes,
             scratch_offset,
             {n_symbols,
+             {sym_table.data(), n_symbols},
              {sym_layouts.data(), n_symbols ? N : 0},
              {sym_names.data(), n_symbols ? N : 0},
              {sym_storages.data(), n_symbols ? n_storages : 0},
@@ -255,13 +260,13 @@ constexpr index_t layout_extent(const bound_layout& l) {  // bound_layout::exten
 /// Makes the static plan of graph `g` (optimized) grouped as `roots`/`into` (plan/fusion.hpp), its
 /// slots laid out by `arena`; `typed(i)` says whether step node i runs a kernel compiled for it
 /// (index ops and scatters are taken on their own terms: compiled<G> types them from this plan).
-/// With `Symbolic`, a graph whose every symbol is an input's extent gets a plan whose numbers a
-/// call evaluates (static_symbols_ref). Unusable (with the reason) for anything the run-time
-/// program must do.
-template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t Rows = 0, bool Symbolic = false, class Typed>
-constexpr static_plan<N, S, X, Rows, Symbolic> make_static_plan(const ir& g, const std::int32_t* roots, const std::int32_t* into,
-                                                             static_arena_ref arena, Typed&& typed) {
-  static_plan<N, S, X, Rows, Symbolic> p;
+/// With room for Y symbols, a graph whose symbols are inputs' extents and symbols derived from
+/// them gets a plan whose numbers a call evaluates (static_symbols_ref). Unusable (with the
+/// reason) for anything the run-time program must do.
+template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t Rows = 0, std::size_t Y = 0, class Typed>
+constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const std::int32_t* roots, const std::int32_t* into,
+                                                      static_arena_ref arena, Typed&& typed) {
+  static_plan<N, S, X, Rows, Y> p;
   auto refuse = [&](const char* why) {
     p.why = why;
     return p;
@@ -271,11 +276,13 @@ constexpr static_plan<N, S, X, Rows, Symbolic> make_static_plan(const ir& g, con
   const auto inputs = detail::input_nodes_of(g);
   const bool symbolic = !g.syms.empty();
   if (symbolic) {
-    if (!Symbolic) return refuse("symbolic extents: no room for them was made");
-    // Every symbol an input's extent (bound from the call's shapes), as the runner binds them;
-    // derived symbols (floor division, guards) and data-dependent ones are the program's.
+    if (g.syms.size() > Y) return refuse("more symbols than planned");
+    // Every symbol an input's extent (bound from the call's shapes) or derived from them, as the
+    // runner binds them; data-dependent ones are the program's.
     for (std::size_t s = 0; s < g.syms.size(); ++s) {
-      if (g.syms[s].kind != symbol_kind::backed) return refuse("a derived or data-dependent symbol (the run-time program binds it)");
+      if (g.syms[s].kind == symbol_kind::unbacked) return refuse("a data-dependent symbol (the run-time program binds it)");
+      if constexpr (Y > 0) p.sym_table[s] = g.syms[s];
+      if (g.syms[s].kind == symbol_kind::derived) continue;
       bool bound = false;
       for (const std::int32_t i : inputs)
         for (int d = 0; d < g.meta(i).rank; ++d) bound = bound || g.meta(i).size[d].as_symbol() == static_cast<int>(s);
@@ -431,7 +438,7 @@ constexpr static_plan<N, S, X, Rows, Symbolic> make_static_plan(const ir& g, con
     else meta[static_cast<std::size_t>(i)] = row_put_meta(g, c);  // at the row's start: moved to the row on each run
     if (meta[static_cast<std::size_t>(i)].is_tensor()) p.layouts[static_cast<std::size_t>(i)] = detail::bound_static(meta[static_cast<std::size_t>(i)]);
   }
-  if constexpr (Symbolic)
+  if constexpr (Y > 0)
     if (symbolic)
       for (std::int32_t i = 0; i < g.size(); ++i) {
         p.sym_layouts[static_cast<std::size_t>(i)] = meta[static_cast<std::size_t>(i)];
@@ -480,7 +487,7 @@ constexpr static_plan<N, S, X, Rows, Symbolic> make_static_plan(const ir& g, con
     pool_base[q] = static_cast<std::int64_t>(buffers);
     buffers += detail::align_ws(arena.pools[q].static_bytes);
   }
-  if constexpr (Symbolic)
+  if constexpr (Y > 0)
     if (symbolic) {  // (pools back to back as the program lays them out; a call adds up their lanes)
       if (arena.pools.size() > N || arena.lanes.size() > N) return refuse("more pools or lanes than planned");
       p.n_pools = arena.pools.size();
@@ -496,7 +503,7 @@ constexpr static_plan<N, S, X, Rows, Symbolic> make_static_plan(const ir& g, con
       if (a.lane >= 0 && !symbolic) return refuse("a slot of symbolic size");
       const sym_expr& bytes = sp.bytes[static_cast<std::size_t>(k)];
       p.storages[s] = {storage_home::workspace, -1, pool_base[static_cast<std::size_t>(a.pool)] + a.offset, bytes.is_static() ? bytes.value() : 0};
-      if constexpr (Symbolic)
+      if constexpr (Y > 0)
         if (symbolic) p.sym_storages[s] = {a.pool, a.offset, a.lane, bytes};
       continue;
     }
@@ -505,7 +512,7 @@ constexpr static_plan<N, S, X, Rows, Symbolic> make_static_plan(const ir& g, con
     const sym_expr& bytes = L.buffers[b].bytes;
     p.storages[s] = {direct[static_cast<std::size_t>(j)] == static_cast<std::int32_t>(s) ? storage_home::output : storage_home::held, j, 0,
                      bytes.is_static() ? bytes.value() : 0};
-    if constexpr (Symbolic)
+    if constexpr (Y > 0)
       if (symbolic) p.sym_storages[s].bytes = bytes;
   }
   // The program's scratch: the CUDA index check's flag (not used on the host, but every plan

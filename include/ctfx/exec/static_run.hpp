@@ -82,9 +82,10 @@ struct bound_static_plan {
 
 // Binds plan p's symbols from the inputs' extents and evaluates its layouts, storages, outputs and
 // workspace (the program's bind_symbols, evaluate_layouts and check_views, in its words): the
-// inputs' element types and ranks, then every node's extents non-negative, then every view inside
-// its storage. The inputs' extents and strides are checked against the bound layouts by the
-// runner's checks, as for any plan. Writes nothing the caller passed.
+// inputs' element types and ranks, then the derived symbols and guards, then every node's extents
+// non-negative, then every view inside its storage. The inputs' extents and strides are checked
+// against the bound layouts by the runner's checks, as for any plan. Writes nothing the caller
+// passed.
 template <class T>
 run_status bind_static_symbols(const static_plan_ref& p, std::span<const T> inputs, bound_static_plan& b) {
   const static_symbols_ref& y = p.symbols;
@@ -97,6 +98,8 @@ run_status bind_static_symbols(const static_plan_ref& p, std::span<const T> inpu
     for (int d = 0; d < m.rank; ++d)
       if (const int s = m.size[d].as_symbol(); s >= 0 && b.values[static_cast<std::size_t>(s)] < 0) b.values[static_cast<std::size_t>(s)] = inputs[k].size[d];
   }
+  // Derived symbols and guards, in the program's words.
+  if (auto st = bind_derived(symbol_table_ref{y.table, y.names}, b.values); !st) return st;
   b.layouts.assign(p.layouts.begin(), p.layouts.end());
   for (std::size_t i = 0; i < y.layouts.size(); ++i) {
     if (!y.layouts[i].is_tensor()) continue;

@@ -107,9 +107,9 @@ constexpr bool uses_derived(const ir& g, const sym_expr& e) {
 }
 
 /// The value of derived symbol `s` from the values of the symbols before it; false for a division
-/// by zero or a guard that does not hold.
-template <class Values>
-constexpr bool eval_derived(const ir& g, std::size_t s, Values& v) {
+/// by zero or a guard that does not hold. (G: the graph, or anything with its symbol table as `syms`.)
+template <class Values, class G = ir>
+constexpr bool eval_derived(const G& g, std::size_t s, Values& v) {
   const symbol& x = g.syms[s];
   const index_t a = x.a.eval(v), b = x.b.eval(v);
   switch (x.op) {
