@@ -8,6 +8,7 @@
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/graph/fx_parse.hpp>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -62,6 +63,27 @@ constexpr auto halves = ctfx::fx_graph<R"fx(class GraphModule(torch.nn.Module):
 )fx">();
 using halves_plan = ctfx::compiled<decltype(halves)>;
 
+// A scatter into rows 1.. of a copy of x: the view it writes is [n - 1, 8] at element 8.
+constexpr auto tail = ctfx::graph([](ctfx::builder& b) {
+  const auto n = b.sym("n");
+  auto x = b.input("x", ctfx::f32, {n, 8});
+  auto s = b.input("s", ctfx::f32, {n - 1, 8});
+  b.output(ctfx::slice_scatter(x, s, 0, 1));
+});
+using tail_plan = ctfx::compiled<decltype(tail)>;
+
+// A ring buffer of a run-time number of rows: the new row computed straight into the row the
+// caller's position selects (a put's row: its extent n and stride 16 bound per call).
+constexpr auto ring = ctfx::graph([](ctfx::builder& b) {
+  auto buf = b.input("buf", ctfx::f32, {b.sym("n"), 16});
+  auto row = b.input("row", ctfx::f32, {1, 16});
+  auto pos = b.input("pos", ctfx::i64, {1});
+  auto nb = ctfx::index_put(buf, {pos}, ctfx::exp(row) * 2.0f);
+  b.update(buf, nb);
+  b.output(nb.sum({0}));
+});
+using ring_plan = ctfx::compiled<decltype(ring)>;
+
 // An input whose extent is 2n: no call's shape gives n alone, so the program reports it.
 constexpr auto unbound = ctfx::graph([](ctfx::builder& b) {
   auto x = b.input("x", ctfx::f32, {b.sym("n") * 2});
@@ -74,6 +96,7 @@ static_assert(rms_plan::run_plan.usable && rms_plan::run_plan.n_symbols == 1 && 
 static_assert(lanes_plan::run_plan.usable && lanes_plan::planned_arena.planned && lanes_plan::planned_arena.n_lanes == 2);
 static_assert(two_symbols_plan::run_plan.usable && two_symbols_plan::run_plan.n_symbols == 2);
 static_assert(sliced_plan::run_plan.usable && halves_plan::run_plan.usable && halves_plan::run_plan.n_symbols > 1);
+static_assert(tail_plan::run_plan.usable && tail_plan::run_plan.n_scatters == 1 && ring_plan::run_plan.usable && ring_plan::run_plan.n_rows == 1);
 #endif
 static_assert(!unbound_plan::run_plan.usable);
 
@@ -257,5 +280,54 @@ TEST_CASE("static plan with symbolic extents: refusals in the run-time program's
   st = unbound_plan::run({ctfx::tensor_ref::contiguous(u.data(), ctfx::f32, {8})}, {ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {8})});
   CHECK(!st.ok);
   CHECK(st.message.find("rule symbol-bound") != std::string::npos);
+}
+#endif
+
+#if !defined(__CUDACC__)
+TEST_CASE("static plan with symbolic extents: a scatter's view and a put's row, bound per call") {
+  CHECK(ctfx::to_text(tail_plan::run_plan.ref(), tail_plan::graph()).find(
+            "scatter: slice_scatter (its base copied, then its source into [n - 1, 8] at element 8 of storage 2)\n") != std::string::npos);
+  for (const long n : {1L, 2L, 9L, 100L}) {
+    CAPTURE(n);
+    auto x = ramp(static_cast<std::size_t>(n * 8), 0.5f), s = ramp(static_cast<std::size_t>((n - 1) * 8), 0.25f);
+    check_run<tail_plan>(tail.get(), {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {n, 8}),
+                                      ctfx::tensor_ref::contiguous(s.data(), ctfx::f32, {n - 1, 8})});
+  }
+  CHECK(ctfx::to_text(ring_plan::run_plan.ref(), ring_plan::graph()).find("row: mul in the row of index 'pos'\n") != std::string::npos);
+  // The plan's buffer and sum against the reference's, for positions counted from either end.
+  const auto row = ramp(16, 0.125f);
+  for (const long n : {1L, 3L, 64L}) {
+    for (const std::int64_t at : {std::int64_t{0}, static_cast<std::int64_t>(n - 1), std::int64_t{-1}, -static_cast<std::int64_t>(n)}) {
+      CAPTURE(n);
+      CAPTURE(at);
+      auto got = ramp(static_cast<std::size_t>(n * 16), 0.5f), want = got;
+      std::vector<std::int64_t> pos{at};
+      std::vector<float> sum(16, -7.0f), ref_sum(16, 0.0f);
+      auto in = [&](std::vector<float>& buf) {
+        return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(buf.data(), ctfx::f32, {n, 16}),
+                                             ctfx::tensor_ref::contiguous(const_cast<float*>(row.data()), ctfx::f32, {1, 16}),
+                                             ctfx::tensor_ref::contiguous(pos.data(), ctfx::i64, {1})};
+      };
+      const ctfx::run_status st = ring_plan::run(in(got), {ctfx::tensor_ref::contiguous(sum.data(), ctfx::f32, {16})});
+      REQUIRE_MESSAGE(st.ok, st.message);
+      REQUIRE(ctfx::reference_run(ring.get(), in(want), {ctfx::tensor_ref::contiguous(ref_sum.data(), ctfx::f32, {16})}).ok);
+      CHECK(got == want);
+      CHECK(std::memcmp(sum.data(), ref_sum.data(), sizeof(float) * 16) == 0);
+    }
+  }
+  // A position past the last row: refused in the program's words, before anything is written.
+  auto buf = ramp(3 * 16, 0.5f);
+  const auto before = buf;
+  std::vector<std::int64_t> pos{3};
+  std::vector<float> sum(16, -7.0f);
+  const std::vector<ctfx::tensor_ref> in{ctfx::tensor_ref::contiguous(buf.data(), ctfx::f32, {3, 16}),
+                                         ctfx::tensor_ref::contiguous(const_cast<float*>(row.data()), ctfx::f32, {1, 16}),
+                                         ctfx::tensor_ref::contiguous(pos.data(), ctfx::i64, {1})};
+  const std::vector<ctfx::tensor_ref> out{ctfx::tensor_ref::contiguous(sum.data(), ctfx::f32, {16})};
+  const ctfx::run_status st = ring_plan::run(in, out);
+  CHECK(!st.ok);
+  CHECK(same(st, ring_plan::prog().run(in, out, {}, {}, nullptr, nullptr)));
+  CHECK(buf == before);
+  CHECK(sum == std::vector<float>(16, -7.0f));
 }
 #endif

@@ -591,16 +591,19 @@ struct compiled {
   // type (a scatter's source has its base's).
   template <std::size_t I>
   static bool scatter_step(const exec_frame& f) {
-    constexpr static_scatter s = [] {
+    constexpr std::size_t at = [] {
       for (std::size_t k = 0; k < run_plan.n_scatters; ++k)
-        if (run_plan.scatters[k].node == static_cast<std::int32_t>(I)) return run_plan.scatters[k];
-      return static_scatter{};
+        if (run_plan.scatters[k].node == static_cast<std::int32_t>(I)) return k;
+      return std::size_t{0};
     }();
+    constexpr static_scatter s = run_plan.scatters[at];
     constexpr dtype D = frozen.nodes[I].meta.dt;
     constexpr std::int32_t base = frozen.args[static_cast<std::size_t>(frozen.nodes[I].arg0)];
     constexpr std::int32_t src = frozen.args[static_cast<std::size_t>(frozen.nodes[I].arg0 + 1)];
     if constexpr (s.copy_base) kernels::copy_typed<D, D>(f.ctx, f.view(static_cast<std::int32_t>(I)), f.view(base));
-    kernels::copy_typed<D, D>(f.ctx, s.target.at(f.bases[s.target.storage]), f.view(src));
+    // (with symbolic extents the view is this call's, bound by the runner)
+    const bound_layout& t = run_plan.n_symbols > 0 ? f.scatters[at].target : s.target;
+    kernels::copy_typed<D, D>(f.ctx, t.at(f.bases[t.storage]), f.view(src));
     return true;
   }
 

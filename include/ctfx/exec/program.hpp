@@ -130,6 +130,8 @@ struct binding {
   std::vector<index_t> symbols;
 };
 
+struct static_scatter;  // (exec/static_plan.hpp)
+
 // What a node's kernel sees during a run: every node's bound layout and every storage's address.
 struct exec_frame {
   const bound_layout* layouts;  // per node
@@ -140,6 +142,9 @@ struct exec_frame {
   run_status* failure = nullptr;
   // The run's scratch (the static runner's: a halo exchange packs its edges 64 bytes in).
   std::byte* scratch = nullptr;
+  // A static plan's scatters, in plan order, with the views they write bound for this call (a
+  // plan with symbolic extents evaluates them per call).
+  const static_scatter* scatters = nullptr;
   strided view(std::int32_t id) const {
     const bound_layout& l = layouts[id];
     return l.at(bases[l.storage]);

@@ -91,6 +91,13 @@ struct static_row {
   index_t stride = 0;       ///< the indexed dimension's stride in x, in elements
 };
 
+/// The indexed dimension of a put whose row holds a result (static_row's extent and stride), in the
+/// symbols of a plan with symbolic extents.
+struct symbolic_row {
+  sym_expr extent;  ///< the indexed dimension's extent
+  sym_expr stride;  ///< its stride in x, in elements
+};
+
 /// Where a storage of a plan with symbolic extents lives, in numbers a call evaluates: the bytes
 /// its views reach, and (home workspace) its place as the arena gives it (plan/arena.hpp): in pool
 /// `pool`, `offset` bytes in, above the aligned lanes below `lane` of the pool's symbolic region.
@@ -118,6 +125,8 @@ struct static_symbols_ref {
   std::span<const symbolic_storage> storages;  ///< per storage: its bytes and workspace place
   std::span<const symbolic_pool> pools;        ///< the workspace's pools, back to back
   std::span<const sym_expr> lanes;             ///< the pools' lanes (their bytes)
+  std::span<const tensor_meta> scatters;       ///< per scatter (as static_plan_ref::scatters): the view it writes
+  std::span<const symbolic_row> rows;          ///< per row (as static_plan_ref::rows): its put's indexed dimension
 };
 
 struct static_plan_ref;
@@ -157,6 +166,8 @@ template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t R = 0, st
 struct static_plan {
   static constexpr std::size_t NY = Y > 0 ? N : 0;  ///< room of the per-node symbolic arrays (0 without symbols)
   static constexpr std::size_t SY = Y > 0 ? S : 0;  ///< room of sym_storages (0 without symbols)
+  static constexpr std::size_t XY = Y > 0 ? X : 0;  ///< room of sym_scatters (0 without symbols)
+  static constexpr std::size_t RY = Y > 0 ? R : 0;  ///< room of sym_rows (0 without symbols)
   bool usable = false;         ///< whether compiled<G> runs this plan (else the run-time program)
   const char* why = "not made";  ///< why not, when not usable
   std::int32_t output_node = -1;  ///< the graph's output node
@@ -196,6 +207,8 @@ struct static_plan {
   std::array<symbolic_storage, SY> sym_storages{};  ///< per storage: its bytes and workspace place
   std::array<symbolic_pool, NY> sym_pools{};        ///< the workspace's pools
   std::array<sym_expr, NY> sym_lanes{};             ///< the pools' lanes
+  std::array<tensor_meta, XY> sym_scatters{};       ///< per scatter: the view it writes
+  std::array<symbolic_row, RY> sym_rows{};          ///< per row: its put's indexed dimension
 
   /// The plan as static_runner reads it (spans over this plan's arrays).
   constexpr static_plan_ref ref() const {
@@ -222,7 +235,9 @@ struct static_plan {
              {sym_names.data(), n_symbols ? N : 0},
              {sym_storages.data(), n_symbols ? n_storages : 0},
              {sym_pools.data(), n_pools},
-             {sym_lanes.data(), n_lanes}}};
+             {sym_lanes.data(), n_lanes},
+             {sym_scatters.data(), n_symbols ? n_scatters : 0},
+             {sym_rows.data(), n_symbols ? n_rows : 0}}};
   }
 };
 
@@ -363,7 +378,6 @@ constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const std:
     }
     if (is_scatter(k)) {  // two typed copies
       if (into && into[i] >= 0) return refuse("a scatter computed in another node's buffer");
-      if (symbolic) return refuse("a scatter with symbolic extents (its view is laid out by the run-time program)");
       p.steps[p.n_steps++] = i;
       continue;
     }
@@ -422,9 +436,11 @@ constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const std:
       const tensor_meta& on = k == op_kind::generalized_scatter_ ? g.meta(g.arg(i, 0)) : g[i].meta;
       tensor_meta target{};
       if (!detail::scatter_view_meta(scratch, i, k, on, g.params_of(g[i]), target) || !scratch.error.ok()) return refuse("a scatter's view broke a rule");
-      for (int d = 0; d < target.rank; ++d)
-        if (!target.size[d].is_static() || !target.stride[d].is_static()) return refuse("symbolic extents: layouts and workspace are bound at run time");
-      if (!target.offset.is_static()) return refuse("symbolic extents: layouts and workspace are bound at run time");
+      bool fixed = target.offset.is_static();
+      for (int d = 0; d < target.rank; ++d) fixed = fixed && target.size[d].is_static() && target.stride[d].is_static();
+      if (!fixed && !symbolic) return refuse("a scatter's view without numbers");
+      if constexpr (Y > 0)
+        if (symbolic) p.sym_scatters[p.n_scatters] = target;  // (evaluated per call; the plan keeps its element type, rank and storage)
       p.scatters[p.n_scatters++] = {i, k != op_kind::generalized_scatter_, detail::bound_static(target)};
     }
   }
@@ -447,11 +463,15 @@ constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const std:
   for (std::int32_t i = 0; i < g.size(); ++i) {
     const std::int32_t h = row_put(i);
     if (h < 0) continue;
-    if (symbolic) return refuse("a result computed in a put's row, with symbolic extents");
     if (p.n_rows == Rows) return refuse("more results computed in a put's row than planned");
     std::int32_t ix = -1;
     const int d = row_put_dim(g, h, &ix);
     const bound_layout& x = p.layouts[static_cast<std::size_t>(g.arg(h, 0))];
+    if constexpr (Y > 0)
+      if (symbolic) {
+        const tensor_meta& xm = meta[static_cast<std::size_t>(g.arg(h, 0))];
+        p.sym_rows[p.n_rows] = {xm.size[d], xm.stride[d]};
+      }
     p.rows[p.n_rows++] = {i, ix, x.size[d], x.stride[d]};
   }
   // Inputs, outputs, and where every storage lives.
@@ -564,7 +584,7 @@ constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const std:
     if (p.storages[s].home == storage_home::unused) continue;
     if (l.offset < 0 || detail::layout_extent(l) * size_of(l.dt) > p.storages[s].bytes) return refuse("a view outside its storage");
   }
-  for (std::size_t k = 0; k < p.n_scatters; ++k) {
+  for (std::size_t k = 0; k < p.n_scatters && !symbolic; ++k) {
     const bound_layout& l = p.scatters[k].target;
     const storage_place& q = p.storages[static_cast<std::size_t>(l.storage)];
     if (detail::layout_extent(l) != 0 && (l.offset < 0 || detail::layout_extent(l) * size_of(l.dt) > q.bytes)) return refuse("a view outside its storage");
@@ -585,6 +605,11 @@ inline std::string to_text(const static_plan_ref& p, const ir& g) {
     detail::put_expr(m, g, e);
     return std::string(m.view());
   };
+  auto shape = [&](const tensor_meta& m) {
+    std::string r = "[";
+    for (int d = 0; d < m.rank; ++d) r += (d ? ", " : "") + expr(m.size[d]);
+    return r + "]";
+  };
   std::string t;
   for (std::size_t k = 0; k < p.input_nodes.size(); ++k)
     t += "input " + std::to_string(k) + ": " + name(p.input_nodes[k]) + (p.input_written[k] ? " (written)" : "") + "\n";
@@ -593,10 +618,7 @@ inline std::string to_text(const static_plan_ref& p, const ir& g) {
     if (y.n_symbols == 0) {
       t += detail::shape_text(p.outputs[j].size, p.outputs[j].rank);
     } else {
-      const tensor_meta& m = y.layouts[static_cast<std::size_t>(p.output_nodes[j])];
-      t += "[";
-      for (int d = 0; d < m.rank; ++d) t += (d ? ", " : "") + expr(m.size[d]);
-      t += "]";
+      t += shape(y.layouts[static_cast<std::size_t>(p.output_nodes[j])]);
     }
     t += "\n";
   }
@@ -633,10 +655,16 @@ inline std::string to_text(const static_plan_ref& p, const ir& g) {
   }
   for (const static_row& r : p.rows) t += "row: " + name(r.node) + " in the row of index '" + name(r.index) + "'\n";
   for (const static_collective& c : p.collectives) t += "collective: " + name(c.node) + " (checked against the run's world before the first step)\n";
-  for (const static_scatter& s : p.scatters)
-    t += "scatter: " + name(s.node) + (s.copy_base ? " (its base copied, then" : " (in place:") + " its source into " +
-         detail::shape_text(s.target.size, s.target.rank) + " at element " + std::to_string(s.target.offset) + " of storage " +
-         std::to_string(s.target.storage) + ")\n";
+  for (std::size_t k = 0; k < p.scatters.size(); ++k) {
+    const static_scatter& s = p.scatters[k];
+    t += "scatter: " + name(s.node) + (s.copy_base ? " (its base copied, then" : " (in place:") + " its source into ";
+    if (y.n_symbols == 0) {
+      t += detail::shape_text(s.target.size, s.target.rank) + " at element " + std::to_string(s.target.offset);
+    } else {
+      t += shape(y.scatters[k]) + " at element " + expr(y.scatters[k].offset);
+    }
+    t += " of storage " + std::to_string(s.target.storage) + ")\n";
+  }
   if (y.n_symbols > 0) {
     for (std::size_t q = 0; q < y.pools.size(); ++q) {
       t += "pool " + std::to_string(q) + ": " + std::to_string(y.pools[q].static_bytes) + " bytes";

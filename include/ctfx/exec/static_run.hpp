@@ -77,6 +77,8 @@ struct bound_static_plan {
   std::vector<bound_layout> layouts;    // per node
   std::vector<storage_place> storages;  // per storage
   std::vector<tensor_desc> outputs;     // per output: dense
+  std::vector<static_scatter> scatters;  // per scatter: with the view it writes
+  std::vector<static_row> rows;         // per result computed in a put's row: the put's dimension
   static_plan_ref ref;
 };
 
@@ -137,16 +139,29 @@ run_status bind_static_symbols(const static_plan_ref& p, std::span<const T> inpu
       q.offset = static_cast<std::int64_t>(off);
     }
   }
-  // Every view inside its storage (a storage without a home is an unused result's).
-  for (std::size_t i = 0; i < b.layouts.size(); ++i) {
-    const bound_layout& l = b.layouts[i];
-    if (!y.layouts[i].is_tensor() || l.numel() == 0 || b.storages[static_cast<std::size_t>(l.storage)].home == storage_home::unused) continue;
+  // Every view inside its storage (a storage without a home is an unused result's), and the view
+  // each scatter writes.
+  auto inside = [&](std::int32_t i, const bound_layout& l, const char* what) -> run_status {
+    if (l.numel() == 0 || b.storages[static_cast<std::size_t>(l.storage)].home == storage_home::unused) return {};
     const auto bytes = static_cast<std::size_t>(b.storages[static_cast<std::size_t>(l.storage)].bytes);
     const auto hi = static_cast<std::size_t>(l.extent()) * static_cast<std::size_t>(size_of(l.dt));
-    if (l.offset < 0 || hi > bytes)
-      return run_status::failure(static_cast<std::int32_t>(i), "rule view-in-storage: node '" + std::string(y.names[i].view()) + "' reaches byte " +
-                                                                   std::to_string(hi) + " of a storage of " + std::to_string(bytes) +
-                                                                   " bytes for these input shapes");
+    if (l.offset >= 0 && hi <= bytes) return {};
+    return run_status::failure(i, "rule view-in-storage: node '" + std::string(y.names[static_cast<std::size_t>(i)].view()) + "' " + what +
+                                      " byte " + std::to_string(hi) + " of a storage of " + std::to_string(bytes) + " bytes for these input shapes");
+  };
+  for (std::size_t i = 0; i < b.layouts.size(); ++i)
+    if (y.layouts[i].is_tensor())
+      if (auto st = inside(static_cast<std::int32_t>(i), b.layouts[i], "reaches"); !st) return st;
+  b.scatters.assign(p.scatters.begin(), p.scatters.end());
+  for (std::size_t k = 0; k < b.scatters.size(); ++k) {
+    b.scatters[k].target = evaluate(y.scatters[k], b.values);
+    if (auto st = inside(b.scatters[k].node, b.scatters[k].target, "writes a view that reaches"); !st) return st;
+  }
+  // The dimensions the puts' rows are selected in.
+  b.rows.assign(p.rows.begin(), p.rows.end());
+  for (std::size_t k = 0; k < b.rows.size(); ++k) {
+    b.rows[k].extent = y.rows[k].extent.eval(b.values);
+    b.rows[k].stride = y.rows[k].stride.eval(b.values);
   }
   b.outputs.clear();
   for (const std::int32_t a : p.output_nodes) {
@@ -159,6 +174,8 @@ run_status bind_static_symbols(const static_plan_ref& p, std::span<const T> inpu
   b.ref.layouts = {b.layouts.data(), b.layouts.size()};
   b.ref.storages = {b.storages.data(), b.storages.size()};
   b.ref.outputs = {b.outputs.data(), b.outputs.size()};
+  b.ref.scatters = {b.scatters.data(), b.scatters.size()};
+  b.ref.rows = {b.rows.data(), b.rows.size()};
   b.ref.scratch_offset = buffers;
   b.ref.workspace_bytes = buffers + (p.workspace_bytes - p.scratch_offset);  // (the scratch is static: no halo exchange has symbols)
   return {};
@@ -298,7 +315,7 @@ struct basic_static_runner {
       st = detail::agree_run(*ctx.comm, static_cast<run_status&&>(st));
     }
     if (!st) return st;
-    const exec_frame frame{layouts, base.data, ctx, &st, scratch};
+    const exec_frame frame{layouts, base.data, ctx, &st, scratch, p.scatters.data()};
     std::size_t next = 0;  // the next of late_checks
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
       for (; next < p.late_checks.size() && static_cast<std::size_t>(p.index_steps[static_cast<std::size_t>(p.late_checks[next])].check_at) == k; ++next)
