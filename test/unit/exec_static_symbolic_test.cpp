@@ -84,6 +84,14 @@ constexpr auto ring = ctfx::graph([](ctfx::builder& b) {
 });
 using ring_plan = ctfx::compiled<decltype(ring)>;
 
+// A grid of run-time extents whose ghost cells a periodic halo exchange fills in place: the
+// scratch it packs edges into is sized per call.
+constexpr auto ghosted = ctfx::graph([](ctfx::builder& b) {
+  auto u = b.input("u", ctfx::f32, {b.sym("n"), b.sym("m")});
+  b.update(u, ctfx::halo_exchange(u, 1, {1, 1, true, true}));
+});
+using ghosted_plan = ctfx::compiled<decltype(ghosted)>;
+
 // An input whose extent is 2n: no call's shape gives n alone, so the program reports it.
 constexpr auto unbound = ctfx::graph([](ctfx::builder& b) {
   auto x = b.input("x", ctfx::f32, {b.sym("n") * 2});
@@ -97,6 +105,7 @@ static_assert(lanes_plan::run_plan.usable && lanes_plan::planned_arena.planned &
 static_assert(two_symbols_plan::run_plan.usable && two_symbols_plan::run_plan.n_symbols == 2);
 static_assert(sliced_plan::run_plan.usable && halves_plan::run_plan.usable && halves_plan::run_plan.n_symbols > 1);
 static_assert(tail_plan::run_plan.usable && tail_plan::run_plan.n_scatters == 1 && ring_plan::run_plan.usable && ring_plan::run_plan.n_rows == 1);
+static_assert(ghosted_plan::run_plan.usable && ghosted_plan::run_plan.n_collectives == 1 && ghosted_plan::run_plan.n_symbols == 2);
 #endif
 static_assert(!unbound_plan::run_plan.usable);
 
@@ -329,5 +338,26 @@ TEST_CASE("static plan with symbolic extents: a scatter's view and a put's row, 
   CHECK(same(st, ring_plan::prog().run(in, out, {}, {}, nullptr, nullptr)));
   CHECK(buf == before);
   CHECK(sum == std::vector<float>(16, -7.0f));
+}
+
+TEST_CASE("static plan with symbolic extents: a halo exchange, its scratch sized per call") {
+  CHECK(ctfx::to_text(ghosted_plan::run_plan.ref(), ghosted_plan::graph()).find(
+            "workspace: the pools, then 256 bytes of scratch or the halo exchanges' edges, the larger\n") != std::string::npos);
+  for (const auto& [n, m] : {std::pair<long, long>{3, 3}, {4, 9}, {40, 5}, {130, 70}}) {
+    CAPTURE(n);
+    CAPTURE(m);
+    const auto before = ramp(static_cast<std::size_t>(n * m), 0.5f);
+    auto got = before, want = before;
+    const std::vector<ctfx::tensor_desc> descs{ctfx::tensor_desc::contiguous(ctfx::f32, {n, m})};
+    const ctfx::binding bd = ghosted_plan::bind(descs), pb = ghosted_plan::prog().bind(descs);
+    REQUIRE(bd.status.ok);
+    CHECK(bd.workspace_bytes == pb.workspace_bytes);
+    std::vector<std::byte> ws(bd.workspace_bytes);
+    const ctfx::run_status st = ghosted_plan::run({ctfx::tensor_ref::contiguous(got.data(), ctfx::f32, {n, m})}, {}, {}, ws);
+    REQUIRE_MESSAGE(st.ok, st.message);
+    REQUIRE(ctfx::reference_run(ghosted.get(), {ctfx::tensor_ref::contiguous(want.data(), ctfx::f32, {n, m})}, {}).ok);
+    CHECK(got == want);
+    CHECK(got != before);
+  }
 }
 #endif

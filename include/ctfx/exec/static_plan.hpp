@@ -383,8 +383,6 @@ constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const std:
     }
     if (facts(k).family == op_family::collective) {  // over the run's communicator
       if (p.n_collectives == X) return refuse("more collectives than planned");
-      if (symbolic && (k == op_kind::halo_exchange || k == op_kind::halo_exchange_))
-        return refuse("a halo exchange with symbolic extents (its scratch is sized by the run-time program)");
       kernels::collective_node c{k, g[i].aux, {}};
       for (std::int32_t q = 0; q < g[i].npar && q < 3; ++q) c.param[q] = g.iparam(i, q);
       p.collectives[p.n_collectives++] = {i, g.arg(i, 0), c, g[i].name};
@@ -536,9 +534,9 @@ constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const std:
       if (symbolic) p.sym_storages[s].bytes = bytes;
   }
   // The program's scratch: the CUDA index check's flag (not used on the host, but every plan
-  // reserves it), then what a halo exchange packs its edges into.
+  // reserves it), then what a halo exchange packs its edges into (with symbols, sized per call).
   std::size_t scratch = 64;
-  for (std::size_t k = 0; k < p.n_collectives; ++k) {
+  for (std::size_t k = 0; k < p.n_collectives && !symbolic; ++k) {
     const static_collective& c = p.collectives[k];
     if (c.c.op != op_kind::halo_exchange && c.c.op != op_kind::halo_exchange_) continue;
     const bound_layout& x = p.layouts[static_cast<std::size_t>(c.x)];
@@ -671,7 +669,10 @@ inline std::string to_text(const static_plan_ref& p, const ir& g) {
       for (std::int32_t l = 0; l < y.pools[q].n_lanes; ++l) t += ", lane " + std::to_string(l) + " " + expr(y.lanes[static_cast<std::size_t>(y.pools[q].first_lane + l)]) + " bytes";
       t += "\n";
     }
-    return t + "workspace: the pools, then " + std::to_string(p.workspace_bytes - p.scratch_offset) + " bytes of scratch\n";
+    bool halo = false;
+    for (const static_collective& c : p.collectives) halo = halo || c.c.op == op_kind::halo_exchange || c.c.op == op_kind::halo_exchange_;
+    return t + "workspace: the pools, then " + std::to_string(p.workspace_bytes - p.scratch_offset) + " bytes of scratch" +
+           (halo ? " or the halo exchanges' edges, the larger\n" : "\n");
   }
   return t + "workspace: " + std::to_string(p.workspace_bytes) + " bytes\n";
 }

@@ -7,6 +7,7 @@
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "../core/diagnostics_push.hpp"
+#include <algorithm>
 #include <memory>
 #include <new>
 #include <span>
@@ -176,8 +177,16 @@ run_status bind_static_symbols(const static_plan_ref& p, std::span<const T> inpu
   b.ref.outputs = {b.outputs.data(), b.outputs.size()};
   b.ref.scatters = {b.scatters.data(), b.scatters.size()};
   b.ref.rows = {b.rows.data(), b.rows.size()};
+  // The scratch: the plan's, or what a halo exchange packs its edges into at these extents (as the
+  // program sizes it), the larger.
+  std::size_t scratch = p.workspace_bytes - p.scratch_offset;
+  for (const static_collective& c : p.collectives) {
+    if (c.c.op != op_kind::halo_exchange && c.c.op != op_kind::halo_exchange_) continue;
+    const bound_layout& x = b.layouts[static_cast<std::size_t>(c.x)];
+    scratch = std::max(scratch, static_cast<std::size_t>(detail::align_ws(static_cast<index_t>(64 + kernels::halo_scratch_bytes(c.c, x.size[0], x.size[1], x.dt)))));
+  }
   b.ref.scratch_offset = buffers;
-  b.ref.workspace_bytes = buffers + (p.workspace_bytes - p.scratch_offset);  // (the scratch is static: no halo exchange has symbols)
+  b.ref.workspace_bytes = buffers + scratch;
   return {};
 }
 
