@@ -56,6 +56,13 @@ constexpr auto halo_graph = ctfx::graph([](ctfx::builder& b) {
   auto u = b.input("u", ctfx::f32, {LY + 2, LX + 2});
   b.update(u, ctfx::halo_exchange(u, 1, {2, 2, Periodic, Periodic}));
 });
+// The same with the block's extents symbolic: a static plan that sizes the scratch it packs edges
+// into on each call.
+constexpr auto halo_symbolic = ctfx::graph([](ctfx::builder& b) {
+  auto u = b.input("u", ctfx::f32, {b.sym("ny"), b.sym("nx")});
+  b.update(u, ctfx::halo_exchange(u, 1, {2, 2, true, true}));
+});
+static_assert(ctfx::compiled<decltype(halo_symbolic)>::run_plan.usable && ctfx::compiled<decltype(halo_symbolic)>::run_plan.n_symbols == 2);
 // The value of global cell (gy, gx) (wrapped into the domain).
 float cell(ctfx::index_t gy, ctfx::index_t gx) {
   gy = (gy + 2 * LY) % (2 * LY);
@@ -202,12 +209,38 @@ TEST_CASE("halo_exchange, 2 x 2 ranks, periodic: every ghost cell holds its neig
   ctfx::mpi_communicator w(MPI_COMM_WORLD);
   const int r = rank();
   auto u = local_block(r);
+  auto v = u;
   auto st = ctfx::compiled<decltype(halo_graph<true>)>::run({ref(u, ctfx::f32, {LY + 2, LX + 2})}, {}, on(w));
   REQUIRE_MESSAGE(st.ok, st.message);
   const ctfx::index_t oy = (r / 2) * LY, ox = (r % 2) * LX;
   int wrong = 0;
   for (ctfx::index_t y = 0; y < LY + 2; ++y)
     for (ctfx::index_t x = 0; x < LX + 2; ++x) wrong += u[static_cast<std::size_t>(y * (LX + 2) + x)] != cell(oy + y - 1, ox + x - 1);
+  CHECK(wrong == 0);
+  // The graph of symbolic extents, bound to this block's: the same cells.
+  st = ctfx::compiled<decltype(halo_symbolic)>::run({ref(v, ctfx::f32, {LY + 2, LX + 2})}, {}, on(w));
+  REQUIRE_MESSAGE(st.ok, st.message);
+  CHECK(v == u);
+  // And to a larger block (40 x 300 cells per rank), whose edges need more scratch than the plan's
+  // static 256 bytes: each cell holds its global coordinates' value.
+  constexpr ctfx::index_t ly = 40, lx = 300;
+  auto big_cell = [&](ctfx::index_t gy, ctfx::index_t gx) {
+    return static_cast<float>(((gy + 2 * ly) % (2 * ly)) * 1000 + (gx + 2 * lx) % (2 * lx));
+  };
+  std::vector<float> big(static_cast<std::size_t>((ly + 2) * (lx + 2)), -1.0f);
+  const ctfx::index_t by = (r / 2) * ly, bx = (r % 2) * lx;
+  for (ctfx::index_t y = 1; y <= ly; ++y)
+    for (ctfx::index_t x = 1; x <= lx; ++x) big[static_cast<std::size_t>(y * (lx + 2) + x)] = big_cell(by + y - 1, bx + x - 1);
+  using sym_plan = ctfx::compiled<decltype(halo_symbolic)>;
+  const std::vector<ctfx::tensor_desc> descs{ctfx::tensor_desc::contiguous(ctfx::f32, {ly + 2, lx + 2})};
+  CHECK(sym_plan::bind(descs).workspace_bytes == sym_plan::prog().bind(descs).workspace_bytes);
+  CHECK(sym_plan::bind(descs).workspace_bytes > 256);
+  std::vector<std::byte> ws(sym_plan::bind(descs).workspace_bytes);
+  st = sym_plan::run({ref(big, ctfx::f32, {ly + 2, lx + 2})}, {}, on(w), ws);
+  REQUIRE_MESSAGE(st.ok, st.message);
+  wrong = 0;
+  for (ctfx::index_t y = 0; y < ly + 2; ++y)
+    for (ctfx::index_t x = 0; x < lx + 2; ++x) wrong += big[static_cast<std::size_t>(y * (lx + 2) + x)] != big_cell(by + y - 1, bx + x - 1);
   CHECK(wrong == 0);
 }
 
