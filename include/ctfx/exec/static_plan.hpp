@@ -270,6 +270,19 @@ constexpr index_t layout_extent(const bound_layout& l) {  // bound_layout::exten
   }
   return hi + 1;
 }
+// A run's scratch for layouts L: the CUDA index check's flag (not used on the host, but every
+// plan reserves it), or what the largest halo exchange packs its edges into, as the program's
+// scratch_bytes sizes it.
+constexpr std::size_t static_scratch_bytes(std::span<const static_collective> collectives, const bound_layout* L) {
+  std::size_t scratch = 64;
+  for (const static_collective& c : collectives) {
+    if (c.c.op != op_kind::halo_exchange && c.c.op != op_kind::halo_exchange_) continue;
+    const bound_layout& x = L[static_cast<std::size_t>(c.x)];
+    const std::size_t need = 64 + kernels::halo_scratch_bytes(c.c, x.size[0], x.size[1], x.dt);
+    scratch = need > scratch ? need : scratch;
+  }
+  return static_cast<std::size_t>(align_ws(static_cast<index_t>(scratch)));
+}
 }  // namespace detail
 
 /// Makes the static plan of graph `g` (optimized) grouped as `roots`/`into` (plan/fusion.hpp), its
@@ -533,18 +546,9 @@ constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const std:
     if constexpr (Y > 0)
       if (symbolic) p.sym_storages[s].bytes = bytes;
   }
-  // The program's scratch: the CUDA index check's flag (not used on the host, but every plan
-  // reserves it), then what a halo exchange packs its edges into (with symbols, sized per call).
-  std::size_t scratch = 64;
-  for (std::size_t k = 0; k < p.n_collectives && !symbolic; ++k) {
-    const static_collective& c = p.collectives[k];
-    if (c.c.op != op_kind::halo_exchange && c.c.op != op_kind::halo_exchange_) continue;
-    const bound_layout& x = p.layouts[static_cast<std::size_t>(c.x)];
-    const std::size_t need = 64 + kernels::halo_scratch_bytes(c.c, x.size[0], x.size[1], x.dt);
-    scratch = need > scratch ? need : scratch;
-  }
+  // The scratch (with symbols, the halo exchanges' part is sized per call: exec/static_run.hpp).
   p.scratch_offset = buffers;
-  p.workspace_bytes = buffers + detail::align_ws(static_cast<index_t>(scratch));
+  p.workspace_bytes = buffers + detail::static_scratch_bytes({p.collectives.data(), symbolic ? 0 : p.n_collectives}, p.layouts.data());
   // The first step that writes a caller's output buffer (computing the output, or a buffer it holds before).
   const std::int32_t first_output = first_caller_output_step(L, std::span<const std::int32_t>(sp.output_of_buffer.data(), sp.output_of_buffer.size()));
   // In-place puts that may check their indices as they write (the program's fused checks,

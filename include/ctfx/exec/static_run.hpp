@@ -177,16 +177,9 @@ run_status bind_static_symbols(const static_plan_ref& p, std::span<const T> inpu
   b.ref.outputs = {b.outputs.data(), b.outputs.size()};
   b.ref.scatters = {b.scatters.data(), b.scatters.size()};
   b.ref.rows = {b.rows.data(), b.rows.size()};
-  // The scratch: the plan's, or what a halo exchange packs its edges into at these extents (as the
-  // program sizes it), the larger.
-  std::size_t scratch = p.workspace_bytes - p.scratch_offset;
-  for (const static_collective& c : p.collectives) {
-    if (c.c.op != op_kind::halo_exchange && c.c.op != op_kind::halo_exchange_) continue;
-    const bound_layout& x = b.layouts[static_cast<std::size_t>(c.x)];
-    scratch = std::max(scratch, static_cast<std::size_t>(detail::align_ws(static_cast<index_t>(64 + kernels::halo_scratch_bytes(c.c, x.size[0], x.size[1], x.dt)))));
-  }
+  // The scratch, with the halo exchanges' edges at these extents.
   b.ref.scratch_offset = buffers;
-  b.ref.workspace_bytes = buffers + scratch;
+  b.ref.workspace_bytes = buffers + static_scratch_bytes(p.collectives, b.layouts.data());
   return {};
 }
 
