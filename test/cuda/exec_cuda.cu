@@ -1,7 +1,8 @@
 // The CUDA backend against the host: a KV-cache update (index_put in place), a halo exchange
 // (slice_scatter into a padded grid), index_put with accumulate and duplicates and a reduction, as
 // runtime_plan; a stencil with periodic ghosts and an f16/f32 chain with broadcasts and a transposed
-// operand, as compiled<G>; reductions fused with their input's group (both executors) and of
+// operand, as compiled<G>; groups whose rows take each path of the row kernels (kernels/rows.hpp:
+// vectors, rows off their alignment, strided and broadcast operands), both executors; reductions fused with their input's group (both executors) and of
 // inputs, folded a warp per output. Exit code 77 (skipped) when no GPU is present.
 #include <cmath>
 #include <cstdint>
@@ -27,6 +28,7 @@
 #include <ctfx/kernels/launch.hpp>
 #include <ctfx/kernels/pointwise.hpp>
 #include <ctfx/kernels/reduce.hpp>
+#include <ctfx/kernels/rows.hpp>
 #include <ctfx/kernels/strided.hpp>
 #include <ctfx/kernels/warp_fold.hpp>
 #include "../common/cuda_context.hpp"
@@ -45,6 +47,19 @@ constexpr auto stencil_chain = ctfx::graph([](ctfx::builder& b) {
 // At namespace scope: nvcc's host code must see the graph's closure type complete where the plan
 // is instantiated (an alias inside a function is not enough).
 using stencil_plan = ctfx::compiled<decltype(stencil_chain)>;
+
+// Groups over rows of 130 floats, so that every other row starts off a 16-byte boundary: one with
+// a column broadcast along the rows and an f16 row broadcast down them (vectors on aligned rows),
+// one reading x transposed (element by element), and one over all of x (a single row of vectors).
+constexpr long VR = 37, VC = 130;
+constexpr auto row_paths = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {VR, VC});
+  auto c = b.input("c", ctfx::f32, {VR, 1});
+  auto h = b.input("h", ctfx::f16, {VC});
+  auto xt = b.input("xt", ctfx::f32, {VC, VR});
+  b.output(ctfx::exp(x * 0.25f - c) + h.to(ctfx::f32), xt.transpose(0, 1) * x, ctfx::relu(x) * 3.0f);
+});
+using row_paths_plan = ctfx::compiled<decltype(row_paths)>;
 
 // Reductions that fold a fused group's values (kernels/fused_reduce.hpp): a row sum of squares
 // minus a broadcast row, a row maximum of a transposed operand, a mean of everything.
@@ -180,6 +195,56 @@ void compiled_groups() {
   cudaFree(ws);
 }
 
+// compiled<G> and runtime_plan on the device against compiled<G> on the host, bit for bit, on
+// rows that take each path of the row kernels.
+void row_kernel_paths() {
+  std::vector<float> x(VR * VC), c(VR), xt(VC * VR);
+  std::vector<ctfx::half_t> h(VC);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.02f - 1.0f;
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<float>(i % 7) * 0.3f;
+  for (std::size_t i = 0; i < xt.size(); ++i) xt[i] = static_cast<float>((i * 13) % 59) * 0.05f;
+  for (std::size_t i = 0; i < h.size(); ++i) h[i] = ctfx::half_t(static_cast<float>(i % 11) * 0.25f);
+  const std::size_t n = x.size();
+  std::vector<float> h1(n), h2(n), h3(n);
+  auto ins = [&](float* px, float* pc, ctfx::half_t* ph, float* pxt) {
+    return std::vector<ctfx::tensor_ref>{
+        ctfx::tensor_ref::contiguous(px, ctfx::f32, {VR, VC}), ctfx::tensor_ref::contiguous(pc, ctfx::f32, {VR, 1}),
+        ctfx::tensor_ref::contiguous(ph, ctfx::f16, {VC}), ctfx::tensor_ref::contiguous(pxt, ctfx::f32, {VC, VR})};
+  };
+  auto outs = [&](float* a, float* b, float* d) {
+    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(a, ctfx::f32, {VR, VC}), ctfx::tensor_ref::contiguous(b, ctfx::f32, {VR, VC}),
+                                         ctfx::tensor_ref::contiguous(d, ctfx::f32, {VR, VC})};
+  };
+  check(row_paths_plan::run(ins(x.data(), c.data(), h.data(), xt.data()), outs(h1.data(), h2.data(), h3.data())).ok,
+        "row paths: compiled<G> runs on the host");
+  dev_buf<float> dx(x), dc(c), dxt(xt), d1(h1), d2(h2), d3(h3), r1(h1), r2(h2), r3(h3);
+  dev_buf<ctfx::half_t> dh(h);
+  for (float* p : {d1.p, d2.p, d3.p, r1.p, r2.p, r3.p}) cudaMemset(p, 0, n * 4);  // not the answer already
+  const std::vector<ctfx::tensor_ref> din = ins(dx.p, dc.p, dh.p, dxt.p);
+  const ctfx::device_ctx dev{ctfx::backend::cuda, nullptr};
+  auto same = [&](const dev_buf<float>& a, const std::vector<float>& want) {
+    const auto got = a.get();
+    return std::memcmp(got.data(), want.data(), want.size() * 4) == 0;
+  };
+  const auto b = row_paths_plan::bind(std::vector<ctfx::tensor_desc>(din.begin(), din.end()));
+  std::byte* ws = nullptr;
+  cudaMalloc(&ws, b.workspace_bytes + 1);
+  auto st = row_paths_plan::run(din, outs(d1.p, d2.p, d3.p), dev, std::span<std::byte>(ws, b.workspace_bytes));
+  cudaDeviceSynchronize();
+  check(st.ok, st.ok ? "row paths: compiled<G> runs on the device" : st.message.c_str());
+  check(same(d1, h1) && same(d2, h2) && same(d3, h3), "row paths: compiled<G> equal to the host's, bit for bit");
+  ctfx::runtime_plan rp(row_paths.get());
+  const auto rb = rp.bind(std::vector<ctfx::tensor_desc>(din.begin(), din.end()));
+  std::byte* rws = nullptr;
+  cudaMalloc(&rws, rb.workspace_bytes + 1);
+  st = rp.run(din, outs(r1.p, r2.p, r3.p), dev, std::span<std::byte>(rws, rb.workspace_bytes));
+  cudaDeviceSynchronize();
+  check(st.ok, st.ok ? "row paths: runtime_plan runs on the device" : st.message.c_str());
+  check(same(r1, h1) && same(r2, h2) && same(r3, h3), "row paths: runtime_plan equal to the host's, bit for bit");
+  cudaFree(ws);
+  cudaFree(rws);
+}
+
 // compiled<G> and runtime_plan on the device against compiled<G> on the host, bit for bit.
 void fused_reductions() {
   std::vector<float> x(RN * RD), y(RD), t(RD * RN);
@@ -292,6 +357,7 @@ int main() {
   }
   kv_and_halo();
   compiled_groups();
+  row_kernel_paths();
   fused_reductions();
   plain_reductions();
   std::printf("%d failures\n", failures);

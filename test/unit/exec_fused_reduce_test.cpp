@@ -293,3 +293,49 @@ TEST_CASE("fused reductions: the per-output and per-warp kernels (CUDA's) fold t
     CHECK(by_warps == want);
   }
 }
+
+TEST_CASE("fused reductions: CUDA's folds find each output's values from where it starts (several outputs in a row, an output over several rows)") {
+  // x * y over dense [6, 250] (one collapsed row of 1,500 values), folded into 6 outputs (each a
+  // run inside that row) and into 1 (all of it); and x read transposed (rows of 250) folded into 1.
+  std::vector<float> x(1500), y(1500), xt(1500);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>((i * 29) % 83) * 0.021f - 0.7f;
+    y[i] = static_cast<float>(i % 13) * 0.17f;
+    xt[i] = static_cast<float>((i * 31) % 71) * 0.03f - 1.0f;
+  }
+  for (const bool transposed : {false, true}) {
+    ctfx::kernels::fused_kernel k;
+    k.n_leaves = 2;
+    k.leaf_dt[0] = k.leaf_dt[1] = ctfx::dtype::f32;
+    k.leaf[0] = transposed ? ctfx::strided{reinterpret_cast<std::byte*>(xt.data()), ctfx::dtype::f32, 2, {6, 250}, {1, 6}}
+                           : ctfx::strided{reinterpret_cast<std::byte*>(x.data()), ctfx::dtype::f32, 2, {6, 250}, {250, 1}};
+    k.leaf[1] = ctfx::strided{reinterpret_cast<std::byte*>(y.data()), ctfx::dtype::f32, 2, {6, 250}, {250, 1}};
+    k.ops[0] = {ctfx::op_kind::mul, ctfx::dtype::f32, ctfx::kernels::leaf_ref(0), ctfx::kernels::leaf_ref(1)};
+    k.n_ops = 1;
+    ctfx::kernels::resolve(k.ops[0], ctfx::dtype::f32, ctfx::dtype::f32);
+    k.out = ctfx::strided{nullptr, ctfx::dtype::f32, 2, {6, 250}, {250, 1}};
+    const ctfx::kernels::fused_nest nest = ctfx::kernels::make_nest(k);
+    CHECK(nest.inner == (transposed ? 250 : 1500));
+    for (const ctfx::index_t outputs : {ctfx::index_t{6}, ctfx::index_t{1}}) {
+      const ctfx::index_t n = 1500 / outputs;
+      CAPTURE(transposed);
+      CAPTURE(outputs);
+      const ctfx::kernels::fused_elem_fn group{k};
+      CHECK(ctfx::kernels::fold_start_of(group.nest, 3, 0, n).in_row == (n <= nest.inner));
+      for (bool is_max : {false, true}) {
+        std::vector<float> host(static_cast<std::size_t>(outputs)), warps(host.size(), -1.0f), threads(host.size(), -1.0f);
+        const ctfx::strided out{reinterpret_cast<std::byte*>(host.data()), ctfx::dtype::f32, 1, {outputs}, {1}};
+        ctfx::kernels::run_fused_reduce(ctfx::device_ctx{}, k, out, {is_max, 0.0});
+        ctfx::strided out_w = out, out_t = out;
+        out_w.p = reinterpret_cast<std::byte*>(warps.data());
+        out_t.p = reinterpret_cast<std::byte*>(threads.data());
+        ctfx::kernels::fold_by_warps<float>(ctfx::device_ctx{}, ctfx::kernels::fused_fold_fn<ctfx::dtype::f32, ctfx::dtype::f32>{group, out_w, {is_max, 0.0}, n},
+                                            outputs, n, is_max);
+        const ctfx::kernels::fused_fold_fn<ctfx::dtype::f32, ctfx::dtype::f32> per_output{group, out_t, {is_max, 0.0}, n};
+        for (ctfx::index_t o = 0; o < outputs; ++o) per_output(o);
+        CHECK(std::memcmp(warps.data(), host.data(), host.size() * 4) == 0);
+        CHECK(std::memcmp(threads.data(), host.data(), host.size() * 4) == 0);
+      }
+    }
+  }
+}

@@ -20,7 +20,7 @@
 // trees of three), so its value stays in a register.
 //
 // On CUDA (and as the host's cross-check in tests) `fused_elem_fn` evaluates the same program one
-// element per thread.
+// element at a time, `fused_row_fn` running it over the rows of the group's nest (kernels/rows.hpp).
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "../core/diagnostics_push.hpp"
@@ -32,6 +32,7 @@
 #include "../plan/fusion.hpp"
 #include "launch.hpp"
 #include "pointwise.hpp"
+#include "rows.hpp"
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -574,18 +575,47 @@ constexpr fused_nest make_nest(const fused_operands& k) {
   return nest;
 }
 
-// The operands' offsets of element i of a nest (row-major over its collapsed dimensions): one
-// division by the row length and one per outer dimension, for a thread that computes one element
-// (CUDA); the host walks rows instead (row_offsets).
-CTFX_HD inline void element_offsets(const fused_nest& n, int operands, index_t i, index_t* off) {
-  index_t row = i / n.inner;
-  const index_t j = i - row * n.inner;
-  for (int o = 0; o < operands; ++o) off[o] = j * n.istride[o];
+// The operands' offsets of the first element of row `row` of a nest: one division per outer
+// dimension, for a thread that starts a row (CUDA: kernels/rows.hpp); the host walks rows instead
+// (row_offsets).
+CTFX_HD inline void row_start_offsets(const fused_nest& n, int operands, index_t row, index_t* off) {
+  for (int o = 0; o < operands; ++o) off[o] = 0;
   for (int d = n.rank - 1; d >= 0; --d) {
     const index_t idx = row % n.size[d];
     row /= n.size[d];
     for (int o = 0; o < operands; ++o) off[o] += idx * n.stride[o][d];
   }
+}
+
+// The operands' offsets of element i of a nest (row-major over its collapsed dimensions): its
+// row's start and one division by the row length, for a thread that computes one element (CUDA).
+CTFX_HD inline void element_offsets(const fused_nest& n, int operands, index_t i, index_t* off) {
+  const index_t row = i / n.inner;
+  const index_t j = i - row * n.inner;
+  row_start_offsets(n, operands, row, off);
+  for (int o = 0; o < operands; ++o) off[o] += j * n.istride[o];
+}
+
+// Where an output's values start, for a fold over a nest that gives each output n consecutive
+// values (kernels/warp_fold.hpp's `source`): the first value's index and, where the n values lie in
+// one row of the nest (n divides the row's length), its offsets, found once, so that each value's
+// are a step of the inner strides, with no division (fold_value_offsets).
+struct fold_start {
+  index_t first = 0;
+  bool in_row = false;
+  index_t off[max_fused_leaves + 1]{};
+};
+CTFX_HD inline fold_start fold_start_of(const fused_nest& n, int operands, index_t first, index_t values) {
+  fold_start s;
+  s.first = first;
+  s.in_row = values > 0 && values <= n.inner && n.inner % values == 0;
+  if (s.in_row) element_offsets(n, operands, first, s.off);
+  return s;
+}
+// The operands' offsets of value r of an output that starts at s.
+CTFX_HD inline void fold_value_offsets(const fused_nest& n, int operands, const fold_start& s, index_t r, index_t* off) {
+  if (!s.in_row) return element_offsets(n, operands, s.first + r, off);
+  for (int o = 0; o < operands; ++o) off[o] = s.off[o] + r * n.istride[o];
 }
 
 // The operands' offsets of consecutive rows of a nest: the first by one division per outer
@@ -930,6 +960,26 @@ struct fused_elem_fn {
   }
 };
 
+// The group's rows on CUDA (kernels/rows.hpp): a thread finds its row's offsets once, then steps
+// each operand by its inner stride, so no element costs a division. The ops are still interpreted
+// per element (fused_elem_fn::value_at: the plan's dtypes and ops are run-time values here).
+struct fused_row_fn {
+  static constexpr int width = 1;
+  fused_elem_fn e;
+  CTFX_HD void operator()(index_t r, int lane, int lanes) const {
+    const int nop = e.k.n_leaves + 1;
+    index_t start[max_fused_leaves + 1], off[max_fused_leaves + 1];
+    row_start_offsets(e.nest, nop, r, start);
+    const index_t osize = size_of(e.k.out.dt);
+    for (index_t j = lane; j < e.nest.inner; j += lanes) {
+      for (int o = 0; o < nop; ++o) off[o] = start[o] + j * e.nest.istride[o];
+      alignas(8) std::byte v[8];
+      e.value_at(off, v);
+      std::memcpy(e.k.out.p + off[0] * osize, v, static_cast<std::size_t>(osize));
+    }
+  }
+};
+
 // Elements [j0, j1) of a nest of one row (every operand collapsed into one run): the kernel with
 // each operand's pointer moved to element j0, and the nest shortened to j1 - j0.
 inline void narrow_row(fused_operands& k, fused_nest& nest, index_t j0, index_t j1) {
@@ -978,7 +1028,7 @@ inline void run_fused(const device_ctx& ctx, const fused_kernel& k, const fused_
   const index_t n = k.out.numel();
   if (n == 0) return;
   if (ctx.where == backend::cuda) {
-    parallel_for(ctx, n, fused_elem_fn{k});
+    parallel_rows(ctx, nest.rows, nest.inner, fused_row_fn{fused_elem_fn{k}});
     return;
   }
   auto part = [](const fused_kernel& kt, const fused_nest& nt, index_t r0, index_t r1) { run_fused_rows(kt, nt, r0, r1); };

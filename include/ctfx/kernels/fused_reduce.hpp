@@ -165,10 +165,12 @@ struct fused_fold_fn {
   strided out;
   fold_spec spec;
   index_t n;
-  CTFX_HD index_t source(index_t o) const { return o * n; }
-  CTFX_HD C value(index_t first, index_t r) const {
+  CTFX_HD fold_start source(index_t o) const { return fold_start_of(group.nest, group.k.n_leaves + 1, o * n, n); }
+  CTFX_HD C value(const fold_start& s, index_t r) const {
+    index_t off[max_fused_leaves + 1];
+    fold_value_offsets(group.nest, group.k.n_leaves + 1, s, r, off);
     alignas(8) std::byte v[8];
-    group.value(first + r, v);
+    group.value_at(off, v);
     return load_as<S, C>(reinterpret_cast<const element_t<S>*>(v));
   }
   CTFX_HD void store(index_t o, C v) const { store_fold<O>(out, o, v, spec.divisor); }

@@ -123,23 +123,92 @@ struct op_x {
   }
 };
 
-// One element of a group per call, for CUDA (Thrust's for_each_n: a grid-stride loop over the
-// elements): the root expression Root, each operand's offset from the nest.
-template <class Root, dtype OutDt, int Leaves>
-struct static_element_fn {
+// A group's rows on CUDA (kernels/rows.hpp); Root is its expression, OutDt what it stores, LeafDt
+// its operands' dtypes. A thread finds its row's offsets once, then takes the row's vectors of
+// `width` elements where the row allows it (the destination and every operand at unit stride and
+// aligned for the vector, or broadcast along the row): each operand's values loaded at once (up to
+// 16 bytes), computed by the same expression element after element, so the bits are the host's,
+// and stored at once. Other rows, and the elements past the last whole vector, one element at a
+// time at their strides.
+template <class Root, dtype OutDt, dtype... LeafDt>
+struct static_row_fn {
+  static constexpr int Leaves = static_cast<int>(sizeof...(LeafDt));
+  // The bytes of the widest element, and the elements of one vector step: 16 bytes of it, at most 8.
+  static constexpr index_t widest = [] {
+    index_t w = size_of(OutDt);
+    ((w = size_of(LeafDt) > w ? size_of(LeafDt) : w), ...);
+    return w;
+  }();
+  static constexpr int width = 16 / widest < 8 ? static_cast<int>(16 / widest) : 8;
+  template <int L>
+  static constexpr index_t leaf_size = size_of(std::get<L>(std::array<dtype, sizeof...(LeafDt)>{LeafDt...}));
+  static constexpr index_t out_size = size_of(OutDt);
+
   fused_nest nest;
   const std::byte* leaf[max_fused_leaves];
-  index_t leaf_bytes[max_fused_leaves];
   std::byte* out;
-  CTFX_HD void operator()(index_t i) const {
-    index_t off[max_fused_leaves + 1];
-    element_offsets(nest, Leaves + 1, i, off);
+
+  // The elements of row r that lane `lane` of `lanes` computes: whole vectors lane, lane + lanes,
+  // ... where the row runs in vectors, then the elements left one by one.
+  CTFX_HD void operator()(index_t r, int lane, int lanes) const {
+    element_t<OutDt>* d;
     leaf_ptrs p;
-    for (int l = 0; l < Leaves; ++l) {
-      p.p[l] = leaf[l] + off[l + 1] * leaf_bytes[l];
-      p.st[l] = 0;
+    const bool vectors = row_at(r, d, p);
+    const index_t n = nest.inner, ds = nest.istride[0];
+    index_t j0 = 0;  // where the element-by-element loop starts
+    if (vectors) {
+      const index_t whole = n / width;
+      for (index_t v = lane; v < whole; v += lanes) vector_step(p, d + v * width, v * width, std::make_integer_sequence<int, Leaves>{});
+      j0 = whole * width;
     }
-    store_as<OutDt, typename Root::V>(reinterpret_cast<element_t<OutDt>*>(out) + off[0], Root::template eval<unit_access>(p, 0));
+    for (index_t j = j0 + lane; j < n; j += lanes) store_as<OutDt, typename Root::V>(d + j * ds, Root::template eval<strided_access>(p, j));
+  }
+
+  // Whether row r runs in vectors.
+  CTFX_HD bool vector_row(index_t r) const {
+    element_t<OutDt>* d;
+    leaf_ptrs p;
+    return row_at(r, d, p);
+  }
+
+ private:
+  // Row r's destination and operands (their starts and inner strides), and whether it runs in
+  // vectors: the destination at unit stride and every operand broadcast along the row or at unit
+  // stride, each aligned for its vector.
+  CTFX_HD bool row_at(index_t r, element_t<OutDt>*& d, leaf_ptrs& p) const {
+    index_t off[max_fused_leaves + 1];
+    row_start_offsets(nest, Leaves + 1, r, off);
+    row_operands(p, off, std::make_integer_sequence<int, Leaves>{});
+    d = reinterpret_cast<element_t<OutDt>*>(out) + off[0];
+    return nest.istride[0] == 1 && aligned_to(d, width * out_size) && vectors_fit(p, std::make_integer_sequence<int, Leaves>{});
+  }
+  template <int... L>
+  CTFX_INLINE CTFX_HD void row_operands(leaf_ptrs& p, const index_t* off, std::integer_sequence<int, L...>) const {
+    ((p.p[L] = leaf[L] + off[L + 1] * leaf_size<L>, p.st[L] = nest.istride[L + 1]), ...);
+  }
+  template <int... L>
+  CTFX_INLINE CTFX_HD static bool vectors_fit(const leaf_ptrs& p, std::integer_sequence<int, L...>) {
+    return ((p.st[L] == 0 || (p.st[L] == 1 && aligned_to(p.p[L], width * leaf_size<L>))) && ...);
+  }
+  // Operand L's `width` values from element j into `into` (one value repeated where broadcast).
+  template <int L>
+  CTFX_INLINE CTFX_HD static void load_operand(const leaf_ptrs& p, index_t j, std::byte* into) {
+    if (p.st[L] == 0) {
+      for (int k = 0; k < width; ++k) std::memcpy(into + k * leaf_size<L>, p.p[L], static_cast<std::size_t>(leaf_size<L>));
+    } else {
+      move_vector<static_cast<int>(width * leaf_size<L>)>(into, p.p[L] + j * leaf_size<L>);
+    }
+  }
+  // Elements [j, j + width) of the row, stored at d: the operands' vectors loaded, the values
+  // computed from them, the result stored as one vector.
+  template <int... L>
+  CTFX_INLINE CTFX_HD static void vector_step(const leaf_ptrs& p, element_t<OutDt>* d, index_t j, std::integer_sequence<int, L...>) {
+    alignas(16) std::byte values[Leaves > 0 ? Leaves : 1][16];
+    leaf_ptrs q;
+    ((load_operand<L>(p, j, values[L]), q.p[L] = values[L], q.st[L] = 1), ...);
+    alignas(16) element_t<OutDt> result[width];
+    for (int k = 0; k < width; ++k) store_as<OutDt, typename Root::V>(result + k, Root::template eval<unit_access>(q, k));
+    move_vector<static_cast<int>(width * out_size)>(d, result);
   }
 };
 
@@ -155,10 +224,10 @@ struct static_fold_fn {
   strided out;
   fold_spec spec;
   index_t n;
-  CTFX_HD index_t source(index_t o) const { return o * n; }
-  CTFX_HD C value(index_t first, index_t r) const {
+  CTFX_HD fold_start source(index_t o) const { return fold_start_of(nest, Leaves + 1, o * n, n); }
+  CTFX_HD C value(const fold_start& s, index_t r) const {
     index_t off[max_fused_leaves + 1];
-    element_offsets(nest, Leaves + 1, first + r, off);
+    fold_value_offsets(nest, Leaves + 1, s, r, off);
     leaf_ptrs p;
     for (int l = 0; l < Leaves; ++l) {
       p.p[l] = leaf[l] + off[l + 1] * leaf_bytes[l];
@@ -256,6 +325,9 @@ struct static_group {
   using root = typename node_expr<domain == dst ? R : domain>::type;
   static constexpr dtype out_dt = at(domain).meta.dt;  // what the loop computes (a reduction's input)
   static_assert(out_dt == root::result, "ctfx: a fused group's last op computes its destination's dtype");
+  // The group's row functor on CUDA, typed on its operands' dtypes.
+  template <std::size_t... l>
+  static auto row_fn_type(std::index_sequence<l...>) -> std::type_identity<static_row_fn<root, out_dt, at(leaves.id[l]).meta.dt...>>;
 
   // The result's last extent when the compiler knows it, else 0.
   static constexpr index_t last_extent = [] {
@@ -561,14 +633,11 @@ struct static_group {
     if (k.out.numel() == 0) return;
     const fused_nest nest = make_nest(k);
     if (ctx.where == backend::cuda) {
-      static_element_fn<root, out_dt, leaves.n> f{};
+      typename decltype(row_fn_type(std::make_index_sequence<leaves.n>{}))::type f{};
       f.nest = nest;
-      for (int l = 0; l < leaves.n; ++l) {
-        f.leaf[l] = k.leaf[l].p;
-        f.leaf_bytes[l] = size_of(k.leaf[l].dt);
-      }
+      for (int l = 0; l < leaves.n; ++l) f.leaf[l] = k.leaf[l].p;
       f.out = k.out.p;
-      parallel_for(ctx, k.out.numel(), f);
+      parallel_rows(ctx, nest.rows, nest.inner, f);
       return;
     }
     if (!split_for_threads(ctx, k, nest, [](const fused_operands& kt, const fused_nest& nt, index_t r0, index_t r1) { rows(ptrs_of(kt), nt, r0, r1); }))

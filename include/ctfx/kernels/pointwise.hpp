@@ -17,6 +17,7 @@
 #include <omp.h>
 #endif
 #include "math.hpp"
+#include "rows.hpp"
 #include "strided.hpp"
 
 namespace ctfx {
@@ -231,18 +232,38 @@ struct binary_fn {
   }
 };
 
-// out[i] = src[i] converted (src broadcast to out's extents)
+// A copy's rows on CUDA (kernels/rows.hpp): rows of its last dimension, each row's offsets found
+// once (one division per dimension), its elements taken by the row's lanes; between equal dtypes
+// at unit strides, aligned, whole vectors of 16 bytes (or of 8 elements, for 1-byte elements).
 template <dtype S, dtype D>
-struct copy_fn {
-  strided out, src;
-  CTFX_HD void operator()(index_t i) const {
-    index_t c[max_rank];
-    out.coords_of(i, c);
+struct copy_row_fn {
+  static constexpr index_t bytes = sizeof(element_t<S>) > sizeof(element_t<D>) ? sizeof(element_t<S>) : sizeof(element_t<D>);
+  static constexpr int width = 16 / bytes < 8 ? static_cast<int>(16 / bytes) : 8;
+  strided out, src;  // src broadcast to out's extents
+  CTFX_HD void operator()(index_t r, int lane, int lanes) const {
+    const int last = out.rank - 1;
+    const index_t inner = out.rank == 0 ? 1 : out.size[last];
+    const index_t os = out.rank == 0 ? 0 : out.stride[last], ss = out.rank == 0 ? 0 : src.stride[last];
+    index_t c[max_rank]{};
+    out.coords_of(r * inner, c);
+    auto* o = reinterpret_cast<element_t<D>*>(out.at_coords(c));
+    const auto* i = reinterpret_cast<const element_t<S>*>(src.at_coords(c));
+    index_t j0 = 0;
     if constexpr (S == D) {
-      std::memcpy(out.at_coords(c), src.at_coords(c), sizeof(element_t<D>));
-    } else {
-      using C = std::conditional_t<(is_floating(S) || is_floating(D)), double, std::int64_t>;
-      store_as<D, C>(out.at_coords(c), load_as<S, C>(src.at_coords(c)));
+      constexpr index_t vbytes = width * static_cast<index_t>(sizeof(element_t<D>));
+      if (os == 1 && ss == 1 && aligned_to(o, vbytes) && aligned_to(i, vbytes)) {
+        const index_t whole = inner / width;
+        for (index_t v = lane; v < whole; v += lanes) move_vector<static_cast<int>(vbytes)>(o + v * width, i + v * width);
+        j0 = whole * width;
+      }
+    }
+    for (index_t j = j0 + lane; j < inner; j += lanes) {
+      if constexpr (S == D) {
+        std::memcpy(o + j * os, i + j * ss, sizeof(element_t<D>));
+      } else {
+        using C = std::conditional_t<(is_floating(S) || is_floating(D)), double, std::int64_t>;
+        store_as<D, C>(o + j * os, load_as<S, C>(i + j * ss));
+      }
     }
   }
 };
@@ -260,11 +281,18 @@ struct where_fn {
   }
 };
 
+// out = value, row by row (kernels/rows.hpp): each row's start found once, its elements stepped
+// by the last dimension's stride.
 template <dtype D>
-struct fill_fn {
+struct fill_row_fn {
+  static constexpr int width = 1;
   strided out;
   double value = 0;
-  CTFX_HD void operator()(index_t i) const { store_as<D, compute_t<D>>(out.at(i), static_cast<compute_t<D>>(value)); }
+  CTFX_HD void operator()(index_t r, int lane, int lanes) const {
+    const index_t inner = out.rank == 0 ? 1 : out.size[out.rank - 1], os = out.rank == 0 ? 0 : out.stride[out.rank - 1];
+    auto* o = reinterpret_cast<element_t<D>*>(out.at(r * inner));
+    for (index_t j = lane; j < inner; j += lanes) store_as<D, compute_t<D>>(o + j * os, static_cast<compute_t<D>>(value));
+  }
 };
 
 // ---- launchers (run-time dtypes; the op may be static or dynamic)
@@ -410,7 +438,8 @@ inline void copy_typed(const device_ctx& ctx, const strided& out_view, const str
     copy_range_host<S, D>(out, s, 0, n);
     return;
   }
-  parallel_for(ctx, n, copy_fn<S, D>{out, s});
+  const index_t inner = out.rank == 0 ? 1 : out.size[out.rank - 1];
+  parallel_rows(ctx, n / inner, inner, copy_row_fn<S, D>{out, s});
 }
 
 // out = src (src broadcast to out's shape, converted to out's dtype), the element types read from
@@ -429,7 +458,8 @@ inline void copy_bits(const device_ctx& ctx, const strided& out_view, const stri
 // out = value in out's element type D.
 template <dtype D>
 inline void fill_typed(const device_ctx& ctx, const strided& out, double value) {
-  parallel_for(ctx, out.numel(), fill_fn<D>{out, value});
+  const index_t n = out.numel(), inner = out.rank == 0 ? 1 : out.size[out.rank - 1];
+  if (n > 0) parallel_rows(ctx, n / inner, inner, fill_row_fn<D>{out, value});
 }
 inline void fill(const device_ctx& ctx, const strided& out, double value) {
   visit_dtype(out.dt, [&](auto dd) { fill_typed<decltype(dd)::value>(ctx, out, value); });

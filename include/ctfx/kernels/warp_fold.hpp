@@ -10,10 +10,11 @@
 // Not CUB's WarpReduce or DeviceSegmentedReduce: they add in a tree of their own, whose order the
 // host could not reproduce, and a float sum's bits depend on the order.
 //
-// A fold is a functor F: `source(o)`, what output o reads (a pointer, or o itself); `value(s, r)`,
-// value r of it as C; `store(o, v)`. fold_by_warps runs it on CUDA; in a translation unit without
-// CUDA (or on another backend) it runs the 32 lanes one after the other (fold_by_lanes): the tests
-// check the order and each functor against fold_acc that way, without a GPU.
+// A fold is a functor F: `source(o)`, what output o reads (a pointer, or where its values start:
+// fused.hpp's fold_start); `value(s, r)`, value r of it as C; `store(o, v)`. fold_by_warps runs it
+// on CUDA; in a translation unit without CUDA (or on another backend) it runs the 32 lanes one
+// after the other (fold_by_lanes): the tests check the order and each functor against fold_acc
+// that way, without a GPU.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "../core/diagnostics_push.hpp"

@@ -1,0 +1,42 @@
+# cmake -DPTX=<file.ptx> -DENTRY=<part of the kernels' mangled names> -P check_ptx_vectors.cmake
+#
+# Reads PTX that nvcc made (the cuda.<name>.no_trap test's) and passes when it holds kernels whose
+# names contain ENTRY, at least one of them loading and storing 16 bytes at a time
+# (ld.global.v4 / st.global.v4: kernels/rows.hpp's vectors), and none of them using the thread's
+# stack (__local_depot: the values the vectors were loaded into, spilled from registers).
+cmake_minimum_required(VERSION 3.20)
+foreach(v PTX ENTRY)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "check_ptx_vectors: -D${v}=... is required")
+  endif()
+endforeach()
+file(READ ${PTX} rest)
+set(kernels 0)
+set(vector 0)
+while(TRUE)
+  string(FIND "${rest}" ".entry ${ENTRY}" at)
+  if(at EQUAL -1)
+    break()
+  endif()
+  string(SUBSTRING "${rest}" ${at} -1 rest)
+  # A function's body ends at its closing brace, the only one at the start of a line.
+  string(FIND "${rest}" "\n}\n" end)
+  string(SUBSTRING "${rest}" 0 ${end} body)
+  string(SUBSTRING "${rest}" ${end} -1 rest)
+  math(EXPR kernels "${kernels} + 1")
+  string(REGEX MATCH "^\\.entry ([^(]*)" _ "${body}")
+  set(name "${CMAKE_MATCH_1}")
+  if(body MATCHES "__local_depot")
+    message(FATAL_ERROR "${name} keeps values on the thread's stack (__local_depot): its vectors left the registers")
+  endif()
+  if(body MATCHES "ld\\.global(\\.nc)?\\.v4\\." AND body MATCHES "st\\.global\\.v4\\.")
+    math(EXPR vector "${vector} + 1")
+  endif()
+endwhile()
+if(kernels EQUAL 0)
+  message(FATAL_ERROR "${PTX}: no kernel named like ${ENTRY}")
+endif()
+if(vector EQUAL 0)
+  message(FATAL_ERROR "${PTX}: none of the ${kernels} kernels named like ${ENTRY} loads and stores 16-byte vectors")
+endif()
+message(STATUS "${vector} of ${kernels} kernels named like ${ENTRY} load and store 16-byte vectors, none on the stack")
