@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 #include <ctfx.hpp>
 #include <ctfx/kernels/fused.hpp>
@@ -43,10 +44,11 @@ struct layouts {
   ctfx::strided out, x, h, z;
 };
 
-// The group run by static_row_fn, lane after lane with `lanes` lanes per row, into `out`; and each
-// element computed by hand (the group's ops in f32, rounded as the unfused graph stores them).
+// The group run by static_row_fn as the CUDA kernel runs it (segments of `seg` elements, `lanes`
+// lanes each, one after the other), into `out`; and each element computed by hand (the group's ops
+// in f32, rounded as the unfused graph stores them).
 template <dtype O>
-void check_rows(const layouts& L, int lanes) {
+void check_rows(const layouts& L, index_t seg, int lanes) {
   k::fused_operands ops;
   ops.out = L.out;
   ops.n_leaves = 3;
@@ -59,8 +61,7 @@ void check_rows(const layouts& L, int lanes) {
   f.leaf[1] = L.h.p;
   f.leaf[2] = L.z.p;
   f.out = L.out.p;
-  for (index_t r = 0; r < f.nest.rows; ++r)
-    for (int lane = 0; lane < lanes; ++lane) f(r, lane, lanes);
+  k::rows_as_on_device(f.nest.rows, f.nest.inner, seg, lanes, f);
   const index_t R = L.out.size[0], C = L.out.size[1];
   int wrong = 0;
   for (index_t i = 0; i < R; ++i)
@@ -76,7 +77,7 @@ void check_rows(const layouts& L, int lanes) {
       ctfx::store_as<O, float>(&e, want);
       wrong += std::memcmp(at(L.out), &e, sizeof e) != 0;
     }
-  CHECK_MESSAGE(wrong == 0, "lanes " << lanes << ": " << wrong << " of " << R * C << " elements differ");
+  CHECK_MESSAGE(wrong == 0, "segments of " << seg << ", lanes " << lanes << ": " << wrong << " of " << R * C << " elements differ");
 }
 
 ctfx::strided view2(void* p, dtype dt, index_t R, index_t C, index_t s0, index_t s1) {
@@ -91,6 +92,16 @@ TEST_CASE("rows: a block's lanes per row: enough for the row's vectors, a power 
   CHECK(k::row_lanes(65, 4, 256) == 32);
   CHECK(k::row_lanes(1026, 4, 256) == 256);
   CHECK(k::row_lanes(1 << 24, 1, 256) == 256);
+  // A long row is cut into segments of 8 vectors per thread of a block: a dense 16 M floats (one
+  // collapsed row) spreads over 2,048 segments; a 64-float row stays whole.
+  const k::row_launch dense = k::row_launch_of(index_t{1} << 24, 4, k::row_segment(4));
+  CHECK(dense.seg == 8192);
+  CHECK(dense.segs_per_row == 2048);
+  CHECK(dense.lanes == 256);
+  const k::row_launch rope = k::row_launch_of(64, 4, k::row_segment(4));
+  CHECK((rope.seg == 64 && rope.segs_per_row == 1 && rope.lanes == 16));
+  const k::row_part last = k::segment_of(2 * 3 + 2, 3, 20, 8);  // rows of 20 in segments of 8: row 2's last
+  CHECK((last.r == 2 && last.j0 == 16 && last.j1 == 20));
   CHECK(k::static_row_fn<xhz<dtype::f32>, dtype::f32, dtype::f32, dtype::f16, dtype::f32>::width == 4);
   CHECK(k::static_row_fn<xhz<dtype::f16>, dtype::f16, dtype::f32, dtype::f16, dtype::f32>::width == 4);
   using halves = k::op_x<ctfx::op_kind::neg, dtype::f16, dtype::f16, 0, k::leaf_x<0, dtype::f16>>;
@@ -110,27 +121,28 @@ TEST_CASE("rows: a compiled group's CUDA rows give the host's bits on every path
     std::copy(zv.begin(), zv.begin() + static_cast<long>(zcol.v.size()), zcol.v.begin());
     for (std::size_t i = 0; i < h.v.size(); ++i) h.v[i] = ctfx::half_t(static_cast<float>(i % 13) * 0.25f - 1.0f);
     CAPTURE(C);
-    for (const int lanes : {1, 3, 32, 256}) {
+    for (const auto& [seg, lanes] : {std::pair<index_t, int>{k::row_segment(4), 1}, {k::row_segment(4), 32}, {k::row_segment(4), 256}, {8, 3}, {12, 2}}) {
+      CAPTURE(seg);
       CAPTURE(lanes);
       // dense, aligned: every row in vectors when its length keeps the rows aligned
       layouts dense{view2(out.at(16), dtype::f32, R, C, C, 1), view2(x.at(16), dtype::f32, R, C, C, 1),
                     view2(h.at(32), dtype::f16, R, C, C, 1), view2(z.at(16), dtype::f32, R, C, C, 1)};
-      check_rows<dtype::f32>(dense, lanes);
+      check_rows<dtype::f32>(dense, seg, lanes);
       // z broadcast along the rows (a column [R, 1]), x read transposed from a [C, R] buffer
       layouts bcast{view2(out.at(16), dtype::f32, R, C, C, 1), view2(x.at(16), dtype::f32, R, C, C, 1),
                     view2(h.at(32), dtype::f16, R, C, C, 1), view2(zcol.at(16), dtype::f32, R, C, 1, 0)};
-      check_rows<dtype::f32>(bcast, lanes);
+      check_rows<dtype::f32>(bcast, seg, lanes);
       layouts transposed{view2(out.at(16), dtype::f32, R, C, C, 1), view2(x.at(16), dtype::f32, R, C, 1, R),
                          view2(h.at(32), dtype::f16, R, C, C, 1), view2(z.at(16), dtype::f32, R, C, C, 1)};
-      check_rows<dtype::f32>(transposed, lanes);
+      check_rows<dtype::f32>(transposed, seg, lanes);
       // an operand one element past its line's start: no row in vectors
       layouts shifted{view2(out.at(16), dtype::f32, R, C, C, 1), view2(x.at(17), dtype::f32, R, C, C, 1),
                       view2(h.at(32), dtype::f16, R, C, C, 1), view2(z.at(16), dtype::f32, R, C, C, 1)};
-      check_rows<dtype::f32>(shifted, lanes);
+      check_rows<dtype::f32>(shifted, seg, lanes);
       // an f16 destination (stored 8 bytes at a time)
       layouts halves{view2(out16.at(32), dtype::f16, R, C, C, 1), view2(x.at(16), dtype::f32, R, C, C, 1),
                      view2(h.at(32), dtype::f16, R, C, C, 1), view2(z.at(16), dtype::f32, R, C, C, 1)};
-      check_rows<dtype::f16>(halves, lanes);
+      check_rows<dtype::f16>(halves, seg, lanes);
     }
   }
 }
@@ -190,8 +202,7 @@ TEST_CASE("rows: a runtime_plan group's CUDA rows (fused_row_fn) give the host's
       std::fill(o2.begin(), o2.end(), -1.0f);
       g.out.p = reinterpret_cast<std::byte*>(o2.data());
       const k::fused_row_fn f{k::fused_elem_fn{g}};
-      for (index_t r = 0; r < f.e.nest.rows; ++r)
-        for (int lane = 0; lane < lanes; ++lane) f(r, lane, lanes);
+      k::rows_as_on_device(f.e.nest.rows, f.e.nest.inner, 5, lanes, f);  // segments of 5 elements
       CHECK_MESSAGE(std::memcmp(o1.data(), o2.data(), o1.size() * 4) == 0, "C " << C << ", lanes " << lanes);
     }
     g.out.p = reinterpret_cast<std::byte*>(o2.data());
@@ -218,8 +229,7 @@ TEST_CASE("rows: CUDA's copy and fill rows give the host's bits (vectors between
       ctfx::kernels::copy_typed<dtype::f32, dtype::f32>(ctfx::device_ctx{}, out_a, s);  // the host's
       const index_t inner = out_b.rank == 0 ? 1 : out_b.size[out_b.rank - 1];
       const auto f = fn(out_b, s.broadcast_to(out_b.rank, out_b.size));
-      for (index_t r = 0; r < out_b.numel() / inner; ++r)
-        for (int lane = 0; lane < lanes; ++lane) f(r, lane, lanes);
+      k::rows_as_on_device(out_b.numel() / inner, inner, 8, lanes, f);  // segments of 2 vectors
       return std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
     };
     auto rows_fn = [](const ctfx::strided& o, const ctfx::strided& s) { return k::copy_row_fn<dtype::f32, dtype::f32>{o, s}; };
@@ -238,22 +248,19 @@ TEST_CASE("rows: CUDA's copy and fill rows give the host's bits (vectors between
   std::vector<ctfx::half_t> h1(R * C), h2(R * C);
   k::copy_typed<dtype::f32, dtype::f16>(ctfx::device_ctx{}, view2(h1.data(), dtype::f16, R, C, C, 1), f32(src.data(), C, 1));
   const k::copy_row_fn<dtype::f32, dtype::f16> fh{view2(h2.data(), dtype::f16, R, C, C, 1), f32(src.data(), C, 1)};
-  for (index_t r = 0; r < R; ++r)
-    for (int lane = 0; lane < 8; ++lane) fh(r, lane, 8);
+  k::rows_as_on_device(R, C, k::row_segment(4), 8, fh);
   CHECK(std::memcmp(h1.data(), h2.data(), h1.size() * 2) == 0);
   std::vector<std::int32_t> iv(R * C);
   for (std::size_t i = 0; i < iv.size(); ++i) iv[i] = static_cast<std::int32_t>(i * 7919 % 1000) - 500;
   std::vector<double> d1(R * C), d2(R * C);
   k::copy_typed<dtype::i32, dtype::f64>(ctfx::device_ctx{}, view2(d1.data(), dtype::f64, C, R, 1, C), view2(iv.data(), dtype::i32, C, R, R, 1));
   const k::copy_row_fn<dtype::i32, dtype::f64> fd{view2(d2.data(), dtype::f64, C, R, 1, C), view2(iv.data(), dtype::i32, C, R, R, 1)};
-  for (index_t r = 0; r < C; ++r)
-    for (int lane = 0; lane < 2; ++lane) fd(r, lane, 2);
+  k::rows_as_on_device(C, R, 2, 2, fd);
   CHECK(std::memcmp(d1.data(), d2.data(), d1.size() * 8) == 0);
   // fills: every element of a strided view, nothing else
   std::vector<float> z(R * C, 1.0f);
   const k::fill_row_fn<dtype::f32> fill{f32r(z.data() + 1, C, 2, R, 18), -2.5};
-  for (index_t r = 0; r < R; ++r)
-    for (int lane = 0; lane < 3; ++lane) fill(r, lane, 3);
+  k::rows_as_on_device(R, 18, 5, 3, fill);
   int filled = 0, kept = 0;
   for (index_t i = 0; i < R; ++i)
     for (index_t j = 0; j < C; ++j) {

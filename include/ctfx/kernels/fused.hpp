@@ -960,18 +960,18 @@ struct fused_elem_fn {
   }
 };
 
-// The group's rows on CUDA (kernels/rows.hpp): a thread finds its row's offsets once, then steps
+// The group's rows on CUDA (kernels/rows.hpp): a thread finds its row's offsets once per segment, then steps
 // each operand by its inner stride, so no element costs a division. The ops are still interpreted
 // per element (fused_elem_fn::value_at: the plan's dtypes and ops are run-time values here).
 struct fused_row_fn {
   static constexpr int width = 1;
   fused_elem_fn e;
-  CTFX_HD void operator()(index_t r, int lane, int lanes) const {
+  CTFX_HD void operator()(index_t r, index_t j0, index_t j1, int lane, int lanes) const {
     const int nop = e.k.n_leaves + 1;
     index_t start[max_fused_leaves + 1], off[max_fused_leaves + 1];
     row_start_offsets(e.nest, nop, r, start);
     const index_t osize = size_of(e.k.out.dt);
-    for (index_t j = lane; j < e.nest.inner; j += lanes) {
+    for (index_t j = j0 + lane; j < j1; j += lanes) {
       for (int o = 0; o < nop; ++o) off[o] = start[o] + j * e.nest.istride[o];
       alignas(8) std::byte v[8];
       e.value_at(off, v);

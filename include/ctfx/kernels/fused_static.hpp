@@ -124,7 +124,7 @@ struct op_x {
 };
 
 // A group's rows on CUDA (kernels/rows.hpp); Root is its expression, OutDt what it stores, LeafDt
-// its operands' dtypes. A thread finds its row's offsets once, then takes the row's vectors of
+// its operands' dtypes. A thread finds its row's offsets once per segment, then takes its vectors of
 // `width` elements where the row allows it (the destination and every operand at unit stride and
 // aligned for the vector, or broadcast along the row): each operand's values loaded at once (up to
 // 16 bytes), computed by the same expression element after element, so the bits are the host's,
@@ -148,20 +148,23 @@ struct static_row_fn {
   const std::byte* leaf[max_fused_leaves];
   std::byte* out;
 
-  // The elements of row r that lane `lane` of `lanes` computes: whole vectors lane, lane + lanes,
-  // ... where the row runs in vectors, then the elements left one by one.
-  CTFX_HD void operator()(index_t r, int lane, int lanes) const {
+  // The elements [j0, j1) of row r that lane `lane` of `lanes` computes: whole vectors lane,
+  // lane + lanes, ... where the row runs in vectors, then the elements left one by one.
+  CTFX_HD void operator()(index_t r, index_t j0, index_t j1, int lane, int lanes) const {
     element_t<OutDt>* d;
     leaf_ptrs p;
     const bool vectors = row_at(r, d, p);
-    const index_t n = nest.inner, ds = nest.istride[0];
-    index_t j0 = 0;  // where the element-by-element loop starts
+    const index_t ds = nest.istride[0];
+    index_t t = j0;  // where the element-by-element loop starts
     if (vectors) {
-      const index_t whole = n / width;
-      for (index_t v = lane; v < whole; v += lanes) vector_step(p, d + v * width, v * width, std::make_integer_sequence<int, Leaves>{});
-      j0 = whole * width;
+      const index_t whole = (j1 - j0) / width;
+      for (index_t v = lane; v < whole; v += lanes) {
+        const index_t j = j0 + v * width;
+        vector_step(p, d + j, j, std::make_integer_sequence<int, Leaves>{});
+      }
+      t = j0 + whole * width;
     }
-    for (index_t j = j0 + lane; j < n; j += lanes) store_as<OutDt, typename Root::V>(d + j * ds, Root::template eval<strided_access>(p, j));
+    for (index_t j = t + lane; j < j1; j += lanes) store_as<OutDt, typename Root::V>(d + j * ds, Root::template eval<strided_access>(p, j));
   }
 
   // Whether row r runs in vectors.

@@ -240,7 +240,7 @@ struct copy_row_fn {
   static constexpr index_t bytes = sizeof(element_t<S>) > sizeof(element_t<D>) ? sizeof(element_t<S>) : sizeof(element_t<D>);
   static constexpr int width = 16 / bytes < 8 ? static_cast<int>(16 / bytes) : 8;
   strided out, src;  // src broadcast to out's extents
-  CTFX_HD void operator()(index_t r, int lane, int lanes) const {
+  CTFX_HD void operator()(index_t r, index_t j0, index_t j1, int lane, int lanes) const {
     const int last = out.rank - 1;
     const index_t inner = out.rank == 0 ? 1 : out.size[last];
     const index_t os = out.rank == 0 ? 0 : out.stride[last], ss = out.rank == 0 ? 0 : src.stride[last];
@@ -248,16 +248,16 @@ struct copy_row_fn {
     out.coords_of(r * inner, c);
     auto* o = reinterpret_cast<element_t<D>*>(out.at_coords(c));
     const auto* i = reinterpret_cast<const element_t<S>*>(src.at_coords(c));
-    index_t j0 = 0;
+    index_t t = j0;
     if constexpr (S == D) {
       constexpr index_t vbytes = width * static_cast<index_t>(sizeof(element_t<D>));
       if (os == 1 && ss == 1 && aligned_to(o, vbytes) && aligned_to(i, vbytes)) {
-        const index_t whole = inner / width;
-        for (index_t v = lane; v < whole; v += lanes) move_vector<static_cast<int>(vbytes)>(o + v * width, i + v * width);
-        j0 = whole * width;
+        const index_t whole = (j1 - j0) / width;
+        for (index_t v = lane; v < whole; v += lanes) move_vector<static_cast<int>(vbytes)>(o + j0 + v * width, i + j0 + v * width);
+        t = j0 + whole * width;
       }
     }
-    for (index_t j = j0 + lane; j < inner; j += lanes) {
+    for (index_t j = t + lane; j < j1; j += lanes) {
       if constexpr (S == D) {
         std::memcpy(o + j * os, i + j * ss, sizeof(element_t<D>));
       } else {
@@ -288,10 +288,10 @@ struct fill_row_fn {
   static constexpr int width = 1;
   strided out;
   double value = 0;
-  CTFX_HD void operator()(index_t r, int lane, int lanes) const {
+  CTFX_HD void operator()(index_t r, index_t j0, index_t j1, int lane, int lanes) const {
     const index_t inner = out.rank == 0 ? 1 : out.size[out.rank - 1], os = out.rank == 0 ? 0 : out.stride[out.rank - 1];
     auto* o = reinterpret_cast<element_t<D>*>(out.at(r * inner));
-    for (index_t j = lane; j < inner; j += lanes) store_as<D, compute_t<D>>(o + j * os, static_cast<compute_t<D>>(value));
+    for (index_t j = j0 + lane; j < j1; j += lanes) store_as<D, compute_t<D>>(o + j * os, static_cast<compute_t<D>>(value));
   }
 };
 
