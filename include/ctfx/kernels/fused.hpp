@@ -891,13 +891,8 @@ struct fused_elem_fn {
     value_at(off, v);
     std::memcpy(k.out.p + off[0] * size_of(k.out.dt), v, static_cast<std::size_t>(size_of(k.out.dt)));
   }
-  // The last op's value at element i of the loop domain (k.out's extents), in its dtype.
-  CTFX_HD void value(index_t i, std::byte* result) const {
-    index_t off[max_fused_leaves + 1];
-    element_offsets(nest, k.n_leaves + 1, i, off);
-    value_at(off, result);
-  }
-  // The same, at the element whose operands' offsets are off[1 + l] (off[0]: the destination's).
+  // The last op's value, in its dtype, at the element of the loop domain (k.out's extents) whose
+  // operands' offsets are off[1 + l] (off[0]: the destination's).
   CTFX_HD void value_at(const index_t* off, std::byte* result) const {
     alignas(8) std::byte v[max_fused_ops][8];
     const std::byte* leafp[max_fused_leaves];
