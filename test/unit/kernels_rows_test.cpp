@@ -121,7 +121,9 @@ TEST_CASE("rows: a compiled group's CUDA rows give the host's bits on every path
     std::copy(zv.begin(), zv.begin() + static_cast<long>(zcol.v.size()), zcol.v.begin());
     for (std::size_t i = 0; i < h.v.size(); ++i) h.v[i] = ctfx::half_t(static_cast<float>(i % 13) * 0.25f - 1.0f);
     CAPTURE(C);
-    for (const auto& [seg, lanes] : {std::pair<index_t, int>{k::row_segment(4), 1}, {k::row_segment(4), 32}, {k::row_segment(4), 256}, {8, 3}, {12, 2}}) {
+    for (const auto& cut : {std::pair<index_t, int>{k::row_segment(4), 1}, {k::row_segment(4), 32}, {k::row_segment(4), 256}, {8, 3}, {12, 2}}) {
+      const index_t seg = cut.first;
+      const int lanes = cut.second;  // (not structured bindings: clang 14's CAPTURE cannot take them)
       CAPTURE(seg);
       CAPTURE(lanes);
       // dense, aligned: every row in vectors when its length keeps the rows aligned
@@ -270,4 +272,76 @@ TEST_CASE("rows: CUDA's copy and fill rows give the host's bits (vectors between
     }
   CHECK(filled == R * 18);
   CHECK(kept == R * (C - 18));
+}
+
+// Every elementwise kind, in every dtype, through the interpreter's rows (fused_row_fn: each op
+// dispatched once for four elements, then the tail) against the host's chunk loops. Each group is
+// the op followed by its value converted to f64, so both an operand's read from a leaf and from an
+// op's value are covered, and the op's rounding to its own dtype shows in the result.
+TEST_CASE("rows: the interpreter, four elements per dispatch, gives the host's bits for every elementwise kind and dtype") {
+  using ctfx::op_kind;
+  constexpr index_t n = 11;  // two lanes: 6 and 5 elements, a dispatch of four and a tail each
+  const double xs[n] = {-2.5, 0.0, -0.0, 1.0, 3.0, __builtin_nan(""), __builtin_inf(), -7.25, 0.5, 2.0, -1.0};
+  const double ys[n] = {2.0, -3.0, 0.0, __builtin_nan(""), 0.5, 1.0, -2.0, 4.0, -0.0, 3.0, -1.0};
+  auto filled = [](dtype dt, const double* v) {
+    std::vector<std::byte> b(static_cast<std::size_t>(n) * 8);
+    ctfx::visit_dtype(dt, [&](auto dd) {
+      constexpr dtype D = decltype(dd)::value;
+      for (index_t i = 0; i < n; ++i) ctfx::store_as<D, double>(b.data() + i * ctfx::size_of(D), v[i]);
+    });
+    return b;
+  };
+  auto line = [](void* p, dtype dt) { return ctfx::strided{static_cast<std::byte*>(p), dt, 1, {n}, {1}}; };
+  int checked = 0;
+  for (const dtype dt : {dtype::f32, dtype::f64, dtype::f16, dtype::bf16, dtype::i32, dtype::i64, dtype::i8, dtype::b8}) {
+    auto x = filled(dt, xs), y = filled(dt, ys), cond = filled(dtype::b8, ys);
+    // (kind, operands: 1 unary, 2 tensor, 3 scalar, 4 where, 5 conversion from dt)
+    std::vector<std::pair<op_kind, int>> cases;
+    for (int i = static_cast<int>(op_kind::neg); i <= static_cast<int>(op_kind::logical_not); ++i) cases.emplace_back(static_cast<op_kind>(i), 1);
+    for (int i = static_cast<int>(op_kind::add); i <= static_cast<int>(op_kind::logical_or); ++i) {
+      cases.emplace_back(static_cast<op_kind>(i), 2);
+      cases.emplace_back(static_cast<op_kind>(i), 3);
+    }
+    cases.emplace_back(op_kind::where, 4);
+    cases.emplace_back(op_kind::copy, 5);
+    for (const auto& c : cases) {
+      const op_kind kind = c.first;
+      const int form = c.second;
+      k::fused_kernel g;
+      g.n_leaves = form == 2 ? 2 : form == 4 ? 3 : 1;
+      g.leaf_dt[0] = g.leaf_dt[1] = dt;
+      g.leaf_dt[2] = dtype::b8;
+      g.leaf[0] = line(x.data(), dt);
+      g.leaf[1] = line(y.data(), dt);
+      g.leaf[2] = line(cond.data(), dtype::b8);
+      k::fused_op& o = g.ops[0];
+      o.k = kind;
+      o.out = ctfx::yields_bool(kind) ? dtype::b8 : form == 5 ? (dt == dtype::f32 ? dtype::i32 : dtype::f32) : dt;
+      o.cdt = dt;
+      o.a = k::leaf_ref(0);
+      if (form == 2 || form == 4) o.b = k::leaf_ref(1);
+      if (form == 4) o.c = k::leaf_ref(2);
+      if (form == 3) {
+        o.has_scalar = true;
+        o.scalar = ctfx::is_floating(dt) ? 0.5 : 2.0;  // exact in every dtype with it
+      }
+      k::resolve(o, dt, dt);
+      k::fused_op& wide = g.ops[1];
+      wide.k = op_kind::copy;
+      wide.out = wide.cdt = dtype::f64;
+      wide.a = 0;
+      k::resolve(wide, o.out, o.out);
+      g.n_ops = 2;
+      std::vector<double> want(n, -1.0), got(n, -1.0);
+      g.out = line(want.data(), dtype::f64);
+      k::run_fused(ctfx::device_ctx{}, g);
+      g.out = line(got.data(), dtype::f64);
+      const k::fused_row_fn f{k::fused_elem_fn{g}};
+      k::rows_as_on_device(1, n, n, 2, f);
+      CHECK_MESSAGE(std::memcmp(want.data(), got.data(), sizeof(double) * n) == 0,
+                    ctfx::facts(kind).name << " (form " << form << ") on " << ctfx::name_of(dt));
+      ++checked;
+    }
+  }
+  CHECK(checked == 8 * (17 + 2 * 22 + 2));
 }

@@ -16,7 +16,7 @@ namespace ctfx::kernels {
 template <dtype D, std::size_t N>
 void copy_siblings(const device_ctx& ctx, const strided (&out)[N], const strided (&src)[N]) {
   static_assert(2 * N - 1 <= static_cast<std::size_t>(max_fused_leaves), "copy_siblings: more members than a loop nest has operands");
-  if (ctx.where == backend::cuda) {
+  if (runs_device_kernels(ctx)) {
     for (std::size_t m = 0; m < N; ++m) copy_typed<D, D>(ctx, out[m], src[m]);
     return;
   }

@@ -120,6 +120,15 @@ CTFX_HD inline decltype(auto) visit_dtype(dtype d, F&& f) {
   return f(std::integral_constant<dtype, dtype::f64>{});
 }
 
+// Calls f(C{}) with C = compute_t<d> for the run-time dtype d: three instances, not eight, where
+// only the arithmetic's type matters.
+template <class F>
+CTFX_HD inline void visit_compute(dtype d, F&& f) {
+  if (d == dtype::f64) f(double{});
+  else if (is_floating(d)) f(float{});
+  else f(std::int64_t{});
+}
+
 // Calls f(std::integral_constant<dtype, B>{}) with B the dtype that moves d's elements as bits, by
 // their size: i8, f16 (half_t: its bits, assigned), i32 or i64. For copies of one element type onto
 // itself: four instances for the eight dtypes.

@@ -19,8 +19,9 @@
 // or abs read by just one f32 add/sub/mul/div runs inside its reader's loop (pair_ops: pairs, and
 // trees of three), so its value stays in a register.
 //
-// On CUDA (and as the host's cross-check in tests) `fused_elem_fn` evaluates the same program one
-// element at a time, `fused_row_fn` running it over the rows of the group's nest (kernels/rows.hpp).
+// On CUDA (and as the host's cross-check in tests) `fused_elem_fn` evaluates the same program from
+// its ops, `fused_row_fn` running it over the rows of the group's nest (kernels/rows.hpp): each op
+// dispatched on its dtypes and kind once for four elements of a thread, never per element.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "../core/diagnostics_push.hpp"
@@ -876,14 +877,42 @@ CTFX_VECTORIZE inline void run_fused_rows(const fused_kernel& k, const fused_nes
   }
 }
 
-// Evaluates the group at element i (one thread per element on CUDA; the host's cross-check). The
-// operands' offsets come from the kernel's collapsed nest: one division per collapsed dimension
-// gives all of them, not one per dimension for each operand.
+// R values of an operand in fused_elem_fn::values_at: the t-th at p + t * step bytes, of dtype dt.
+struct value_run {
+  const std::byte* p;
+  index_t step;
+  dtype dt;
+};
+// x[t] = run's value t as C, for t < m (m <= R): the dtype dispatched once for the R.
+template <int R, class C>
+CTFX_HD inline void load_values(const value_run& a, int m, C* x) {
+  visit_dtype(a.dt, [&](auto sd) {
+    constexpr dtype S = decltype(sd)::value;
+    for (int t = 0; t < R; ++t)
+      if (t < m) x[t] = load_as<S, C>(a.p + t * a.step);
+  });
+}
+// to[t] = x[t] stored as dtype d, for t < m.
+template <int R, class C>
+CTFX_HD inline void store_values(const C* x, dtype d, int m, std::byte (*to)[8]) {
+  visit_dtype(d, [&](auto dd) {
+    constexpr dtype D = decltype(dd)::value;
+    for (int t = 0; t < R; ++t)
+      if (t < m) store_as<D, C>(to[t], x[t]);
+  });
+}
+
+// The group evaluated from its program (CUDA's runtime_plan kernels; the host's cross-check in
+// tests): at element i of its domain (operator()), at one element's operands (value_at, a fused
+// reduction's fold), or at R elements at once (values_at, fused_row_fn's rows). The operands'
+// offsets come from the kernel's collapsed nest: one division per collapsed dimension gives all
+// of them, not one per dimension for each operand.
 struct fused_elem_fn {
   fused_kernel k;
   fused_nest nest;
   fused_elem_fn() = default;
   explicit fused_elem_fn(const fused_kernel& kernel) : k(kernel), nest(make_nest(kernel)) {}
+  fused_elem_fn(const fused_kernel& kernel, const fused_nest& made) : k(kernel), nest(made) {}  // made: make_nest(kernel)
   CTFX_HD void operator()(index_t i) const {
     index_t off[max_fused_leaves + 1];
     element_offsets(nest, k.n_leaves + 1, i, off);
@@ -894,83 +923,104 @@ struct fused_elem_fn {
   // The last op's value, in its dtype, at the element of the loop domain (k.out's extents) whose
   // operands' offsets are off[1 + l] (off[0]: the destination's).
   CTFX_HD void value_at(const index_t* off, std::byte* result) const {
-    alignas(8) std::byte v[max_fused_ops][8];
     const std::byte* leafp[max_fused_leaves];
+    const index_t step[max_fused_leaves]{};
     for (int l = 0; l < k.n_leaves; ++l) leafp[l] = k.leaf[l].p + off[1 + l] * size_of(k.leaf[l].dt);
+    alignas(8) std::byte v[1][8];
+    values_at<1>(leafp, step, 1, v);
+    std::memcpy(result, v[0], 8);
+  }
+  // The last op's values at m <= R elements, each in its dtype into result[t]: leaf l's t-th
+  // operand at leafp[l] + t * lstep[l] bytes. Each op dispatches on its dtypes and its kind once
+  // for the R elements, then loops over them with both fixed: with R > 1 no switch runs per
+  // element. Each op computes as its unfused kernel: in compute_t of its result's dtype (of its
+  // operands' promoted dtype, cdt, for a bool result), rounded to its dtype after the op.
+  template <int R>
+  CTFX_HD void values_at(const std::byte* const* leafp, const index_t* lstep, int m, std::byte (*result)[8]) const {
+    alignas(8) std::byte v[max_fused_ops][R][8];
+    auto run_of = [&](fused_ref r) -> value_run {
+      if (r >= max_fused_ops) return {leafp[r - max_fused_ops], lstep[r - max_fused_ops], k.leaf_dt[r - max_fused_ops]};
+      return {v[r][0], 8, k.ops[r].out};
+    };
     for (int j = 0; j < k.n_ops; ++j) {
       const fused_op& o = k.ops[j];
-      const std::byte* a = o.a >= max_fused_ops ? leafp[o.a - max_fused_ops] : v[o.a];
-      const dtype adt = o.a >= max_fused_ops ? k.leaf_dt[o.a - max_fused_ops] : k.ops[o.a].out;
-      if (o.k == op_kind::copy) {
-        visit_dtype(o.out, [&](auto dd) {
-          constexpr dtype D = decltype(dd)::value;
-          if (is_floating(adt) || is_floating(D)) store_as<D, double>(v[j], load_dyn<double>(adt, a));
-          else store_as<D, std::int64_t>(v[j], load_dyn<std::int64_t>(adt, a));
-        });
-      } else if (o.c >= 0) {  // where: the condition is bool elements
-        const std::byte* c = o.c >= max_fused_ops ? leafp[o.c - max_fused_ops] : v[o.c];
-        const std::byte* b = o.b >= max_fused_ops ? leafp[o.b - max_fused_ops] : v[o.b];
-        const dtype bdt = o.b >= max_fused_ops ? k.leaf_dt[o.b - max_fused_ops] : k.ops[o.b].out;
-        visit_dtype(o.out, [&](auto dd) {
-          constexpr dtype O = decltype(dd)::value;
-          using C = compute_t<O>;
-          store_as<O, C>(v[j], *reinterpret_cast<const std::uint8_t*>(c) ? load_dyn<C>(adt, a) : load_dyn<C>(bdt, b));
-        });
-      } else if (yields_bool(o.k)) {  // computed in cdt, stored as bool
-        visit_dtype(o.cdt, [&](auto pd) {
-          using C = compute_t<decltype(pd)::value>;
-          const C x = load_dyn<C>(adt, a);
-          C r;
-          if (is_unary(o.k)) {
-            r = unary_value<C>(o.k, x);
-          } else {
-            C y = static_cast<C>(o.scalar);
-            if (o.b >= 0) {
-              const std::byte* b = o.b >= max_fused_ops ? leafp[o.b - max_fused_ops] : v[o.b];
-              y = load_dyn<C>(o.b >= max_fused_ops ? k.leaf_dt[o.b - max_fused_ops] : k.ops[o.b].out, b);
-            }
-            r = o.b >= 0 ? binary_value<C>(o.k, x, y) : scalar_binary_value<C>(o.k, x, y);
-          }
-          store_as<dtype::b8, C>(v[j], r);
-        });
-      } else {
-        visit_dtype(o.out, [&](auto dd) {
-          constexpr dtype O = decltype(dd)::value;
-          using C = compute_t<O>;
-          const C x = load_dyn<C>(adt, a);
-          if (is_unary(o.k)) {
-            store_as<O, C>(v[j], unary_value<C>(o.k, x));
-          } else {
-            C y = static_cast<C>(o.scalar);
-            if (o.b >= 0) {
-              const std::byte* b = o.b >= max_fused_ops ? leafp[o.b - max_fused_ops] : v[o.b];
-              y = load_dyn<C>(o.b >= max_fused_ops ? k.leaf_dt[o.b - max_fused_ops] : k.ops[o.b].out, b);
-            }
-            store_as<O, C>(v[j], o.b >= 0 ? binary_value<C>(o.k, x, y) : scalar_binary_value<C>(o.k, x, y));
-          }
-        });
+      const value_run a = run_of(o.a);
+      if (o.k == op_kind::copy) {  // a conversion, as kernels::copy: through double, or int64 between integers
+        auto convert = [&](auto c) {
+          using C = decltype(c);
+          C x[R]{};
+          load_values<R>(a, m, x);
+          store_values<R>(x, o.out, m, v[j]);
+        };
+        if (is_floating(a.dt) || is_floating(o.out)) convert(double{});
+        else convert(std::int64_t{});
+        continue;
       }
+      visit_compute(yields_bool(o.k) ? o.cdt : o.out, [&](auto c) {
+        using C = decltype(c);
+        C x[R]{};
+        load_values<R>(a, m, x);
+        if (o.c >= 0) {  // where: the condition is bool elements
+          C y[R]{};
+          load_values<R>(run_of(o.b), m, y);
+          const value_run cond = run_of(o.c);
+          for (int t = 0; t < R; ++t)
+            if (t < m) x[t] = *reinterpret_cast<const std::uint8_t*>(cond.p + t * cond.step) ? x[t] : y[t];
+        } else if (is_unary(o.k)) {
+          visit_unary_kind(o.k, [&](auto kk) {
+            for (int t = 0; t < R; ++t)
+              if (t < m) x[t] = unary_value<C>(decltype(kk)::value, x[t]);
+          });
+        } else if (o.b >= 0) {
+          C y[R]{};
+          load_values<R>(run_of(o.b), m, y);
+          visit_binary_kind(o.k, [&](auto kk) {
+            for (int t = 0; t < R; ++t)
+              if (t < m) x[t] = binary_value<C>(decltype(kk)::value, x[t], y[t]);
+          });
+        } else {
+          const C y = static_cast<C>(o.scalar);
+          visit_binary_kind(o.k, [&](auto kk) {
+            for (int t = 0; t < R; ++t)
+              if (t < m) x[t] = scalar_binary_value<C>(decltype(kk)::value, x[t], y);
+          });
+        }
+        store_values<R>(x, yields_bool(o.k) ? dtype::b8 : o.out, m, v[j]);
+      });
     }
-    std::memcpy(result, v[k.n_ops - 1], 8);
+    for (int t = 0; t < m; ++t) std::memcpy(result[t], v[k.n_ops - 1][t], 8);
   }
 };
 
-// The group's rows on CUDA (kernels/rows.hpp): a thread finds its row's offsets once per segment, then steps
-// each operand by its inner stride, so no element costs a division. The ops are still interpreted
-// per element (fused_elem_fn::value_at: the plan's dtypes and ops are run-time values here).
+// The group's rows on CUDA (kernels/rows.hpp): a thread finds its row's offsets once per segment,
+// then steps each operand by its inner stride, so no element costs a division. Its elements j,
+// j + lanes, ... are evaluated `per_dispatch` at a time (fused_elem_fn::values_at): the plan's
+// dtypes and ops are run-time values here, dispatched once for those, not once per element.
 struct fused_row_fn {
   static constexpr int width = 1;
+  static constexpr int per_dispatch = 4;
   fused_elem_fn e;
   CTFX_HD void operator()(index_t r, index_t j0, index_t j1, int lane, int lanes) const {
-    const int nop = e.k.n_leaves + 1;
-    index_t start[max_fused_leaves + 1], off[max_fused_leaves + 1];
-    row_start_offsets(e.nest, nop, r, start);
-    const index_t osize = size_of(e.k.out.dt);
-    for (index_t j = j0 + lane; j < j1; j += lanes) {
-      for (int o = 0; o < nop; ++o) off[o] = start[o] + j * e.nest.istride[o];
-      alignas(8) std::byte v[8];
-      e.value_at(off, v);
-      std::memcpy(e.k.out.p + off[0] * osize, v, static_cast<std::size_t>(osize));
+    constexpr int R = per_dispatch;
+    const fused_kernel& k = e.k;
+    index_t start[max_fused_leaves + 1];
+    row_start_offsets(e.nest, k.n_leaves + 1, r, start);
+    const std::byte* leafp[max_fused_leaves];
+    index_t lstep[max_fused_leaves];
+    for (int l = 0; l < k.n_leaves; ++l) lstep[l] = lanes * e.nest.istride[l + 1] * size_of(k.leaf[l].dt);
+    const index_t osize = size_of(k.out.dt), ostep = lanes * e.nest.istride[0] * osize;
+    for (index_t j = j0 + lane; j < j1; j += R * lanes) {
+      const index_t left = (j1 - j + lanes - 1) / lanes;  // this lane's elements from j on
+      const int m = left < R ? static_cast<int>(left) : R;
+      for (int l = 0; l < k.n_leaves; ++l) leafp[l] = k.leaf[l].p + (start[l + 1] + j * e.nest.istride[l + 1]) * size_of(k.leaf[l].dt);
+      alignas(8) std::byte v[R][8];
+      e.values_at<R>(leafp, lstep, m, v);
+      std::byte* out = k.out.p + (start[0] + j * e.nest.istride[0]) * osize;
+      visit_bits_dtype(k.out.dt, [&](auto bd) {
+        using E = element_t<decltype(bd)::value>;
+        for (int t = 0; t < R; ++t)
+          if (t < m) std::memcpy(out + t * ostep, v[t], sizeof(E));
+      });
     }
   }
 };
@@ -1022,16 +1072,18 @@ bool split_for_threads(const device_ctx& ctx, const K& k, const fused_nest& nest
 inline void run_fused(const device_ctx& ctx, const fused_kernel& k, const fused_nest& nest) {
   const index_t n = k.out.numel();
   if (n == 0) return;
-  if (ctx.where == backend::cuda) {
-    parallel_rows(ctx, nest.rows, nest.inner, fused_row_fn{fused_elem_fn{k}});
-    return;
+  if constexpr (device_kernels_compiled) {
+    if (runs_device_kernels(ctx)) {
+      parallel_rows(ctx, nest.rows, nest.inner, fused_row_fn{fused_elem_fn{k, nest}});
+      return;
+    }
   }
   auto part = [](const fused_kernel& kt, const fused_nest& nt, index_t r0, index_t r1) { run_fused_rows(kt, nt, r0, r1); };
   if (!split_for_threads(ctx, k, nest, part)) run_fused_rows(k, nest, 0, nest.rows);
 }
 inline void run_fused(const device_ctx& ctx, const fused_kernel& k) {
   if (k.out.numel() == 0) return;
-  run_fused(ctx, k, ctx.where == backend::cuda ? fused_nest{} : make_nest(k));
+  run_fused(ctx, k, make_nest(k));
 }
 
 // A binary op outside any group (a list op's element: _foreach_add, _foreach_mul) as a group of one

@@ -192,9 +192,11 @@ inline void run_fused_reduce(const device_ctx& ctx, const fused_kernel& k, const
   }
   visit_fold_dtypes(k.out.dt, out.dt, [&](auto sd, auto od) {
     constexpr dtype S = decltype(sd)::value, O = decltype(od)::value;
-    if (ctx.where == backend::cuda) {
-      fold_outputs_on_device<compute_t<O>>(ctx, fused_fold_fn<S, O>{fused_elem_fn{k}, out, spec, n}, outputs, n, spec.is_max);
-      return;
+    if constexpr (device_kernels_compiled) {
+      if (runs_device_kernels(ctx)) {
+        fold_outputs_on_device<compute_t<O>>(ctx, fused_fold_fn<S, O>{fused_elem_fn{k}, out, spec, n}, outputs, n, spec.is_max);
+        return;
+      }
     }
     auto part = [&](const fused_kernel& kt, index_t o0) {
       const fused_nest nest = make_nest(kt);

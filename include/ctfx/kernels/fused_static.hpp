@@ -539,19 +539,21 @@ struct static_group {
     }
     const index_t n = total / outputs;
     const fold_spec spec{at(R).op == op_kind::amax, mean ? static_cast<double>(n) : 0.0};
-    if (ctx.where == backend::cuda) {
-      const fused_nest nest = make_nest(k);
-      static_fold_fn<root, out_dt, O, leaves.n> f{};
-      f.nest = nest;
-      for (int l = 0; l < leaves.n; ++l) {
-        f.leaf[l] = k.leaf[l].p;
-        f.leaf_bytes[l] = size_of(k.leaf[l].dt);
+    if constexpr (device_kernels_compiled) {
+      if (runs_device_kernels(ctx)) {
+        const fused_nest nest = make_nest(k);
+        static_fold_fn<root, out_dt, O, leaves.n> f{};
+        f.nest = nest;
+        for (int l = 0; l < leaves.n; ++l) {
+          f.leaf[l] = k.leaf[l].p;
+          f.leaf_bytes[l] = size_of(k.leaf[l].dt);
+        }
+        f.out = out;
+        f.spec = spec;
+        f.n = n;
+        fold_outputs_on_device<compute_t<O>>(ctx, f, outputs, n, spec.is_max);
+        return;
       }
-      f.out = out;
-      f.spec = spec;
-      f.n = n;
-      fold_outputs_on_device<compute_t<O>>(ctx, f, outputs, n, spec.is_max);
-      return;
     }
     auto part = [&](const fused_operands& kt, index_t o0) {
       const fused_nest nest = make_nest(kt);
@@ -627,7 +629,7 @@ struct static_group {
   template <class View>
   static void run_map(const device_ctx& ctx, View&& view) {
     if constexpr (static_shapes) {
-      if (ctx.where == backend::host) {  // (OMP splits the nest, CUDA runs elements: their run-time kernels below)
+      if (ctx.where == backend::host && !emulate_device_kernels) {  // (OMP splits the nest, CUDA runs elements: their run-time kernels below)
         if constexpr (!static_shape::empty) static_rows(map_ptrs(view));
         return;
       }
@@ -635,13 +637,15 @@ struct static_group {
     const fused_operands k = map_kernel(view);
     if (k.out.numel() == 0) return;
     const fused_nest nest = make_nest(k);
-    if (ctx.where == backend::cuda) {
-      typename decltype(row_fn_type(std::make_index_sequence<leaves.n>{}))::type f{};
-      f.nest = nest;
-      for (int l = 0; l < leaves.n; ++l) f.leaf[l] = k.leaf[l].p;
-      f.out = k.out.p;
-      parallel_rows(ctx, nest.rows, nest.inner, f);
-      return;
+    if constexpr (device_kernels_compiled) {
+      if (runs_device_kernels(ctx)) {
+        typename decltype(row_fn_type(std::make_index_sequence<leaves.n>{}))::type f{};
+        f.nest = nest;
+        for (int l = 0; l < leaves.n; ++l) f.leaf[l] = k.leaf[l].p;
+        f.out = k.out.p;
+        parallel_rows(ctx, nest.rows, nest.inner, f);
+        return;
+      }
     }
     if (!split_for_threads(ctx, k, nest, [](const fused_operands& kt, const fused_nest& nt, index_t r0, index_t r1) { rows(ptrs_of(kt), nt, r0, r1); }))
       rows(ptrs_of(k), nest, 0, nest.rows);
@@ -720,16 +724,16 @@ struct static_row_siblings {
   CTFX_VECTORIZE static void run(const device_ctx& ctx, View&& view, Domain&& domain_of) {
     if constexpr (static_shapes) {
       if constexpr (static_shape::together) {
-        if (ctx.where == backend::host) return static_rows(view);
+        if (ctx.where == backend::host && !emulate_device_kernels) return static_rows(view);
       } else {
-        if (ctx.where == backend::host) return each([&](auto i) { std::tuple_element_t<i, groups>::run(ctx, view, domain_of); });
+        if (ctx.where == backend::host && !emulate_device_kernels) return each([&](auto i) { std::tuple_element_t<i, groups>::run(ctx, view, domain_of); });
       }
     }
     const std::array<fused_operands, N> k = operands_of(view, std::make_index_sequence<N>{});
     const std::array<fused_nest, N> nest = nests_of(k, std::make_index_sequence<N>{});
     bool unit[N]{};
     each([&](auto i) { unit[i] = std::tuple_element_t<i, groups>::dense_row(nest[i]); });
-    bool together = ctx.where != backend::cuda;
+    bool together = !runs_device_kernels(ctx);
     for (std::size_t i = 0; i < N; ++i) {
       together = together && k[i].out.numel() > 0 && nest[i].rank <= 1 && nest[i].rank == nest[0].rank && nest[i].rows == nest[0].rows;
     }

@@ -45,7 +45,7 @@ inline void gather(const device_ctx& ctx, const index_put_args& a) {
   if (a.count == 0) return;
   visit_dtype(a.x.dt, [&](auto dd) {
     constexpr dtype D = decltype(dd)::value;
-    if (ctx.where == backend::cuda) parallel_for(ctx, a.count, gather_fn<D>{a});
+    if (runs_device_kernels(ctx)) parallel_for(ctx, a.count, gather_fn<D>{a});
     else gather_host<D>(a);
   });
 }

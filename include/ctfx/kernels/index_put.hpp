@@ -465,7 +465,7 @@ void masked_put_typed(const device_ctx& ctx, const strided& x, const strided& ma
   strided m, v;
   masked_put_operands(x, mask, dim0, values, m, v);
   if (x.numel() == 0) return;
-  if (ctx.where == backend::cuda) {
+  if (runs_device_kernels(ctx)) {
     parallel_for(ctx, x.numel(), masked_put_fn<D>{x, m, v, accumulate});
   } else if (x.rank == 0) {
     masked_put_fn<D>{x, m, v, accumulate}(0);

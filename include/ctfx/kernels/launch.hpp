@@ -49,6 +49,29 @@ struct device_ctx {
   communicator* comm = nullptr;
 };
 
+// CTFX_EMULATE_DEVICE_KERNELS, a test build's switch (in a translation unit without CUDA): the
+// host backends run CUDA's kernels instead of their own loops — the row functors of groups, copies
+// and fills, mapped into segments and lanes as the device maps them (kernels/rows.hpp), and the
+// folds of fused reductions lane by lane (kernels/warp_fold.hpp) — so that a machine without a GPU
+// checks CUDA's evaluation against the reference (test/fuzz: fuzz.device_kernels).
+#if defined(CTFX_EMULATE_DEVICE_KERNELS) && !defined(__CUDACC__)
+inline constexpr bool emulate_device_kernels = true;
+#else
+inline constexpr bool emulate_device_kernels = false;
+#endif
+// Whether this translation unit has CUDA's kernels to run (nvcc compiles it, or the host emulates
+// them). Where not, the executors leave their functors out (`if constexpr`): a host program does
+// not compile them.
+#if defined(__CUDACC__)
+inline constexpr bool device_kernels_compiled = true;
+#else
+inline constexpr bool device_kernels_compiled = emulate_device_kernels;
+#endif
+// Whether a run on ctx takes CUDA's kernels: its backend is CUDA, or the host emulates them.
+constexpr bool runs_device_kernels(const device_ctx& ctx) {
+  return device_kernels_compiled && (ctx.where == backend::cuda || emulate_device_kernels);
+}
+
 template <class F>
 inline void parallel_for(const device_ctx& ctx, index_t n, const F& f) {
   if (n <= 0) return;

@@ -167,6 +167,69 @@ CTFX_INLINE CTFX_HD C binary_value(op_kind k, C a, C b) {
   }
 }
 
+// Calls f(kind_c<K>{}) for the run-time kind k of a unary (visit_unary_kind) or binary
+// (visit_binary_kind) elementwise op, so that a loop inside f has its op fixed: unary_value<C>(K,
+// x) folds to the op's expression. Another kind gives f(kind_c<op_kind::count_>{}), for which
+// unary_value and binary_value return their first operand, as they do for any kind they lack.
+template <op_kind K>
+using kind_c = std::integral_constant<op_kind, K>;
+template <class F>
+CTFX_HD inline void visit_unary_kind(op_kind k, F&& f) {
+  switch (k) {
+    case op_kind::neg: return f(kind_c<op_kind::neg>{});
+    case op_kind::abs: return f(kind_c<op_kind::abs>{});
+    case op_kind::exp: return f(kind_c<op_kind::exp>{});
+    case op_kind::log: return f(kind_c<op_kind::log>{});
+    case op_kind::sin: return f(kind_c<op_kind::sin>{});
+    case op_kind::cos: return f(kind_c<op_kind::cos>{});
+    case op_kind::sqrt: return f(kind_c<op_kind::sqrt>{});
+    case op_kind::relu: return f(kind_c<op_kind::relu>{});
+    case op_kind::ceil: return f(kind_c<op_kind::ceil>{});
+    case op_kind::floor: return f(kind_c<op_kind::floor>{});
+    case op_kind::round: return f(kind_c<op_kind::round>{});
+    case op_kind::trunc: return f(kind_c<op_kind::trunc>{});
+    case op_kind::tanh: return f(kind_c<op_kind::tanh>{});
+    case op_kind::sigmoid: return f(kind_c<op_kind::sigmoid>{});
+    case op_kind::rsqrt: return f(kind_c<op_kind::rsqrt>{});
+    case op_kind::convert: return f(kind_c<op_kind::convert>{});
+    case op_kind::logical_not: return f(kind_c<op_kind::logical_not>{});
+    default: break;
+  }
+  f(kind_c<op_kind::count_>{});
+}
+template <class F>
+CTFX_HD inline void visit_binary_kind(op_kind k, F&& f) {
+  switch (k) {
+    case op_kind::add: return f(kind_c<op_kind::add>{});
+    case op_kind::sub: return f(kind_c<op_kind::sub>{});
+    case op_kind::mul: return f(kind_c<op_kind::mul>{});
+    case op_kind::div: return f(kind_c<op_kind::div>{});
+    case op_kind::maximum: return f(kind_c<op_kind::maximum>{});
+    case op_kind::minimum: return f(kind_c<op_kind::minimum>{});
+    case op_kind::pow: return f(kind_c<op_kind::pow>{});
+    case op_kind::remainder: return f(kind_c<op_kind::remainder>{});
+    case op_kind::add_: return f(kind_c<op_kind::add_>{});
+    case op_kind::sub_: return f(kind_c<op_kind::sub_>{});
+    case op_kind::mul_: return f(kind_c<op_kind::mul_>{});
+    case op_kind::div_: return f(kind_c<op_kind::div_>{});
+    case op_kind::clamp_min: return f(kind_c<op_kind::clamp_min>{});
+    case op_kind::clamp_max: return f(kind_c<op_kind::clamp_max>{});
+    case op_kind::eq: return f(kind_c<op_kind::eq>{});
+    case op_kind::ne: return f(kind_c<op_kind::ne>{});
+    case op_kind::lt: return f(kind_c<op_kind::lt>{});
+    case op_kind::le: return f(kind_c<op_kind::le>{});
+    case op_kind::gt: return f(kind_c<op_kind::gt>{});
+    case op_kind::ge: return f(kind_c<op_kind::ge>{});
+    case op_kind::logical_and: return f(kind_c<op_kind::logical_and>{});
+    case op_kind::logical_or: return f(kind_c<op_kind::logical_or>{});
+    default: break;
+  }
+  f(kind_c<op_kind::count_>{});
+}
+static_assert(static_cast<int>(op_kind::logical_not) - static_cast<int>(op_kind::neg) + 1 == 17 &&
+                  static_cast<int>(op_kind::logical_or) - static_cast<int>(op_kind::add) + 1 == 22,
+              "ctfx: visit_unary_kind / visit_binary_kind must name every unary and binary op_kind");
+
 // op(a, s) with a scalar right operand s. The same as binary_value, but for a floating-point pow by
 // a scalar exponent, which PyTorch's CPU kernel (pow_tensor_scalar) computes as arithmetic for the
 // exponents it specializes: 2 as a*a, 3 as a*a*a, -2 as 1/(a*a), 0.5 as sqrt, -0.5 as 1/sqrt, -1 as
@@ -209,7 +272,7 @@ struct unary_fn {
   Op op;
   CTFX_HD void operator()(index_t i) const {
     using C = compute_t<P>;
-    index_t c[max_rank];
+    index_t c[max_rank]{};
     out.coords_of(i, c);
     store_as<O, C>(out.at_coords(c), unary_value<C>(op.kind(), load_dyn<C>(a.dt, a.at_coords(c))));
   }
@@ -224,7 +287,7 @@ struct binary_fn {
   Op op;
   CTFX_HD void operator()(index_t i) const {
     using C = compute_t<P>;
-    index_t c[max_rank];
+    index_t c[max_rank]{};
     out.coords_of(i, c);
     const C x = load_dyn<C>(a.dt, a.at_coords(c));
     if (has_scalar) store_as<O, C>(out.at_coords(c), scalar_binary_value<C>(op.kind(), x, scalar_operand<P, C>(op.kind(), scalar)));
@@ -370,7 +433,7 @@ inline bool copy_untyped(const device_ctx& ctx, const strided& out_view, const s
     std::memmove(out.p, s.p, bytes);
     return true;
   }
-  return ctx.where != backend::cuda && copy_rows_host(out, s);
+  return !runs_device_kernels(ctx) && copy_rows_host(out, s);
 }
 
 // Elements [k0, k1) of a copy (row-major order of out's extents; src broadcast to them) on the
@@ -422,7 +485,7 @@ inline void copy_typed(const device_ctx& ctx, const strided& out_view, const str
   strided out, s;
   if (copy_untyped(ctx, out_view, src, out, s)) return;
   const index_t n = out.numel();
-  if (ctx.where == backend::host || ctx.where == backend::omp) {
+  if (!runs_device_kernels(ctx)) {
 #if defined(_OPENMP)
     // On OMP a large copy is split into one range of elements per thread (a range's first row
     // found by one division per dimension); a small one stays on the calling thread.
@@ -438,8 +501,10 @@ inline void copy_typed(const device_ctx& ctx, const strided& out_view, const str
     copy_range_host<S, D>(out, s, 0, n);
     return;
   }
-  const index_t inner = out.rank == 0 ? 1 : out.size[out.rank - 1];
-  parallel_rows(ctx, n / inner, inner, copy_row_fn<S, D>{out, s});
+  if constexpr (device_kernels_compiled) {
+    const index_t inner = out.rank == 0 ? 1 : out.size[out.rank - 1];
+    parallel_rows(ctx, n / inner, inner, copy_row_fn<S, D>{out, s});
+  }
 }
 
 // out = src (src broadcast to out's shape, converted to out's dtype), the element types read from

@@ -421,7 +421,7 @@ inline void reduce_typed(const device_ctx& ctx, bool is_max, const strided& out,
   strided kept, red;
   split_reduction(out, in, dims, kept, red);
   const bool runs = folds_runs(in, dims);
-  if (ctx.where != backend::cuda) {
+  if (!runs_device_kernels(ctx)) {
     reduce_host<S, O>(ctx, is_max, runs, out, kept, red, divisor);
     return;
   }

@@ -220,7 +220,7 @@ struct static_row_chain {
   // group (a fused fold's values, no memory).
   template <class View, class Domain>
   CTFX_VECTORIZE static bool run(const device_ctx& ctx, View&& view, Domain&& domain_of) {
-    if (ctx.where == backend::cuda) return false;
+    if (runs_device_kernels(ctx)) return false;
     constexpr std::int32_t ids[] = {Is...};
     using head = row_chain_step<GV, ids[0]>;  // its rows: a fold's input's, a map's result's
     constexpr std::int32_t domain = [] {

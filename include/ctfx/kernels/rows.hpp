@@ -16,6 +16,7 @@
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "../core/diagnostics_push.hpp"
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include "launch.hpp"
@@ -97,7 +98,19 @@ constexpr row_launch row_launch_of(index_t inner, int width, index_t seg) {
   return {s, (inner + s - 1) / s, row_lanes(s, width, rows_block)};
 }
 
-// Rows [0, rows) of f, each of `inner` elements.
+// The CUDA kernel's work run on the host: every segment (of `seg` elements, a multiple of the
+// width), every lane of `lanes` one after the other.
+template <class F>
+void rows_as_on_device(index_t rows, index_t inner, index_t seg, int lanes, const F& f) {
+  if (rows <= 0 || inner <= 0) return;
+  const row_launch L = row_launch_of(inner, F::width, seg);
+  for (index_t s = 0; s < rows * L.segs_per_row; ++s) {
+    const row_part w = segment_of(s, L.segs_per_row, inner, L.seg);
+    for (int lane = 0; lane < lanes; ++lane) f(w.r, w.j0, w.j1, lane, lanes);
+  }
+}
+
+// Rows [0, rows) of f, each of `inner` elements (with emulate_device_kernels, as the device cuts them).
 template <class F>
 void parallel_rows(const device_ctx& ctx, index_t rows, index_t inner, const F& f) {
   if (rows <= 0 || inner <= 0) return;
@@ -115,18 +128,18 @@ void parallel_rows(const device_ctx& ctx, index_t rows, index_t inner, const F& 
   }
 #endif
   (void)ctx;
-  for (index_t r = 0; r < rows; ++r) f(r, 0, inner, 0, 1);
-}
-
-// The CUDA kernel's work run on the host: every segment (of `seg` elements, a multiple of the
-// width), every lane of `lanes` one after the other.
-template <class F>
-void rows_as_on_device(index_t rows, index_t inner, index_t seg, int lanes, const F& f) {
-  if (rows <= 0 || inner <= 0) return;
-  const row_launch L = row_launch_of(inner, F::width, seg);
-  for (index_t s = 0; s < rows * L.segs_per_row; ++s) {
-    const row_part w = segment_of(s, L.segs_per_row, inner, L.seg);
-    for (int lane = 0; lane < lanes; ++lane) f(w.r, w.j0, w.j1, lane, lanes);
+  if constexpr (emulate_device_kernels) {
+    // The device's cut on one launch in three. Short rows (most of a test's) give each of its lanes
+    // one element, so the other launches cut segments of 8 or 5 vectors taken by 2 or 3 lanes: a
+    // lane computes several elements, a row spans segments. A functor's bits must not depend on
+    // the cut.
+    static std::atomic<unsigned> launches{0};
+    const unsigned v = launches.fetch_add(1, std::memory_order_relaxed) % 3;
+    const row_launch L = row_launch_of(inner, F::width, row_segment(F::width));
+    if (v == 0) rows_as_on_device(rows, inner, L.seg, L.lanes, f);
+    else rows_as_on_device(rows, inner, index_t{F::width} * (v == 1 ? 8 : 5), v == 1 ? 2 : 3, f);
+  } else {
+    for (index_t r = 0; r < rows; ++r) f(r, 0, inner, 0, 1);
   }
 }
 
