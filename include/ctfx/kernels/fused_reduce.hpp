@@ -173,6 +173,26 @@ struct fused_fold_fn {
     group.value_at(off, v);
     return load_as<S, C>(reinterpret_cast<const element_t<S>*>(v));
   }
+  // Values r, r + step, ... (m <= per_dispatch) at once where the output's values lie in one row of
+  // the nest (each operand then a stride apart): the group's ops dispatched once for them.
+  static constexpr int per_dispatch = fused_row_fn::per_dispatch;
+  CTFX_HD void values(const fold_start& s, index_t r, index_t step, int m, C* x) const {
+    if (!s.in_row) {
+      for (int t = 0; t < m; ++t) x[t] = value(s, r + t * step);
+      return;
+    }
+    const fused_kernel& k = group.k;
+    const std::byte* leafp[max_fused_leaves];
+    index_t lstep[max_fused_leaves];
+    for (int l = 0; l < k.n_leaves; ++l) {
+      const index_t bytes = size_of(k.leaf[l].dt), stride = group.nest.istride[l + 1];
+      leafp[l] = k.leaf[l].p + (s.off[l + 1] + r * stride) * bytes;
+      lstep[l] = step * stride * bytes;
+    }
+    alignas(8) std::byte v[per_dispatch][8];
+    group.values_at<per_dispatch>(leafp, lstep, m, v);
+    for (int t = 0; t < m; ++t) x[t] = load_as<S, C>(reinterpret_cast<const element_t<S>*>(v[t]));
+  }
   CTFX_HD void store(index_t o, C v) const { store_fold<O>(out, o, v, spec.divisor); }
   CTFX_HD void operator()(index_t o) const { fold_in_thread<C>(*this, o, n, spec.is_max); }
 };

@@ -202,7 +202,12 @@ template <class C, class F>
 CTFX_HD void fold_in_thread(const F& f, index_t o, index_t n, bool is_max) {
   const auto src = f.source(o);
   fold_acc<C> a(is_max);
-  for (index_t r = 0; r < n; ++r) a.add(f.value(src, r));
+  constexpr int B = fold_batch<F>();
+  for (index_t r = 0; r < n; r += B) {
+    C x[B];
+    const int m = fold_values<B>(f, src, r, 1, n, x);
+    for (int t = 0; t < m; ++t) a.add(x[t]);
+  }
   f.store(o, a.result());
 }
 

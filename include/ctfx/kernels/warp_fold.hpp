@@ -11,7 +11,8 @@
 // host could not reproduce, and a float sum's bits depend on the order.
 //
 // A fold is a functor F: `source(o)`, what output o reads (a pointer, or where its values start:
-// fused.hpp's fold_start); `value(s, r)`, value r of it as C; `store(o, v)`. fold_by_warps runs it
+// fused.hpp's fold_start); `value(s, r)`, value r of it as C; `store(o, v)`; and, optionally,
+// `per_dispatch` and `values(s, r, step, m, x)`, several values at once (fold_batch). fold_by_warps runs it
 // on CUDA; in a translation unit without CUDA (or on another backend) it runs the 32 lanes one
 // after the other (fold_by_lanes): the tests check the order and each functor against fold_acc
 // that way, without a GPU.
@@ -31,6 +32,24 @@ namespace ctfx::kernels {
 
 // The lanes a warp folds with: reduce.hpp's lanes of a sum.
 inline constexpr int warp_lanes = 32;
+
+// How many values a fold F computes at once: its `per_dispatch` where it has `values(s, r, step,
+// m, x)` (x[t] = value r + t * step, t < m: a runtime_plan group, whose ops then dispatch once for
+// them), else 1. A lane still adds its values in their order.
+template <class F>
+constexpr int fold_batch() {
+  if constexpr (requires { F::per_dispatch; }) return F::per_dispatch;
+  else return 1;
+}
+// Values r, r + step, ... of output src into x[0, m), m = the count of them before n, at most B.
+template <int B, class C, class F, class S>
+CTFX_HD inline int fold_values(const F& f, const S& src, index_t r, index_t step, index_t n, C* x) {
+  const index_t left = (n - r + step - 1) / step;
+  const int m = left < B ? static_cast<int>(left) : B;
+  if constexpr (B > 1) f.values(src, r, step, m, x);
+  else x[0] = f.value(src, r);
+  return m;
+}
 
 // One lane's fold: its sum, or its maximum and the position of that value (-1: no value yet).
 template <class C>
@@ -74,8 +93,13 @@ template <class C, class F>
 C fold_by_lanes(const F& f, index_t o, index_t n, bool is_max) {
   const auto src = f.source(o);
   lane_fold<C> lane[warp_lanes];
+  constexpr int B = fold_batch<F>();
   for (int l = 0; l < warp_lanes; ++l)
-    for (index_t r = l; r < n; r += warp_lanes) lane[l].add(is_max, f.value(src, r), r);
+    for (index_t r = l; r < n; r += warp_lanes * B) {
+      C x[B];
+      const int m = fold_values<B>(f, src, r, warp_lanes, n, x);
+      for (int t = 0; t < m; ++t) lane[l].add(is_max, x[t], r + t * warp_lanes);
+    }
   lane_fold<C> t = lane[0];
   for (int l = 1; l < lanes_used(n); ++l) t.merge(is_max, lane[l]);
   return t.v;
@@ -109,7 +133,12 @@ __global__ void fold_by_warps_kernel(F f, index_t outputs, index_t n, bool is_ma
   for (index_t o = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) / warp_lanes; o < outputs; o += warps) {
     const auto src = f.source(o);
     lane_fold<C> mine;
-    for (index_t r = lane; r < n; r += warp_lanes) mine.add(is_max, f.value(src, r), r);
+    constexpr int B = fold_batch<F>();
+    for (index_t r = lane; r < n; r += warp_lanes * B) {
+      C x[B];
+      const int m = fold_values<B>(f, src, r, warp_lanes, n, x);
+      for (int t = 0; t < m; ++t) mine.add(is_max, x[t], r + t * warp_lanes);
+    }
     lane_fold<C> t = mine;
     for (int l = 1; l < warp_lanes; ++l) {
       lane_fold<C> b;
