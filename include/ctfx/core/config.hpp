@@ -30,6 +30,17 @@
 #define CTFX_INLINE inline
 #endif
 
+// A large body that many kernels call (the runtime_plan interpreter): one function, called, not a
+// copy inlined into each kernel (under nvcc, inlined, each fold kernel's PTX grew to ~170,000 lines
+// and the CUDA test's compile from 1 to 4 minutes).
+#if defined(__CUDACC__)
+#define CTFX_NOINLINE __noinline__
+#elif defined(__GNUC__)
+#define CTFX_NOINLINE [[gnu::noinline]]
+#else
+#define CTFX_NOINLINE
+#endif
+
 namespace ctfx {
 // Tensors of rank up to 6 cover the use cases (KV caches are rank 4); a fixed bound keeps a node a
 // plain structural value.

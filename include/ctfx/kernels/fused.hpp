@@ -936,7 +936,7 @@ struct fused_elem_fn {
   // element. Each op computes as its unfused kernel: in compute_t of its result's dtype (of its
   // operands' promoted dtype, cdt, for a bool result), rounded to its dtype after the op.
   template <int R>
-  CTFX_HD void values_at(const std::byte* const* leafp, const index_t* lstep, int m, std::byte (*result)[8]) const {
+  CTFX_NOINLINE CTFX_HD void values_at(const std::byte* const* leafp, const index_t* lstep, int m, std::byte (*result)[8]) const {
     alignas(8) std::byte v[max_fused_ops][R][8];
     auto run_of = [&](fused_ref r) -> value_run {
       if (r >= max_fused_ops) return {leafp[r - max_fused_ops], lstep[r - max_fused_ops], k.leaf_dt[r - max_fused_ops]};
