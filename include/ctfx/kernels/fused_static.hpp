@@ -629,7 +629,7 @@ struct static_group {
   template <class View>
   static void run_map(const device_ctx& ctx, View&& view) {
     if constexpr (static_shapes) {
-      if (ctx.where == backend::host && !emulate_device_kernels) {  // (OMP splits the nest, CUDA runs elements: their run-time kernels below)
+      if (ctx.where == backend::host && !emulate_device_kernels) {  // (OMP splits the nest, CUDA runs rows: their run-time kernels below)
         if constexpr (!static_shape::empty) static_rows(map_ptrs(view));
         return;
       }

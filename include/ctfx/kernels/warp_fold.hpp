@@ -12,10 +12,10 @@
 //
 // A fold is a functor F: `source(o)`, what output o reads (a pointer, or where its values start:
 // fused.hpp's fold_start); `value(s, r)`, value r of it as C; `store(o, v)`; and, optionally,
-// `per_dispatch` and `values(s, r, step, m, x)`, several values at once (fold_batch). fold_by_warps runs it
-// on CUDA; in a translation unit without CUDA (or on another backend) it runs the 32 lanes one
-// after the other (fold_by_lanes): the tests check the order and each functor against fold_acc
-// that way, without a GPU.
+// `per_dispatch` and `values(s, r, step, m, x)`, several values at once (fold_batch).
+// fold_by_warps runs it on CUDA; in a translation unit without CUDA (or on another backend) it
+// runs the 32 lanes one after the other (fold_by_lanes): the tests check the order and each
+// functor against fold_acc that way, without a GPU.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "../core/diagnostics_push.hpp"
