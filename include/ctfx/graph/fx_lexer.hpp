@@ -10,6 +10,7 @@
 #include <limits>
 #include <string_view>
 #include <vector>
+#include "../core/decimal.hpp"
 #include "../core/symbolic.hpp"
 
 namespace ctfx::fx {
@@ -46,14 +47,6 @@ struct value {
 constexpr bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
 constexpr bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
-
-// 10^k as a double, exact for k <= 22 (the fast path of decimal-to-binary conversion: an exact
-// mantissa below 2^53 times or over an exact power of ten rounds correctly).
-constexpr double pow10(int k) {
-  double r = 1.0;
-  for (int i = 0; i < k; ++i) r *= 10.0;
-  return r;
-}
 
 /// A cursor over the text. Newlines end a statement except inside brackets (`depth` > 0).
 struct cursor {
@@ -209,8 +202,17 @@ struct value_parser {
     if (c.peek() == '-') {
       position at = c.pos();
       ++c.i;
+      c.skip_space();
+      if (is_digit(c.peek()) || (c.peek() == '.' && is_digit(c.peek(1)))) {
+        value a = parse_number(true);
+        a.at = at;
+        return a;
+      }
       value a = parse_unary();
-      if (a.k == vkind::integer) { a.i = -a.i; a.at = at; return a; }
+      if (a.k == vkind::integer) {
+        if (a.i == INT64_MIN) { c.fail(at, "an integer outside int64's range (PyTorch cannot hold it either)"); return a; }
+        a.i = -a.i; a.at = at; return a;
+      }
       if (a.k == vkind::real) { a.d = -a.d; a.at = at; return a; }
       return arith(num(0, at), a, '-', at);
     }
@@ -282,47 +284,48 @@ struct value_parser {
     return false;
   }
 
-  constexpr value parse_number() {
+  /// A number: an int (int64, exactly; `negative` when a unary minus precedes it, so that
+  /// -9223372036854775808 reads) or a float (correctly rounded, as Python reads it: core/decimal.hpp).
+  constexpr value parse_number(bool negative = false) {
     value v;
     v.at = c.pos();
-    index_t mant = 0;
-    int digits = 0, frac = 0, exp = 0;
+    const std::size_t b = c.i;
     bool real = false;
-    while (is_digit(c.peek())) {
-      if (digits < 18) { mant = mant * 10 + (c.peek() - '0'); ++digits; } else ++exp;
-      ++c.i;
-    }
+    while (is_digit(c.peek())) ++c.i;
     if (c.peek() == '.') {
       real = true;
       ++c.i;
-      while (is_digit(c.peek())) {
-        if (digits < 18) { mant = mant * 10 + (c.peek() - '0'); ++digits; ++frac; }
-        ++c.i;
-      }
+      while (is_digit(c.peek())) ++c.i;
     }
-    if (c.peek() == 'e' || c.peek() == 'E') {
+    if ((c.peek() == 'e' || c.peek() == 'E') &&
+        (is_digit(c.peek(1)) || ((c.peek(1) == '+' || c.peek(1) == '-') && is_digit(c.peek(2))))) {
       real = true;
-      ++c.i;
-      bool neg = false;
-      if (c.peek() == '+' || c.peek() == '-') { neg = c.peek() == '-'; ++c.i; }
-      int e = 0;
-      while (is_digit(c.peek())) { e = e * 10 + (c.peek() - '0'); ++c.i; }
-      exp += neg ? -e : e;
+      c.i += 2;
+      while (is_digit(c.peek())) ++c.i;
     }
-    if (!real) {
-      v.k = vkind::integer;
-      v.i = mant;
-      if (exp == 0) return v;
-      // 9223372036854775807 (sys.maxsize, slice's "to the end") has 19 digits: read it exactly.
-      std::size_t b = static_cast<std::size_t>(v.at.col - 1 - c.col_offset) + c.line_start;
-      if (c.s.substr(b, c.i - b) == "9223372036854775807") v.i = INT64_MAX;
-      else c.fail(v.at, "an integer too large for int64");
+    const std::string_view text = c.s.substr(b, c.i - b);
+    if (real) {
+      v.k = vkind::real;
+      if (!detail::decimal_to_double(text, v.d)) c.fail(v.at, "malformed number");
+      if (negative) v.d = -v.d;
       return v;
     }
-    exp -= frac;
-    double m = static_cast<double>(mant);
-    v.k = vkind::real;
-    v.d = exp >= 0 ? m * pow10(exp) : m / pow10(-exp);
+    // An int: its magnitude in uint64, at most 2^63 - 1 (2^63 when negated).
+    std::uint64_t mag = 0;
+    const std::uint64_t limit = negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
+    bool fits = true;
+    for (char ch : text) {
+      const auto dgt = static_cast<std::uint64_t>(ch - '0');
+      if (mag > (limit - dgt) / 10) { fits = false; break; }
+      mag = mag * 10 + dgt;
+    }
+    v.k = vkind::integer;
+    if (!fits) {
+      c.fail(v.at, "an integer outside int64's range (PyTorch cannot hold it either)");
+      return v;
+    }
+    // -2^63: negate in unsigned arithmetic (its magnitude is not an int64).
+    v.i = negative ? static_cast<index_t>(~mag + 1) : static_cast<index_t>(mag);
     return v;
   }
 
