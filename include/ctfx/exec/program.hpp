@@ -1131,7 +1131,7 @@ class basic_program {
         }
         o.cdt = kernels::compute_dtype(o.k, o.out, operand_dtype_of(x));
         if (o.has_scalar && yields_bool(o.k))
-          o.scalar = visit_dtype(o.cdt, [&](auto pd) { return kernels::scalar_operand<decltype(pd)::value, double>(o.k, o.scalar); });
+          o.scalar = visit_dtype(o.cdt, [&](auto pd) { return kernels::scalar_in<decltype(pd)::value>(o.scalar); });
         kernels::resolve(o, dtype_of(o.a), o.b >= 0 ? dtype_of(o.b) : o.out);
         op_index[static_cast<std::size_t>(x)] = k.n_ops;
         k.ops[k.n_ops++] = o;

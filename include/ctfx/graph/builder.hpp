@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include "../comm/types.hpp"
 #include "../ops/meta.hpp"
 
@@ -87,7 +88,7 @@ struct tensor {
   /// `aten.mul_` (in place: only in graphs that are already reinplaced).
   constexpr tensor mul_(tensor o, source_loc at = source_loc::current()) const;
   /// `aten.fill_` (in place: only in graphs that are already reinplaced).
-  constexpr tensor fill_(double v, source_loc at = source_loc::current()) const;
+  constexpr tensor fill_(scalar_value v, source_loc at = source_loc::current()) const;
   /// `aten.copy_` (in place; in a functional graph use builder::update).
   constexpr tensor copy_(tensor src, source_loc at = source_loc::current()) const;
 };
@@ -201,7 +202,7 @@ class builder {
     return factory(op_kind::ones, shape, dt, 1.0);
   }
   /// `aten.full` of `shape` with value `v`.
-  constexpr tensor full(std::initializer_list<sym_expr> shape, double v, dtype dt = dtype::f32, source_loc at = source_loc::current()) {
+  constexpr tensor full(std::initializer_list<sym_expr> shape, scalar_value v, dtype dt = dtype::f32, source_loc at = source_loc::current()) {
     const call_site site(this, at);
     return factory(op_kind::full, shape, dt, v);
   }
@@ -273,7 +274,27 @@ class builder {
   }
   /// Appends a node of op `k` with argument ids and parameters, and infers its metadata; returns its id.
   constexpr std::int32_t add(op_kind k, std::span<const std::int32_t> a, std::span<const sym_expr> p = {},
-                             std::int32_t aux = 0, double scalar = 0.0) {
+                             std::int32_t aux = 0, scalar_value scalar = {}) {
+    // A binary op's tensor operands in PyTorch's common dtype where the kernels' loads would skip
+    // that cast (ops/elementwise.hpp: cast_before_compute): an explicit convert node, which every
+    // executor runs the same way.
+    std::int32_t cast[2]{};
+    if (is_binary(k) && a.size() == 2 && a[0] >= 0 && a[1] >= 0 && a[0] < g.size() && a[1] < g.size() &&
+        g.meta(a[0]).is_tensor() && g.meta(a[1]).is_tensor()) {
+      const tensor_meta &x = g.meta(a[0]), &y = g.meta(a[1]);
+      const dtype to = is_mutating(k) ? x.dt : detail::common_dtype(k, x, y);
+      bool any = false;
+      for (int j = 0; j < 2; ++j) {
+        const tensor_meta& m = j ? y : x;
+        cast[j] = a[static_cast<std::size_t>(j)];
+        if (!(is_mutating(k) && j == 0) && detail::cast_before_compute(k, j, m.dt, to, m.rank == 0)) {
+          cast[j] = add(op_kind::convert, {cast[j]}, {}, static_cast<std::int32_t>(to));
+          g[cast[j]].name = with_suffix(name_t("to_common_dtype"), 15, cast_count_++);
+          any = true;
+        }
+      }
+      if (any) a = std::span<const std::int32_t>(cast, 2);
+    }
     node n{};
     n.op = k;
     n.aux = aux;
@@ -286,12 +307,12 @@ class builder {
   }
   /// Appends a node (braced lists of ids and parameters).
   constexpr std::int32_t add(op_kind k, std::initializer_list<std::int32_t> a, std::initializer_list<sym_expr> p = {},
-                             std::int32_t aux = 0, double scalar = 0.0) {
+                             std::int32_t aux = 0, scalar_value scalar = {}) {
     return add(k, std::span<const std::int32_t>(a.begin(), a.size()), std::span<const sym_expr>(p.begin(), p.size()), aux, scalar);
   }
   /// Appends a node on tensor handles and returns its handle.
   constexpr tensor make(op_kind k, std::initializer_list<tensor> a, std::initializer_list<sym_expr> p = {},
-                        std::int32_t aux = 0, double scalar = 0.0) {
+                        std::int32_t aux = 0, scalar_value scalar = {}) {
     std::int32_t ids[8]{};
     std::size_t n = 0;
     for (auto t : a) { if (!check(t)) return {this, 0}; ids[n++] = t.id; }
@@ -315,6 +336,7 @@ class builder {
   std::int32_t depth_ = 0;  // builder calls in progress (call_site)
   std::int32_t partition_ = 0;
   std::int32_t name_count_[static_cast<int>(op_kind::count_)]{};
+  int cast_count_ = 0;  // convert nodes add() made for a common dtype
   name_t name_base_[static_cast<int>(op_kind::count_)]{};
   std::uint8_t name_len_[static_cast<int>(op_kind::count_)]{};
   std::vector<std::pair<std::int32_t, std::int32_t>> updates_;
@@ -341,7 +363,7 @@ class builder {
     }
     return with_suffix(name_base_[ki], name_len_[ki] - 1u, c++);
   }
-  constexpr tensor factory(op_kind k, std::initializer_list<sym_expr> shape, dtype dt, double v) {
+  constexpr tensor factory(op_kind k, std::initializer_list<sym_expr> shape, dtype dt, scalar_value v) {
     return {this, add(k, std::span<const std::int32_t>{}, std::span<const sym_expr>(shape.begin(), shape.size()),
                       static_cast<std::int32_t>(dt), v)};
   }
@@ -477,7 +499,7 @@ constexpr tensor tensor::mul_(tensor o, source_loc at) const {
   const builder::call_site site(b, at);
   return b ? b->make(op_kind::mul_, {*this, o}) : *this;
 }
-constexpr tensor tensor::fill_(double v, source_loc at) const {
+constexpr tensor tensor::fill_(scalar_value v, source_loc at) const {
   const builder::call_site site(b, at);
   return b ? b->make(op_kind::fill_, {*this}, {}, 0, v) : *this;
 }
@@ -498,16 +520,21 @@ constexpr tensor binary(op_kind k, tensor a, tensor b) {
   builder* bb = a.b ? a.b : b.b;  // a default-constructed operand is reported by the other's builder
   return bb ? bb->make(k, {a, b}) : a;
 }
-constexpr tensor binary(op_kind k, tensor a, double s, bool integral) { if (!a.b) return a;
-  return a.b->make(k, {a}, {}, integral ? 2 : 1, s);
+// A scalar right operand; an int (or bool) scalar is marked integral (aux 2), a float aux 1.
+constexpr tensor binary(op_kind k, tensor a, scalar_value s) { if (!a.b) return a;
+  return a.b->make(k, {a}, {}, s.exact_int() ? 2 : 1, s);
 }
-constexpr bool is_int(double v) { return v == static_cast<double>(static_cast<long long>(v)); }
+// pow's and remainder's double operand: an integral value is an int (PyTorch's Python callers pass 2, not 2.0).
+constexpr scalar_value int_if_whole(double v) {
+  return v >= -0x1p63 && v < 0x1p63 && v == static_cast<double>(static_cast<long long>(v))
+             ? scalar_value::integer(static_cast<long long>(v)) : scalar_value(v);
+}
 }  // namespace detail
 
 #define CTFX_BINARY_OP(OP, KIND) \
   constexpr tensor operator OP(tensor a, tensor b) { return detail::binary(op_kind::KIND, a, b); } \
-  constexpr tensor operator OP(tensor a, double s) { return detail::binary(op_kind::KIND, a, s, false); } \
-  constexpr tensor operator OP(tensor a, int s) { return detail::binary(op_kind::KIND, a, s, true); }
+  template <class S> requires std::is_arithmetic_v<S> \
+  constexpr tensor operator OP(tensor a, S s) { return detail::binary(op_kind::KIND, a, scalar_value(s)); }
 CTFX_BINARY_OP(+, add)
 CTFX_BINARY_OP(-, sub)
 CTFX_BINARY_OP(*, mul)
@@ -530,7 +557,7 @@ constexpr tensor pow(tensor a, tensor b, source_loc at = source_loc::current()) 
 }
 constexpr tensor pow(tensor a, double e, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b, at);
-  return detail::binary(op_kind::pow, a, e, detail::is_int(e));
+  return detail::binary(op_kind::pow, a, detail::int_if_whole(e));
 }
 /// `aten.remainder`: Python's modulo (the result has the divisor's sign).
 constexpr tensor remainder(tensor a, tensor b, source_loc at = source_loc::current()) {
@@ -539,7 +566,7 @@ constexpr tensor remainder(tensor a, tensor b, source_loc at = source_loc::curre
 }
 constexpr tensor remainder(tensor a, double s, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b, at);
-  return detail::binary(op_kind::remainder, a, s, detail::is_int(s));
+  return detail::binary(op_kind::remainder, a, detail::int_if_whole(s));
 }
 
 // Comparisons (bool results, computed in the operands' promoted type) and logical ops. Functions,
@@ -549,13 +576,10 @@ constexpr tensor remainder(tensor a, double s, source_loc at = source_loc::curre
     const builder::call_site site(a.b ? a.b : b.b, at);                                     \
     return detail::binary(op_kind::NAME, a, b);                                             \
   }                                                                                         \
-  constexpr tensor NAME(tensor a, double s, source_loc at = source_loc::current()) {        \
+  template <class S> requires std::is_arithmetic_v<S>                                       \
+  constexpr tensor NAME(tensor a, S s, source_loc at = source_loc::current()) {             \
     const builder::call_site site(a.b, at);                                                 \
-    return detail::binary(op_kind::NAME, a, s, false);                                      \
-  }                                                                                         \
-  constexpr tensor NAME(tensor a, int s, source_loc at = source_loc::current()) {           \
-    const builder::call_site site(a.b, at);                                                 \
-    return detail::binary(op_kind::NAME, a, s, true);                                       \
+    return detail::binary(op_kind::NAME, a, scalar_value(s));                               \
   }
 CTFX_PREDICATE_FN(eq) CTFX_PREDICATE_FN(ne) CTFX_PREDICATE_FN(lt) CTFX_PREDICATE_FN(le) CTFX_PREDICATE_FN(gt)
 CTFX_PREDICATE_FN(ge) CTFX_PREDICATE_FN(clamp_min) CTFX_PREDICATE_FN(clamp_max)
@@ -687,7 +711,7 @@ constexpr tensor cat(std::initializer_list<tensor> ts, index_t dim = 0, source_l
 }
 
 namespace detail {
-constexpr tuple_ref foreach_impl(op_kind k, std::initializer_list<tensor> xs, std::initializer_list<tensor> ys, double s) {
+constexpr tuple_ref foreach_impl(op_kind k, std::initializer_list<tensor> xs, std::initializer_list<tensor> ys, scalar_value s) {
   builder* b = xs.begin()->b;
   std::int32_t a[64]{};
   std::size_t n = 0;

@@ -637,8 +637,8 @@ class parser {
     }
     return true;
   }
-  constexpr bool scalar_of(const value* v, double& s, bool& integral, std::string_view what) {
-    if (v && v->k == vkind::integer && !v->is_bool) { s = static_cast<double>(v->i); integral = true; return true; }
+  constexpr bool scalar_of(const value* v, scalar_value& s, bool& integral, std::string_view what) {
+    if (v && v->k == vkind::integer && !v->is_bool) { s = scalar_value::integer(v->i); integral = true; return true; }
     if (v && v->k == vkind::real) { s = v->d; integral = false; return true; }
     fail(v ? v->at : c_.pos(), "expected a number for ", what);
     return false;
@@ -657,7 +657,7 @@ class parser {
 
   // ----- nodes -----
   constexpr void emit(std::string_view name, const annotation& t, op_kind k, std::span<const std::int32_t> a,
-                      std::span<const sym_expr> p, std::int32_t aux, double scalar, position at) {
+                      std::span<const sym_expr> p, std::int32_t aux, scalar_value scalar, position at) {
     if (stopped()) return;
     // The strides PyTorch printed decide a result's order where ctfx's rules leave it to sizes the
     // graph leaves open (ops/result_layout.hpp: printed_order).
@@ -682,7 +682,7 @@ class parser {
     if (!define(e, at)) return;
     check_meta(id, t, at);
   }
-  constexpr void emit_bufs(std::string_view name, const annotation& t, op_kind k, std::int32_t aux, double scalar, position at) {
+  constexpr void emit_bufs(std::string_view name, const annotation& t, op_kind k, std::int32_t aux, scalar_value scalar, position at) {
     emit(name, t, k, std::span<const std::int32_t>(abuf_.data(), abuf_.size()),
          std::span<const sym_expr>(pbuf_.data(), pbuf_.size()), aux, scalar, at);
   }
@@ -819,7 +819,7 @@ class parser {
           emit_bufs(name, t, k, 0, 0.0, at);
           return;
         }
-        double s = 0;
+        scalar_value s{};
         bool integral = false;
         if (!scalar_of(o, s, integral, "the scalar operand")) return;
         emit_bufs(name, t, k, integral ? 2 : 1, s, at);
@@ -928,7 +928,7 @@ class parser {
         const bool has_lo = lo && lo->k != vkind::none, has_hi = hi && hi->k != vkind::none;
         if (!has_lo && !has_hi) { fail(at, "node '", name, "': clamp needs a min or a max"); return; }
         // Appends bound v to abuf_ (a tensor) or reads it into s/aux (a number); false on a bad one.
-        auto bound = [&](const value* v, double& s, std::int32_t& aux, std::string_view what) {
+        auto bound = [&](const value* v, scalar_value& s, std::int32_t& aux, std::string_view what) {
           if (v->k == vkind::name) {
             const std::int32_t id = node_of(*v, what);
             if (id < 0) return false;
@@ -941,7 +941,7 @@ class parser {
           aux = integral ? 2 : 1;
           return true;
         };
-        double s = 0;
+        scalar_value s{};
         std::int32_t aux = 0;
         if (has_lo) {
           if (!bound(lo, s, aux, "clamp's min")) return;
@@ -966,7 +966,7 @@ class parser {
         if (!c || !v[0] || !v[1]) { fail(at, "node '", name, "': where needs a condition, self and other"); return; }
         std::int32_t ids[3] = {node_of(*c, "condition"), -1, -1};
         if (ids[0] < 0) return;
-        double s[2] = {0, 0};
+        scalar_value s[2]{};
         bool integral[2] = {false, false}, number[2] = {false, false};
         for (int j = 0; j < 2; ++j) {
           number[j] = v[j]->k != vkind::name;
@@ -1097,7 +1097,7 @@ class parser {
           emit_bufs(name, t, k, n, 0.0, at);
           return;
         }
-        double s = 0;
+        scalar_value s{};
         bool integral = false;
         if (!scalar_of(o, s, integral, "the scalar operand")) return;
         emit_bufs(name, t, k, n, s, at);
@@ -1134,12 +1134,12 @@ class parser {
       }
       case lower::factory: case lower::full: {
         if (!list_arg(call, 0, "size", at)) return;
-        double s = k == op_kind::ones ? 1.0 : 0.0;
+        scalar_value s = k == op_kind::ones ? 1.0 : 0.0;
         bool integral = false;
         dtype d = dtype::f32;
         if (row->how == lower::full) {
           const value* fv = arg(call, 1, "fill_value");
-          if (fv && fv->is_bool) { s = static_cast<double>(fv->i); d = dtype::b8; }
+          if (fv && fv->is_bool) { s = scalar_value::boolean(fv->i != 0); d = dtype::b8; }
           else if (!scalar_of(fv, s, integral, "the fill value")) return;
           else if (integral) d = dtype::i64;  // PyTorch infers the dtype of full from the value
         }
@@ -1149,7 +1149,7 @@ class parser {
         return;
       }
       case lower::scalar_tensor: {  // x[i] = 0.5 traces as index_put(x, [i], scalar_tensor(0.5))
-        double s = 0.0;
+        scalar_value s{};
         bool integral = false;
         dtype d = dtype::f32;  // PyTorch's default dtype, whatever the value
         if (!scalar_of(arg(call, 0, "s"), s, integral, "the value")) return;
@@ -1189,7 +1189,7 @@ class parser {
       }
       case lower::fill: {
         if (!tensor_arg(call, 0, "self", at)) return;
-        double s = 0;
+        scalar_value s{};
         bool integral = false;
         if (!scalar_of(arg(call, 1, "value"), s, integral, "the fill value")) return;
         emit_bufs(name, t, k, 0, s, at);

@@ -42,6 +42,12 @@ inline std::string py_float(double v) {
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return s;
 }
+// A scalar as Python prints it: an int exactly, a bool as True/False, a float as its repr.
+inline std::string py_scalar(const scalar_value& v) {
+  if (v.kind == scalar_kind::boolean) return v.i ? "True" : "False";
+  if (v.kind == scalar_kind::integral) return std::to_string(v.i);
+  return py_float(v.d);
+}
 
 inline std::string type_of(const ir& g, const tensor_meta& m) {
   std::string s = std::string(name_of(m.dt)) + "[";
@@ -119,7 +125,7 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       std::string name(aten_name(n.op));
       if (a.size() == 2 * k) add(refs(g, a.subspan(k, k)));
       else {
-        add(py_float(n.scalar));
+        add(py_scalar(n.scalar));
         name = name.substr(0, name.size() - 4) + "Scalar";
       }
       return op(name);
@@ -151,7 +157,7 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       return {};  // ctfx's own ops: no PyTorch spelling
     case op_kind::empty: case op_kind::zeros: case op_kind::ones: case op_kind::full:
       add(sizes(g, p));
-      if (n.op == op_kind::full) add(py_float(n.scalar));
+      if (n.op == op_kind::full) add(py_scalar(n.scalar));
       add("dtype = " + torch_dtype(static_cast<dtype>(n.aux)));
       return op(aten_name(n.op));
     case op_kind::clone:
@@ -164,7 +170,7 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       return op(aten_name(n.op));
     case op_kind::fill_:
       add(name_ref(g, a[0]));
-      add(py_float(n.scalar));
+      add(py_scalar(n.scalar));
       return op(aten_name(n.op));
     case op_kind::custom: case op_kind::auto_functionalized: {
       const custom_schema& cs = g.customs[static_cast<std::size_t>(n.aux)];
@@ -187,7 +193,7 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
   for (auto x : a) add(name_ref(g, x));
   std::string_view name = aten_name(n.op);
   if (is_binary(n.op) && n.aux != 0) {
-    add(n.aux == 2 ? std::to_string(static_cast<long long>(n.scalar)) : py_float(n.scalar));
+    add(py_scalar(n.scalar));
     if (!aten_scalar_name(n.op).empty()) name = aten_scalar_name(n.op);
   }
   return name.empty() ? std::string() : op(name);

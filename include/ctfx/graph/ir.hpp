@@ -43,6 +43,7 @@
 #include "../core/config.hpp"
 #include "../core/layout.hpp"
 #include "../core/name.hpp"
+#include "../core/scalar.hpp"
 #include "../detail/cvec.hpp"
 #include "../ops/op_kind.hpp"
 #include "diagnostic.hpp"
@@ -58,7 +59,7 @@ struct node {
   std::int32_t par0 = 0;  ///< first parameter, in ir::params
   std::int32_t npar = 0;  ///< number of parameters
   std::int32_t aux = 0;  ///< op-specific integer (a dtype, a list length, a user op's schema index, ...)
-  double scalar = 0.0;  ///< a scalar operand or fill value
+  scalar_value scalar{};  ///< a scalar operand or fill value (exact: an int stays an int64)
   tensor_meta meta{};  ///< dtype, extents, strides, offset, storage
   /// Reinplacing: the user asks for this node to run in place (a miss becomes a compile error).
   bool require_inplace = false;

@@ -4,6 +4,7 @@
 // diagnostic). Run-time only: returns std::string.
 #pragma once
 #include "../core/diagnostics_push.hpp"
+#include <charconv>
 #include <string>
 #include "../comm/types.hpp"
 #include "../ops/scatters.hpp"
@@ -34,11 +35,13 @@ inline std::string to_string(const diagnostic& d) {
 
 namespace detail {
 
-inline std::string fmt_num(double v) {
-  if (v == static_cast<double>(static_cast<long long>(v))) return std::to_string(static_cast<long long>(v));
-  std::string s = std::to_string(v);
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  return s;
+// A scalar exactly: an int as its digits, a float as the shortest text that reads back to it.
+inline std::string fmt_num(const scalar_value& v) {
+  if (v.exact_int()) return std::to_string(v.i);
+  if (v.d != v.d) return "nan";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v.d);
+  return std::string(buf, r.ptr);
 }
 // Separators and references are appended, never prepended (`", " + std::string(...)`): g++ 12 at -O2
 // and above reports a false -Wrestrict overlap inside libstdc++'s insert-at-front for that pattern.

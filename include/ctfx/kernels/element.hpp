@@ -12,6 +12,7 @@
 #include <type_traits>
 #include "../core/config.hpp"
 #include "../core/dtype.hpp"
+#include "../core/scalar.hpp"
 
 namespace ctfx {
 

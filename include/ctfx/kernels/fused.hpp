@@ -70,7 +70,7 @@ CTFX_INLINE void chunk_loop(Loop&& loop) {
 
 // Chunk loops, type-erased so that a plan resolves them once.
 using conv_chunk_fn = void (*)(void* out, const void* in, index_t n);                          // element -> compute
-using op_chunk_fn = void (*)(void* out, const void* a, const void* b, double scalar, index_t n);  // compute -> compute
+using op_chunk_fn = void (*)(void* out, const void* a, const void* b, scalar_value scalar, index_t n);  // compute -> compute
 using where_chunk_fn = void (*)(void* out, const void* c, const void* a, const void* b, index_t n);  // c: bool elements
 
 template <dtype S, class C>
@@ -86,23 +86,23 @@ CTFX_VECTORIZE void store_chunk(void* out, const void* in, index_t n) {
   chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) store_as<D, C>(o + i, p[i]); });
 }
 template <op_kind K, class C>
-CTFX_VECTORIZE void unary_chunk(void* out, const void* a, const void*, double, index_t n) {
+CTFX_VECTORIZE void unary_chunk(void* out, const void* a, const void*, scalar_value, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* x = static_cast<const C*>(a);
   chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) o[i] = unary_value<C>(K, x[i]); });
 }
 template <op_kind K, class C>
-CTFX_VECTORIZE void binary_chunk(void* out, const void* a, const void* b, double, index_t n) {
+CTFX_VECTORIZE void binary_chunk(void* out, const void* a, const void* b, scalar_value, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* x = static_cast<const C*>(a);
   const auto* y = static_cast<const C*>(b);
   chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) o[i] = binary_value<C>(K, x[i], y[i]); });
 }
 template <op_kind K, class C>
-CTFX_VECTORIZE void binary_scalar_chunk(void* out, const void* a, const void*, double scalar, index_t n) {
+CTFX_VECTORIZE void binary_scalar_chunk(void* out, const void* a, const void*, scalar_value scalar, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* x = static_cast<const C*>(a);
-  const C y = static_cast<C>(scalar);  // as binary_fn: the scalar in the result's compute type
+  const C y = scalar.as<C>();  // as binary_fn: the scalar in the result's compute type
   chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) o[i] = scalar_binary_value<C>(K, x[i], y); });
 }
 
@@ -167,13 +167,13 @@ CTFX_INLINE void each_row(const row_steps* rs, C* o, const C* x, const C* y, con
 // precision as the two chunk loops (no contraction: the ctfx target compiles with
 // -ffp-contract=off), so the results are the same bits. S1/S2: the inner's/outer's second operand
 // is its scalar; Right: the inner result is the outer's right operand (c op inner).
-using pair_chunk_fn = void (*)(void* out, const void* a, const void* b, const void* c, double s1, double s2, index_t n,
+using pair_chunk_fn = void (*)(void* out, const void* a, const void* b, const void* c, scalar_value s1, scalar_value s2, index_t n,
                                const row_steps* rs);
 
 template <op_kind K1, op_kind K2, bool S1, bool S2, bool Right, class C>
-CTFX_VECTORIZE void pair_chunk(void* out, const void* a, const void* b, const void* c, double s1, double s2, index_t n,
+CTFX_VECTORIZE void pair_chunk(void* out, const void* a, const void* b, const void* c, scalar_value s1, scalar_value s2, index_t n,
                                const row_steps* rs) {
-  const C ys = static_cast<C>(s1), zs = static_cast<C>(s2);
+  const C ys = s1.as<C>(), zs = s2.as<C>();
   chunk_loop([&]() CTFX_ISA_BODY {
     detail::each_row<C>(rs, static_cast<C*>(out), static_cast<const C*>(a), static_cast<const C*>(b), static_cast<const C*>(c), nullptr,
                         [&](C* o, const C* x, const C* y, const C* z, const C*) CTFX_ISA_BODY {
@@ -218,9 +218,9 @@ inline pair_chunk_fn pair_chunk_for(op_kind inner, op_kind outer, bool s1, bool 
 // A pair whose inner op is a cheap unary one (relu, neg, abs): outer(inner(a), c), as two loops
 // would compute it. S2 and Right as pair_chunk's; b and s1 are unused.
 template <op_kind K1, op_kind K2, bool S2, bool Right, class C>
-CTFX_VECTORIZE void unary_pair_chunk(void* out, const void* a, const void*, const void* c, double, double s2, index_t n,
+CTFX_VECTORIZE void unary_pair_chunk(void* out, const void* a, const void*, const void* c, scalar_value, scalar_value s2, index_t n,
                                      const row_steps* rs) {
-  const C zs = static_cast<C>(s2);
+  const C zs = s2.as<C>();
   chunk_loop([&]() CTFX_ISA_BODY {
     detail::each_row<C>(rs, static_cast<C*>(out), static_cast<const C*>(a), nullptr, static_cast<const C*>(c), nullptr,
                         [&](C* o, const C* x, const C*, const C* z, const C*) CTFX_ISA_BODY {
@@ -292,16 +292,16 @@ inline tree_chunk_fn tree_chunk_for(op_kind inner1, op_kind inner2, op_kind oute
 // A superinstruction for a masked select: where(x K y, a, b) (K a comparison, y a tensor or the
 // scalar s) as one loop, the condition kept in a register instead of a bool chunk between two
 // loops. The comparison and the select are the unfused ops' own (binary_chunk's, where_chunk's).
-using cmp_where_chunk_fn = void (*)(void* out, const void* x, const void* y, double s, const void* a, const void* b, index_t n);
+using cmp_where_chunk_fn = void (*)(void* out, const void* x, const void* y, scalar_value s, const void* a, const void* b, index_t n);
 
 template <op_kind K, bool S, class C>
-CTFX_VECTORIZE void cmp_where_chunk(void* out, const void* x, const void* y, double s, const void* a, const void* b, index_t n) {
+CTFX_VECTORIZE void cmp_where_chunk(void* out, const void* x, const void* y, scalar_value s, const void* a, const void* b, index_t n) {
   auto* o = static_cast<C*>(out);
   const auto* xs = static_cast<const C*>(x);
   const auto* ys = static_cast<const C*>(y);
   const auto* as = static_cast<const C*>(a);
   const auto* bs = static_cast<const C*>(b);
-  const C sc = static_cast<C>(s);
+  const C sc = s.as<C>();
   chunk_loop([&]() CTFX_ISA_BODY {
     for (index_t i = 0; i < n; ++i) {
       const C t = S ? scalar_binary_value<C>(K, xs[i], sc) : binary_value<C>(K, xs[i], ys[i]);
@@ -370,7 +370,7 @@ struct fused_op {
   dtype out = dtype::f32;   // the result's dtype
   fused_ref a = -1, b = -1; // operands; b < 0 with `has_scalar`: the scalar
   bool has_scalar = false;
-  double scalar = 0;        // for a bool-result op, already rounded to cdt (kernels::scalar_operand)
+  scalar_value scalar{};    // for a bool-result op, already rounded to cdt (kernels::scalar_in)
   fused_ref c = -1;         // where's condition (then a and b are its branches)
   dtype cdt = dtype::f32;   // what a bool-result op (yields_bool) computes in: its operands' promoted dtype
   // Resolved when the plan is made (host): the compute type index, the loads of a and b into it,
@@ -706,7 +706,7 @@ struct direct_loop {
 inline void run_direct_rows(const fused_kernel& k, const fused_nest& nest, const direct_loop& d, index_t r0, index_t r1) {
   const int nop = k.n_leaves + 1;
   const fused_op& o = *d.op;
-  const double s1 = d.arity == 2 ? k.ops[o.inner].scalar : 0.0;
+  const scalar_value s1 = d.arity == 2 ? k.ops[o.inner].scalar : scalar_value{};
   // The loop's operands: the destination, then up to four leaves (null: a scalar), as byte
   // pointers at row r0 and, in a nest of one outer dimension, their byte steps per row.
   std::byte* p[5]{};
@@ -979,7 +979,7 @@ struct fused_elem_fn {
               if (t < m) x[t] = binary_value<C>(decltype(kk)::value, x[t], y[t]);
           });
         } else {
-          const C y = static_cast<C>(o.scalar);
+          const C y = o.scalar.as<C>();
           visit_binary_kind(o.k, [&](auto kk) {
             for (int t = 0; t < R; ++t)
               if (t < m) x[t] = scalar_binary_value<C>(decltype(kk)::value, x[t], y);
@@ -1090,7 +1090,7 @@ inline void run_fused(const device_ctx& ctx, const fused_kernel& k) {
 // op: a op b, or a op scalar, computed in out's compute type. binary_op resolves it from dtypes
 // known at run time; binary_op_typed from dtypes known where it is compiled, naming its chunk
 // loops directly (resolve's tables hold one loop per op and type).
-inline fused_op binary_op(op_kind k, dtype out, dtype a, const dtype* b, double scalar) {
+inline fused_op binary_op(op_kind k, dtype out, dtype a, const dtype* b, scalar_value scalar) {
   fused_op o;
   o.k = k;
   o.out = o.cdt = out;
@@ -1101,7 +1101,7 @@ inline fused_op binary_op(op_kind k, dtype out, dtype a, const dtype* b, double 
   return o;
 }
 template <op_kind K, dtype O, dtype A, dtype B, bool Scalar>
-fused_op binary_op_typed(double scalar) {
+fused_op binary_op_typed(scalar_value scalar) {
   static_assert(is_binary(K) && !yields_bool(K), "ctfx: binary_op_typed computes in its result's type");
   using C = compute_t<O>;
   fused_op o;

@@ -80,11 +80,13 @@ struct leaf_x {
 
 // A node of the group: op K with result dtype O, its operands' expressions A... (a conversion's
 // source alone), P the dtype a bool-result op tests its operands in, and a scalar operand's bits.
-template <op_kind K, dtype O, dtype P, std::uint64_t ScalarBits, class... A>
+template <op_kind K, dtype O, dtype P, std::uint64_t ScalarBits, bool ScalarInt, class... A>
 struct op_x {
   using V = compute_t<O>;
   static constexpr dtype result = O;
-  static constexpr double scalar = __builtin_bit_cast(double, ScalarBits);
+  // The scalar operand, exact: an int's bits as int64, a float's as double (core/scalar.hpp).
+  static constexpr scalar_value scalar = ScalarInt ? scalar_value::integer(__builtin_bit_cast(std::int64_t, ScalarBits))
+                                                   : scalar_value(__builtin_bit_cast(double, ScalarBits));
   template <std::size_t k>
   using operand = std::tuple_element_t<k, std::tuple<A...>>;
   // Always inlined: at -O2 g++ left an `exp` node's eval out of line, a call per element in a
@@ -118,7 +120,7 @@ struct op_x {
       static_assert(is_binary(K), "ctfx: a fused group holds elementwise ops only");
       const V x = operand<0>::template get<V, Ix>(p, i);
       if constexpr (sizeof...(A) > 1) return round_to<O, V>(binary_value<V>(K, x, operand<1>::template get<V, Ix>(p, i)));
-      else return round_to<O, V>(scalar_binary_value<V>(K, x, static_cast<V>(scalar)));
+      else return round_to<O, V>(scalar_binary_value<V>(K, x, scalar.template as<V>()));
     }
   }
 };
@@ -320,7 +322,9 @@ struct static_group {
     }();
     template <std::size_t... k>
     static auto make(std::index_sequence<k...>)
-        -> op_x<K, O, P, __builtin_bit_cast(std::uint64_t, at(I).scalar),
+        -> op_x<K, O, P,
+                at(I).scalar.exact_int() ? __builtin_bit_cast(std::uint64_t, at(I).scalar.i) : __builtin_bit_cast(std::uint64_t, at(I).scalar.d),
+                at(I).scalar.exact_int(),
                 typename decltype(operand_expr<arg(I, first + static_cast<int>(k))>())::type...>;
     using type = decltype(make(std::make_index_sequence<count>{}));
   };

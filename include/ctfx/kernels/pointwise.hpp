@@ -255,14 +255,22 @@ CTFX_INLINE CTFX_HD C scalar_binary_value(op_kind k, C a, C s) {
 // operand_dtype), so that 0.5 is true and an f32 compares as f32.
 constexpr dtype compute_dtype(op_kind k, dtype out, dtype operands) { return yields_bool(k) ? operands : out; }
 
+// A scalar rounded to dtype P, as PyTorch converts a wrapped number to the operands' common dtype
+// (an int exactly, through int64; a float through double).
+template <dtype P>
+CTFX_HD inline scalar_value scalar_in(scalar_value s) {
+  element_t<P> e;
+  if (s.exact_int()) store_as<P, std::int64_t>(&e, s.i);
+  else store_as<P, double>(&e, s.d);
+  if constexpr (is_floating(P)) return scalar_value(load_as<P, double>(&e));
+  else return scalar_value::integer(load_as<P, std::int64_t>(&e));
+}
 // A scalar right operand as the kernels use it: in the compute type, and for the bool-result ops
 // first rounded to the operands' dtype P, as PyTorch converts a wrapped number before comparing.
 template <dtype P, class C>
-CTFX_HD inline C scalar_operand(op_kind k, double s) {
-  if (!yields_bool(k)) return static_cast<C>(s);
-  element_t<P> e;
-  store_as<P, double>(&e, s);
-  return load_as<P, C>(&e);
+CTFX_HD inline C scalar_operand(op_kind k, scalar_value s) {
+  if (!yields_bool(k)) return s.as<C>();
+  return scalar_in<P>(s).template as<C>();
 }
 
 // out[i] = op(a[i])  (a broadcast to out's extents, converted to the compute type of P)
@@ -282,7 +290,7 @@ struct unary_fn {
 template <dtype O, class Op, dtype P = O>
 struct binary_fn {
   strided out, a, b;
-  double scalar = 0;
+  scalar_value scalar{};
   bool has_scalar = false;
   Op op;
   CTFX_HD void operator()(index_t i) const {
@@ -350,11 +358,11 @@ template <dtype D>
 struct fill_row_fn {
   static constexpr int width = 1;
   strided out;
-  double value = 0;
+  scalar_value value{};
   CTFX_HD void operator()(index_t r, index_t j0, index_t j1, int lane, int lanes) const {
     const index_t inner = out.rank == 0 ? 1 : out.size[out.rank - 1], os = out.rank == 0 ? 0 : out.stride[out.rank - 1];
     auto* o = reinterpret_cast<element_t<D>*>(out.at(r * inner));
-    for (index_t j = j0 + lane; j < j1; j += lanes) store_as<D, compute_t<D>>(o + j * os, static_cast<compute_t<D>>(value));
+    for (index_t j = j0 + lane; j < j1; j += lanes) store_as<D, compute_t<D>>(o + j * os, value.as<compute_t<D>>());
   }
 };
 
@@ -522,15 +530,17 @@ inline void copy_bits(const device_ctx& ctx, const strided& out_view, const stri
 
 // out = value in out's element type D.
 template <dtype D>
-inline void fill_typed(const device_ctx& ctx, const strided& out, double value) {
+inline void fill_typed(const device_ctx& ctx, const strided& out, scalar_value value) {
   const index_t n = out.numel(), inner = out.rank == 0 ? 1 : out.size[out.rank - 1];
   if (n > 0) parallel_rows(ctx, n / inner, inner, fill_row_fn<D>{out, value});
 }
-inline void fill(const device_ctx& ctx, const strided& out, double value) {
+inline void fill(const device_ctx& ctx, const strided& out, scalar_value value) {
   visit_dtype(out.dt, [&](auto dd) { fill_typed<decltype(dd)::value>(ctx, out, value); });
 }
 // The value a fill node writes: zeros, ones, full(v) and fill_(v).
-constexpr double fill_value(op_kind k, double scalar) { return k == op_kind::zeros ? 0.0 : k == op_kind::ones ? 1.0 : scalar; }
+constexpr scalar_value fill_value(op_kind k, scalar_value scalar) {
+  return k == op_kind::zeros ? scalar_value(0.0) : k == op_kind::ones ? scalar_value(1.0) : scalar;
+}
 
 // A cat's result `out`: operand k (`src(k)`, k < n) copied into its slice along `dim`, unless
 // `placed(k)` (its kernel computed it there already). A 1-D empty operand of a higher-rank cat
@@ -570,7 +580,7 @@ inline void unary(const device_ctx& ctx, Op op, const strided& out, const stride
 
 // `operands`: the compute dtype of a bool-result op (ignored for the others).
 template <class Op>
-inline void binary(const device_ctx& ctx, Op op, const strided& out, const strided& a, const strided* b, double scalar,
+inline void binary(const device_ctx& ctx, Op op, const strided& out, const strided& a, const strided* b, scalar_value scalar,
                    dtype operands = dtype::f32) {
   const strided x = a.broadcast_to(out.rank, out.size);
   const strided y = b ? b->broadcast_to(out.rank, out.size) : strided{};

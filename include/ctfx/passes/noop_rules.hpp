@@ -40,7 +40,7 @@ namespace detail {
 constexpr bool integer_like(dtype d) { return !is_floating(d); }
 constexpr bool negative_zero(double v) { return v == 0.0 && (std::bit_cast<std::uint64_t>(v) >> 63) != 0; }
 // A binary op with a scalar right operand equal to `v`.
-constexpr bool scalar_rhs(const ir& g, std::int32_t n, double v) { return g[n].aux != 0 && g[n].scalar == v; }
+constexpr bool scalar_rhs(const ir& g, std::int32_t n, double v) { return g[n].aux != 0 && g[n].scalar.equals(v); }
 }  // namespace detail
 
 // slice(x, dim, 0, end >= size, 1)
@@ -81,7 +81,7 @@ struct rounding : noop_rule<Op> {
 };
 // pow(x, 1) with the integer exponent 1
 struct pow : noop_rule<ops::pow_t> {
-  static constexpr bool cond(const ir& g, std::int32_t n) { return g[n].aux == 2 && g[n].scalar == 1.0; }
+  static constexpr bool cond(const ir& g, std::int32_t n) { return g[n].aux == 2 && g[n].scalar.equals(1.0); }
 };
 // cat([x])
 struct cat : noop_rule<ops::cat_t> {
@@ -101,13 +101,13 @@ struct clone : noop_rule<ops::clone_t> {};
 struct add_zero : noop_rule<ops::add_t> {
   static constexpr bool cond(const ir& g, std::int32_t n) {
     if (!detail::scalar_rhs(g, n, 0.0)) return false;
-    return detail::integer_like(g.meta(g.arg(n, 0)).dt) || detail::negative_zero(g[n].scalar);
+    return detail::integer_like(g.meta(g.arg(n, 0)).dt) || detail::negative_zero(g[n].scalar.as<double>());
   }
 };
 struct sub_zero : noop_rule<ops::sub_t> {
   static constexpr bool cond(const ir& g, std::int32_t n) {
     if (!detail::scalar_rhs(g, n, 0.0)) return false;
-    return detail::integer_like(g.meta(g.arg(n, 0)).dt) || !detail::negative_zero(g[n].scalar);
+    return detail::integer_like(g.meta(g.arg(n, 0)).dt) || !detail::negative_zero(g[n].scalar.as<double>());
   }
 };
 struct mul_one : noop_rule<ops::mul_t> {

@@ -86,7 +86,7 @@ constexpr bool same_meta_and_storage(const tensor_meta& a, const tensor_meta& b)
 
 // A node prototype for a node a pass creates in place of (or for) node `like` of the old graph:
 // op `k`, the provenance and partition of `like`.
-constexpr node node_like(const ir& old, std::int32_t like, op_kind k, std::int32_t aux = 0, double scalar = 0.0) {
+constexpr node node_like(const ir& old, std::int32_t like, op_kind k, std::int32_t aux = 0, scalar_value scalar = {}) {
   node n{};
   n.op = k;
   n.aux = aux;
