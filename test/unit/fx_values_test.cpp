@@ -205,7 +205,9 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
   // The programs of the comparison, logical, where, clamp, mean, index and bool-mask index_put ops
   // are among them.
   for (const char* n : {"compare_ops", "logical_ops", "where_ops", "clamp_ops", "maximum_minimum_full", "mean_dims", "masked_fill_put",
-                        "compare_promotion", "index_gather", "masked_put_value", "masked_put_rows", "masked_put_accumulate", "masked_index_put"})
+                        "compare_promotion", "index_gather", "masked_put_value", "masked_put_rows", "masked_put_accumulate", "masked_index_put",
+                        "exact_float_constants", "exact_int_constants", "hf_attention_mask_f64", "scalar_promotion_half",
+                        "scalar_promotion_int", "zero_dim_compare"})
     CHECK(std::find(names.begin(), names.end(), n) != names.end());
 }
 

@@ -275,6 +275,78 @@ def compare_promotion(i, f, h, s, b):
     return i == f, h < 0.1, h >= 0.1, torch.where(h > 0, h, s), b == 1, torch.logical_and(i, h[:1])
 
 
+# ----- numbers exactly: constants as Python prints them, scalars and 0-d tensors as PyTorch promotes them -----
+# Constants drawn once when this file is imported (a fresh draw at each capture): ctfx must read
+# each exactly as Python does, whatever its digits.
+_RNG = __import__("random").Random()
+RANDOM_DOUBLES = [_RNG.random() for _ in range(12)] + [_RNG.uniform(-1e300, 1e300), _RNG.uniform(-1e-300, 1e-300)]
+
+
+def exact_float_constants(x):
+    # f64: 1/24 (a repr of 17 digits), finfo.max / tiny / the smallest subnormal, random doubles
+    fi = torch.finfo(torch.float64)
+    y = x * 0.041666666666666664
+    big = torch.where(x > 0, x * 0 + fi.max, x * 0 + fi.min)
+    small = x * fi.tiny + 5e-324
+    acc = x
+    for c in RANDOM_DOUBLES:
+        acc = acc * c + c
+    return y, big, small, acc
+
+
+def exact_int_constants(x):
+    # i64: 2**53 + 1, 10**17 + 1, int64's max and min, as Python ints
+    a = x + 9007199254740993
+    b = x == 9007199254740993
+    c = torch.where(x > 0, x, torch.full([], 9223372036854775807, dtype=torch.int64))
+    d = x * 3 - (10**17 + 1)
+    e = torch.where(x < 0, torch.full([], -9223372036854775808, dtype=torch.int64), x)
+    return a, b, c, d, e
+
+
+def hf_attention_mask_f64(scores, keep):
+    # a fully masked row filled with finfo.min stays finite: softmax's shifted logits are 0 there, not
+    # nan (its exp is left out: PyTorch's f64 exp is SLEEF's, 1 ulp from the correctly rounded one)
+    s = scores.masked_fill(~keep, torch.finfo(torch.float64).min)
+    m = s.amax(-1, keepdim=True)
+    return s - m, m
+
+
+def scalar_promotion_half(h):
+    # a Python float meets f16: converted to the tensor's dtype first, except by mul and div (bf16
+    # has no NumPy dtype to hold its values: test/unit's promotion table covers it)
+    return (h + 0.1234567, h - 3.3333333, h * 0.1234567, h / 3.3333333, h < 0.1234567, h == 0.0999755859375,
+            h >= 3.3333333, torch.clamp(h, 0.1234567, 0.7777777), torch.remainder(h, 0.3333333), h + 70000,
+            torch.maximum(h, torch.tensor(0.1234567)))
+
+
+def scalar_promotion_int(i8, i32):
+    # an int scalar wraps to the tensor's type (300 is 44 in i8; 2**40 is 0 in i32)
+    return i8 * 300, i8 + 1000, i32 == 2**40, i32 + 2**40 + 5, i32 - 2**33, i8 > 200
+
+
+def zero_dim_compare(h, s, i, n):
+    # a 0-d tensor of a wider dtype joins the dimensioned operand's dtype before comparing
+    return h < s, h >= s, h == s, i < n, i == n
+
+
+PROGRAMS_NUMBERS = [
+    ("exact_float_constants", exact_float_constants,
+     lambda: (torch.tensor([1.0, -2.5, 3.0e-3, 0.0, -0.0, 7.0], dtype=torch.float64),), {}),
+    ("exact_int_constants", exact_int_constants,
+     lambda: (torch.tensor([0, 9007199254740992, -5, 12345678901234, 1, -9007199254740993]),), {}),
+    ("hf_attention_mask_f64", hf_attention_mask_f64,
+     lambda: (torch.randn(2, 3, 5, dtype=torch.float64), torch.tensor([[True] * 5, [False] * 5, [True, False] * 2 + [True]]).expand(2, 3, 5).clone()), {}),
+    ("scalar_promotion_half", scalar_promotion_half,
+     lambda: ((torch.randn(64) * 4).half(),), {}),
+    ("scalar_promotion_int", scalar_promotion_int,
+     lambda: (torch.randint(-128, 128, (16,), dtype=torch.int8), torch.randint(-2**31, 2**31, (16,), dtype=torch.int32)), {}),
+    ("zero_dim_compare", zero_dim_compare,
+     lambda: (torch.tensor([0.1, 0.0999, 0.1001, -1.0], dtype=torch.float16), torch.tensor(0.1),
+              torch.tensor([3, 4, -1, 2**31 - 1], dtype=torch.int32), torch.tensor(2**32 + 3)), {}),
+]
+
+
 # ----- result layouts: permuted, strided and broadcast operands (PyTorch's stride rules) -----
 def t_slice_add_(x):
     x.t()[1:3] += 1
@@ -544,6 +616,7 @@ def with_nan(*shape):
 
 I64 = torch.int64
 PROGRAMS = [
+    *PROGRAMS_NUMBERS,
     ("compare_ops", compare_ops, lambda: (with_nan(3, 4), with_nan(3, 4), torch.arange(-6, 6).reshape(3, 4)), {}),
     ("logical_ops", logical_ops, lambda: (with_nan(3, 4), torch.randn(3, 4)), {}),
     ("where_ops", where_ops, lambda: (with_nan(3, 4), torch.randn(4)), {}),

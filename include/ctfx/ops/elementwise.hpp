@@ -78,16 +78,17 @@ struct where_t : op_tag<op_kind::where, "where.self(Tensor condition, Tensor sel
 
 namespace detail {
 
-// Result dtype of a binary op. A scalar operand does not widen a tensor's dtype within its category
-// (PyTorch's "wrapped number" rule), except that a non-integral scalar makes an integer tensor f32;
-// true division of integers gives f32.
-constexpr dtype binary_dtype(op_kind k, dtype a, dtype b, bool scalar_rhs, bool scalar_is_integral) {
+// Result dtype of a binary op: torch.result_type of its operands. A scalar operand does not widen a
+// tensor's dtype within its category (PyTorch's "wrapped number" rule), except that a non-integral
+// scalar makes an integer tensor f32; a 0-d tensor widens a dimensioned one only across categories
+// (f16 * f32[] is f16); true division of integers gives f32.
+constexpr dtype binary_dtype(op_kind k, const tensor_meta& a, const tensor_meta* b, bool scalar_is_integral) {
   if (yields_bool(k)) return dtype::b8;
-  dtype r = a;
-  if (scalar_rhs) {
-    if (!is_floating(a) && !scalar_is_integral) r = dtype::f32;
+  dtype r = a.dt;
+  if (!b) {
+    r = promote_scalar(a.dt, scalar_is_integral);
   } else {
-    r = promote(a, b);
+    r = result_type(a.dt, a.rank > 0, b->dt, b->rank > 0);
   }
   if (k == op_kind::div && !is_floating(r)) r = dtype::f32;
   return r;
@@ -102,7 +103,7 @@ constexpr bool binary_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta&
     fail(g, id, rule::broadcast_shapes, m);
     return false;
   }
-  dtype dt = binary_dtype(k, a.dt, b ? b->dt : a.dt, b == nullptr, scalar_is_integral);
+  dtype dt = binary_dtype(k, a, b, scalar_is_integral);
   if (is_mutating(k)) {
     // In place: the result is `a` itself, so the broadcast shape and the dtype must be a's.
     if (!shape.same_shape(a) || promote(a.dt, dt) != a.dt) {
@@ -121,6 +122,35 @@ constexpr bool binary_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta&
 // or null for a scalar right operand, integral or not).
 constexpr dtype operand_dtype(const tensor_meta& a, const tensor_meta* b, bool scalar_is_integral) {
   return b ? result_type(a.dt, a.rank > 0, b->dt, b->rank > 0) : promote_scalar(a.dt, scalar_is_integral);
+}
+
+// The dtype PyTorch casts a binary op's tensor operands to before computing (TensorIterator's
+// common dtype): its result's, or for a bool-result op the operands' promoted type.
+constexpr dtype common_dtype(op_kind k, const tensor_meta& a, const tensor_meta& b) {
+  return yields_bool(k) ? operand_dtype(a, &b, false) : binary_dtype(k, a, &b, false);
+}
+
+// Whether operand `j` (0: left, 1: right) of binary op k, of dtype `from`, must be converted to the
+// common dtype `to` before the kernels read it. The kernels load an operand straight into the
+// compute type (float for f16 and bf16, int64 for the integers), so a value `to` cannot hold
+// exactly would skip PyTorch's cast: f16(x) < f32[](0.1) compares with f16(0.1). Not needed where
+// the loads are that cast (to is f32, f64 or i64), where every value of `from` fits `to`, for
+// integer add/sub/mul (equal modulo 2^bits either way), nor for mul and div's right operand in
+// f16/bf16: their CPU kernels read a one-element right operand at full precision (opmath).
+constexpr bool cast_before_compute(op_kind k, int j, dtype from, dtype to, bool from_is_0d) {
+  if (from == to || to == dtype::f32 || to == dtype::f64 || to == dtype::i64) return false;
+  auto fits = [](dtype f, dtype t) {
+    if (f == dtype::b8) return true;
+    if (t == dtype::b8) return false;
+    if (f == dtype::i8) return true;  // every target but bool holds -128..127 exactly
+    return false;  // i32, i64, f16, bf16, f32, f64 into i8, i32, f16 or bf16: some value does not fit
+  };
+  if (fits(from, to)) return false;
+  const op_kind base = is_mutating(k) ? facts(k).twin : k;
+  if (!is_floating(to) && (base == op_kind::add || base == op_kind::sub || base == op_kind::mul)) return false;
+  if (j == 1 && from_is_0d && (to == dtype::f16 || to == dtype::bf16) && (base == op_kind::mul || base == op_kind::div))
+    return false;
+  return true;
 }
 
 // where(cond, a, b): cond is bool; the three broadcast together; a and b promote (Inductor prints a

@@ -251,6 +251,23 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
   return false;
 }
 
+namespace detail {
+// A binary op's scalar operand as PyTorch's CPU kernels use it: converted to the op's common dtype
+// first, as every operand is (f16(x) + 0.1 adds f16(0.1); an int scalar wraps to an i8 or i32
+// tensor's type) — except mul's and div's, which read the scalar at full precision in float for
+// f16 and bf16 (their kernels' opmath scalar path). Rounded once here, so that every executor
+// computes with the same value.
+constexpr void round_scalar_operand(ir& g, std::int32_t id) {
+  node& n = g[id];
+  if (!is_binary(n.op) || n.nargs != 1 || n.aux == 0) return;
+  const tensor_meta& a = g.meta(g.arg(id, 0));
+  const dtype p = yields_bool(n.op) ? operand_dtype(a, nullptr, n.aux == 2) : g[id].meta.dt;
+  const bool opmath = n.op == op_kind::mul || n.op == op_kind::div || n.op == op_kind::mul_ || n.op == op_kind::div_;
+  if (opmath && (p == dtype::f16 || p == dtype::bf16)) return;
+  n.scalar = n.scalar.rounded_to(p);
+}
+}  // namespace detail
+
 // Computes and stores the metadata of node `id`, giving fresh results a new storage.
 constexpr bool infer_meta(ir& g, std::int32_t id) {
   tensor_meta m{};
@@ -266,6 +283,7 @@ constexpr bool infer_meta(ir& g, std::int32_t id) {
   }
   if (m.storage == detail::fresh) m.storage = g.fresh_storage();
   g[id].meta = m;
+  detail::round_scalar_operand(g, id);
   return true;
 }
 
