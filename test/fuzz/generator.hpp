@@ -2,7 +2,8 @@
 //
 // A case is a graph plus input data. The graph is built with the ordinary DSL at run time from a
 // seeded PRNG: inputs (f32, sometimes f64/i32, sometimes a symbolic first extent), then a mix of
-// unary/binary ops with broadcasting and scalars (comparisons and logical ops feeding where, clamps,
+// unary/binary ops with broadcasting and scalars (sign, floor and truncating division, comparisons
+// and logical ops feeding where, clamps,
 // means among them), views of views, view scatters (also the nested view->scatter chains
 // canonicalize_view_scatter_ops fuses), index_put with input or computed indices (with and without
 // accumulate, with duplicates) or a computed bool mask, gathers (index), clones, reductions (also
@@ -213,8 +214,9 @@ class generator {
     while (kernel_steps_only_ && dispatched_step(what)) what = pick(16);
     switch (what) {
       case 0: {  // unary
-        switch (pick(7)) {
+        switch (pick(8)) {
           case 0: push(-t); break;
+          case 6: push(ctfx::sign(t)); break;
           case 1: push(ctfx::abs(t)); break;
           case 2: push(ctfx::relu(t)); break;
           case 3: push(ctfx::floor(t)); break;
@@ -234,7 +236,7 @@ class generator {
           ok = a == c || c == ctfx::sym_expr(1);
         }
         if (!ok) { push(t * 0.5); break; }
-        switch (pick(9)) {
+        switch (pick(10)) {
           case 0: push(t + u); break;
           case 1: push(t * u); break;
           case 2: push(t - u); break;
@@ -244,6 +246,7 @@ class generator {
           case 5: push(ctfx::where(ctfx::logical_and(ctfx::lt(t, 0.5), ctfx::ne(u, 0)), t * 2.0, u)); note("where"); break;
           case 6: push(ctfx::where(ctfx::logical_not(ctfx::le(u, t)), ctfx::minimum(t, u), t)); note("where"); break;
           case 7: push(ctfx::clamp(t, -0.5, 0.75)); note("clamp"); break;
+          case 8: push(coin() ? ctfx::floor_divide(t, u) : ctfx::trunc_divide(t, 0.75)); note("division"); break;
           default: push(ctfx::clamp_max(ctfx::clamp_min(t, u), 1.0)); note("clamp"); break;
         }
         note("binary");

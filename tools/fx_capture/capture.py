@@ -330,7 +330,29 @@ def zero_dim_compare(h, s, i, n):
     return h < s, h >= s, h == s, i < n, i == n
 
 
+def sign_and_divisions(x, y, i, j):
+    # sign (nan -> 0, -0.0 -> +0.0); floor and trunc division of floats and ints, by tensors and numbers,
+    # negative operands, zero divisors of floats; a paged KV cache's block index pos // block_size
+    return (torch.sign(x), torch.div(x, y, rounding_mode="floor"), torch.div(x, y, rounding_mode="trunc"), x // 0.75,
+            torch.div(i, j, rounding_mode="floor"), torch.div(i, j, rounding_mode="trunc"), i // 16, torch.sign(i),
+            torch.div(x.half(), 0.3, rounding_mode="floor"))
+
+
+def nan_inf_reciprocal_xor(x, i, m):
+    # isnan / isinf (nan_to_num's tests), reciprocal of floats and ints, logical_xor of bools and numbers
+    return torch.isnan(x), torch.isinf(x), torch.reciprocal(x), torch.reciprocal(i), torch.logical_xor(m, x > 0), torch.logical_xor(i, x)
+
+
 PROGRAMS_NUMBERS = [
+    ("sign_and_divisions", sign_and_divisions,
+     lambda: (torch.tensor([7.0, -7.0, 7.5, -0.0, float("nan"), 1e30, -2.25, 5.0, 0.0, -3.0]),
+              torch.tensor([2.0, 2.0, -2.0, 3.0, 1.0, 3.0, 0.5, 0.0, 0.0, -0.0]),
+              torch.tensor([7, -7, 7, -9, 0, 100, -1, 2**40, -2**40, 13]),
+              torch.tensor([2, 2, -2, 4, 5, -7, 3, 3, -3, 13])), {}),
+    ("nan_inf_reciprocal_xor", nan_inf_reciprocal_xor,
+     lambda: (torch.tensor([1.5, float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 3.0, -2.0]),
+              torch.tensor([1, 0, 3, -4, 7, 0, -1, 2]),
+              torch.tensor([True, False, True, False, True, True, False, False])), {}),
     ("exact_float_constants", exact_float_constants,
      lambda: (torch.tensor([1.0, -2.5, 3.0e-3, 0.0, -0.0, 7.0], dtype=torch.float64),), {}),
     ("exact_int_constants", exact_int_constants,

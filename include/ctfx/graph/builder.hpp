@@ -13,6 +13,7 @@
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -584,6 +585,28 @@ constexpr tensor remainder(tensor a, double s, source_loc at = source_loc::curre
 CTFX_PREDICATE_FN(eq) CTFX_PREDICATE_FN(ne) CTFX_PREDICATE_FN(lt) CTFX_PREDICATE_FN(le) CTFX_PREDICATE_FN(gt)
 CTFX_PREDICATE_FN(ge) CTFX_PREDICATE_FN(clamp_min) CTFX_PREDICATE_FN(clamp_max)
 #undef CTFX_PREDICATE_FN
+/// `a // b` (`aten.floor_divide`, `div(rounding_mode='floor')`): integers stay integers; an integer
+/// division by 0 gives 0 (PyTorch raises).
+constexpr tensor floor_divide(tensor a, tensor b, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b ? a.b : b.b, at);
+  return detail::binary(op_kind::floor_divide, a, b);
+}
+template <class S> requires std::is_arithmetic_v<S>
+constexpr tensor floor_divide(tensor a, S s, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b, at);
+  return detail::binary(op_kind::floor_divide, a, scalar_value(s));
+}
+/// `div(a, b, rounding_mode='trunc')`: the quotient rounded toward zero.
+constexpr tensor trunc_divide(tensor a, tensor b, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b ? a.b : b.b, at);
+  return detail::binary(op_kind::trunc_divide, a, b);
+}
+template <class S> requires std::is_arithmetic_v<S>
+constexpr tensor trunc_divide(tensor a, S s, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b, at);
+  return detail::binary(op_kind::trunc_divide, a, scalar_value(s));
+}
+
 constexpr tensor logical_and(tensor a, tensor b, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b ? a.b : b.b, at);
   return detail::binary(op_kind::logical_and, a, b);
@@ -621,7 +644,27 @@ constexpr tensor where(tensor c, tensor a, tensor b, source_loc at = source_loc:
 CTFX_UNARY_FN(neg) CTFX_UNARY_FN(abs) CTFX_UNARY_FN(exp) CTFX_UNARY_FN(log) CTFX_UNARY_FN(sin)
 CTFX_UNARY_FN(cos) CTFX_UNARY_FN(sqrt) CTFX_UNARY_FN(relu) CTFX_UNARY_FN(ceil) CTFX_UNARY_FN(floor)
 CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc) CTFX_UNARY_FN(tanh) CTFX_UNARY_FN(sigmoid) CTFX_UNARY_FN(rsqrt)
+/// `aten.sign`: (0 < x) - (x < 0) (sign(nan) = 0, sign(-0.0) = +0.0).
+CTFX_UNARY_FN(sign)
 #undef CTFX_UNARY_FN
+
+/// `aten.isnan`: x != x (false for integers).
+constexpr tensor isnan(tensor x, source_loc at = source_loc::current()) { return ne(x, x, at); }
+/// `aten.isinf`: abs(x) == inf.
+constexpr tensor isinf(tensor x, source_loc at = source_loc::current()) {
+  return eq(abs(x, at), std::numeric_limits<double>::infinity(), at);
+}
+/// `aten.logical_xor`: (a != 0) != (b != 0).
+constexpr tensor logical_xor(tensor a, tensor b, source_loc at = source_loc::current()) {
+  return ne(ne(a, 0, at), ne(b, 0, at), at);
+}
+/// `aten.reciprocal`: 1 / x (pow(x, -1), which the kernels compute as a division); an integer or
+/// bool x is converted to f32 first, as PyTorch's result is.
+constexpr tensor reciprocal(tensor x, source_loc at = source_loc::current()) {
+  if (x.b && !is_floating(x.meta().dt)) x = x.to(dtype::f32, at);
+  const builder::call_site site(x.b, at);
+  return detail::binary(op_kind::pow, x, scalar_value::integer(-1));
+}
 
 constexpr tensor clone(tensor a, source_loc at = source_loc::current()) { return a.clone(at); }
 constexpr tensor alias(tensor a, source_loc at = source_loc::current()) { return a.alias(at); }

@@ -13,6 +13,11 @@ namespace ctfx::fx {
 enum class lower : std::uint8_t {
   unary,               // (x) or (a, b) tensors only: clone, alias, copy, copy_, empty_like, unary math
   binary,              // (a, b) with b a tensor or a scalar
+  div_mode,            // (a, b, rounding_mode=None | 'floor' | 'trunc'): div, floor_divide or trunc_divide
+  isnan,               // (x): x != x
+  isinf,               // (x): abs(x) == inf
+  reciprocal,          // (x): pow(x, -1), which the kernels compute as 1 / x (an integer x converted to f32 first)
+  logical_xor,         // (a, b): (a != 0) != (b != 0)
   where,               // (condition, self, other): a number for self or other is a 0-d full
   bitwise,             // (a, b) or (a), bool tensors only: `m1 & m2`, `m1 | m2`, `~m` as logical ops
   clamp,               // (x, min=None, max=None), numbers or tensors: clamp_min then clamp_max
@@ -93,7 +98,9 @@ inline constexpr op_row op_rows[] = {
     {"aten.diagonal.default", lower::diagonal, op_kind::diagonal},
     {"aten.diagonal_scatter.default", lower::diagonal_scatter, op_kind::diagonal_scatter},
     {"aten.div.Scalar", lower::binary, op_kind::div},
+    {"aten.div.Scalar_mode", lower::div_mode, op_kind::div},
     {"aten.div.Tensor", lower::binary, op_kind::div},
+    {"aten.div.Tensor_mode", lower::div_mode, op_kind::div},
     {"aten.div_.Scalar", lower::binary, op_kind::div_},
     {"aten.div_.Tensor", lower::binary, op_kind::div_},
     {"aten.empty.memory_format", lower::factory, op_kind::empty},
@@ -104,6 +111,8 @@ inline constexpr op_row op_rows[] = {
     {"aten.expand.default", lower::view, op_kind::expand},
     {"aten.fill_.Scalar", lower::fill, op_kind::fill_},
     {"aten.floor.default", lower::unary, op_kind::floor},
+    {"aten.floor_divide.Scalar", lower::binary, op_kind::floor_divide},
+    {"aten.floor_divide.default", lower::binary, op_kind::floor_divide},
     {"aten.full.default", lower::full, op_kind::full},
     {"aten.ge.Scalar", lower::binary, op_kind::ge},
     {"aten.ge.Tensor", lower::binary, op_kind::ge},
@@ -112,6 +121,8 @@ inline constexpr op_row op_rows[] = {
     {"aten.index.Tensor", lower::index, op_kind::index},
     {"aten.index_put.default", lower::index_put, op_kind::index_put},
     {"aten.index_put_.default", lower::index_put, op_kind::index_put_},
+    {"aten.isinf.default", lower::isinf, op_kind::eq},
+    {"aten.isnan.default", lower::isnan, op_kind::ne},
     {"aten.le.Scalar", lower::binary, op_kind::le},
     {"aten.le.Tensor", lower::binary, op_kind::le},
     {"aten.lift_fresh_copy.default", lower::unary, op_kind::clone},
@@ -119,6 +130,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.logical_and.default", lower::binary, op_kind::logical_and},
     {"aten.logical_not.default", lower::unary, op_kind::logical_not},
     {"aten.logical_or.default", lower::binary, op_kind::logical_or},
+    {"aten.logical_xor.default", lower::logical_xor, op_kind::ne},
     {"aten.lt.Scalar", lower::binary, op_kind::lt},
     {"aten.lt.Tensor", lower::binary, op_kind::lt},
     {"aten.maximum.default", lower::binary, op_kind::maximum},
@@ -136,6 +148,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.permute.default", lower::permute, op_kind::permute},
     {"aten.pow.Tensor_Scalar", lower::binary, op_kind::pow},
     {"aten.pow.Tensor_Tensor", lower::binary, op_kind::pow},
+    {"aten.reciprocal.default", lower::reciprocal, op_kind::pow},
     {"aten.relu.default", lower::unary, op_kind::relu},
     {"aten.remainder.Scalar", lower::binary, op_kind::remainder},
     {"aten.remainder.Tensor", lower::binary, op_kind::remainder},
@@ -147,6 +160,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.select.int", lower::select, op_kind::select},
     {"aten.select_scatter.default", lower::select_scatter, op_kind::select_scatter},
     {"aten.sigmoid.default", lower::unary, op_kind::sigmoid},
+    {"aten.sign.default", lower::unary, op_kind::sign},
     {"aten.sin.default", lower::unary, op_kind::sin},
     {"aten.slice.Tensor", lower::slice, op_kind::slice},
     {"aten.slice_scatter.default", lower::slice_scatter, op_kind::slice_scatter},
@@ -200,6 +214,8 @@ constexpr std::string_view aten_name(op_kind k) {
   switch (k) {
     case op_kind::pow: return "aten.pow.Tensor_Tensor";
     case op_kind::remainder: return "aten.remainder.Tensor";
+    case op_kind::floor_divide: return "aten.floor_divide.default";
+    case op_kind::trunc_divide: return "aten.div.Tensor_mode";
     case op_kind::sum: return "aten.sum.dim_IntList";
     case op_kind::mean: return "aten.mean.dim";
     case op_kind::convert: return "prims.convert_element_type.default";
@@ -243,6 +259,8 @@ constexpr std::string_view aten_name(op_kind k) {
 constexpr std::string_view aten_scalar_name(op_kind k) {
   switch (k) {
     case op_kind::remainder: return "aten.remainder.Scalar";
+    case op_kind::floor_divide: return "aten.floor_divide.Scalar";
+    case op_kind::trunc_divide: return "aten.div.Scalar_mode";
     case op_kind::clamp_min: return "aten.clamp_min.default";
     case op_kind::clamp_max: return "aten.clamp_max.default";
     case op_kind::eq: return "aten.eq.Scalar";

@@ -27,6 +27,7 @@
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <array>
+#include <limits>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -809,22 +810,67 @@ class parser {
         emit_bufs(name, t, k, contiguous ? 1 : 0, 0.0, at);
         return;
       }
-      case lower::binary: {
-        if (!tensor_arg(call, 0, "self", at) || !alpha_is_one(call)) return;
-        const value* o = arg(call, 1, "other");
-        if (!o) o = arg(call, 1, "exponent");
-        if (!o) o = arg(call, 1, k == op_kind::clamp_max ? "max" : "min");
-        if (o && o->k == vkind::name) {
-          if (!tensor_arg(call, 1, o->key.empty() ? "other" : o->key, at)) return;
-          emit_bufs(name, t, k, 0, 0.0, at);
+      case lower::div_mode: {  // div with rounding_mode: None (true division), 'floor' or 'trunc'
+        const value* mode = arg(call, 99, "rounding_mode");
+        op_kind kd = op_kind::div;
+        if (mode && mode->k == vkind::string) {
+          if (mode->text == "floor") kd = op_kind::floor_divide;
+          else if (mode->text == "trunc") kd = op_kind::trunc_divide;
+          else { fail(mode->at, "node '", name, "': rounding_mode is 'floor', 'trunc' or None"); return; }
+        } else if (mode && mode->k != vkind::none) {
+          fail(mode->at, "node '", name, "': rounding_mode is 'floor', 'trunc' or None");
           return;
         }
-        scalar_value s{};
-        bool integral = false;
-        if (!scalar_of(o, s, integral, "the scalar operand")) return;
-        emit_bufs(name, t, k, integral ? 2 : 1, s, at);
+        lower_binary(name, t, call, kd, at);
         return;
       }
+      case lower::isnan: case lower::isinf: {  // x != x; abs(x) == inf, named <name>_abs
+        if (!tensor_arg(call, 0, "self", at)) return;
+        if (row->how == lower::isnan) {
+          abuf_.push_back(abuf_[0]);
+          emit_bufs(name, t, op_kind::ne, 0, 0.0, at);
+          return;
+        }
+        text_buf<max_name + 8> mag;
+        mag << name << "_abs";
+        emit_bufs(mag.view(), annotation{}, op_kind::abs, 0, 0.0, at);
+        if (stopped()) return;
+        abuf_.clear();
+        abuf_.push_back(b_.g.size() - 1);
+        emit_bufs(name, t, op_kind::eq, 1, std::numeric_limits<double>::infinity(), at);
+        return;
+      }
+      case lower::reciprocal: {  // pow(x, -1), computed as 1 / x; an integer or bool x as f32 first
+        if (!tensor_arg(call, 0, "self", at)) return;
+        if (!is_floating(b_.g.meta(abuf_[0]).dt)) {
+          text_buf<max_name + 8> f;
+          f << name << "_float";
+          emit_bufs(f.view(), annotation{}, op_kind::convert, static_cast<std::int32_t>(dtype::f32), 0.0, at);
+          if (stopped()) return;
+          abuf_.clear();
+          abuf_.push_back(b_.g.size() - 1);
+        }
+        emit_bufs(name, t, op_kind::pow, 2, scalar_value::integer(-1), at);
+        return;
+      }
+      case lower::logical_xor: {  // (a != 0) != (b != 0), the operands' tests named <name>_self, <name>_other
+        std::int32_t tested[2]{};
+        for (int j = 0; j < 2; ++j) {
+          abuf_.clear();
+          if (!tensor_arg(call, j, j ? "other" : "self", at)) return;
+          text_buf<max_name + 8> nz;
+          nz << name << (j ? "_other" : "_self");
+          emit_bufs(nz.view(), annotation{}, op_kind::ne, 2, scalar_value::integer(0), at);
+          if (stopped()) return;
+          tested[j] = b_.g.size() - 1;
+        }
+        abuf_.clear();
+        abuf_.push_back(tested[0]);
+        abuf_.push_back(tested[1]);
+        emit_bufs(name, t, op_kind::ne, 0, 0.0, at);
+        return;
+      }
+      case lower::binary: lower_binary(name, t, call, k, at); return;
       case lower::bitwise: {  // on bools the logical op; ctfx has no bitwise ops on integers
         const int n = k == op_kind::logical_not ? 1 : 2;
         for (int j = 0; j < n; ++j) if (!tensor_arg(call, j, j ? "other" : "self", at)) return;
@@ -1231,6 +1277,23 @@ class parser {
   // arguments by position or by the names its signature gives them. One result: the node is that
   // result (the call's tuple, then element 0 with the printed layout); several: the node is the
   // tuple, read with operator.getitem.
+  // A binary op (a, b): b a tensor or a number (aux 2 for an int, 1 for a float).
+  constexpr void lower_binary(std::string_view name, const annotation& t, const value& call, op_kind k, position at) {
+    if (!tensor_arg(call, 0, "self", at) || !alpha_is_one(call)) return;
+    const value* o = arg(call, 1, "other");
+    if (!o) o = arg(call, 1, "exponent");
+    if (!o) o = arg(call, 1, k == op_kind::clamp_max ? "max" : "min");
+    if (o && o->k == vkind::name) {
+      if (!tensor_arg(call, 1, o->key.empty() ? "other" : o->key, at)) return;
+      emit_bufs(name, t, k, 0, 0.0, at);
+      return;
+    }
+    scalar_value s{};
+    bool integral = false;
+    if (!scalar_of(o, s, integral, "the scalar operand")) return;
+    emit_bufs(name, t, k, integral ? 2 : 1, s, at);
+  }
+
   constexpr void lower_direct_user_op(std::string_view name, const annotation& t, const fx_custom& cu, const value& call, position at) {
     for (int j = 0; j < cu.schema.n_args; ++j) {
       std::string_view an = tensor_arg_name(cu.signature, j);

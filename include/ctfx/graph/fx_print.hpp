@@ -196,6 +196,7 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
     add(py_scalar(n.scalar));
     if (!aten_scalar_name(n.op).empty()) name = aten_scalar_name(n.op);
   }
+  if (n.op == op_kind::trunc_divide) add("rounding_mode = 'trunc'");
   return name.empty() ? std::string() : op(name);
 }
 

@@ -347,12 +347,14 @@ inline op_chunk_fn op_chunk_for(op_kind k, bool scalar) {
   switch (k) {
     CTFX_UNARY(neg) CTFX_UNARY(abs) CTFX_UNARY(exp) CTFX_UNARY(log) CTFX_UNARY(sin) CTFX_UNARY(cos)
     CTFX_UNARY(sqrt) CTFX_UNARY(relu) CTFX_UNARY(ceil) CTFX_UNARY(floor) CTFX_UNARY(round) CTFX_UNARY(trunc)
-    CTFX_UNARY(tanh) CTFX_UNARY(sigmoid) CTFX_UNARY(rsqrt)
+    CTFX_UNARY(tanh) CTFX_UNARY(sigmoid) CTFX_UNARY(rsqrt) CTFX_UNARY(sign)
     CTFX_BINARY(add, add_) CTFX_BINARY(sub, sub_) CTFX_BINARY(mul, mul_) CTFX_BINARY(div, div_)
     CTFX_UNARY(logical_not)
     CTFX_BINARY(maximum, clamp_min) CTFX_BINARY(minimum, clamp_max)
     case op_kind::pow: return scalar ? &binary_scalar_chunk<op_kind::pow, C> : &binary_chunk<op_kind::pow, C>;
     case op_kind::remainder: return scalar ? &binary_scalar_chunk<op_kind::remainder, C> : &binary_chunk<op_kind::remainder, C>;
+    case op_kind::floor_divide: return scalar ? &binary_scalar_chunk<op_kind::floor_divide, C> : &binary_chunk<op_kind::floor_divide, C>;
+    case op_kind::trunc_divide: return scalar ? &binary_scalar_chunk<op_kind::trunc_divide, C> : &binary_chunk<op_kind::trunc_divide, C>;
 #define CTFX_PREDICATE(K) case op_kind::K: return scalar ? &binary_scalar_chunk<op_kind::K, C> : &binary_chunk<op_kind::K, C>;
     CTFX_PREDICATE(eq) CTFX_PREDICATE(ne) CTFX_PREDICATE(lt) CTFX_PREDICATE(le) CTFX_PREDICATE(gt) CTFX_PREDICATE(ge)
     CTFX_PREDICATE(logical_and) CTFX_PREDICATE(logical_or)

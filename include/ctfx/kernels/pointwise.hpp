@@ -104,6 +104,7 @@ CTFX_INLINE CTFX_HD C unary_value(op_kind k, C x) {
       case op_kind::abs: return x < 0 ? static_cast<C>(0ull - static_cast<std::uint64_t>(x)) : x;
       case op_kind::relu: return x < 0 ? C(0) : x;
       case op_kind::logical_not: return C(x == C(0));
+      case op_kind::sign: return ops::detail::sign_of(x);
       default: return x;  // ceil/floor/round/trunc/convert of an integer; float ops promote first
     }
   } else {
@@ -123,6 +124,7 @@ CTFX_INLINE CTFX_HD C unary_value(op_kind k, C x) {
       case op_kind::tanh: return std::tanh(x);
       case op_kind::sigmoid: return C(1) / (C(1) + math::exp_of(-x));
       case op_kind::rsqrt: return C(1) / std::sqrt(x);
+      case op_kind::sign: return ops::detail::sign_of(x);
       case op_kind::logical_not: return C(x == C(0));  // not(nan) = false: nan is true
       default: return x;
     }
@@ -154,6 +156,8 @@ CTFX_INLINE CTFX_HD C binary_value(op_kind k, C a, C b) {
         return r;
       } else return std::pow(a, b);
     case op_kind::remainder: return ops::detail::python_mod(a, b);
+    case op_kind::floor_divide: return ops::detail::floor_div(a, b);
+    case op_kind::trunc_divide: return ops::detail::trunc_div(a, b);
     // bool results as 0/1 in C (stored as b8); a NaN compares unequal and is true
     case op_kind::eq: return C(a == b);
     case op_kind::ne: return C(a != b);
@@ -191,6 +195,7 @@ CTFX_HD inline void visit_unary_kind(op_kind k, F&& f) {
     case op_kind::tanh: return f(kind_c<op_kind::tanh>{});
     case op_kind::sigmoid: return f(kind_c<op_kind::sigmoid>{});
     case op_kind::rsqrt: return f(kind_c<op_kind::rsqrt>{});
+    case op_kind::sign: return f(kind_c<op_kind::sign>{});
     case op_kind::convert: return f(kind_c<op_kind::convert>{});
     case op_kind::logical_not: return f(kind_c<op_kind::logical_not>{});
     default: break;
@@ -208,6 +213,8 @@ CTFX_HD inline void visit_binary_kind(op_kind k, F&& f) {
     case op_kind::minimum: return f(kind_c<op_kind::minimum>{});
     case op_kind::pow: return f(kind_c<op_kind::pow>{});
     case op_kind::remainder: return f(kind_c<op_kind::remainder>{});
+    case op_kind::floor_divide: return f(kind_c<op_kind::floor_divide>{});
+    case op_kind::trunc_divide: return f(kind_c<op_kind::trunc_divide>{});
     case op_kind::add_: return f(kind_c<op_kind::add_>{});
     case op_kind::sub_: return f(kind_c<op_kind::sub_>{});
     case op_kind::mul_: return f(kind_c<op_kind::mul_>{});
@@ -226,8 +233,8 @@ CTFX_HD inline void visit_binary_kind(op_kind k, F&& f) {
   }
   f(kind_c<op_kind::count_>{});
 }
-static_assert(static_cast<int>(op_kind::logical_not) - static_cast<int>(op_kind::neg) + 1 == 17 &&
-                  static_cast<int>(op_kind::logical_or) - static_cast<int>(op_kind::add) + 1 == 22,
+static_assert(static_cast<int>(op_kind::logical_not) - static_cast<int>(op_kind::neg) + 1 == 18 &&
+                  static_cast<int>(op_kind::logical_or) - static_cast<int>(op_kind::add) + 1 == 24,
               "ctfx: visit_unary_kind / visit_binary_kind must name every unary and binary op_kind");
 
 // op(a, s) with a scalar right operand s. The same as binary_value, but for a floating-point pow by

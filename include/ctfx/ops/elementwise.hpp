@@ -30,6 +30,7 @@ CTFX_UNARY(trunc, "trunc(Tensor self) -> Tensor", static_cast<T>(std::trunc(x)))
 CTFX_UNARY(tanh, "tanh(Tensor self) -> Tensor", static_cast<T>(std::tanh(x)))
 CTFX_UNARY(sigmoid, "sigmoid(Tensor self) -> Tensor", static_cast<T>(T(1) / (T(1) + kernels::math::exp_of(-x))))
 CTFX_UNARY(rsqrt, "rsqrt(Tensor self) -> Tensor", static_cast<T>(T(1) / std::sqrt(x)))
+CTFX_UNARY(sign, "sign(Tensor self) -> Tensor", detail::sign_of(x))
 #undef CTFX_UNARY
 struct logical_not_t : op_tag<op_kind::logical_not, "logical_not(Tensor self) -> Tensor"> {
   template <class T> static constexpr bool apply(T x) { return x == T(0); }
@@ -50,6 +51,10 @@ CTFX_BINARY(pow, "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", st
 // Python's modulo: the result has the divisor's sign (PyTorch: fmod, then + b where the signs differ);
 // an integer remainder by 0 is 0 here, where PyTorch raises.
 CTFX_BINARY(remainder, "remainder.Tensor(Tensor self, Tensor other) -> Tensor", detail::python_mod(a, b))
+// a // b and trunc(a / b) (aten.div.Tensor_mode with rounding_mode 'floor' / 'trunc'); integers stay
+// integers; an integer division by 0 is 0 here, where PyTorch raises.
+CTFX_BINARY(floor_divide, "floor_divide(Tensor self, Tensor other) -> Tensor", detail::floor_div(a, b))
+CTFX_BINARY(trunc_divide, "trunc_divide(Tensor self, Tensor other) -> Tensor", detail::trunc_div(a, b))
 CTFX_BINARY(add_, "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", a + b)
 CTFX_BINARY(sub_, "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", a - b)
 CTFX_BINARY(mul_, "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", a * b)

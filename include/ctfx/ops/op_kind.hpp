@@ -17,10 +17,10 @@ enum class op_kind : std::uint8_t {
   // factories
   empty, empty_like, zeros, ones, full, fill_,
   // elementwise unary
-  neg, abs, exp, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, sigmoid, rsqrt, convert,
+  neg, abs, exp, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, sigmoid, rsqrt, sign, convert,
   logical_not,
   // elementwise binary (a tensor or a scalar right operand) and their in-place twins
-  add, sub, mul, div, maximum, minimum, pow, remainder,
+  add, sub, mul, div, maximum, minimum, pow, remainder, floor_divide, trunc_divide,
   add_, sub_, mul_, div_,
   clamp_min, clamp_max,
   // comparisons and logical binary ops: bool results, computed in the operands' promoted type
@@ -94,6 +94,7 @@ inline constexpr op_facts op_table[] = {
     {"tanh", op_family::unary},
     {"sigmoid", op_family::unary},
     {"rsqrt", op_family::unary},
+    {"sign", op_family::unary},
     {"convert_element_type", op_family::unary},
     {"logical_not", op_family::unary},
     {"add", op_family::binary, false, false, -1, op_kind::add_},
@@ -104,6 +105,8 @@ inline constexpr op_facts op_table[] = {
     {"minimum", op_family::binary},
     {"pow", op_family::binary},
     {"remainder", op_family::binary},
+    {"floor_divide", op_family::binary},
+    {"trunc_divide", op_family::binary},
     {"add_", op_family::binary, false, true, 0, op_kind::add},
     {"sub_", op_family::binary, false, true, 0, op_kind::sub},
     {"mul_", op_family::binary, false, true, 0, op_kind::mul},
