@@ -296,7 +296,12 @@ struct arena_bnb {
   // Only the runs that meet [s0 - 1, s1 + 1) are checked (the sections of the block just placed and
   // their neighbours, where runs change): checking fewer is sound, and it keeps the cost per node
   // near the placed block's span instead of the whole part.
-  constexpr bool covers(std::int64_t cap, std::int32_t lo, std::int32_t hi, std::int32_t s0, std::int32_t s1) {
+  // At the height x of the block just placed (rank p), a block can still go only if its floor is x
+  // and its rank above p (later blocks sit higher: floors rise past x; the preorder breaks ties), so
+  // a tight run at x that only lower-ranked blocks could cover has no plan. (Pieces of a later split
+  // restart from offset 0, but every plan's own path reaches them with its blocks of this part
+  // still in (offset, rank) order, so none is lost.)
+  constexpr bool covers(std::int64_t cap, std::int32_t lo, std::int32_t hi, std::int32_t s0, std::int32_t s1, std::int64_t x, std::int32_t p) {
     auto tight = [&](std::int32_t t) {
       const auto ts = static_cast<std::size_t>(t);
       return stot[ts] > 0 && sfl[ts] + stot[ts] == cap && ptop[ts] == sfl[ts];
@@ -321,7 +326,8 @@ struct arena_bnb {
         if (!(tight(c) && sfl[static_cast<std::size_t>(c)] == h)) reach[static_cast<std::size_t>(c) + 1] = 1;
         for (std::int32_t u = start_at[static_cast<std::size_t>(c)]; u < start_at[static_cast<std::size_t>(c) + 1]; ++u) {
           const auto js = static_cast<std::size_t>(by_start[static_cast<std::size_t>(u)]);
-          if (off[js] < 0 && sb[js] <= Bd && flo[js] <= h && h % align[js] == 0 && h + size[js] <= cap) reach[static_cast<std::size_t>(sb[js])] = 1;
+          if (off[js] < 0 && sb[js] <= Bd && flo[js] <= h && h % align[js] == 0 && h + size[js] <= cap &&
+              (h != x || (flo[js] == h && rank[js] > p))) reach[static_cast<std::size_t>(sb[js])] = 1;
         }
       }
       if (!reach[static_cast<std::size_t>(Bd)]) return false;
@@ -471,7 +477,7 @@ struct arena_bnb {
       const std::int64_t x = flo[static_cast<std::size_t>(k)];
       f.hatless = !place(k);
       if (!fits(x, cap, lo, hi)) continue;
-      if (use_covers && any_tight && !covers(cap, lo, hi, sa[static_cast<std::size_t>(k)], sb[static_cast<std::size_t>(k)])) continue;
+      if (use_covers && any_tight && !covers(cap, lo, hi, sa[static_cast<std::size_t>(k)], sb[static_cast<std::size_t>(k)], x, rank[static_cast<std::size_t>(k)])) continue;
       // f may be invalidated from here on.
       if (split(lo, hi, sa[static_cast<std::size_t>(k)], sb[static_cast<std::size_t>(k)] - 1)) continue;
       if (!expand(lo, hi, x, rank[static_cast<std::size_t>(k)])) part_done();
