@@ -51,6 +51,8 @@ constexpr const char* help =
     "  lower_bound    max over time of the summed sizes of the live buffers: no plan is smaller.\n"
     "  ratio          plan / lower_bound (1.0000: optimal).\n"
     "  greedy_ratio   greedy / lower_bound.\n"
+    "  proven_bound   no plan is smaller: lower_bound, raised by what the exact search proved.\n"
+    "  optimal        yes: plan == proven_bound, the plan is proven optimal (no: it may not be).\n"
     "  seconds        wall-clock time of the planning (not of reading the file or checking).\n"
     "  cpu_seconds    processor time of the planning (std::clock): what a loaded machine inflates\n"
     "                less than wall-clock time. The plan itself never depends on either.\n";
@@ -135,7 +137,8 @@ int main(int argc, char** argv) {
   auto ratio = [&](std::int64_t x) { return r.lower_bound > 0 ? static_cast<double>(x) / static_cast<double>(r.lower_bound) : 1.0; };
   std::printf("blocks=%zu runs=%d best_run=%d work=%lld greedy=%lld\n", t.blocks.size(), r.runs, r.best_run,
               static_cast<long long>(r.work), static_cast<long long>(floor));
-  std::printf("plan=%lld lower_bound=%lld ratio=%.4f greedy_ratio=%.4f seconds=%.3f cpu_seconds=%.3f\n", static_cast<long long>(r.pool_bytes),
-              static_cast<long long>(r.lower_bound), ratio(r.pool_bytes), ratio(floor), seconds, cpu_seconds);
+  std::printf("plan=%lld lower_bound=%lld ratio=%.4f greedy_ratio=%.4f proven_bound=%lld optimal=%s seconds=%.3f cpu_seconds=%.3f\n",
+              static_cast<long long>(r.pool_bytes), static_cast<long long>(r.lower_bound), ratio(r.pool_bytes), ratio(floor),
+              static_cast<long long>(r.proven_bound), r.optimal() ? "yes" : "no", seconds, cpu_seconds);
   return 0;
 }

@@ -80,10 +80,15 @@ struct arena_result {
   std::vector<std::int64_t> offset;  // per block
   std::int64_t pool_bytes = 0;       // max over blocks of offset + size
   std::int64_t lower_bound = 0;      // max over time of the live bytes
+  // No plan is smaller than this: the lower bound, raised by what the exact search proved
+  // impossible (rounded up to the gcd of the sizes and alignments, which divides every canonical
+  // plan's peak). pool_bytes == proven_bound: the plan is optimal.
+  std::int64_t proven_bound = 0;
   std::int64_t greedy_bytes = 0;     // the floor: greedy by size, best fit (TFLite); pool_bytes ≤ it
   std::int64_t work = 0;             // units of work spent (≤ the budget, plus the floor run)
   std::int32_t runs = 0;             // greedy runs and searches made (floor, portfolio, search)
   std::int32_t best_run = -1;        // which run gave the result (0: the floor, then as counted)
+  constexpr bool optimal() const { return pool_bytes <= proven_bound; }
 };
 
 struct arena_conflict {
@@ -366,6 +371,7 @@ constexpr arena_result arena_first_fit(const std::vector<arena_block>& b) {
   r.pool_bytes = P.run(order, false);
   r.offset = P.off;
   r.lower_bound = arena_lower_bound(b);
+  r.proven_bound = r.lower_bound;
   r.runs = 1;
   r.best_run = 0;
   return r;
@@ -412,6 +418,7 @@ constexpr arena_result arena_greedy_by_size(const std::vector<arena_block>& b) {
   r.pool_bytes = P.run(detail::greedy_by_size_order(b), true);
   r.offset = P.off;
   r.lower_bound = arena_lower_bound(b);
+  r.proven_bound = r.lower_bound;
   r.greedy_bytes = r.pool_bytes;
   r.work = P.work;
   r.runs = 1;
@@ -427,6 +434,7 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
   arena_result r;
   const auto n = static_cast<std::int32_t>(b.size());
   r.lower_bound = arena_lower_bound(b);
+  r.proven_bound = r.lower_bound;
   r.offset = detail::filled<std::int64_t>(b.size(), 0);
   if (n == 0) return r;
   // Note: `std::is_constant_evaluated()` must be tested in the `if` itself (stored in a const
@@ -513,6 +521,7 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
       g = std::gcd(std::gcd(g, B.size[static_cast<std::size_t>(k)]), B.align[static_cast<std::size_t>(k)]);
     if (g <= 0) g = 1;
     std::int64_t proven = (r.lower_bound + g - 1) / g * g;  // no plan is smaller than this
+    r.proven_bound = proven;
     std::int64_t limit = 2 * static_cast<std::int64_t>(B.m);
     std::uint64_t round = 0;
     bool stop = false;
@@ -535,7 +544,11 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
           return true;
         }
         ++r.runs;
-        if (res == detail::arena_bnb::outcome::infeasible) { proven = std::max(proven, target + g); return false; }
+        if (res == detail::arena_bnb::outcome::infeasible) {
+          proven = std::max(proven, target + g);
+          r.proven_bound = std::max(r.proven_bound, proven);
+          return false;
+        }
         if (out_of_budget()) stop = true;
       }
       return false;

@@ -52,6 +52,7 @@ struct arena_bnb {
   struct undo { std::int32_t kind, idx; std::int64_t old; };  // kind 0: flo[idx], 1: sfl[idx], 2: placement, 3: witness[idx], 4: ptop[idx]
   std::vector<undo> log;
   std::vector<std::int32_t> affected, cands, witness;
+  std::vector<std::int32_t> wcount;  // per block: the sections it is the witness of
   // A search frame: a part [lo, hi) of time, its candidate blocks cands[begin, end), the next
   // one at pos, the one placed now. A split frame: its parts parts[begin, end) (pairs lo, hi),
   // the next at pos. mark: the log size when the frame was pushed.
@@ -162,6 +163,7 @@ struct arena_bnb {
     reach = filled<std::uint8_t>(static_cast<std::size_t>(S) + 1, 0);
     stot = total0;
     witness = filled<std::int32_t>(static_cast<std::size_t>(S), -1);
+    wcount = filled<std::int32_t>(static_cast<std::size_t>(m), 0);
     rank = filled<std::int32_t>(static_cast<std::size_t>(m), 0);
     best_off = filled<std::int64_t>(b.size(), 0);
     return true;
@@ -201,19 +203,31 @@ struct arena_bnb {
     for (std::int32_t r = 0; r < m; ++r) rank[static_cast<std::size_t>(o[static_cast<std::size_t>(r)])] = r;
   }
 
-  // The lowest floor of the unplaced blocks of section s, and one block that has it.
+  constexpr void set_witness(std::int32_t s, std::int32_t w) {
+    auto& old = witness[static_cast<std::size_t>(s)];
+    if (old >= 0) --wcount[static_cast<std::size_t>(old)];
+    old = w;
+    if (w >= 0) ++wcount[static_cast<std::size_t>(w)];
+  }
+
+  // Raises sfl[s] to the lowest floor of the unplaced blocks of section s, and picks witness[s]:
+  // an unplaced block whose floor is at most sfl[s] — while it stays so, that lowest floor cannot
+  // raise sfl[s] — or, when there is none, one with the lowest floor. The scan stops at the first
+  // block at or below sfl[s] (most rescans end within a few blocks instead of the whole section).
   constexpr void rescan(std::int32_t s) {
     const auto ss = static_cast<std::size_t>(s);
-    work += sec_begin[ss + 1] - sec_begin[ss];
     std::int64_t lo = -1;
-    std::int32_t w = -1;
-    for (std::int32_t e = sec_begin[ss]; e < sec_begin[ss + 1]; ++e) {
+    std::int32_t w = -1, e = sec_begin[ss];
+    for (; e < sec_begin[ss + 1]; ++e) {
       const std::int32_t j = sec[static_cast<std::size_t>(e)];
       const auto js = static_cast<std::size_t>(j);
-      if (off[js] < 0 && (lo < 0 || flo[js] < lo)) { lo = flo[js]; w = j; }
+      if (off[js] >= 0) continue;
+      if (flo[js] <= sfl[ss]) { lo = flo[js]; w = j; ++e; break; }
+      if (lo < 0 || flo[js] < lo) { lo = flo[js]; w = j; }
     }
+    work += 1 + e - sec_begin[ss];
     log.push_back({3, s, witness[ss]});
-    witness[ss] = w;
+    set_witness(s, w);
     if (lo > sfl[ss]) { log.push_back({1, s, sfl[ss]}); sfl[ss] = lo; }
   }
 
@@ -246,12 +260,17 @@ struct arena_bnb {
     }
     for (std::int32_t c = sa[ks]; c + 1 < sb[ks]; ++c) --cuts[static_cast<std::size_t>(c)];
     // A section's floor is at least the lowest floor of its unplaced blocks. witness[s] holds a
-    // block with that lowest floor; it stays one (floors only rise) until it rises or is placed,
-    // so only those sections are scanned again.
-    for (auto j : affected)
-      for (std::int32_t s = sa[static_cast<std::size_t>(j)]; s < sb[static_cast<std::size_t>(j)]; ++s)
+    // block whose floor is at most the section's (floors only rise, and so does sfl); only when it
+    // rises or is placed can that lowest floor matter again, so only those sections are rescanned.
+    // (Most blocks witness no section: wcount skips their spans.)
+    for (auto j : affected) {
+      const auto js = static_cast<std::size_t>(j);
+      if (wcount[js] == 0) continue;
+      work += sb[js] - sa[js];
+      for (std::int32_t s = sa[js]; s < sb[js] && wcount[js] > 0; ++s)
         if (witness[static_cast<std::size_t>(s)] == j) rescan(s);
-    for (std::int32_t s = sa[ks]; s < sb[ks]; ++s)
+    }
+    for (std::int32_t s = sa[ks]; s < sb[ks] && wcount[ks] > 0; ++s)
       if (witness[static_cast<std::size_t>(s)] == k) rescan(s);
     return hat;
   }
@@ -264,7 +283,7 @@ struct arena_bnb {
       const auto i = static_cast<std::size_t>(u.idx);
       if (u.kind == 0) flo[i] = u.old;
       else if (u.kind == 1) sfl[i] = u.old;
-      else if (u.kind == 3) witness[i] = static_cast<std::int32_t>(u.old);
+      else if (u.kind == 3) set_witness(u.idx, static_cast<std::int32_t>(u.old));
       else if (u.kind == 4) ptop[i] = u.old;
       else {
         for (std::int32_t s = sa[i]; s < sb[i]; ++s) stot[static_cast<std::size_t>(s)] += size[i];
@@ -296,7 +315,12 @@ struct arena_bnb {
   // Only the runs that meet [s0 - 1, s1 + 1) are checked (the sections of the block just placed and
   // their neighbours, where runs change): checking fewer is sound, and it keeps the cost per node
   // near the placed block's span instead of the whole part.
-  constexpr bool covers(std::int64_t cap, std::int32_t lo, std::int32_t hi, std::int32_t s0, std::int32_t s1) {
+  // At the height x of the block just placed (rank p), a block can still go only if its floor is x
+  // and its rank above p (later blocks sit higher: floors rise past x; the preorder breaks ties), so
+  // a tight run at x that only lower-ranked blocks could cover has no plan. (Pieces of a later split
+  // restart from offset 0, but every plan's own path reaches them with its blocks of this part
+  // still in (offset, rank) order, so none is lost.)
+  constexpr bool covers(std::int64_t cap, std::int32_t lo, std::int32_t hi, std::int32_t s0, std::int32_t s1, std::int64_t x, std::int32_t p) {
     auto tight = [&](std::int32_t t) {
       const auto ts = static_cast<std::size_t>(t);
       return stot[ts] > 0 && sfl[ts] + stot[ts] == cap && ptop[ts] == sfl[ts];
@@ -321,7 +345,8 @@ struct arena_bnb {
         if (!(tight(c) && sfl[static_cast<std::size_t>(c)] == h)) reach[static_cast<std::size_t>(c) + 1] = 1;
         for (std::int32_t u = start_at[static_cast<std::size_t>(c)]; u < start_at[static_cast<std::size_t>(c) + 1]; ++u) {
           const auto js = static_cast<std::size_t>(by_start[static_cast<std::size_t>(u)]);
-          if (off[js] < 0 && sb[js] <= Bd && flo[js] <= h && h % align[js] == 0 && h + size[js] <= cap) reach[static_cast<std::size_t>(sb[js])] = 1;
+          if (off[js] < 0 && sb[js] <= Bd && flo[js] <= h && h % align[js] == 0 && h + size[js] <= cap &&
+              (h != x || (flo[js] == h && rank[js] > p))) reach[static_cast<std::size_t>(sb[js])] = 1;
         }
       }
       if (!reach[static_cast<std::size_t>(Bd)]) return false;
@@ -422,8 +447,11 @@ struct arena_bnb {
     stot = total0;
     for (auto& t : ptop) t = 0;
     cuts = cuts0;
-    for (std::int32_t t = 0; t < S; ++t)  // every floor is 0: any member is a lowest one
-      witness[static_cast<std::size_t>(t)] = sec_begin[static_cast<std::size_t>(t)] < sec_begin[static_cast<std::size_t>(t) + 1] ? sec[static_cast<std::size_t>(sec_begin[static_cast<std::size_t>(t)])] : -1;
+    for (auto& c : wcount) c = 0;
+    for (std::int32_t t = 0; t < S; ++t) {  // every floor is 0: any member is a lowest one
+      witness[static_cast<std::size_t>(t)] = -1;
+      set_witness(t, sec_begin[static_cast<std::size_t>(t)] < sec_begin[static_cast<std::size_t>(t) + 1] ? sec[static_cast<std::size_t>(sec_begin[static_cast<std::size_t>(t)])] : -1);
+    }
     log.clear();
     cands.clear();
     parts.clear();
@@ -471,7 +499,7 @@ struct arena_bnb {
       const std::int64_t x = flo[static_cast<std::size_t>(k)];
       f.hatless = !place(k);
       if (!fits(x, cap, lo, hi)) continue;
-      if (use_covers && any_tight && !covers(cap, lo, hi, sa[static_cast<std::size_t>(k)], sb[static_cast<std::size_t>(k)])) continue;
+      if (use_covers && any_tight && !covers(cap, lo, hi, sa[static_cast<std::size_t>(k)], sb[static_cast<std::size_t>(k)], x, rank[static_cast<std::size_t>(k)])) continue;
       // f may be invalidated from here on.
       if (split(lo, hi, sa[static_cast<std::size_t>(k)], sb[static_cast<std::size_t>(k)] - 1)) continue;
       if (!expand(lo, hi, x, rank[static_cast<std::size_t>(k)])) part_done();
