@@ -1,0 +1,224 @@
+// op_table: prints docs/ops.md, the reference of ctfx's ops, from the op registry (ops/op_kind.hpp's
+// op_table), the FX importer's table (graph/fx_opmap.hpp) and the C++ spelling of each op below.
+// An op added to op_kind without its spelling here does not compile (-Werror=switch); docs/ops.md
+// out of date with the registry fails the test docs.op_table, which regenerates and compares it.
+//
+//   op_table > docs/ops.md
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <ctfx.hpp>
+#include <ctfx/graph/fx_opmap.hpp>
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic error "-Wswitch"
+#endif
+
+namespace {
+
+using ctfx::op_kind;
+
+// How a user writes the op in the C++ builder (graph/builder.hpp); "" where the builder has no
+// spelling: ops only the passes make, or only the importer reads.
+std::string_view dsl(op_kind k) {
+  switch (k) {
+    case op_kind::placeholder: return "`g.input(name, dtype, sizes)`";
+    case op_kind::output: return "`g.output(t...)`";
+    case op_kind::getitem: return "`tuple[i]`";
+    case op_kind::sym_size: return "";
+    case op_kind::copy_: return "`g.update(x, v)` (the epilogue), `x.copy_(v)`";
+    case op_kind::copy: return "`ctfx::copy(dst, src)`";
+    case op_kind::clone: return "`ctfx::clone(x)`";
+    case op_kind::alias: return "`ctfx::alias(x)`";
+    case op_kind::empty: return "`g.empty(sizes, dtype)`";
+    case op_kind::empty_like: return "`ctfx::empty_like(x)`";
+    case op_kind::zeros: return "`g.zeros(sizes, dtype)`";
+    case op_kind::ones: return "`g.ones(sizes, dtype)`";
+    case op_kind::full: return "`g.full(sizes, value, dtype)`";
+    case op_kind::fill_: return "`x.fill_(value)`";
+    case op_kind::neg: return "`-x`, `ctfx::neg(x)`";
+    case op_kind::abs: return "`ctfx::abs(x)`";
+    case op_kind::exp: return "`ctfx::exp(x)`";
+    case op_kind::log: return "`ctfx::log(x)`";
+    case op_kind::sin: return "`ctfx::sin(x)`";
+    case op_kind::cos: return "`ctfx::cos(x)`";
+    case op_kind::sqrt: return "`ctfx::sqrt(x)`";
+    case op_kind::relu: return "`ctfx::relu(x)`";
+    case op_kind::ceil: return "`ctfx::ceil(x)`";
+    case op_kind::floor: return "`ctfx::floor(x)`";
+    case op_kind::round: return "`ctfx::round(x)`";
+    case op_kind::trunc: return "`ctfx::trunc(x)`";
+    case op_kind::tanh: return "`ctfx::tanh(x)`";
+    case op_kind::sigmoid: return "`ctfx::sigmoid(x)`";
+    case op_kind::rsqrt: return "`ctfx::rsqrt(x)`";
+    case op_kind::sign: return "`ctfx::sign(x)`";
+    case op_kind::convert: return "`x.to(dtype)`";
+    case op_kind::logical_not: return "`ctfx::logical_not(x)`";
+    case op_kind::add: return "`a + b`, `a + 2`, `a + 0.5`";
+    case op_kind::sub: return "`a - b`";
+    case op_kind::mul: return "`a * b`";
+    case op_kind::div: return "`a / b`";
+    case op_kind::maximum: return "`ctfx::maximum(a, b)`";
+    case op_kind::minimum: return "`ctfx::minimum(a, b)`";
+    case op_kind::pow: return "`ctfx::pow(a, b)`, `ctfx::pow(a, 2.0)`; `ctfx::reciprocal(x)` is `pow(x, -1)`";
+    case op_kind::remainder: return "`ctfx::remainder(a, b)`";
+    case op_kind::floor_divide: return "`ctfx::floor_divide(a, b)`";
+    case op_kind::trunc_divide: return "`ctfx::trunc_divide(a, b)`";
+    case op_kind::add_: return "`x.add_(o)`";
+    case op_kind::sub_: return "";
+    case op_kind::mul_: return "`x.mul_(o)`";
+    case op_kind::div_: return "";
+    case op_kind::clamp_min: return "`ctfx::clamp_min(x, lo)`, `ctfx::clamp(x, lo, hi)`";
+    case op_kind::clamp_max: return "`ctfx::clamp_max(x, hi)`";
+    case op_kind::eq: return "`ctfx::eq(a, b)`";
+    case op_kind::ne: return "`ctfx::ne(a, b)`; `ctfx::isnan(x)` is `ne(x, x)`, `ctfx::logical_xor(a, b)` `ne(a != 0, b != 0)`";
+    case op_kind::lt: return "`ctfx::lt(a, b)`";
+    case op_kind::le: return "`ctfx::le(a, b)`";
+    case op_kind::gt: return "`ctfx::gt(a, b)`";
+    case op_kind::ge: return "`ctfx::ge(a, b)`";
+    case op_kind::logical_and: return "`ctfx::logical_and(a, b)`";
+    case op_kind::logical_or: return "`ctfx::logical_or(a, b)`";
+    case op_kind::where: return "`ctfx::where(c, a, b)`";
+    case op_kind::slice: return "`x.slice(dim, start, end, step)`";
+    case op_kind::select: return "`x.select(dim, i)`";
+    case op_kind::diagonal: return "`x.diagonal(offset, d1, d2)`";
+    case op_kind::as_strided: return "`x.as_strided(sizes, strides, offset)`";
+    case op_kind::view: return "`x.view(sizes)`, `x.reshape(sizes)`";
+    case op_kind::permute: return "`x.permute(dims)`";
+    case op_kind::transpose: return "`x.transpose(d0, d1)`";
+    case op_kind::unsqueeze: return "`x.unsqueeze(dim)`";
+    case op_kind::squeeze: return "`x.squeeze(dim)`";
+    case op_kind::expand: return "`x.expand(sizes)`";
+    case op_kind::slice_scatter: return "`ctfx::slice_scatter(x, src, dim, start, end, step)`";
+    case op_kind::select_scatter: return "`ctfx::select_scatter(x, src, dim, i)`";
+    case op_kind::diagonal_scatter: return "`ctfx::diagonal_scatter(x, src, offset, d1, d2)`";
+    case op_kind::as_strided_scatter: return "`ctfx::as_strided_scatter(x, src, sizes, strides, offset)`";
+    case op_kind::generalized_scatter: return "";
+    case op_kind::generalized_scatter_: return "";
+    case op_kind::index_put: return "`ctfx::index_put(x, {idx...}, v, accumulate)`";
+    case op_kind::index_put_: return "";
+    case op_kind::unsafe_index_put: return "";
+    case op_kind::unsafe_index_put_: return "";
+    case op_kind::index: return "`ctfx::index(x, {idx...})`";
+    case op_kind::sum: return "`x.sum(dims, keepdim)`";
+    case op_kind::amax: return "`x.amax(dims, keepdim)`";
+    case op_kind::mean: return "`x.mean(dims, keepdim)`";
+    case op_kind::cat: return "`ctfx::cat({t...}, dim)`";
+    case op_kind::foreach_add: return "`ctfx::foreach_add({a...}, {b...})`, `ctfx::foreach_add({a...}, s)`";
+    case op_kind::foreach_mul: return "`ctfx::foreach_mul({a...}, {b...})`, `ctfx::foreach_mul({a...}, s)`";
+    case op_kind::foreach_add_: return "";
+    case op_kind::foreach_mul_: return "";
+    case op_kind::all_reduce: return "`ctfx::all_reduce(x, op)`";
+    case op_kind::all_reduce_: return "";
+    case op_kind::broadcast: return "`ctfx::broadcast(x, root)`";
+    case op_kind::broadcast_: return "";
+    case op_kind::all_gather: return "`ctfx::all_gather(x, group_size)`";
+    case op_kind::reduce_scatter: return "`ctfx::reduce_scatter(x, op, group_size)`";
+    case op_kind::all_gather_blocks: return "`ctfx::all_gather_blocks(x, group_size)`";
+    case op_kind::all_gather_blocks_: return "";
+    case op_kind::reduce_scatter_blocks: return "`ctfx::reduce_scatter_blocks(x, group_size, op)`";
+    case op_kind::reduce_scatter_blocks_: return "";
+    case op_kind::halo_exchange: return "`ctfx::halo_exchange(u, halo, grid)`";
+    case op_kind::halo_exchange_: return "";
+    case op_kind::custom: return "`g.call<Op>(args...)`";
+    case op_kind::auto_functionalized: return "`g.call<Op>(args...)` (functional form)";
+    case op_kind::count_: return "";
+  }
+  return "";
+}
+
+std::string_view family(ctfx::op_family f) {
+  switch (f) {
+    case ctfx::op_family::structure: return "structure";
+    case ctfx::op_family::copy: return "copy";
+    case ctfx::op_family::factory: return "factory";
+    case ctfx::op_family::unary: return "elementwise";
+    case ctfx::op_family::binary: return "elementwise";
+    case ctfx::op_family::ternary: return "elementwise";
+    case ctfx::op_family::view: return "view";
+    case ctfx::op_family::scatter: return "scatter";
+    case ctfx::op_family::index: return "index";
+    case ctfx::op_family::reduction: return "reduction";
+    case ctfx::op_family::list: return "list";
+    case ctfx::op_family::collective: return "collective";
+    case ctfx::op_family::user: return "user op";
+  }
+  return "";
+}
+
+// The dtypes an op takes and where it runs, by family.
+std::string_view dtypes(op_kind k) {
+  switch (ctfx::facts(k).family) {
+    case ctfx::op_family::unary: case ctfx::op_family::binary: case ctfx::op_family::ternary:
+      return k == op_kind::where ? "a b8 condition; any two operand dtypes (promoted)" : "b8 i8 i32 i64 f16 bf16 f32 f64 (PyTorch's promotion)";
+    case ctfx::op_family::index: return "any values; indices i32, i64 or a b8 mask";
+    case ctfx::op_family::reduction: return k == op_kind::cat ? "any (promoted)" : "any (sum of ints in i64, mean of floats)";
+    case ctfx::op_family::collective: return "any (reductions: sum, max, min)";
+    case ctfx::op_family::user: return "the op's schema";
+    default: return "any";
+  }
+}
+std::string_view backends(op_kind k) {
+  switch (ctfx::facts(k).family) {
+    case ctfx::op_family::collective: return "host, omp, cuda, over an MPI or NCCL communicator";
+    case ctfx::op_family::user: return "the user op's kernels";
+    case ctfx::op_family::structure: return "—";
+    default: return "host, omp, cuda";
+  }
+}
+
+// The importer's lowering of a row, where it is not the op itself.
+std::string_view decomposition(ctfx::fx::lower how) {
+  using ctfx::fx::lower;
+  switch (how) {
+    case lower::div_mode: return "`div`, `floor_divide` or `trunc_divide`, by `rounding_mode`";
+    case lower::isnan: return "`ne(x, x)`";
+    case lower::isinf: return "`eq(abs(x), inf)`";
+    case lower::reciprocal: return "`pow(x, -1)` (an integer x converted to f32 first)";
+    case lower::logical_xor: return "`ne(ne(a, 0), ne(b, 0))`";
+    case lower::clamp: return "`clamp_min` then `clamp_max`";
+    case lower::bitwise: return "the logical op, on bools";
+    case lower::where: return "`where`, a number branch as a 0-d `full`";
+    case lower::split: return "slices, read with `[k]`";
+    case lower::repeat: return "unsqueeze, expand, clone, view";
+    case lower::scalar_tensor: return "a 0-d `full`";
+    case lower::t: return "`transpose(0, 1)`";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+int main() {
+  std::printf("# ctfx's ops\n\n");
+  std::printf("Generated by `tools/op_table` from the op registry (`include/ctfx/ops/op_kind.hpp`), the FX\n"
+              "importer's table (`include/ctfx/graph/fx_opmap.hpp`) and the builder's spellings; the test\n"
+              "`docs.op_table` fails when this file and the registry differ. Regenerate with\n"
+              "`build/tools/op_table/op_table > docs/ops.md`.\n\n");
+  std::printf("Semantics are PyTorch's (CPU eager), bit for bit, with these stated exceptions: an integer\n"
+              "division or remainder by zero gives 0 (PyTorch raises); `exp`, `tanh`, `sigmoid` and `pow` use\n"
+              "libm-quality functions where PyTorch's vectorized kernels (SLEEF) may differ by 1 ulp.\n"
+              "Python numbers keep their category (an int is an exact int64, a float a correctly rounded\n"
+              "double) and promote as `torch.result_type` decides; a 0-d tensor promotes as PyTorch's does.\n\n");
+  std::printf("| op | family | C++ (`#include <ctfx.hpp>`) | ATen ops the FX importer reads as it | in-place form | dtypes | backends |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  for (int i = 0; i < static_cast<int>(op_kind::count_); ++i) {
+    const auto k = static_cast<op_kind>(i);
+    const ctfx::op_facts& f = ctfx::facts(k);
+    std::string aten;
+    for (const auto& r : ctfx::fx::op_rows)
+      if (r.kind == k && decomposition(r.how).empty()) aten += (aten.empty() ? "" : ", ") + std::string("`") + std::string(r.name) + "`";
+    std::string inplace;
+    if (!f.mutates && f.twin != op_kind::count_ && ctfx::facts(f.twin).mutates) inplace = "`" + std::string(ctfx::facts(f.twin).name) + "`";
+    if (f.mutates) inplace = "(is one)";
+    const std::string_view d = dsl(k);
+    std::printf("| `%s` | %s | %s | %s | %s | %s | %s |\n", std::string(f.name).c_str(), std::string(family(f.family)).c_str(),
+                d.empty() ? "— (made by the passes or the importer)" : std::string(d).c_str(), aten.empty() ? "—" : aten.c_str(),
+                inplace.empty() ? "—" : inplace.c_str(), std::string(dtypes(k)).c_str(), std::string(backends(k)).c_str());
+  }
+  std::printf("\n## ATen ops the importer reads as a decomposition\n\n| ATen op | becomes |\n|---|---|\n");
+  for (const auto& r : ctfx::fx::op_rows)
+    if (!decomposition(r.how).empty())
+      std::printf("| `%s` | %s |\n", std::string(r.name).c_str(), std::string(decomposition(r.how)).c_str());
+  return 0;
+}
