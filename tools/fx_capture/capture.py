@@ -1529,6 +1529,40 @@ def capture(name, fn, make_args, opts):
     print(f"{name}: {texts[0].count(chr(10))} lines, {len(tensor_inputs)} inputs, {len(outs)} outputs")
 
 
+# ----- dynamic shapes and layouts users write: a KV prefill at a dynamic length, a head split by -1,
+# permuted and strided writes, long view chains -----
+def dyn_kv_prefill(cache, k):
+    cache[:, : k.shape[1]] = k
+    return cache
+
+
+def dyn_head_split(x):
+    return x.view(x.shape[0], -1, 4).sum(-1)
+
+
+def permuted_slice_write(x, v):
+    x.permute(1, 0)[1:3] = v
+    return x
+
+
+def nine_view_chain(x):
+    y = x.view(4, 6).t().unsqueeze(0).squeeze(0).reshape(3, 8).t()[1:7].permute(1, 0).reshape(-1)[2:20]
+    return y * 3
+
+
+def strided_input(x):
+    return x * 2 + 1
+
+
+PROGRAMS += [
+    ("dyn_kv_prefill", dyn_kv_prefill, lambda: (R(2, 16, 4), R(2, 5, 4)), {"dynamic": True, "sizes": [lambda: (R(2, 16, 4), R(2, 9, 4))]}),
+    ("dyn_head_split", dyn_head_split, lambda: (R(3, 16),), {"dynamic": True, "sizes": [lambda: (R(5, 24),)]}),
+    ("permuted_slice_write", permuted_slice_write, lambda: (R(4, 5), R(2, 4)), {}),
+    ("nine_view_chain", nine_view_chain, lambda: (R(24),), {}),
+    ("strided_input", strided_input, lambda: (R(8, 4)[:, ::2],), {}),
+]
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     only = set(sys.argv[2:])

@@ -189,9 +189,16 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::copy_:
       if (!need(2) || !copy_compatible(g, id, N[A[0]].meta, N[A[1]].meta)) return false;
       out = N[A[0]].meta; return true;
-    case op_kind::copy:
+    case op_kind::copy: {
       if (!need(2) || !copy_compatible(g, id, N[A[0]].meta, N[A[1]].meta)) return false;
-      return preserve_format_result(g, id, N[A[0]].meta, N[A[0]].meta.dt, out);
+      // aten.copy keeps self's strides even where they are not dense (a slice of a KV cache, as
+      // PyTorch prints them); ctfx gives the copy a fresh buffer: self's order where the sizes
+      // decide it, else row-major. The printed strides say nothing about an order to take
+      // (graph/fx_parse.hpp compares only a copy's sizes).
+      if (!preserve_format_layout(&g, N[A[0]].meta, N[A[0]].meta.dt, out, nullptr))
+        out = contiguous_like(N[A[0]].meta, N[A[0]].meta.dt);
+      return true;
+    }
     case op_kind::clone:  // aux 1: memory_format=torch.contiguous_format
       if (!need(1)) return false;
       if (n.aux == 1) { out = contiguous_like(N[A[0]].meta, N[A[0]].meta.dt); return true; }
