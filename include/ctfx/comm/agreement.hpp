@@ -175,10 +175,15 @@ inline std::string disagreement(int bad, int world, const std::string& first, co
     const auto field = static_cast<digest_field>(f);
     if (field == digest_field::graph)
       return head + "rank " + std::to_string(bad) + " runs another graph than rank 0 (its hash differs)" + fix;
-    if (field == digest_field::kind && a.size() != b.size())
-      return head + "rank " + std::to_string(bad) + " posts " + std::to_string(b.size() - 1) + " collectives, rank 0 posts " +
-             std::to_string(a.size() - 1) + (a.size() > 1 ? " (the first: " + split(a[1], '\t').back() + ")" : std::string()) +
-             (b.size() > 1 ? " and rank " + std::to_string(bad) + "'s first is " + split(b[1], '\t').back() : std::string()) + fix;
+    if (field == digest_field::kind && a.size() != b.size()) {
+      const auto posts = [](std::size_t n) {
+        return n == 0 ? std::string("no collective") : std::to_string(n) + (n == 1 ? " collective" : " collectives");
+      };
+      std::string t = head + "rank " + std::to_string(bad) + " posts " + posts(b.size() - 1) + ", rank 0 posts " + posts(a.size() - 1);
+      if (b.size() > 1) t += "; rank " + std::to_string(bad) + "'s first: " + split(b[1], '\t').back();
+      if (a.size() > 1) t += "; rank 0's first: " + split(a[1], '\t').back();
+      return t + fix;
+    }
     for (std::size_t k = 1; k < a.size() && k < b.size(); ++k) {
       const std::vector<std::string> x = split(a[k], '\t'), y = split(b[k], '\t');
       const std::size_t col = f + 1;  // after the node: kind, count, dtype, op, root, group
