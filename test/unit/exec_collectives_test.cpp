@@ -246,7 +246,7 @@ struct stream_world final : ctfx::communicator {
   std::string all_gather(const void*, void*, std::size_t, ctfx::dtype) override { return {}; }
   std::string reduce_scatter(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return {}; }
   std::string sendrecv(const void*, std::size_t, int, void*, std::size_t, int) override { return {}; }
-  int agree(bool ok) override { return ok ? -1 : 0; }
+  int agree(bool ok, std::span<std::uint64_t>) override { return ok ? -1 : 0; }
   void share(std::string&, std::int32_t&, int) override {}
 };
 }  // namespace
@@ -293,7 +293,7 @@ struct blocks_world final : ctfx::communicator {
     return {};
   }
   std::string sendrecv(const void*, std::size_t, int, void*, std::size_t, int) override { return "unused"; }
-  int agree(bool ok) override { return ok ? -1 : 2; }
+  int agree(bool ok, std::span<std::uint64_t>) override { return ok ? -1 : 2; }
   void share(std::string&, std::int32_t&, int) override {}
 };
 std::vector<float> blocks() {
@@ -419,7 +419,7 @@ struct recording_world final : ctfx::communicator {
   std::string all_gather(const void*, void*, std::size_t, ctfx::dtype) override { return "unused"; }
   std::string reduce_scatter(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return "unused"; }
   std::string sendrecv(const void*, std::size_t, int, void*, std::size_t, int) override { return "unused"; }
-  int agree(bool ok) override {
+  int agree(bool ok, std::span<std::uint64_t>) override {
     events += 'a';
     return ok ? -1 : 0;
   }

@@ -413,7 +413,7 @@ struct failing_peer final : ctfx::communicator {
   std::string all_gather(const void*, void*, std::size_t, ctfx::dtype) override { return "unused"; }
   std::string reduce_scatter(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return "unused"; }
   std::string sendrecv(const void*, std::size_t, int, void*, std::size_t, int) override { return "unused"; }
-  int agree(bool ok) override {
+  int agree(bool ok, std::span<std::uint64_t>) override {
     events += ok ? 'a' : 'f';
     return 1;
   }

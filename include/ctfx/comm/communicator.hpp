@@ -18,7 +18,9 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <span>
 #include "../core/dtype.hpp"
+#include "agreement.hpp"
 #include "types.hpp"
 
 namespace ctfx {
@@ -54,20 +56,42 @@ class communicator {
   /// a negative rank means no neighbour on that side (nothing sent or received).
   virtual std::string sendrecv(const void* send, std::size_t send_bytes, int to, void* recv, std::size_t recv_bytes,
                                int from) = 0;
-  /// The lowest rank whose `ok` is false, or -1 when every rank passes `ok == true`.
-  virtual int agree(bool ok) = 0;
+  /// One reduction over the ranks: returns the lowest rank whose `ok` is false (-1 when every rank
+  /// passes `ok == true`), and replaces each of `words` with its maximum (unsigned) over the ranks.
+  virtual int agree(bool ok, std::span<std::uint64_t> words) = 0;
   /// `text` and `node` of rank `root`, on every rank.
   virtual void share(std::string& text, std::int32_t& node, int root) = 0;
 };
 
 namespace detail {
 // Before the first write into a caller buffer (or the first exchange), every rank learns whether
-// any rank failed: then all return the failure of the lowest failing rank, and none writes.
-inline std::pair<bool, std::string> agree_world(communicator& c, bool ok, std::string text, std::int32_t& node) {
-  const int bad = c.agree(ok);
-  if (bad < 0) return {true, {}};
-  c.share(text, node, bad);
-  return {false, "rank " + std::to_string(bad) + " of " + std::to_string(c.size()) + ": " + text};
+// any rank failed, and whether every rank is about to post the same collectives (`mine`, see
+// comm/agreement.hpp), in one reduction. Then all return the failure of the lowest failing rank,
+// or the first rank whose collectives differ from rank 0's, and none writes.
+inline std::pair<bool, std::string> agree_world(communicator& c, bool ok, std::string text, std::int32_t& node,
+                                                const run_digest& mine) {
+  std::uint64_t words[2 * digest_fields];
+  for (std::size_t f = 0; f < digest_fields; ++f) {
+    words[f] = mine.word[f];
+    words[digest_fields + f] = ~mine.word[f];
+  }
+  const int bad = c.agree(ok, words);
+  if (bad >= 0) {
+    c.share(text, node, bad);
+    return {false, "rank " + std::to_string(bad) + " of " + std::to_string(c.size()) + ": " + text};
+  }
+  bool same = true;
+  for (std::size_t f = 0; f < digest_fields; ++f) same = same && words[f] == ~words[digest_fields + f];
+  if (same) return {true, {}};
+  // Rank 0's digest to all; the lowest rank whose digest differs from it; its digest to all.
+  const std::string own = digest_text(mine);
+  std::string first = own, theirs;
+  std::int32_t unused = -1;
+  c.share(first, unused, 0);
+  const int differs = c.agree(own.substr(0, 16 * digest_fields) == first.substr(0, 16 * digest_fields), {});
+  theirs = own;
+  c.share(theirs, unused, differs < 0 ? 0 : differs);
+  return {false, disagreement(differs < 0 ? 0 : differs, c.size(), first, theirs, node)};
 }
 }  // namespace detail
 

@@ -6,9 +6,9 @@
 // Device buffers. Every call is enqueued on the stream, after the run's kernels and before the
 // next ones (stream-ordered: no synchronization). In-place forms pass sendbuff == recvbuff (for
 // all_gather, sendbuff is the rank's block of recvbuff; for reduce_scatter, recvbuff is the rank's
-// block of sendbuff, as NCCL documents). The agreement on validation
-// reduces one int on the device and synchronizes the stream: it runs once per run, before the
-// first write. The object holds a small device buffer for it (allocated here, not during runs).
+// block of sendbuff, as NCCL documents). The agreement on validation and on the collectives
+// (comm/agreement.hpp) reduces a few words on the device and synchronizes the stream: it runs once
+// per run, before the first write. The object holds a small device buffer for it (allocated here, not during runs).
 // Link with the toolkit's NCCL (CMake: ctfx::nccl).
 // ctfx: host-only
 #pragma once
@@ -17,6 +17,7 @@
 #include <nccl.h>
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <string>
 #include "communicator.hpp"
 
@@ -60,14 +61,18 @@ class nccl_communicator final : public communicator {
     if (from >= 0) ncclRecv(recv, recv_bytes, ncclUint8, from, comm_, stream_);
     return said(ncclGroupEnd());
   }
-  int agree(bool ok) override {
-    const int mine = ok ? size_ : rank_;
-    int lowest = size_;
-    cudaMemcpyAsync(scratch_, &mine, sizeof mine, cudaMemcpyHostToDevice, stream_);
-    if (ncclAllReduce(scratch_, scratch_, 1, ncclInt32, ncclMin, comm_, stream_) != ncclSuccess) return ok ? 0 : rank_;
-    cudaMemcpyAsync(&lowest, scratch_, sizeof lowest, cudaMemcpyDeviceToHost, stream_);
+  int agree(bool ok, std::span<std::uint64_t> words) override {
+    // One reduction (max) of the failing rank, as size - rank, and the words, on the device.
+    std::uint64_t buf[scratch_bytes / sizeof(std::uint64_t)] = {};
+    const std::size_t n = std::min(words.size(), scratch_bytes / sizeof(std::uint64_t) - 1);
+    buf[0] = static_cast<std::uint64_t>(ok ? 0 : size_ - rank_);
+    std::copy(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(n), buf + 1);
+    cudaMemcpyAsync(scratch_, buf, (1 + n) * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream_);
+    if (ncclAllReduce(scratch_, scratch_, 1 + n, ncclUint64, ncclMax, comm_, stream_) != ncclSuccess) return ok ? 0 : rank_;
+    cudaMemcpyAsync(buf, scratch_, (1 + n) * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream_);
     cudaStreamSynchronize(stream_);
-    return lowest == size_ ? -1 : lowest;
+    std::copy(buf + 1, buf + 1 + n, words.begin());
+    return buf[0] == 0 ? -1 : size_ - static_cast<int>(buf[0]);
   }
   void share(std::string& text, std::int32_t& node, int root) override {
     char buf[scratch_bytes] = {};
@@ -99,7 +104,7 @@ class nccl_communicator final : public communicator {
   }
 
  private:
-  static constexpr std::size_t scratch_bytes = 1024;  // the agreement's int, or a shared message
+  static constexpr std::size_t scratch_bytes = 1024;  // the agreement's words, or a shared message
   static ncclRedOp_t op_of(reduce_op op) { return op == reduce_op::sum ? ncclSum : op == reduce_op::max ? ncclMax : ncclMin; }
   static std::string said(ncclResult_t rc) { return rc == ncclSuccess ? std::string() : std::string(ncclGetErrorString(rc)); }
 

@@ -19,10 +19,13 @@
 //   no-caller-aliasing: caller buffers that the graph writes overlap no other caller buffer
 //   workspace-size, index-in-range, custom-kernel, backend
 //   comm-world, comm-backend, collective-dtype, collective-dense, halo-size  (kernels/collectives.hpp)
+//   comm-agree: every rank about to post the same collectives        (comm/agreement.hpp)
 //
 // Across ranks (a communicator in the context): before the first step that writes a caller buffer
-// or communicates, every rank learns whether any rank's validation failed; then every rank returns
-// the failure of the lowest failing rank, named by rank, and no rank writes a caller buffer.
+// or communicates, every rank learns whether any rank's validation failed, and whether every rank
+// is about to post the same collectives (one reduction); then every rank returns the failure of
+// the lowest failing rank, or the first rank whose collectives differ from rank 0's, named by rank,
+// and no rank writes a caller buffer or posts a collective.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "../core/diagnostics_push.hpp"
@@ -34,6 +37,7 @@
 #include <vector>
 #include "../analysis/liveness.hpp"
 #include "../analysis/order.hpp"
+#include "../graph/fingerprint.hpp"
 #include "../kernels/collectives.hpp"
 #include "../kernels/copy_siblings.hpp"
 #include "../kernels/fused.hpp"
@@ -294,7 +298,7 @@ class basic_program {
                                     const static_node_fn* static_kernels = nullptr) const {
     bool agreed = false;
     run_status st = run_checked(inputs, outputs, ctx, workspace, kernels, static_kernels, agreed);
-    if (ctx.comm && !agreed) return detail::agree_run(*ctx.comm, static_cast<run_status&&>(st));  // failed before the agreement
+    if (ctx.comm && !agreed) return detail::agree_run(*ctx.comm, static_cast<run_status&&>(st), failed_digest());  // failed before the agreement
     return st;
   }
 
@@ -423,7 +427,7 @@ class basic_program {
         if (is_index_op(g_[i].op) && !index_checkable_early(i))
           if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
         agreed = true;
-        if (auto st = detail::agree_run(*ctx.comm, {}); !st) return st;
+        if (auto st = detail::agree_run(*ctx.comm, {}, digest(L)); !st) return st;
       }
       if (opt_.check_lifetimes)
         if (auto st = check_step(static_cast<std::int32_t>(step), owner); !st) return st;
@@ -445,7 +449,7 @@ class basic_program {
     }
     if (ctx.comm && !agreed) {
       agreed = true;
-      if (auto st = detail::agree_run(*ctx.comm, {}); !st) return st;
+      if (auto st = detail::agree_run(*ctx.comm, {}, digest(L)); !st) return st;
     }
     for (std::size_t j = 0; j < outputs.size(); ++j) {
       if (direct[j]) continue;
@@ -686,6 +690,7 @@ class basic_program {
   std::vector<std::vector<std::int32_t>> results_;  // per tuple node: getitem node per result index
   std::vector<tensor_meta> target_;  // per scatter node: the view of its result that src goes into
   std::vector<std::int32_t> index_nodes_, custom_nodes_, collective_nodes_;
+  std::uint64_t fingerprint_ = 0;  // the graph's (graph/fingerprint.hpp), compared across ranks
   std::int32_t sync_step_ = -1;  // see sync_step()
   std::vector<std::int32_t> input_of_storage_;  // per storage: input position, or -1
   std::vector<std::int32_t> first_write_step_;  // per storage: the first step that writes it, or -1
@@ -777,6 +782,7 @@ class basic_program {
   }
 
   CTFX_RUNTIME_ENTRY void prepare() {
+    fingerprint_ = fingerprint(g_);
     if (!g_.error.ok()) {
       prepare_error_ = run_status::failure(g_.error.node, std::string(g_.error.message()));
       return;
@@ -939,6 +945,17 @@ class basic_program {
   std::int32_t first_output_step() const {
     return first_caller_output_step(life_, std::span<const std::int32_t>(output_of_buffer_.data(), output_of_buffer_.size()));
   }
+
+  // What this run is about to post, as ranks compare it (comm/agreement.hpp), its layouts bound.
+  run_digest digest(const std::vector<bound_layout>& L) const {
+    std::vector<collective_record> records;
+    records.reserve(collective_nodes_.size());
+    for (auto i : collective_nodes_)
+      records.push_back(kernels::record_of(i, g_[i].name, collective_of(i), L[static_cast<std::size_t>(g_.arg(i, 0))].shape()));
+    return run_digest::of(fingerprint_, static_cast<std::vector<collective_record>&&>(records));
+  }
+  // A rank that failed before binding: its graph, and no collectives (its failure is what counts).
+  run_digest failed_digest() const { return run_digest::of(fingerprint_, {}); }
 
   kernels::collective_node collective_of(std::int32_t i) const {
     kernels::collective_node c{g_[i].op, g_[i].aux, {}};

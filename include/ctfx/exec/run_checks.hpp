@@ -206,11 +206,13 @@ inline void copy_to_caller(const device_ctx& ctx, const tensor_ref& out, const s
   kernels::copy_bits(ctx, dst, src);  // (the output and its node: one element type)
 }
 
-// Across ranks: every rank learns whether any failed, and all return the lowest failing rank's
-// failure (comm/communicator.hpp), before any writes a caller buffer.
-inline run_status agree_run(communicator& c, run_status st) {
+// Across ranks: every rank learns whether any failed, and whether all are about to post the same
+// collectives (`mine`, comm/agreement.hpp); all return the lowest failing rank's failure, or the
+// disagreement (comm/communicator.hpp), before any writes a caller buffer. A rank that failed
+// passes whatever digest it has: a failure is reported before a disagreement.
+inline run_status agree_run(communicator& c, run_status st, const run_digest& mine) {
   std::int32_t node = st.node;
-  auto [ok, text] = agree_world(c, st.ok, st.message, node);
+  auto [ok, text] = agree_world(c, st.ok, st.message, node, mine);
   if (ok) return {};
   return run_status::failure(node, static_cast<std::string&&>(text));
 }

@@ -20,6 +20,7 @@
 #include <vector>
 #include "../analysis/liveness.hpp"
 #include "../analysis/order.hpp"
+#include "../graph/fingerprint.hpp"
 #include "../plan/arena.hpp"
 #include "../plan/fusion.hpp"
 #include "../plan/outputs.hpp"
@@ -155,6 +156,7 @@ struct static_plan_ref {
   std::size_t workspace_bytes = 0;             ///< as binding::workspace_bytes
   std::size_t scratch_offset = 0;              ///< where the run's scratch starts in the workspace (a halo exchange packs there)
   static_symbols_ref symbols{};                ///< a plan with symbolic extents: what a call evaluates (layouts, storages, workspace)
+  std::uint64_t graph_hash = 0;                ///< the graph's fingerprint (ranks compare it before a run)
   static_collective_check check_collectives = nullptr;  ///< checks the collectives (null: the plan has none)
 };
 
@@ -196,6 +198,7 @@ struct static_plan {
   std::array<std::int32_t, X> late_checks{};  ///< index_steps whose indices are computed, in the order they are checked
   std::size_t workspace_bytes = 0;  ///< as binding::workspace_bytes
   std::size_t scratch_offset = 0;   ///< where the run's scratch starts in the workspace
+  std::uint64_t graph_hash = 0;     ///< the graph's fingerprint (ranks compare it before a run)
   // With symbolic extents (n_symbols > 0): what a call evaluates. layouts, storages and outputs
   // then hold each one's element type, rank, storage and home only.
   std::size_t n_symbols = 0;   ///< the graph's symbols
@@ -237,7 +240,8 @@ struct static_plan {
              {sym_pools.data(), n_pools},
              {sym_lanes.data(), n_lanes},
              {sym_scatters.data(), n_symbols ? n_scatters : 0},
-             {sym_rows.data(), n_symbols ? n_rows : 0}}};
+             {sym_rows.data(), n_symbols ? n_rows : 0}},
+            graph_hash};
   }
 };
 
@@ -300,6 +304,7 @@ constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const std:
     return p;
   };
   if (!g.error.ok()) return refuse("the graph broke a rule");
+  p.graph_hash = fingerprint(g);
   if (static_cast<std::size_t>(g.size()) > N || static_cast<std::size_t>(g.next_storage) > S) return refuse("more nodes or storages than planned");
   const auto inputs = detail::input_nodes_of(g);
   const bool symbolic = !g.syms.empty();

@@ -193,6 +193,14 @@ inline run_status check_static_collectives(const static_plan_ref& p, const devic
   return {};
 }
 
+// What a run of plan p is about to post, as ranks compare it (comm/agreement.hpp).
+inline run_digest static_digest(const static_plan_ref& p, const bound_layout* L) {
+  std::vector<collective_record> records;
+  records.reserve(p.collectives.size());
+  for (const static_collective& c : p.collectives) records.push_back(kernels::record_of(c.node, c.name, c.c, L[c.x].shape()));
+  return run_digest::of(p.graph_hash, static_cast<std::vector<collective_record>&&>(records));
+}
+
 // Index step s's values against x's extents (the program's host check and words).
 inline run_status check_static_index(const static_index_step& s, const bound_layout* L, std::byte* const* base) {
   const bound_layout& x = L[s.op.x];
@@ -297,7 +305,8 @@ struct basic_static_runner {
                                            const device_ctx& ctx, std::span<std::byte> workspace, const static_node_fn* kernels) {
     if (p.symbols.n_symbols > 0) {  // its numbers for these inputs, then the plan with them
       detail::bound_static_plan q;
-      if (run_status st = detail::bind_static_symbols(p, inputs, q); !st) return ctx.comm ? detail::agree_run(*ctx.comm, static_cast<run_status&&>(st)) : st;
+      if (run_status st = detail::bind_static_symbols(p, inputs, q); !st)
+        return ctx.comm ? detail::agree_run(*ctx.comm, static_cast<run_status&&>(st), run_digest::of(p.graph_hash, {})) : st;
       return run(q.ref, inputs, outputs, ctx, workspace, kernels);
     }
     std::unique_ptr<std::byte[]> owned;
@@ -312,9 +321,10 @@ struct basic_static_runner {
     // are checked during the run, after the last of them (before the first write into a caller's
     // buffer); a rank that fails earlier agrees there, with its failure.
     bool agreed = !ctx.comm;
+    auto digest = [&] { return detail::static_digest(p, layouts); };
     if (!agreed && (!st || p.late_checks.empty())) {
       agreed = true;
-      st = detail::agree_run(*ctx.comm, static_cast<run_status&&>(st));
+      st = detail::agree_run(*ctx.comm, static_cast<run_status&&>(st), digest());
     }
     if (!st) return st;
     const exec_frame frame{layouts, base.data, ctx, &st, scratch, p.scatters.data()};
@@ -322,15 +332,15 @@ struct basic_static_runner {
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
       for (; next < p.late_checks.size() && static_cast<std::size_t>(p.index_steps[static_cast<std::size_t>(p.late_checks[next])].check_at) == k; ++next)
         if (st = detail::check_static_index(p.index_steps[static_cast<std::size_t>(p.late_checks[next])], layouts, base.data); !st)
-          return agreed ? st : detail::agree_run(*ctx.comm, static_cast<run_status&&>(st));
+          return agreed ? st : detail::agree_run(*ctx.comm, static_cast<run_status&&>(st), digest());
       if (!agreed && k == p.agree_at) {
         agreed = true;
-        if (st = detail::agree_run(*ctx.comm, {}); !st) return st;
+        if (st = detail::agree_run(*ctx.comm, {}, digest()); !st) return st;
       }
       if (kernels[p.steps[k]](frame); !st) return st;  // an in-place put's own index check (nothing written)
     }
     if (!agreed)
-      if (st = detail::agree_run(*ctx.comm, {}); !st) return st;
+      if (st = detail::agree_run(*ctx.comm, {}, digest()); !st) return st;
     for (std::size_t j = 0; j < outputs.size(); ++j)
       if (!direct[j]) {
         const bound_layout& l = layouts[static_cast<std::size_t>(p.output_nodes[j])];

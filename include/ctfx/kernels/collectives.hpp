@@ -93,6 +93,32 @@ inline std::string check_collective(const device_ctx& ctx, const collective_node
   return {};
 }
 
+/// Collective `c` (node `node`, named `name`) as ranks compare it before a run: x its argument, as bound.
+inline collective_record record_of(std::int32_t node, const name_t& name, const collective_node& c, const strided& x) {
+  collective_record r;
+  r.node = node;
+  r.name = name;
+  r.kind = name_of(c.op);
+  r.count = x.numel();
+  r.dt = x.dt;
+  switch (c.op) {
+    case op_kind::broadcast: case op_kind::broadcast_: r.root = c.aux; break;
+    case op_kind::halo_exchange: case op_kind::halo_exchange_:
+      r.group[0] = c.param[0];
+      r.group[1] = c.param[1];
+      r.group[2] = c.param[2];
+      r.group[3] = c.aux & 3;
+      r.grid[0] = x.size[0];
+      r.grid[1] = x.size[1];
+      break;
+    case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::reduce_scatter:
+    case op_kind::reduce_scatter_blocks: case op_kind::reduce_scatter_blocks_: r.op = c.aux; break;
+    default: break;
+  }
+  if (meets_in_blocks(c.op)) r.group[0] = c.param[0];
+  return r;
+}
+
 namespace detail {
 // A [rows, cols] block of a 2-D view.
 inline strided block(const strided& g, index_t r0, index_t nr, index_t c0, index_t nc) {
