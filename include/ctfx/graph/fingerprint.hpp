@@ -21,7 +21,8 @@ constexpr std::uint64_t fingerprint(const ir& g) {
     const node& n = g[i];
     fold(static_cast<std::uint64_t>(n.op));
     fold(static_cast<std::uint64_t>(static_cast<std::uint32_t>(n.aux)));
-    fold(std::bit_cast<std::uint64_t>(n.scalar));
+    fold(std::bit_cast<std::uint64_t>(n.scalar.d));
+    fold(static_cast<std::uint64_t>(n.scalar.i) ^ static_cast<std::uint64_t>(n.scalar.kind) << 62);
     fold(static_cast<std::uint64_t>(n.meta.dt) << 8 | static_cast<std::uint64_t>(static_cast<std::uint8_t>(n.meta.rank)));
     for (std::int32_t a : g.args_of(i)) fold(static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)));
   }
