@@ -49,12 +49,12 @@ int main() {
   auto ref_grid = grid;
   auto inputs = [&](std::vector<float>& gr) {
     return std::vector<ctfx::tensor_ref>{
-        ctfx::tensor_ref::contiguous(gr.data(), ctfx::f32, {N, N}), ctfx::tensor_ref::contiguous(edge.data(), ctfx::f32, {N - 2}),
-        ctfx::tensor_ref::contiguous(edge.data(), ctfx::f32, {N - 2}), ctfx::tensor_ref::contiguous(edge.data(), ctfx::f32, {N - 2}),
-        ctfx::tensor_ref::contiguous(edge.data(), ctfx::f32, {N - 2})};
+        ctfx::tensor_ref::contiguous(gr.data(), {N, N}), ctfx::tensor_ref::contiguous(edge.data(), {N - 2}),
+        ctfx::tensor_ref::contiguous(edge.data(), {N - 2}), ctfx::tensor_ref::contiguous(edge.data(), {N - 2}),
+        ctfx::tensor_ref::contiguous(edge.data(), {N - 2})};
   };
-  std::vector<ctfx::tensor_ref> o = {ctfx::tensor_ref::contiguous(out.data(), ctfx::f32, {N - 2, N - 2})};
-  std::vector<ctfx::tensor_ref> ro = {ctfx::tensor_ref::contiguous(ref_out.data(), ctfx::f32, {N - 2, N - 2})};
+  std::vector<ctfx::tensor_ref> o = {ctfx::tensor_ref::contiguous(out.data(), {N - 2, N - 2})};
+  std::vector<ctfx::tensor_ref> ro = {ctfx::tensor_ref::contiguous(ref_out.data(), {N - 2, N - 2})};
   const auto st = plan::run(inputs(grid), o);
   if (!st) { std::printf("run failed: %s\n", st.message.c_str()); return 1; }
   if (!ctfx::reference_run(halo.get(), inputs(ref_grid), ro)) return 1;

@@ -91,8 +91,8 @@ int solve(ctfx::mpi_communicator& world, int steps) {
     for (ctfx::index_t x = 0; x < n + 2; ++x) u[static_cast<std::size_t>(x)] = 1.0f;
   std::vector<float> v = u;
   const ctfx::device_ctx ctx{ctfx::backend::host, nullptr, &world};
-  auto grid = ctfx::tensor_ref::contiguous(u.data(), ctfx::f32, {n + 2, n + 2});
-  auto next = ctfx::tensor_ref::contiguous(v.data(), ctfx::f32, {n + 2, n + 2});
+  auto grid = ctfx::tensor_ref::contiguous(u.data(), {n + 2, n + 2});
+  auto next = ctfx::tensor_ref::contiguous(v.data(), {n + 2, n + 2});
   const double t0 = MPI_Wtime();
   for (int s = 0; s < steps; ++s) {
     if (auto st = step::run({grid, next}, {}, ctx); !st) {
@@ -103,7 +103,7 @@ int solve(ctfx::mpi_communicator& world, int steps) {
   }
   const double t1 = MPI_Wtime();
   double total = 0;
-  if (auto st = ctfx::compiled<decltype(heat<n, n>)>::run({grid}, {ctfx::tensor_ref::contiguous(&total, ctfx::f64, {})}, ctx); !st) {
+  if (auto st = ctfx::compiled<decltype(heat<n, n>)>::run({grid}, {ctfx::tensor_ref::contiguous(&total, {})}, ctx); !st) {
     std::fprintf(stderr, "rank %d: %s\n", r, st.message.c_str());
     return 1;
   }

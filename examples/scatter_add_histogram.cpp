@@ -37,12 +37,12 @@ int main() {
   }
   auto ref_counts = counts;
   auto inputs = [&](std::vector<float>& c) {
-    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(c.data(), ctfx::f32, {bins}),
-                                         ctfx::tensor_ref::contiguous(bin.data(), ctfx::i64, {samples}),
-                                         ctfx::tensor_ref::contiguous(w.data(), ctfx::f32, {samples})};
+    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(c.data(), {bins}),
+                                         ctfx::tensor_ref::contiguous(bin.data(), {samples}),
+                                         ctfx::tensor_ref::contiguous(w.data(), {samples})};
   };
-  std::vector<ctfx::tensor_ref> o = {ctfx::tensor_ref::contiguous(total.data(), ctfx::f32, {})};
-  std::vector<ctfx::tensor_ref> ro = {ctfx::tensor_ref::contiguous(ref_total.data(), ctfx::f32, {})};
+  std::vector<ctfx::tensor_ref> o = {ctfx::tensor_ref::contiguous(total.data(), {})};
+  std::vector<ctfx::tensor_ref> ro = {ctfx::tensor_ref::contiguous(ref_total.data(), {})};
   auto st = plan::run(inputs(counts), o);
   if (!st) { std::printf("run failed: %s\n", st.message.c_str()); return 1; }
   if (!ctfx::reference_run(histogram.get(), inputs(ref_counts), ro)) return 1;

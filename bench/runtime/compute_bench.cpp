@@ -271,8 +271,8 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = static_cast<std::uint16_t>(0x3c00 + (i * 37) % 101);
     for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::uint16_t>(0x3800 + (i * 13) % 97);
     std::int64_t pos = KS / 2;
-    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(cache.data(), ctfx::f16, {8, 32, KS, 128}),
-                                            ctfx::tensor_ref::contiguous(k.data(), ctfx::f16, {8, 32, 1, 128}),
+    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(static_cast<void*>(cache.data()), ctfx::f16, {8, 32, KS, 128}),
+                                            ctfx::tensor_ref::contiguous(static_cast<void*>(k.data()), ctfx::f16, {8, 32, 1, 128}),
                                             ctfx::tensor_ref::contiguous(&pos, ctfx::i64, {1})};
     const double c = time_compiled<ctfx::compiled<decltype(kv_cache)>>(reps, in, {});
     const double r = time_runtime(reps, kv_cache.get(), in, {});

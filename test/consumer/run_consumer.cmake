@@ -2,8 +2,8 @@
 #       -DCXX=<c++> -DGENERATOR=<gen> [-DHOST_SYSTEM=CPP|OMP] -P run_consumer.cmake
 #
 # Configures, builds and runs test/consumer in MODE: find_package after an install of ctfx into a
-# temporary prefix, add_subdirectory of the source tree, or FetchContent with SOURCE_DIR (nothing is
-# downloaded). Passes when every step succeeds and the consumer returns 0.
+# temporary prefix (and then also a program linked with the package's ctfx::runtime),
+# add_subdirectory of the source tree, or FetchContent with SOURCE_DIR (nothing is downloaded). Passes when every step succeeds and the consumer returns 0.
 foreach(v MODE SOURCE_DIR WORK_DIR CXX GENERATOR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "run_consumer: -D${v}=... is required")
@@ -36,4 +36,7 @@ endif()
 step("configuring the consumer" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/test/consumer -B ${WORK_DIR}/build ${args})
 step("building the consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 step("running the consumer" ${WORK_DIR}/build/consumer)
+if(MODE STREQUAL "find_package")
+  step("running the consumer linked with ctfx::runtime" ${WORK_DIR}/build/consumer_runtime)
+endif()
 message(STATUS "consumer (${MODE}): ok")

@@ -19,7 +19,7 @@ int world() { int n = 1; MPI_Comm_size(MPI_COMM_WORLD, &n); return n; }
 ctfx::device_ctx on(ctfx::communicator& c) { return {ctfx::backend::host, nullptr, &c}; }
 template <class T>
 ctfx::tensor_ref ref(std::vector<T>& v, ctfx::dtype dt, std::initializer_list<ctfx::index_t> shape) {
-  return ctfx::tensor_ref::contiguous(v.data(), dt, shape);
+  return ctfx::tensor_ref::contiguous(static_cast<void*>(v.data()), dt, shape);  // dt chosen by the caller
 }
 
 // ---- collectives

@@ -203,9 +203,9 @@ TEST_CASE("kernels: a long 16-bit float scatter-add, put by clean blocks, rounds
     for (long k = 0; k < N; ++k) i[static_cast<std::size_t>(k)] = (k * 7) % B;
     i[200] = -3;
     auto in = [&](std::vector<std::uint16_t>& h) {
-      return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(h.data(), dt, {B}),
+      return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(static_cast<void*>(h.data()), dt, {B}),
                                            ctfx::tensor_ref::contiguous(i.data(), ctfx::i64, {N}),
-                                           ctfx::tensor_ref::contiguous(v.data(), dt, {N})};
+                                           ctfx::tensor_ref::contiguous(static_cast<void*>(v.data()), dt, {N})};
     };
     std::vector<std::uint16_t> want = h0;
     for (long k = 0; k < N; ++k) {

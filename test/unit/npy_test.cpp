@@ -216,7 +216,7 @@ TEST_CASE("npy: malformed files and unsupported types are refused with a message
   temp_dir d;
   CHECK(ctfx::read_npy(d.path / "none.npy").message.find("none.npy: cannot open") != std::string::npos);
   std::uint16_t h[2] = {0x3f80, 0x4000};
-  ctfx::npy_status s = ctfx::write_npy(d.path / "bf.npy", ctfx::tensor_ref::contiguous(h, ctfx::bf16, {2}));
+  ctfx::npy_status s = ctfx::write_npy(d.path / "bf.npy", ctfx::tensor_ref::contiguous(static_cast<void*>(h), ctfx::bf16, {2}));
   CHECK_FALSE(s.ok);
   CHECK(s.message.find("bfloat16 has no NumPy dtype") != std::string::npos);
   CHECK(d.files().empty());

@@ -9,20 +9,24 @@
 //                                         memory_planning=True): pools, offsets, provenance
 //   ctfx_opt FILE --run --inputs a.npy,b.npy --outputs DIR [--backend host|cuda] [--strides K=S,...]
 //                                         runs the graph; writes DIR/output<j>.npy for each output
-//                                         and DIR/mutated<i>.npy for each input i the program writes.
+//                                         and DIR/mutated<i>.npy for each input i the program writes
+//                                         (DIR is created), and prints what it wrote.
 //                                         Each input is laid out in the strides its placeholder
 //                                         has (as PyTorch printed them: a transposed or column-major
 //                                         input), whatever the file's order (C or Fortran);
 //                                         --strides K=S,... lays input K out with strides S instead
 //   --table executor|inductor             the inplaceable-op table. Default executor: the table
 //                                         ctfx's executors plan with (exec/inplace_table.hpp):
-//                                         every legal scatter reinplaced, since they do not fuse.
+//                                         every legal scatter reinplaced (they fuse elementwise ops
+//                                         and reductions, never a scatter: a functional one would
+//                                         copy its whole input).
 //                                         inductor: Inductor's table and decisions, its scatter
 //                                         profitability check included (it assumes Inductor's
 //                                         fusion), for parity with Inductor
 //
 // FILE is the text that print_readable() / TORCH_LOGS="post_grad_graphs" prints (see
-// graph/fx_parse.hpp). Its tensor constants (`self._tensor_constant0`) are inputs that --run reads
+// graph/fx_parse.hpp); the text of print(gm.graph), which has no dtypes or shapes, is refused with
+// a message that names the form to print instead. Its tensor constants (`self._tensor_constant0`) are inputs that --run reads
 // from beside FILE, `<stem>.<attribute>.npy` (tools/fx_capture saves them), not from --inputs. The user ops of tools/fx_capture (ctfx_test::sin_, sin_cos_, add_one_, double_acc_, double_t) are
 // known, with host kernels, so that the graphs captured with them parse and run.
 //
@@ -40,6 +44,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -130,9 +135,11 @@ constexpr const char* usage =
     "                [--run --inputs A.npy,B.npy,... --outputs DIR [--backend host|cuda] [--strides K=S,...]]\n";
 
 constexpr const char* help =
-    "ctfx_opt: a PyTorch FX graph file (print_readable() / TORCH_LOGS=post_grad_graphs text) through\n"
-    "ctfx's passes: remove_noop_ops, canonicalize_view_scatter_ops, masked_puts_as_where, reinplace,\n"
-    "decompose, dce, hoist_computed_indices.\n"
+    "ctfx_opt: a PyTorch FX graph file through ctfx's passes: remove_noop_ops,\n"
+    "canonicalize_view_scatter_ops, masked_puts_as_where, reinplace, decompose, dce,\n"
+    "hoist_computed_indices. FILE is the text of gm.print_readable() or of TORCH_LOGS=post_grad_graphs\n"
+    "(`def forward(self, x: \"f32[4][1]cpu\"):` lines, with dtypes and shapes); the text of\n"
+    "print(gm.graph) has neither and is refused (docs/guide.md, \"The FX path\").\n"
     "\n"
     "  (no option)            print the optimized graph\n"
     "  --print-after-all      the graph after each pass\n"
@@ -141,11 +148,13 @@ constexpr const char* help =
     "  --plan                 the memory plan as a program (reuse lines, each step's source node)\n"
     "  --plan-arena           the pooled-arena form of the plan: pools and offsets\n"
     "  --table executor       (default) the table ctfx's executors plan with (exec/inplace_table.hpp):\n"
-    "                         every legal scatter is reinplaced, since the executors do not fuse\n"
+    "                         every legal scatter is reinplaced (the executors fuse elementwise ops\n"
+    "                         and reductions, never a scatter: a functional one would copy its input)\n"
     "  --table inductor       Inductor's table, with its scatter profitability check (which assumes\n"
     "                         Inductor's fusion): Inductor's own decisions, for parity\n"
     "  --run --inputs A.npy,B.npy --outputs DIR [--backend host|cuda]\n"
-    "                         run the graph; write DIR/output<j>.npy and DIR/mutated<i>.npy.\n"
+    "                         run the graph; write DIR/output<j>.npy and DIR/mutated<i>.npy (DIR is\n"
+    "                         created) and print what was written.\n"
     "                         Inputs of any layout: a file in C or Fortran order is laid out in the\n"
     "                         strides of its placeholder (as PyTorch printed them, e.g. f32[3, 4][1, 3])\n"
     "  --strides K=S0,S1,...  lay input K (from 0) out with these strides, in elements, instead (the\n"
@@ -429,16 +438,25 @@ void run_graph(const ctfx::ir& functional, const options& user, const std::vecto
   if (!st) throw failure{"the run failed: " + st.message};
 
   // Every file to a temporary first; all renamed into place at the end.
+  // The folder is made only now, after the run succeeded: a failure leaves nothing behind.
   const std::filesystem::path dir = o.outputs;
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) throw failure{"--outputs: '" + o.outputs + "' is not a directory"};
+  std::filesystem::create_directories(dir, ec);
+  if (!std::filesystem::is_directory(dir, ec))
+    throw failure{"--outputs: cannot create the folder '" + o.outputs + "'" + (ec ? ": " + ec.message() : std::string(" (a file has that name)"))};
   ctfx::npy_batch batch;
-  for (std::size_t j = 0; j < out.size(); ++j)
-    if (auto s = batch.add(dir / ("output" + std::to_string(j) + ".npy"), out_refs[j]); !s) throw failure{s.message};
-  for (auto i : p.mutated_inputs())
-    if (auto s = batch.add(dir / ("mutated" + std::to_string(i) + ".npy"), in_refs[static_cast<std::size_t>(i)]); !s)
-      throw failure{s.message};
+  std::string wrote;
+  auto add = [&](const std::string& name, const ctfx::tensor_ref& t) {
+    if (auto s = batch.add(dir / name, t); !s) throw failure{s.message};
+    wrote += "  " + (dir / name).string() + "  " + desc_text(t) + "\n";
+  };
+  for (std::size_t j = 0; j < out.size(); ++j) add("output" + std::to_string(j) + ".npy", out_refs[j]);
+  for (auto i : p.mutated_inputs()) add("mutated" + std::to_string(i) + ".npy", in_refs[static_cast<std::size_t>(i)]);
   if (auto s = batch.commit(); !s) throw failure{s.message};
+  const std::size_t files = out.size() + p.mutated_inputs().size();
+  std::printf("ctfx_opt: ran %s on the %s backend (%zu input%s); wrote %zu file%s:\n%s", o.file.c_str(),
+              o.where == ctfx::backend::host ? "host" : "cuda", o.inputs.size(), o.inputs.size() == 1 ? "" : "s", files,
+              files == 1 ? "" : "s", wrote.c_str());
 }
 
 // The line an error names, with a caret under its column (as compilers print it).
@@ -458,8 +476,25 @@ std::string source_excerpt(const std::string& file, std::int32_t line, std::int3
   return s;
 }
 
+// The text of print(gm.graph): `graph():`, then `%x : [num_users=1] = placeholder[target=x]`. It
+// has no dtypes or shapes, which a plan needs, so it is refused, naming the form to print instead.
+void refuse_graph_print(const std::string& file) {
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos) continue;
+    if (std::string_view(line).substr(b).starts_with("graph(") || line.find(" : [num_users=") != std::string::npos)
+      throw failure{file + ": this is the text of print(gm.graph), which has no dtypes or shapes; ctfx_opt reads the text of "
+                    "gm.print_readable() (or of TORCH_LOGS=post_grad_graphs): `def forward(self, x: \"f32[4][1]cpu\"):` "
+                    "with one `name: \"dtype[sizes][strides]cpu\" = torch.ops.aten...` line per node. Print the graph module "
+                    "with gm.print_readable(), or capture it with tools/fx_capture (docs/guide.md, \"The FX path\")"};
+    return;
+  }
+}
+
 int main_checked(int argc, char** argv) {
   const options o = parse_args(argc, argv);
+  refuse_graph_print(o.file);
   ctfx::fx_parse_result parsed = ctfx::parse_fx_file(o.file, user_ops);
   if (!parsed.ok()) throw failure{o.file + ": " + std::string(parsed.error.message()) + source_excerpt(o.file, parsed.line, parsed.column)};
   const ctfx::ir& functional = parsed.graph;

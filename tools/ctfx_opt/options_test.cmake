@@ -44,6 +44,13 @@ expect("${r}" "reinplace report \\(table executor\\): 4 of 4 candidates reinplac
 run_opt(h --help)
 expect("${h}" "--table executor +\\(default\\) the table ctfx's executors plan with")
 expect("${h}" "--table inductor +Inductor's table, with its scatter profitability check")
+# It names the text it reads, and no longer says the executors do not fuse (they fuse elementwise ops).
+expect("${h}" "FILE is the text of gm\\.print_readable\\(\\) or of TORCH_LOGS=post_grad_graphs")
+expect("${h}" "the executors fuse elementwise ops")
+expect("${h}" "DIR is\n +created")
+if(h MATCHES "do not fuse")
+  message(FATAL_ERROR "--help says the executors do not fuse:\n${h}")
+endif()
 run_opt(r ${DATA}/kv_cache_index.txt --report)
 expect("${r}" "%index_put \\(index_put\\) on %arg0_1: reinplaced, 1536 bytes")
 
