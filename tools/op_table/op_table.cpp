@@ -207,9 +207,19 @@ int main() {
     const ctfx::op_facts& f = ctfx::facts(k);
     std::string aten;
     for (const auto& r : ctfx::fx::op_rows)
-      if (r.kind == k && decomposition(r.how).empty()) aten += (aten.empty() ? "" : ", ") + std::string("`") + std::string(r.name) + "`";
+      if (r.kind == k && decomposition(r.how).empty()) {
+        // appended piece by piece: g++ 12 reports a false -Wrestrict for `"literal" + std::string`
+        if (!aten.empty()) aten += ", ";
+        aten += '`';
+        aten += r.name;
+        aten += '`';
+      }
     std::string inplace;
-    if (!f.mutates && f.twin != op_kind::count_ && ctfx::facts(f.twin).mutates) inplace = "`" + std::string(ctfx::facts(f.twin).name) + "`";
+    if (!f.mutates && f.twin != op_kind::count_ && ctfx::facts(f.twin).mutates) {
+      inplace += '`';
+      inplace += ctfx::facts(f.twin).name;
+      inplace += '`';
+    }
     if (f.mutates) inplace = "(is one)";
     const std::string_view d = dsl(k);
     std::printf("| `%s` | %s | %s | %s | %s | %s | %s |\n", std::string(f.name).c_str(), std::string(family(f.family)).c_str(),
