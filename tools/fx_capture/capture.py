@@ -343,7 +343,15 @@ def nan_inf_reciprocal_xor(x, i, m):
     return torch.isnan(x), torch.isinf(x), torch.reciprocal(x), torch.reciprocal(i), torch.logical_xor(m, x > 0), torch.logical_xor(i, x)
 
 
+def foreach_half_scalars(a, b):
+    # f16 lists and a Python float: _foreach_add converts it to f16 as add does, _foreach_mul does not
+    x = torch._foreach_add([a, b], 0.1234567)
+    y = torch._foreach_mul([a, b], 0.1234567)
+    return x[0], x[1], y[0], y[1]
+
+
 PROGRAMS_NUMBERS = [
+    ("foreach_half_scalars", foreach_half_scalars, lambda: ((torch.randn(64) * 4).half(), (torch.randn(3, 8) * 4).half()), {}),
     ("sign_and_divisions", sign_and_divisions,
      lambda: (torch.tensor([7.0, -7.0, 7.5, -0.0, float("nan"), 1e30, -2.25, 5.0, 0.0, -3.0]),
               torch.tensor([2.0, 2.0, -2.0, 3.0, 1.0, 3.0, 0.5, 0.0, 0.0, -0.0]),

@@ -266,6 +266,15 @@ namespace detail {
 // computes with the same value.
 constexpr void round_scalar_operand(ir& g, std::int32_t id) {
   node& n = g[id];
+  // _foreach_add's scalar: PyTorch adds it to each tensor as add does (rounded to the list's dtype
+  // where the list has one); _foreach_mul's multiplies at full precision, as mul.
+  if ((n.op == op_kind::foreach_add || n.op == op_kind::foreach_add_) && n.nargs == n.aux && n.nargs > 0) {
+    const dtype p = g.meta(g.arg(id, 0)).dt;
+    for (std::int32_t k = 1; k < n.nargs; ++k)
+      if (g.meta(g.arg(id, k)).dt != p) return;
+    if (is_floating(p)) n.scalar = n.scalar.rounded_to(p);
+    return;
+  }
   if (!is_binary(n.op) || n.nargs != 1 || n.aux == 0) return;
   const tensor_meta& a = g.meta(g.arg(id, 0));
   const dtype p = yields_bool(n.op) ? operand_dtype(a, nullptr, n.aux == 2) : g[id].meta.dt;
