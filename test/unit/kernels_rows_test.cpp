@@ -20,9 +20,9 @@ namespace k = ctfx::kernels;
 
 // out = x * f32(h) + z: x, z f32, h f16, out of dtype O.
 template <dtype O>
-using xhz = k::op_x<ctfx::op_kind::add, O, O, 0,
-                    k::op_x<ctfx::op_kind::mul, dtype::f32, dtype::f32, 0, k::leaf_x<0, dtype::f32>,
-                            k::op_x<ctfx::op_kind::convert, dtype::f32, dtype::f16, 0, k::leaf_x<1, dtype::f16>>>,
+using xhz = k::op_x<ctfx::op_kind::add, O, O, 0, false,
+                    k::op_x<ctfx::op_kind::mul, dtype::f32, dtype::f32, 0, false, k::leaf_x<0, dtype::f32>,
+                            k::op_x<ctfx::op_kind::convert, dtype::f32, dtype::f16, 0, false, k::leaf_x<1, dtype::f16>>>,
                     k::leaf_x<2, dtype::f32>>;
 
 std::vector<float> values(std::size_t n, float scale) {
@@ -104,9 +104,9 @@ TEST_CASE("rows: a block's lanes per row: enough for the row's vectors, a power 
   CHECK((last.r == 2 && last.j0 == 16 && last.j1 == 20));
   CHECK(k::static_row_fn<xhz<dtype::f32>, dtype::f32, dtype::f32, dtype::f16, dtype::f32>::width == 4);
   CHECK(k::static_row_fn<xhz<dtype::f16>, dtype::f16, dtype::f32, dtype::f16, dtype::f32>::width == 4);
-  using halves = k::op_x<ctfx::op_kind::neg, dtype::f16, dtype::f16, 0, k::leaf_x<0, dtype::f16>>;
+  using halves = k::op_x<ctfx::op_kind::neg, dtype::f16, dtype::f16, 0, false, k::leaf_x<0, dtype::f16>>;
   CHECK(k::static_row_fn<halves, dtype::f16, dtype::f16>::width == 8);  // 16 bytes of f16
-  using doubles = k::op_x<ctfx::op_kind::neg, dtype::f64, dtype::f64, 0, k::leaf_x<0, dtype::f64>>;
+  using doubles = k::op_x<ctfx::op_kind::neg, dtype::f64, dtype::f64, 0, false, k::leaf_x<0, dtype::f64>>;
   CHECK(k::static_row_fn<doubles, dtype::f64, dtype::f64>::width == 2);
 }
 
