@@ -20,7 +20,7 @@ int my_rank() { int r = 0; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
 ctfx::device_ctx host_on(ctfx::communicator& c) { return {ctfx::backend::host, nullptr, &c}; }
 template <class T>
 ctfx::tensor_ref tref(std::vector<T>& v, ctfx::dtype dt, std::initializer_list<ctfx::index_t> shape) {
-  return ctfx::tensor_ref::contiguous(v.data(), dt, shape);
+  return ctfx::tensor_ref::contiguous(static_cast<void*>(v.data()), dt, shape);  // the dtype is chosen at run time
 }
 template <class T>
 bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
