@@ -74,7 +74,7 @@ TEST_CASE("decimal: every double's shortest and 17-digit text reads back to its 
   CHECK(failures == 0);
 }
 
-TEST_CASE("decimal: doubles in [0, 1) as Python prints them, and int64 edges, read as strtod reads them") {
+TEST_CASE("decimal: doubles between 0 and 1 as Python prints them, and int64 edges, read as strtod reads them") {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (int k = 0; k < 50000; ++k) {
