@@ -56,3 +56,48 @@ elseif(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
 else()
   set(CTFX_CXX_TEST_FLAGS ${CTFX_TEST_INCLUDE_FLAGS})
 endif()
+
+# CTest labels from a test's name, so a developer runs a part: `ctest -L unit`, `-L fx`, `-L build`
+# (what compilers do with ctfx: errors, diagnostics, warnings, compile time, generated code),
+# `-L fuzz`, `-L cuda`, `-L mpi`, `-L docs`, `-L tools`, `-L example`, `-L package`, `-L sanitizer`.
+# (`-L` is a regular expression, so no label contains another: a `compile` label would match `-L mpi`.)
+# The name's first component picks the family; a CUDA compiler or device in the name adds `cuda`, a
+# sanitizer adds `sanitizer`. Every directory that adds tests defers a call to this to its end
+# (`cmake_language(DEFER CALL ctfx_label_tests)`): set_property(TEST) reaches only the current
+# directory's tests.
+function(ctfx_label_tests)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(t IN LISTS tests)
+    string(REGEX REPLACE "\\..*" "" family "${t}")
+    set(labels)
+    if(family STREQUAL "unit")
+      list(APPEND labels unit)
+    elseif(family MATCHES "^(ctfx_opt|fx)$")
+      list(APPEND labels fx)
+    elseif(family MATCHES "^(fail|diag|compile|warnings|codegen|headers)$")
+      list(APPEND labels build)
+    elseif(family MATCHES "^(fuzz|threads|row_chain)$")
+      list(APPEND labels fuzz)
+    elseif(family MATCHES "^(mpi|nccl|docs|tools|cuda)$")
+      list(APPEND labels ${family})
+    elseif(family STREQUAL "example")
+      list(APPEND labels example)
+    elseif(family STREQUAL "consumer")
+      list(APPEND labels package)
+    else()
+      message(FATAL_ERROR "ctfx_label_tests: test '${t}' has no label family; name it <family>.<what> "
+                          "with a family listed in cmake/CtfxTesting.cmake, or add its family there")
+    endif()
+    if(t MATCHES "(^|[._])(nvcc|cuda|nccl)([._]|$)")
+      list(APPEND labels cuda)
+    endif()
+    if(t MATCHES "(^|[._])mpi([._]|$)")
+      list(APPEND labels mpi)
+    endif()
+    if(t MATCHES "(^|[._])(asan|tsan)([._]|$)")
+      list(APPEND labels sanitizer)
+    endif()
+    list(REMOVE_DUPLICATES labels)
+    set_property(TEST "${t}" APPEND PROPERTY LABELS ${labels})
+  endforeach()
+endfunction()
