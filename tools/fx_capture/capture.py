@@ -350,7 +350,26 @@ def foreach_half_scalars(a, b):
     return x[0], x[1], y[0], y[1]
 
 
+def scalar_first_ops(x, i, h):
+    # a number as the first operand: sub.Tensor(1, x), div.Tensor(2, x), ... (rsub, rdiv)
+    return 1 - x, 2 - i, 2 / x, 1.5 - i, 0.1 - h, 7 / i, 3 % i
+
+
+def float_to_int_casts(x, h):
+    # truncation toward zero; NaN and values out of 32 (64) bits are INT_MIN on x86; an int8 keeps
+    # the low byte of the 32-bit integer (200.0 -> -56)
+    return x.to(torch.int32), x.to(torch.int64), x.to(torch.int8), x.to(torch.bool), h.to(torch.int8), h.to(torch.int32)
+
+
 PROGRAMS_NUMBERS = [
+    ("scalar_first_ops", scalar_first_ops,
+     lambda: (torch.tensor([0.5, -0.0, 1.0, 3.0, float("nan"), 1e-8, -2.0, 0.1]),
+              torch.tensor([1, -2, 3, -9, 2**40, -(2**40), 7, 5]),
+              torch.tensor([0.1, 0.2, -0.3, 1000.5, 65504.0, -0.0, 0.0999, 2.0]).half()), {}),
+    ("float_to_int_casts", float_to_int_casts,
+     lambda: (torch.tensor([-1.7, 2.9, -0.5, 0.5, 127.9, -128.9, 200.0, 1000.0, -129.5, 3e9, -3e9, 2147483520.0,
+                            -2147483648.0, 9.3e18, -9.3e18, float("nan"), float("inf"), -float("inf"), 0.0, -0.0]),
+              torch.tensor([200.0, -300.5, 65504.0, float("nan"), -0.0, 127.5, float("inf"), 1000.0]).half()), {}),
     ("foreach_half_scalars", foreach_half_scalars, lambda: ((torch.randn(64) * 4).half(), (torch.randn(3, 8) * 4).half()), {}),
     ("sign_and_divisions", sign_and_divisions,
      lambda: (torch.tensor([7.0, -7.0, 7.5, -0.0, float("nan"), 1e30, -2.25, 5.0, 0.0, -3.0]),

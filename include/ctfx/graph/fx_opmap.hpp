@@ -151,6 +151,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.reciprocal.default", lower::reciprocal, op_kind::pow},
     {"aten.relu.default", lower::unary, op_kind::relu},
     {"aten.remainder.Scalar", lower::binary, op_kind::remainder},
+    {"aten.remainder.Scalar_Tensor", lower::binary, op_kind::remainder},  // (number, tensor)
     {"aten.remainder.Tensor", lower::binary, op_kind::remainder},
     {"aten.repeat.default", lower::repeat, op_kind::view},
     {"aten.reshape.default", lower::view, op_kind::view},

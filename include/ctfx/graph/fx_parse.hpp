@@ -1282,6 +1282,10 @@ class parser {
   // tuple, read with operator.getitem.
   // A binary op (a, b): b a tensor or a number (aux 2 for an int, 1 for a float).
   constexpr void lower_binary(std::string_view name, const annotation& t, const value& call, op_kind k, position at) {
+    if (const value* a = arg(call, 0, "self"); a && a->k != vkind::name && a->k != vkind::none) {
+      lower_scalar_first(name, t, call, *a, k, at);
+      return;
+    }
     if (!tensor_arg(call, 0, "self", at) || !alpha_is_one(call)) return;
     const value* o = arg(call, 1, "other");
     if (!o) o = arg(call, 1, "exponent");
@@ -1295,6 +1299,37 @@ class parser {
     bool integral = false;
     if (!scalar_of(o, s, integral, "the scalar operand")) return;
     emit_bufs(name, t, k, integral ? 2 : 1, s, at);
+  }
+
+  // A number as the first operand (`1 - x` is sub.Tensor(1, x), `2 / x` div.Tensor(2, x)): PyTorch
+  // wraps it as a 0-d tensor and converts it to the common dtype before the tensor kernel runs, so it
+  // becomes a 0-d full of that dtype (torch.result_type of the tensor and the number), named
+  // <name>_self, and the op takes two tensors.
+  constexpr void lower_scalar_first(std::string_view name, const annotation& t, const value& call, const value& a, op_kind k, position at) {
+    scalar_value s{};
+    bool integral = false;
+    if (!scalar_of(&a, s, integral, "the number operand self")) return;
+    if (!alpha_is_one(call)) return;
+    const value* o = arg(call, 1, "other");
+    if (!o) o = arg(call, 1, "exponent");
+    if (!o || o->k != vkind::name) {
+      fail(at, "node '", name, "': an op of two numbers; ctfx takes one tensor operand at least");
+      return;
+    }
+    const std::int32_t other = node_of(*o, "other");
+    if (other < 0) return;
+    const dtype dt = promote_scalar(b_.g.meta(other).dt, integral);
+    abuf_.clear();
+    pbuf_.clear();
+    text_buf<max_name + 8> self_name;
+    self_name << name << "_self";
+    emit_bufs(self_name.view(), annotation{}, op_kind::full, static_cast<std::int32_t>(dt), s, at);
+    if (stopped()) return;
+    const std::int32_t self = b_.g.size() - 1;
+    abuf_.clear();
+    abuf_.push_back(self);
+    abuf_.push_back(other);
+    emit_bufs(name, t, k, 0, 0.0, at);
   }
 
   constexpr void lower_direct_user_op(std::string_view name, const annotation& t, const fx_custom& cu, const value& call, position at) {

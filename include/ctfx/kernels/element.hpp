@@ -96,12 +96,17 @@ CTFX_HD inline void store_as(void* p, C v) {
   if constexpr (D == dtype::f16 || D == dtype::bf16) *q = element_t<D>(static_cast<float>(v));
   else if constexpr (D == dtype::b8) *q = static_cast<std::uint8_t>(v != C(0));
   else if constexpr (std::is_floating_point_v<C> && !is_floating(D)) {
-    // float -> integer: truncation toward zero, as PyTorch; out-of-range values are not UB here.
-    if (!(v == v)) { *q = 0; return; }
+    // float -> integer as PyTorch's CPU kernels give it on x86 (a C++ cast, which the compiler emits
+    // as cvttss2si/cvttsd2si), written out so that every backend gives the same bits and no value
+    // is UB: truncation toward zero into 32 bits (64 for i64); a NaN or a value out of that range
+    // is the "integer indefinite" INT_MIN; an i8 keeps the low 8 bits of that 32-bit integer, so
+    // 200.0 is -56 and 1000.0 is -24, as in PyTorch.
     using E = element_t<D>;
-    constexpr double lo = static_cast<double>(E(1) << (sizeof(E) * 8 - 2)) * -2.0;  // -2^(bits-1), exact
+    using W = std::conditional_t<sizeof(E) == 8, std::int64_t, std::int32_t>;
+    constexpr double lo = static_cast<double>(W(1) << (sizeof(W) * 8 - 2)) * -2.0;  // -2^(bits-1), exact
     const double d = static_cast<double>(v);
-    *q = d <= lo ? std::numeric_limits<E>::min() : d >= -lo ? std::numeric_limits<E>::max() : static_cast<E>(d);
+    const W w = d > lo - 1.0 && d < -lo ? static_cast<W>(d) : std::numeric_limits<W>::min();  // false for NaN
+    *q = static_cast<E>(static_cast<std::make_unsigned_t<E>>(static_cast<std::make_unsigned_t<W>>(w)));
   } else *q = static_cast<element_t<D>>(v);
 }
 
