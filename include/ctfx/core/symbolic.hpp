@@ -222,7 +222,7 @@ struct sym_expr {
   }
 };
 
-// Three-valued comparisons: symbols are non-negative sizes, but nothing more is assumed.
+/// Three-valued comparisons: symbols are non-negative sizes, but nothing more is assumed.
 constexpr bool known_equal(const sym_expr& a, const sym_expr& b) { return a == b; }
 constexpr bool known_le(const sym_expr& a, const sym_expr& b) {
   sym_expr d = b - a;

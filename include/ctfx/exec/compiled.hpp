@@ -73,11 +73,11 @@ struct compiled {
   static constexpr bool has_symbols = pipeline_type::final_stage::sizes.syms > 0;
   static constexpr auto report = pipeline_type::report;
 
-  // The optimized graph (thawed from the compile-time constant).
+  /// The optimized graph (thawed from the compile-time constant).
   static constexpr ir graph() { return pipeline_type::get(); }
 
-  // The kernel grouping, made by the compiler (plan/fusion.hpp): per node, the node whose kernel
-  // computes it, and the cat whose buffer holds its result (or -1).
+  /// The kernel grouping, made by the compiler (plan/fusion.hpp): per node, the node whose kernel
+  /// computes it, and the cat whose buffer holds its result (or -1).
   struct fusion_arrays {
     std::array<std::int32_t, node_count> root{}, into{};
   };
@@ -92,7 +92,7 @@ struct compiled {
   }();
   static constexpr auto fused_roots = fusion_plan.root;
   static constexpr auto fused_into = fusion_plan.into;
-  // Per node: how many nodes are fused into it (0: a kernel of its own, or a member).
+  /// Per node: how many nodes are fused into it (0: a kernel of its own, or a member).
   static constexpr auto fused_members = [] {
     std::array<std::int32_t, node_count> m{};
     for (std::size_t i = 0; i < node_count; ++i)
@@ -100,8 +100,8 @@ struct compiled {
     return m;
   }();
 
-  // Per node: the node of the next step when the two run row by row together (plan/row_siblings.hpp;
-  // kernels::static_row_siblings runs them at the first one's step), else -1.
+  /// Per node: the node of the next step when the two run row by row together (plan/row_siblings.hpp;
+  /// kernels::static_row_siblings runs them at the first one's step), else -1.
   struct sibling_arrays {
     std::array<std::int32_t, node_count> next{};
     std::array<bool, node_count> follows{};  // computed with the step before it
@@ -129,10 +129,10 @@ struct compiled {
   }();
   static constexpr auto row_sibling = siblings.next;
 
-  // Per node: the node of the next step when the two run row by row in one chain (plan/row_chain.hpp;
-  // kernels::static_row_chain runs the chain at its first step), else -1. Only chains with a
-  // reduction and an elementwise kernel over whole rows; none under nvcc, whose plans run through
-  // the program.
+  /// Per node: the node of the next step when the two run row by row in one chain (plan/row_chain.hpp;
+  /// kernels::static_row_chain runs the chain at its first step), else -1. Only chains with a
+  /// reduction and an elementwise kernel over whole rows; none under nvcc, whose plans run through
+  /// the program.
   static constexpr sibling_arrays chains = [] {
     sibling_arrays r;
     for (auto& x : r.next) x = -1;
@@ -163,7 +163,7 @@ struct compiled {
     return r;
   }();
 
-  // Per node: a reduction's folded dimensions (bit d: dimension d), a cat's dimension.
+  /// Per node: a reduction's folded dimensions (bit d: dimension d), a cat's dimension.
   static constexpr auto node_param = [] {
     std::array<std::int64_t, node_count> a{};
     const ir g = pipeline_type::get();
@@ -175,18 +175,18 @@ struct compiled {
     return a;
   }();
 
-  // The grouping and the lifetimes the plan runs with (for listings: ctfx::listing(graph(), life(),
-  // plan_reuse(life()), {.fused = &f}) with f = fused()).
+  /// The grouping and the lifetimes the plan runs with (for listings: ctfx::listing(graph(), life(),
+  /// plan_reuse(life()), {.fused = &f}) with f = fused()).
   static fusion fused() {
     return fusion{detail::cvec<std::int32_t>(fused_roots.data(), fused_roots.data() + node_count),
                   detail::cvec<std::int32_t>(fused_into.data(), fused_into.data() + node_count)};
   }
   static liveness life() { return compute_liveness(graph(), fused_roots.data(), fused_into.data()); }
 
-  // Bytes of the planned buffers when every extent is static (outputs computed straight into the
-  // caller's buffers excluded, with the buffers that live in them before: plan/outputs.hpp), the
-  // program's slots (plan/slots.hpp), computed by the compiler with the memory plan the program
-  // uses (bind() adds the run's small scratch to get the workspace).
+  /// Bytes of the planned buffers when every extent is static (outputs computed straight into the
+  /// caller's buffers excluded, with the buffers that live in them before: plan/outputs.hpp), the
+  /// program's slots (plan/slots.hpp), computed by the compiler with the memory plan the program
+  /// uses (bind() adds the run's small scratch to get the workspace).
   static constexpr std::size_t static_buffer_bytes() {
     const ir g = pipeline_type::get();
     const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
@@ -367,11 +367,11 @@ struct compiled {
   /// Whether the static plan's numbers are every run's (a plan with symbolic extents evaluates them per call).
   static constexpr bool static_numbers = run_plan.usable && run_plan.n_symbols == 0;
 
-  // Per node: the node of the next step when the two strided copies run element by element
-  // together (plan/copy_siblings.hpp; kernels::copy_siblings runs them at the first one's step),
-  // else -1. Static numbers only: the plan knows every layout and where each storage lives, so that
-  // the members' disjointness is decided here. Never across a check made during the run (an index
-  // computed in the graph, the ranks' agreement), which must come before the later copy's writes.
+  /// Per node: the node of the next step when the two strided copies run element by element
+  /// together (plan/copy_siblings.hpp; kernels::copy_siblings runs them at the first one's step),
+  /// else -1. Static numbers only: the plan knows every layout and where each storage lives, so that
+  /// the members' disjointness is decided here. Never across a check made during the run (an index
+  /// computed in the graph, the ranks' agreement), which must come before the later copy's writes.
   static constexpr sibling_arrays copy_group = [] {
     sibling_arrays r;
     for (auto& x : r.next) x = -1;
@@ -420,7 +420,7 @@ struct compiled {
   }
   static binding bind(std::initializer_list<tensor_desc> inputs) { return bind(std::span<const tensor_desc>(inputs.begin(), inputs.size())); }
 
-  // inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
+  /// inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
   static run_status run(tensor_refs inputs, tensor_refs outputs,
                         const device_ctx& ctx = {}, std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) {
     if constexpr (run_plan.usable) return static_runner::run(plan_ref(), inputs, outputs, ctx, workspace, table.data());

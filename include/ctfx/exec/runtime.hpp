@@ -29,7 +29,7 @@ struct plan_options {
   bool fuse = true;              // fuse elementwise chains into one kernel each (plan/fusion.hpp)
 };
 
-// A class template with one instance, as basic_program (CTFX_SEPARATE_RUNTIME).
+/// A class template with one instance, as basic_program (CTFX_SEPARATE_RUNTIME).
 template <int Instance = 0>
 class basic_runtime_plan {
  public:
@@ -58,10 +58,10 @@ class basic_runtime_plan {
   const liveness& life() const { return prog_.life(); }
   const reuse_plan& memory_plan() const { return prog_.memory_plan(); }
   const arena_plan& arena() const { return prog_.arena(); }
-  // The kernel grouping (plan/fusion.hpp): per node of graph(), the node whose kernel computes it.
+  /// The kernel grouping (plan/fusion.hpp): per node of graph(), the node whose kernel computes it.
   const fusion& fused() const { return prog_.fused(); }
-  // Strided copies run element by element together: per node of graph(), the node of the next step
-  // run with it, else -1 (empty when none are; listing_options::copy_siblings).
+  /// Strided copies run element by element together: per node of graph(), the node of the next step
+  /// run with it, else -1 (empty when none are; listing_options::copy_siblings).
   const std::vector<std::int32_t>& copy_siblings() const { return prog_.copy_siblings_next(); }
   const std::vector<std::int32_t>& input_nodes() const { return prog_.input_nodes(); }
   const std::vector<std::int32_t>& mutated_inputs() const { return prog_.mutated_inputs(); }
@@ -69,7 +69,7 @@ class basic_runtime_plan {
   binding bind(std::span<const tensor_desc> inputs) const { return prog_.bind(inputs); }
   binding bind(std::initializer_list<tensor_desc> inputs) const { return prog_.bind({inputs.begin(), inputs.size()}); }
 
-  // inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
+  /// inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
   run_status run(tensor_refs inputs, tensor_refs outputs, backend where = backend::host,
                  std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) const {
     return prog_.run(inputs, outputs, device_ctx{where, nullptr}, workspace, kernels);
@@ -91,8 +91,8 @@ using runtime_plan = basic_runtime_plan<>;
 extern template class basic_runtime_plan<0>;
 #endif
 
-// The ground truth: the functional graph as written, every functional op into a fresh buffer, no
-// reuse, on the host backend (over `comm` when the graph communicates across ranks).
+/// The ground truth: the functional graph as written, every functional op into a fresh buffer, no
+/// reuse, on the host backend (over `comm` when the graph communicates across ranks).
 inline run_status reference_run(const ir& functional, tensor_refs inputs, tensor_refs outputs,
                                 const kernel_table* kernels = nullptr, communicator* comm = nullptr) {
   program p(functional, program_options{false, false, false});

@@ -63,7 +63,7 @@ struct op_facts {
   op_kind twin = op_kind::count_;  ///< functional <-> in-place twin, or view <-> scatter twin
 };
 
-// One row per op_kind, in enum order (checked by a static_assert below).
+/// One row per op_kind, in enum order (checked by a static_assert below).
 inline constexpr op_facts op_table[] = {
     {"placeholder", op_family::structure},
     {"output", op_family::structure},
@@ -178,9 +178,9 @@ constexpr bool meets_in_blocks(op_kind k) {
   return k == op_kind::all_gather || k == op_kind::reduce_scatter || k == op_kind::all_gather_blocks ||
          k == op_kind::all_gather_blocks_ || k == op_kind::reduce_scatter_blocks || k == op_kind::reduce_scatter_blocks_;
 }
-// The elementwise families by their ranges of the enum, not by op_table: CUDA kernels ask these
-// at run time, and op_table lives in host memory (a kernel that reads it traps). The
-// static_assert below checks the ranges against the table.
+/// The elementwise families by their ranges of the enum, not by op_table: CUDA kernels ask these
+/// at run time, and op_table lives in host memory (a kernel that reads it traps). The
+/// static_assert below checks the ranges against the table.
 constexpr bool is_unary(op_kind k) { return k >= op_kind::neg && k <= op_kind::logical_not; }
 constexpr bool is_binary(op_kind k) { return k >= op_kind::add && k <= op_kind::logical_or; }
 constexpr bool is_ternary(op_kind k) { return k == op_kind::where; }
@@ -196,8 +196,8 @@ constexpr bool elementwise_ranges_match_table() {
 static_assert(elementwise_ranges_match_table(),
               "ctfx: op_kind's unary ops must run from neg to logical_not, its binary ops from add to logical_or, "
               "and where must be its one ternary op (is_unary/is_binary/is_ternary test those ranges)");
-// Binary ops whose result is bool, computed in the promoted type of the operands (torch.result_type)
-// rather than in the result's type.
+/// Binary ops whose result is bool, computed in the promoted type of the operands (torch.result_type)
+/// rather than in the result's type.
 constexpr bool is_comparison(op_kind k) {
   return k == op_kind::eq || k == op_kind::ne || k == op_kind::lt || k == op_kind::le || k == op_kind::gt || k == op_kind::ge;
 }
@@ -209,12 +209,12 @@ constexpr bool is_view_scatter(op_kind k) {
   return k == op_kind::slice_scatter || k == op_kind::select_scatter ||
          k == op_kind::diagonal_scatter || k == op_kind::as_strided_scatter;
 }
-// A view scatter or a chain of them (generalized_scatter, and its in-place form).
+/// A view scatter or a chain of them (generalized_scatter, and its in-place form).
 constexpr bool is_scatter(op_kind k) {
   return is_view_scatter(k) || k == op_kind::generalized_scatter || k == op_kind::generalized_scatter_;
 }
-// Ops with index tensors (checked against their extents before any write): index_put (args
-// x, values, indices...) and index (x, indices...). The argument of the first index.
+/// Ops with index tensors (checked against their extents before any write): index_put (args
+/// x, values, indices...) and index (x, indices...). The argument of the first index.
 constexpr bool is_index_op(op_kind k) { return facts(k).family == op_family::index; }
 constexpr int first_index_arg(op_kind k) { return k == op_kind::index ? 1 : 2; }
 constexpr bool is_list_op(op_kind k) { return facts(k).family == op_family::list; }

@@ -66,7 +66,7 @@ constexpr std::string_view name_of(reinplace_reason r) {
   return "?";
 }
 
-// A sentence for messages: what blocks the candidate.
+/// A sentence for messages: what blocks the candidate.
 constexpr std::string_view explain(reinplace_reason r) {
   switch (r) {
     case reinplace_reason::reinplaced: return "reinplaced";
@@ -87,8 +87,8 @@ constexpr std::string_view explain(reinplace_reason r) {
   return "?";
 }
 
-// The counters' triggers. Inductor counts only auto_functionalized and user kernels; ctfx also
-// counts its built-in inplaceable ops, foreach ops and user op pairs (trigger `aten`, `foreach`, `user_pair`).
+/// The counters' triggers. Inductor counts only auto_functionalized and user kernels; ctfx also
+/// counts its built-in inplaceable ops, foreach ops and user op pairs (trigger `aten`, `foreach`, `user_pair`).
 enum class reinplace_trigger : std::uint8_t { auto_func, user_kernel, aten, foreach, user_pair, count_ };
 
 constexpr std::string_view name_of(reinplace_trigger t) {
