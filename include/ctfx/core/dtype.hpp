@@ -6,12 +6,16 @@
 
 namespace ctfx {
 
+/// Element types: bool (b8), int8, int32, int64, float16, bfloat16, float32, float64 (torch.bool, torch.int8, ...).
 enum class dtype : std::uint8_t { b8, i8, i32, i64, f16, bf16, f32, f64 };
 
 /// Values usable in the DSL: g.input("x", ctfx::f32, {4, 8}).
+///@{
 inline constexpr dtype b8 = dtype::b8, i8 = dtype::i8, i32 = dtype::i32, i64 = dtype::i64,
                        f16 = dtype::f16, bf16 = dtype::bf16, f32 = dtype::f32, f64 = dtype::f64;
 
+///@}
+/// Bytes of one element of `d`.
 constexpr int size_of(dtype d) {
   switch (d) {
     case dtype::b8: case dtype::i8: return 1;
@@ -37,10 +41,13 @@ constexpr std::string_view name_of(dtype d) {
   return "?";
 }
 
+/// f16, bf16, f32 or f64 (`torch.is_floating_point`).
 constexpr bool is_floating(dtype d) {
   return d == dtype::f16 || d == dtype::bf16 || d == dtype::f32 || d == dtype::f64;
 }
+/// i8, i32 or i64 (bool is its own category).
 constexpr bool is_integral(dtype d) { return d == dtype::i8 || d == dtype::i32 || d == dtype::i64; }
+/// A dtype an index tensor may have: i32, i64, or b8 (a mask).
 constexpr bool is_index_dtype(dtype d) { return d == dtype::i32 || d == dtype::i64 || d == dtype::b8; }
 
 /// torch.result_type for two tensors of equal priority: bool < integers < floats; within a category

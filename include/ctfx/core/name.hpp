@@ -43,6 +43,7 @@ struct name_words { std::uint64_t w0, w1, w2, w3; };
 constexpr name_words words_of(const name_t& n) { return __builtin_bit_cast(name_words, n); }
 }  // namespace detail
 
+/// Whether two names are the same text.
 constexpr bool operator==(const name_t& a, const name_t& b) {
   const detail::name_words x = detail::words_of(a), y = detail::words_of(b);
   return x.w0 == y.w0 && x.w1 == y.w1 && x.w2 == y.w2 && x.w3 == y.w3;

@@ -11,11 +11,13 @@
 
 namespace ctfx {
 
+/// A size as PyTorch prints it ("2*s0 + 1").
 inline std::string to_string(const ir& g, const sym_expr& e) {
   detail::msg m;
   detail::put_expr(m, g, e);
   return std::string(m.view());
 }
+/// A tensor's type as PyTorch's graph dumps print it: "f32[4, s0]".
 inline std::string to_string(const ir& g, const tensor_meta& t) {
   detail::msg m;
   detail::put_type(m, g, t);
@@ -29,6 +31,7 @@ inline std::string layout_string(const ir& g, const tensor_meta& t) {
   if (!(t.offset == sym_expr(0))) s += "+" + to_string(g, t.offset);
   return s;
 }
+/// The error message ("ok" when there is none).
 inline std::string to_string(const diagnostic& d) {
   return d.ok() ? std::string("ok") : std::string(d.message());
 }

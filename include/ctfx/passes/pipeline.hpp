@@ -51,6 +51,7 @@ constexpr ir dce(ir g) { return g; }
 
 namespace ctfx {
 
+/// Whether every pass is built in (false only in a build that leaves some out: they are identities then).
 inline constexpr bool pipeline_complete = CTFX_PIPELINE_COMPLETE != 0;
 
 namespace detail {
