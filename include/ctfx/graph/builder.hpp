@@ -73,9 +73,11 @@ struct tensor {
   // copies, reductions, conversion
   /// `aten.clone`: a copy in a fresh buffer.
   constexpr tensor clone(source_loc at = source_loc::current()) const;
-  /// `aten.sum` over `dims` (all when empty).
+  /// `aten.sum` over `dims` (all when empty), `x.sum(dims, keepdim)` in PyTorch: an integer or bool
+  /// x sums in i64 (PyTorch's dtype), a floating x in its own dtype.
   constexpr tensor sum(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
-  /// `aten.amax` over `dims` (all when empty).
+  /// `aten.amax` over `dims` (all when empty), `x.amax(dims, keepdim)` in PyTorch: any dtype, kept;
+  /// NaN if a reduced element is NaN.
   constexpr tensor amax(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
   /// `aten.mean.dim` over `dims` (all when empty): the sum divided by the count; floating only.
   constexpr tensor mean(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
