@@ -30,11 +30,11 @@ struct plan_options {
   bool fuse = true;              ///< fuse elementwise chains into one kernel each (plan/fusion.hpp)
 };
 
-/// A class template with one instance, as basic_program (CTFX_SEPARATE_RUNTIME).
 /// A graph built at run time (ctfx::build_checked, ctfx::parse_fx), planned and runnable: the
 /// reinplacing pipeline, fusion and the memory plan run when it is made; run() validates the
 /// caller's buffers, then runs every step on the chosen backend. Errors are values: a graph that
 /// fails the pipeline is reported by error() and by every run. Users name it ctfx::runtime_plan.
+/// (A class template with one instance, as basic_program, for CTFX_SEPARATE_RUNTIME.)
 template <int Instance = 0>
 class basic_runtime_plan {
  public:
