@@ -42,13 +42,14 @@
 #endif
 
 namespace ctfx {
-// Tensors of rank up to 6 cover the use cases (KV caches are rank 4); a fixed bound keeps a node a
-// plain structural value.
+/// Tensors of rank up to 6 cover the use cases (KV caches are rank 4); a fixed bound keeps a node a
+/// plain structural value.
 inline constexpr int max_rank = 6;
-// Node and symbol names are short identifiers stored inline.
+/// Node and symbol names are short identifiers stored inline.
 inline constexpr int max_name = 32;
+/// Extents, strides, offsets and dimension numbers: signed 64-bit, as PyTorch's.
 using index_t = std::int64_t;
-// Sentinel for "to the end of the dimension" (PyTorch's sys.maxsize default of slice's end).
+/// Sentinel for "to the end of the dimension" (PyTorch's sys.maxsize default of slice's end).
 inline constexpr index_t end_of_dim = INT64_MAX;
 }  // namespace ctfx
 #include "diagnostics_pop.hpp"

@@ -43,17 +43,18 @@ struct name_words { std::uint64_t w0, w1, w2, w3; };
 constexpr name_words words_of(const name_t& n) { return __builtin_bit_cast(name_words, n); }
 }  // namespace detail
 
+/// Whether two names are the same text.
 constexpr bool operator==(const name_t& a, const name_t& b) {
   const detail::name_words x = detail::words_of(a), y = detail::words_of(b);
   return x.w0 == y.w0 && x.w1 == y.w1 && x.w2 == y.w2 && x.w3 == y.w3;
 }
 
-// FX's unique-name form: `base` (its first len characters, the rest zero) with "_<c>" appended
-// for c > 0. The suffix goes into the zeroed tail, keeping the invariant above; when base and
-// suffix exceed max_name - 1 characters the base is cut, never the suffix, so that different c
-// always give different names (a cut suffix made base_1 and base_10 one name, and a search for a
-// free name could run forever). Used by the builder's and the rewrites' name makers, which keep
-// their bases.
+/// FX's unique-name form: `base` (its first len characters, the rest zero) with "_<c>" appended
+/// for c > 0. The suffix goes into the zeroed tail, keeping the invariant above; when base and
+/// suffix exceed max_name - 1 characters the base is cut, never the suffix, so that different c
+/// always give different names (a cut suffix made base_1 and base_10 one name, and a search for a
+/// free name could run forever). Used by the builder's and the rewrites' name makers, which keep
+/// their bases.
 constexpr name_t with_suffix(const name_t& base, std::size_t len, int c) {
   name_t t = base;
   if (c <= 0) return t;

@@ -20,6 +20,7 @@ namespace ctfx {
 
 /// The most terms (besides the constant) and the most symbols in one term of a sym_expr.
 inline constexpr int sym_max_terms = 4;
+/// The most symbols in one term of a sym_expr (s0*s1*s2*s3).
 inline constexpr int sym_max_degree = 4;
 
 /// Python's floor division and modulo (the result of `%` has the divisor's sign); b != 0.
@@ -28,6 +29,7 @@ constexpr index_t floor_div(index_t a, index_t b) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
+/// Python's a % b (the sign of b); b != 0.
 constexpr index_t floor_mod(index_t a, index_t b) { return a - floor_div(a, b) * b; }
 
 /// One term of a symbolic expression: coeff times a product of up to sym_max_degree symbols.
@@ -222,8 +224,9 @@ struct sym_expr {
   }
 };
 
-// Three-valued comparisons: symbols are non-negative sizes, but nothing more is assumed.
+/// Three-valued comparisons: symbols are non-negative sizes, but nothing more is assumed.
 constexpr bool known_equal(const sym_expr& a, const sym_expr& b) { return a == b; }
+/// Whether a <= b for every value of the symbols (false when it cannot be decided).
 constexpr bool known_le(const sym_expr& a, const sym_expr& b) {
   sym_expr d = b - a;
   return d.is_static() && d.value() >= 0;

@@ -59,28 +59,45 @@ constexpr bool static_single(const node& nd) {
 }
 }  // namespace detail
 
+/// A graph compiled by the C++ compiler: `using plan = ctfx::compiled<decltype(g)>` for a graph
+/// `constexpr auto g = ctfx::graph(...)` (or ctfx::fx_graph). The reinplacing pipeline, the fusion
+/// and the memory plan are constants of the type, so that their results can be checked with
+/// static_assert (`plan::report.all_inplace()`, `plan::static_buffer_bytes()`), and each node's
+/// kernel is instantiated for its op and dtypes. run() validates the caller's buffers, then runs;
+/// a graph that breaks a rule is a compile error naming the node and the rule.
+/// \tparam Source the graph's type (`decltype(g)`)
+/// \tparam Table the in-place table reinplacing uses (the executors' by default)
 template <class Source, class Table = executor_inplace_table>
 struct compiled {
+  /// The compile-time pipeline that optimizes the graph (passes/pipeline.hpp).
   using pipeline_type = pipeline<Source, Table>;
   /// The first broken rule of the optimized graph: reported here, before pipeline<> is instantiated,
   /// so that the compiler's instantiation context is this class (not the pipeline's, whose printed
   /// type spells out the Boost.Hana in-place table).
   static constexpr diagnostic diag = detail::final_stage_t<Source, Table>::diag;
   static_assert(detail::report<diag>::value);
+  /// The optimized graph as a compile-time constant.
   static constexpr auto& frozen = pipeline_type::final_stage::frozen;
+  /// The optimized graph's number of nodes.
   static constexpr std::size_t node_count = pipeline_type::final_stage::sizes.nodes;
   /// Whether the optimized graph has symbolic extents (its static plan, if any, evaluates them on each call).
   static constexpr bool has_symbols = pipeline_type::final_stage::sizes.syms > 0;
+  /// The reinplacing report (ctfx::reinplace_report): `static_assert(plan::report.all_inplace())`.
   static constexpr auto report = pipeline_type::report;
 
-  // The optimized graph (thawed from the compile-time constant).
+  /// The optimized graph (thawed from the compile-time constant).
   static constexpr ir graph() { return pipeline_type::get(); }
 
-  // The kernel grouping, made by the compiler (plan/fusion.hpp): per node, the node whose kernel
-  // computes it, and the cat whose buffer holds its result (or -1).
+  /// The kernel grouping, made by the compiler (plan/fusion.hpp): per node, the node whose kernel
+  /// computes it, and the cat whose buffer holds its result (or -1).
+  /// The kernel grouping, per node.
   struct fusion_arrays {
+    /// per node: the node whose kernel computes it (root); the cat whose buffer holds its result, or -1 (into)
+    ///@{
     std::array<std::int32_t, node_count> root{}, into{};
+    ///@}
   };
+  /// The kernel grouping the compiler made (plan/fusion.hpp).
   static constexpr fusion_arrays fusion_plan = [] {
     fusion_arrays a;
     const fusion f = plan_fusion(pipeline_type::get());
@@ -90,9 +107,11 @@ struct compiled {
     }
     return a;
   }();
+  /// Per node: the node whose kernel computes it (itself for a kernel of its own).
   static constexpr auto fused_roots = fusion_plan.root;
+  /// Per node: the cat whose buffer holds its result, or -1.
   static constexpr auto fused_into = fusion_plan.into;
-  // Per node: how many nodes are fused into it (0: a kernel of its own, or a member).
+  /// Per node: how many nodes are fused into it (0: a kernel of its own, or a member).
   static constexpr auto fused_members = [] {
     std::array<std::int32_t, node_count> m{};
     for (std::size_t i = 0; i < node_count; ++i)
@@ -100,12 +119,15 @@ struct compiled {
     return m;
   }();
 
-  // Per node: the node of the next step when the two run row by row together (plan/row_siblings.hpp;
-  // kernels::static_row_siblings runs them at the first one's step), else -1.
+  /// Per node: the node of the next step when the two run row by row together (plan/row_siblings.hpp;
+  /// kernels::static_row_siblings runs them at the first one's step), else -1.
+  /// Steps that run together, per node.
   struct sibling_arrays {
+    /// the node of the next step run with this one, or -1
     std::array<std::int32_t, node_count> next{};
-    std::array<bool, node_count> follows{};  // computed with the step before it
+    std::array<bool, node_count> follows{};  ///< computed with the step before it
   };
+  /// The steps that run row by row together (plan/row_siblings.hpp).
   static constexpr sibling_arrays siblings = [] {
     sibling_arrays r;
     auto& next = r.next;
@@ -127,12 +149,13 @@ struct compiled {
     }
     return r;
   }();
+  /// Per node: the node of the next step run row by row with it, or -1.
   static constexpr auto row_sibling = siblings.next;
 
-  // Per node: the node of the next step when the two run row by row in one chain (plan/row_chain.hpp;
-  // kernels::static_row_chain runs the chain at its first step), else -1. Only chains with a
-  // reduction and an elementwise kernel over whole rows; none under nvcc, whose plans run through
-  // the program.
+  /// Per node: the node of the next step when the two run row by row in one chain (plan/row_chain.hpp;
+  /// kernels::static_row_chain runs the chain at its first step), else -1. Only chains with a
+  /// reduction and an elementwise kernel over whole rows; none under nvcc, whose plans run through
+  /// the program.
   static constexpr sibling_arrays chains = [] {
     sibling_arrays r;
     for (auto& x : r.next) x = -1;
@@ -163,7 +186,7 @@ struct compiled {
     return r;
   }();
 
-  // Per node: a reduction's folded dimensions (bit d: dimension d), a cat's dimension.
+  /// Per node: a reduction's folded dimensions (bit d: dimension d), a cat's dimension.
   static constexpr auto node_param = [] {
     std::array<std::int64_t, node_count> a{};
     const ir g = pipeline_type::get();
@@ -175,18 +198,19 @@ struct compiled {
     return a;
   }();
 
-  // The grouping and the lifetimes the plan runs with (for listings: ctfx::listing(graph(), life(),
-  // plan_reuse(life()), {.fused = &f}) with f = fused()).
+  /// The grouping and the lifetimes the plan runs with (for listings: ctfx::listing(graph(), life(),
+  /// plan_reuse(life()), {.fused = &f}) with f = fused()).
   static fusion fused() {
     return fusion{detail::cvec<std::int32_t>(fused_roots.data(), fused_roots.data() + node_count),
                   detail::cvec<std::int32_t>(fused_into.data(), fused_into.data() + node_count)};
   }
+  /// The steps in run order and each value's lifetime, as the plan runs them.
   static liveness life() { return compute_liveness(graph(), fused_roots.data(), fused_into.data()); }
 
-  // Bytes of the planned buffers when every extent is static (outputs computed straight into the
-  // caller's buffers excluded, with the buffers that live in them before: plan/outputs.hpp), the
-  // program's slots (plan/slots.hpp), computed by the compiler with the memory plan the program
-  // uses (bind() adds the run's small scratch to get the workspace).
+  /// Bytes of the planned buffers when every extent is static (outputs computed straight into the
+  /// caller's buffers excluded, with the buffers that live in them before: plan/outputs.hpp), the
+  /// program's slots (plan/slots.hpp), computed by the compiler with the memory plan the program
+  /// uses (bind() adds the run's small scratch to get the workspace).
   static constexpr std::size_t static_buffer_bytes() {
     const ir g = pipeline_type::get();
     const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
@@ -314,7 +338,7 @@ struct compiled {
     return p;
   }
 
-  /// Whether step node i runs a kernel compiled for it here (step<I> below returns true).
+  /// Whether step node i runs a kernel compiled for it here (`step<I>` below returns true).
   static constexpr bool typed_step(std::int32_t i) {
     const auto u = static_cast<std::size_t>(i);
     const node& nd = frozen.nodes[u];
@@ -338,12 +362,16 @@ struct compiled {
     }
     return std::max({n, m, c});
   }();
+  /// Nodes computed in another's buffer (a cat's slice): the room run_plan keeps for them.
   static constexpr std::size_t placed_count = [] {
     std::size_t n = 0;
     for (const std::int32_t c : fused_into) n += c >= 0;
     return n;
   }();
+  /// The optimized graph's number of symbols.
   static constexpr std::size_t symbol_count = pipeline_type::final_stage::sizes.syms;
+  /// The static plan (exec/static_plan.hpp): `run_plan.usable` when run() runs without the run-time
+  /// program, else `run_plan.why` says why not.
   static constexpr static_plan<node_count, storage_count, index_count, placed_count, symbol_count> run_plan = [] {
     static_plan<node_count, storage_count, index_count, placed_count, symbol_count> p;
 #if defined(__CUDACC__)
@@ -367,11 +395,11 @@ struct compiled {
   /// Whether the static plan's numbers are every run's (a plan with symbolic extents evaluates them per call).
   static constexpr bool static_numbers = run_plan.usable && run_plan.n_symbols == 0;
 
-  // Per node: the node of the next step when the two strided copies run element by element
-  // together (plan/copy_siblings.hpp; kernels::copy_siblings runs them at the first one's step),
-  // else -1. Static numbers only: the plan knows every layout and where each storage lives, so that
-  // the members' disjointness is decided here. Never across a check made during the run (an index
-  // computed in the graph, the ranks' agreement), which must come before the later copy's writes.
+  /// Per node: the node of the next step when the two strided copies run element by element
+  /// together (plan/copy_siblings.hpp; kernels::copy_siblings runs them at the first one's step),
+  /// else -1. Static numbers only: the plan knows every layout and where each storage lives, so that
+  /// the members' disjointness is decided here. Never across a check made during the run (an index
+  /// computed in the graph, the ranks' agreement), which must come before the later copy's writes.
   static constexpr sibling_arrays copy_group = [] {
     sibling_arrays r;
     for (auto& x : r.next) x = -1;
@@ -414,13 +442,22 @@ struct compiled {
     return r;
   }
 
+  /// What a call with inputs of these shapes and dtypes needs: the outputs' shapes (contiguous), the
+  /// workspace bytes (static_buffer_bytes() plus a small scratch) and the symbols' values; a `status`
+  /// that says why not when the inputs do not fit.
   static binding bind(std::span<const tensor_desc> inputs) {
     if constexpr (run_plan.usable) return static_runner::bind(plan_ref(), inputs);
     else return prog().bind(inputs);
   }
+  /// bind() on a braced list of input descriptions.
   static binding bind(std::initializer_list<tensor_desc> inputs) { return bind(std::span<const tensor_desc>(inputs.begin(), inputs.size())); }
 
-  // inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
+  /// Runs the plan with the caller's buffers: `inputs` in graph-input order, `outputs` in output
+  /// order. Every buffer is validated first (dtype, shape, strides, overlap); a refusal leaves every
+  /// buffer untouched and says why in the returned ctfx::run_status. `ctx`: the backend (host, omp,
+  /// cuda), CUDA stream and communicator; `workspace`: the scratch (at least bind()'s bytes; empty:
+  /// the plan allocates its own); `kernels`: the user ops' kernels.
+  /// inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
   static run_status run(tensor_refs inputs, tensor_refs outputs,
                         const device_ctx& ctx = {}, std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) {
     if constexpr (run_plan.usable) return static_runner::run(plan_ref(), inputs, outputs, ctx, workspace, table.data());

@@ -27,6 +27,7 @@ struct custom_call {
   device_ctx ctx;  ///< where to run: backend and CUDA stream
 };
 
+/// A user op's kernel: called with the op's arguments, fresh results and device (ctfx::custom_call).
 using custom_kernel = std::function<void(const custom_call&)>;
 
 /// The kernels of user ops, by name, that a run is given (`run(..., &table)`).

@@ -73,9 +73,11 @@ struct tensor {
   // copies, reductions, conversion
   /// `aten.clone`: a copy in a fresh buffer.
   constexpr tensor clone(source_loc at = source_loc::current()) const;
-  /// `aten.sum` over `dims` (all when empty).
+  /// `aten.sum` over `dims` (all when empty), `x.sum(dims, keepdim)` in PyTorch: an integer or bool
+  /// x sums in i64 (PyTorch's dtype), a floating x in its own dtype.
   constexpr tensor sum(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
-  /// `aten.amax` over `dims` (all when empty).
+  /// `aten.amax` over `dims` (all when empty), `x.amax(dims, keepdim)` in PyTorch: any dtype, kept;
+  /// NaN if a reduced element is NaN.
   constexpr tensor amax(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
   /// `aten.mean.dim` over `dims` (all when empty): the sum divided by the count; floating only.
   constexpr tensor mean(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
@@ -96,6 +98,7 @@ struct tensor {
 
 // None in an index list: ctfx::index_put(x, {ctfx::none, idx}, v).
 struct none_t {};
+/// `None` in an index list (the whole dimension): `ctfx::index_put(x, {ctfx::none, idx}, v)` is `x[:, idx] = v`.
 inline constexpr none_t none{};
 /// An element of an index list: a tensor, or ctfx::none (the whole dimension).
 struct index_arg {
@@ -536,26 +539,55 @@ constexpr scalar_value int_if_whole(double v) {
   constexpr tensor operator OP(tensor a, tensor b) { return detail::binary(op_kind::KIND, a, b); } \
   template <class S> requires std::is_arithmetic_v<S> \
   constexpr tensor operator OP(tensor a, S s) { return detail::binary(op_kind::KIND, a, scalar_value(s)); }
+/// \fn constexpr tensor ctfx::operator+(tensor a, tensor b)
+/// `a + b` (`torch.add`, `aten.add.Tensor`), broadcasting. Dtypes: any; the result's is
+/// `torch.result_type(a, b)`'s (a 0-d tensor promotes only across categories).
+/// \fn template <class S> requires std::is_arithmetic_v<S> constexpr tensor ctfx::operator+(tensor a, S s)
+/// `a + s` with a Python number (`aten.add.Scalar`): an integral `s` is an int, a floating one a
+/// float; the result's dtype is `torch.result_type(a, s)`'s (a float number makes an integer `a` f32).
 CTFX_BINARY_OP(+, add)
+/// \fn constexpr tensor ctfx::operator-(tensor a, tensor b)
+/// `a - b` (`torch.sub`, `aten.sub.Tensor`), broadcasting. Dtypes: any; the result's is `torch.result_type(a, b)`'s.
+/// \fn template <class S> requires std::is_arithmetic_v<S> constexpr tensor ctfx::operator-(tensor a, S s)
+/// `a - s` with a Python number (`aten.sub.Scalar`); the result's dtype is `torch.result_type(a, s)`'s.
 CTFX_BINARY_OP(-, sub)
+/// \fn constexpr tensor ctfx::operator*(tensor a, tensor b)
+/// `a * b` (`torch.mul`, `aten.mul.Tensor`), broadcasting. Dtypes: any; the result's is `torch.result_type(a, b)`'s.
+/// \fn template <class S> requires std::is_arithmetic_v<S> constexpr tensor ctfx::operator*(tensor a, S s)
+/// `a * s` with a Python number (`aten.mul.Scalar`; for f16 and bf16 the number is used at full
+/// precision, as PyTorch's kernels do); the result's dtype is `torch.result_type(a, s)`'s.
 CTFX_BINARY_OP(*, mul)
+/// \fn constexpr tensor ctfx::operator/(tensor a, tensor b)
+/// `a / b` (`torch.div`, `aten.div.Tensor`): true division, broadcasting; integer or bool operands
+/// give f32, as PyTorch's.
+/// \fn template <class S> requires std::is_arithmetic_v<S> constexpr tensor ctfx::operator/(tensor a, S s)
+/// `a / s` with a Python number (`aten.div.Scalar`): true division (an integer `a` gives f32).
 CTFX_BINARY_OP(/, div)
 #undef CTFX_BINARY_OP
+/// `-a` (`torch.neg`, `aten.neg`): the result has a's shape and dtype.
 constexpr tensor operator-(tensor a) { if (!a.b) return a;
   return a.b->make(op_kind::neg, {a});
 }
+/// `torch.maximum(a, b)` (`aten.maximum`): the larger element, NaN if either is NaN; broadcasting,
+/// dtype `torch.result_type(a, b)`.
 constexpr tensor maximum(tensor a, tensor b, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b ? a.b : b.b, at);
   return detail::binary(op_kind::maximum, a, b);
 }
+/// `torch.minimum(a, b)` (`aten.minimum`): the smaller element, NaN if either is NaN; broadcasting,
+/// dtype `torch.result_type(a, b)`.
 constexpr tensor minimum(tensor a, tensor b, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b ? a.b : b.b, at);
   return detail::binary(op_kind::minimum, a, b);
 }
+/// `torch.pow(a, b)` (`aten.pow.Tensor_Tensor`): a to the power b, broadcasting; dtype
+/// `torch.result_type(a, b)`.
 constexpr tensor pow(tensor a, tensor b, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b ? a.b : b.b, at);
   return detail::binary(op_kind::pow, a, b);
 }
+/// `torch.pow(a, e)` (`aten.pow.Tensor_Scalar`): a whole `e` is an int exponent (`pow(x, 2.0)` is
+/// `x ** 2`), so an integer `a` stays integer; `pow(x, 0.5)` of an integer `x` is f32.
 constexpr tensor pow(tensor a, double e, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b, at);
   return detail::binary(op_kind::pow, a, detail::int_if_whole(e));
@@ -565,6 +597,7 @@ constexpr tensor remainder(tensor a, tensor b, source_loc at = source_loc::curre
   const builder::call_site site(a.b ? a.b : b.b, at);
   return detail::binary(op_kind::remainder, a, b);
 }
+/// `torch.remainder(a, s)` with a Python number (`aten.remainder.Scalar`); a whole `s` is an int.
 constexpr tensor remainder(tensor a, double s, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b, at);
   return detail::binary(op_kind::remainder, a, detail::int_if_whole(s));
@@ -582,7 +615,42 @@ constexpr tensor remainder(tensor a, double s, source_loc at = source_loc::curre
     const builder::call_site site(a.b, at);                                                 \
     return detail::binary(op_kind::NAME, a, scalar_value(s));                               \
   }
+/// \fn constexpr tensor ctfx::eq(tensor a, tensor b, source_loc at)
+/// `a == b` elementwise (`torch.eq`, `aten.eq.Tensor`): a b8 tensor, compared in the operands'
+/// promoted dtype (`a == b` in C++ compares handles, hence a function).
+/// \fn template <class S> requires std::is_arithmetic_v<S> constexpr tensor ctfx::eq(tensor a, S s, source_loc at)
+/// `a == s` with a Python number (`aten.eq.Scalar`): b8.
+/// \fn constexpr tensor ctfx::ne(tensor a, tensor b, source_loc at)
+/// `a != b` elementwise (`torch.ne`, `aten.ne.Tensor`): b8, compared in the promoted dtype.
+/// \fn template <class S> requires std::is_arithmetic_v<S> constexpr tensor ctfx::ne(tensor a, S s, source_loc at)
+/// `a != s` with a Python number (`aten.ne.Scalar`): b8.
+/// \fn constexpr tensor ctfx::lt(tensor a, tensor b, source_loc at)
+/// `a < b` elementwise (`torch.lt`, `aten.lt.Tensor`): b8, compared in the promoted dtype.
+/// \fn template <class S> requires std::is_arithmetic_v<S> constexpr tensor ctfx::lt(tensor a, S s, source_loc at)
+/// `a < s` with a Python number (`aten.lt.Scalar`): b8.
+/// \fn constexpr tensor ctfx::le(tensor a, tensor b, source_loc at)
+/// `a <= b` elementwise (`torch.le`, `aten.le.Tensor`): b8, compared in the promoted dtype.
+/// \fn template <class S> requires std::is_arithmetic_v<S> constexpr tensor ctfx::le(tensor a, S s, source_loc at)
+/// `a <= s` with a Python number (`aten.le.Scalar`): b8.
+/// \fn constexpr tensor ctfx::gt(tensor a, tensor b, source_loc at)
+/// `a > b` elementwise (`torch.gt`, `aten.gt.Tensor`): b8, compared in the promoted dtype.
+/// \fn template <class S> requires std::is_arithmetic_v<S> constexpr tensor ctfx::gt(tensor a, S s, source_loc at)
+/// `a > s` with a Python number (`aten.gt.Scalar`): b8.
 CTFX_PREDICATE_FN(eq) CTFX_PREDICATE_FN(ne) CTFX_PREDICATE_FN(lt) CTFX_PREDICATE_FN(le) CTFX_PREDICATE_FN(gt)
+/// \fn constexpr tensor ctfx::ge(tensor a, tensor b, source_loc at)
+/// `a >= b` elementwise (`torch.ge`, `aten.ge.Tensor`): b8, compared in the promoted dtype.
+/// \fn template <class S> requires std::is_arithmetic_v<S> constexpr tensor ctfx::ge(tensor a, S s, source_loc at)
+/// `a >= s` with a Python number (`aten.ge.Scalar`): b8.
+/// \fn constexpr tensor ctfx::clamp_min(tensor a, tensor b, source_loc at)
+/// `torch.clamp_min(a, b)` (`aten.clamp_min.Tensor`): max(a, b) elementwise, NaN propagated;
+/// dtype `torch.result_type(a, b)`.
+/// \fn template <class S> requires std::is_arithmetic_v<S> constexpr tensor ctfx::clamp_min(tensor a, S s, source_loc at)
+/// `torch.clamp_min(a, s)` with a Python number (`aten.clamp_min.default`).
+/// \fn constexpr tensor ctfx::clamp_max(tensor a, tensor b, source_loc at)
+/// `torch.clamp_max(a, b)` (`aten.clamp_max.Tensor`): min(a, b) elementwise, NaN propagated;
+/// dtype `torch.result_type(a, b)`.
+/// \fn template <class S> requires std::is_arithmetic_v<S> constexpr tensor ctfx::clamp_max(tensor a, S s, source_loc at)
+/// `torch.clamp_max(a, s)` with a Python number (`aten.clamp_max.default`).
 CTFX_PREDICATE_FN(ge) CTFX_PREDICATE_FN(clamp_min) CTFX_PREDICATE_FN(clamp_max)
 #undef CTFX_PREDICATE_FN
 /// `a // b` (`aten.floor_divide`, `div(rounding_mode='floor')`): integers stay integers; an integer
@@ -591,6 +659,7 @@ constexpr tensor floor_divide(tensor a, tensor b, source_loc at = source_loc::cu
   const builder::call_site site(a.b ? a.b : b.b, at);
   return detail::binary(op_kind::floor_divide, a, b);
 }
+/// `a // s` with a Python number (`aten.floor_divide.Scalar`).
 template <class S> requires std::is_arithmetic_v<S>
 constexpr tensor floor_divide(tensor a, S s, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b, at);
@@ -601,20 +670,24 @@ constexpr tensor trunc_divide(tensor a, tensor b, source_loc at = source_loc::cu
   const builder::call_site site(a.b ? a.b : b.b, at);
   return detail::binary(op_kind::trunc_divide, a, b);
 }
+/// `div(a, s, rounding_mode='trunc')` with a Python number.
 template <class S> requires std::is_arithmetic_v<S>
 constexpr tensor trunc_divide(tensor a, S s, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b, at);
   return detail::binary(op_kind::trunc_divide, a, scalar_value(s));
 }
 
+/// `torch.logical_and(a, b)`: (a != 0) and (b != 0), a b8 tensor; any dtypes, broadcasting.
 constexpr tensor logical_and(tensor a, tensor b, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b ? a.b : b.b, at);
   return detail::binary(op_kind::logical_and, a, b);
 }
+/// `torch.logical_or(a, b)`: (a != 0) or (b != 0), a b8 tensor; any dtypes, broadcasting.
 constexpr tensor logical_or(tensor a, tensor b, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b ? a.b : b.b, at);
   return detail::binary(op_kind::logical_or, a, b);
 }
+/// `torch.logical_not(a)`: a == 0, a b8 tensor; any dtype.
 constexpr tensor logical_not(tensor a, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b, at);
   return a.b ? a.b->make(op_kind::logical_not, {a}) : a;
@@ -641,8 +714,38 @@ constexpr tensor where(tensor c, tensor a, tensor b, source_loc at = source_loc:
     const builder::call_site site(a.b, at);                                     \
     return a.b ? a.b->make(op_kind::NAME, {a}) : a;                             \
   }
+/// \fn constexpr tensor ctfx::neg(tensor a, source_loc at)
+/// `torch.neg(a)`, `-a` (`aten.neg`): the result has a's shape and dtype (as for every unary op below).
+/// \fn constexpr tensor ctfx::abs(tensor a, source_loc at)
+/// `torch.abs(a)` (`aten.abs`).
+/// \fn constexpr tensor ctfx::exp(tensor a, source_loc at)
+/// `torch.exp(a)` (`aten.exp`); libm's exp (PyTorch's vectorized kernel may differ by 1 ulp).
+/// \fn constexpr tensor ctfx::log(tensor a, source_loc at)
+/// `torch.log(a)` (`aten.log`): the natural logarithm.
+/// \fn constexpr tensor ctfx::sin(tensor a, source_loc at)
+/// `torch.sin(a)` (`aten.sin`).
 CTFX_UNARY_FN(neg) CTFX_UNARY_FN(abs) CTFX_UNARY_FN(exp) CTFX_UNARY_FN(log) CTFX_UNARY_FN(sin)
+/// \fn constexpr tensor ctfx::cos(tensor a, source_loc at)
+/// `torch.cos(a)` (`aten.cos`).
+/// \fn constexpr tensor ctfx::sqrt(tensor a, source_loc at)
+/// `torch.sqrt(a)` (`aten.sqrt`).
+/// \fn constexpr tensor ctfx::relu(tensor a, source_loc at)
+/// `torch.relu(a)` (`aten.relu`): max(a, 0).
+/// \fn constexpr tensor ctfx::ceil(tensor a, source_loc at)
+/// `torch.ceil(a)` (`aten.ceil`); integers unchanged.
+/// \fn constexpr tensor ctfx::floor(tensor a, source_loc at)
+/// `torch.floor(a)` (`aten.floor`); integers unchanged.
 CTFX_UNARY_FN(cos) CTFX_UNARY_FN(sqrt) CTFX_UNARY_FN(relu) CTFX_UNARY_FN(ceil) CTFX_UNARY_FN(floor)
+/// \fn constexpr tensor ctfx::round(tensor a, source_loc at)
+/// `torch.round(a)` (`aten.round`): half to even, as PyTorch's.
+/// \fn constexpr tensor ctfx::trunc(tensor a, source_loc at)
+/// `torch.trunc(a)` (`aten.trunc`): rounded toward zero.
+/// \fn constexpr tensor ctfx::tanh(tensor a, source_loc at)
+/// `torch.tanh(a)` (`aten.tanh`); libm's tanh (PyTorch's vectorized kernel may differ by 1 ulp).
+/// \fn constexpr tensor ctfx::sigmoid(tensor a, source_loc at)
+/// `torch.sigmoid(a)` (`aten.sigmoid`): 1 / (1 + exp(-a)).
+/// \fn constexpr tensor ctfx::rsqrt(tensor a, source_loc at)
+/// `torch.rsqrt(a)` (`aten.rsqrt`): 1 / sqrt(a).
 CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc) CTFX_UNARY_FN(tanh) CTFX_UNARY_FN(sigmoid) CTFX_UNARY_FN(rsqrt)
 /// `aten.sign`: (0 < x) - (x < 0) (sign(nan) = 0, sign(-0.0) = +0.0).
 CTFX_UNARY_FN(sign)
@@ -666,34 +769,45 @@ constexpr tensor reciprocal(tensor x, source_loc at = source_loc::current()) {
   return detail::binary(op_kind::pow, x, scalar_value::integer(-1));
 }
 
+/// `torch.clone(a)` (`aten.clone`): a copy in a fresh buffer (any dtype); same as a.clone().
 constexpr tensor clone(tensor a, source_loc at = source_loc::current()) { return a.clone(at); }
+/// `aten.alias(a)`: a view of the whole of `a`; same as a.alias().
 constexpr tensor alias(tensor a, source_loc at = source_loc::current()) { return a.alias(at); }
+/// `torch.empty_like(a)` (`aten.empty_like`): a fresh, uninitialized tensor of a's shape and dtype.
 constexpr tensor empty_like(tensor a, source_loc at = source_loc::current()) {
   const builder::call_site site(a.b, at);
   if (!a.b) return a;
   return a.b->make(op_kind::empty_like, {a});
 }
+/// `aten.copy(dst, src)`, the functional copy: a new tensor of dst's shape and dtype holding
+/// `src` (broadcast and converted to dst's dtype); `dst` itself is not written.
 constexpr tensor copy(tensor dst, tensor src, source_loc at = source_loc::current()) {
   builder* bb = dst.b ? dst.b : src.b;  // a default-constructed operand is reported by the other's builder
   const builder::call_site site(bb, at);
   return bb ? bb->make(op_kind::copy, {dst, src}) : dst;
 }
 
+/// `torch.slice_scatter(x, src, dim, start, end, step)`: a copy of x whose slice
+/// `x[start:end:step]` along `dim` holds src (any dtype, src's equal to x's).
 constexpr tensor slice_scatter(tensor x, tensor src, index_t dim = 0, index_t start = 0, index_t end = end_of_dim, index_t step = 1, source_loc at = source_loc::current()) {
   const builder::call_site site(x.b, at);
   if (!x.b) return x;
   return x.b->make(op_kind::slice_scatter, {x, src}, {dim, start, end, step});
 }
+/// `torch.select_scatter(x, src, dim, index)`: a copy of x whose `x.select(dim, index)` holds src.
 constexpr tensor select_scatter(tensor x, tensor src, index_t dim, index_t index, source_loc at = source_loc::current()) {
   const builder::call_site site(x.b, at);
   if (!x.b) return x;
   return x.b->make(op_kind::select_scatter, {x, src}, {dim, index});
 }
+/// `torch.diagonal_scatter(x, src, offset, dim1, dim2)`: a copy of x whose diagonal holds src.
 constexpr tensor diagonal_scatter(tensor x, tensor src, index_t offset = 0, index_t dim1 = 0, index_t dim2 = 1, source_loc at = source_loc::current()) {
   const builder::call_site site(x.b, at);
   if (!x.b) return x;
   return x.b->make(op_kind::diagonal_scatter, {x, src}, {offset, dim1, dim2});
 }
+/// `torch.as_strided_scatter(x, src, sizes, strides, offset)`: a copy of x whose strided view
+/// `x.as_strided(sizes, strides, offset)` holds src.
 constexpr tensor as_strided_scatter(tensor x, tensor src, std::initializer_list<sym_expr> sizes,
                                     std::initializer_list<sym_expr> strides, sym_expr offset = 0, source_loc at = source_loc::current()) {
   const builder::call_site site(x.b, at);
@@ -730,19 +844,31 @@ constexpr tensor index(tensor x, std::initializer_list<index_arg> idx, source_lo
   for (auto i : idx) if (n < 1 + max_rank) a[n++] = i.id;
   return {x.b, x.b->add(op_kind::index, std::span<const std::int32_t>(a, n), {})};
 }
+/// `torch.index_put(x, idx, v, accumulate)` (`aten.index_put`): a copy of x with `x[idx...] = v`
+/// (`+= v` when `accumulate`, repeated indices summed). Indices: i32 or i64 tensors (checked
+/// against x's extents before anything is written), a b8 mask, or ctfx::none for a whole
+/// dimension; v broadcasts to the indexed shape. Reinplacing runs it in place (`index_put_`)
+/// where it can; the reinplacing report says why where it cannot.
 constexpr tensor index_put(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false, source_loc at = source_loc::current()) {
   const builder::call_site site(x.b, at);
   return detail::index_put_impl(op_kind::index_put, x, idx, v, accumulate);
 }
+/// `aten._unsafe_index_put`: index_put as Inductor's decompositions emit it (the same semantics here;
+/// indices are still checked).
 constexpr tensor unsafe_index_put(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false, source_loc at = source_loc::current()) {
   const builder::call_site site(x.b, at);
   return detail::index_put_impl(op_kind::unsafe_index_put, x, idx, v, accumulate);
 }
+/// `x.index_put_(idx, v, accumulate)`, in place: only in graphs that are already reinplaced (in a
+/// user graph, write `g.update(x, ctfx::index_put(x, idx, v))`).
 constexpr tensor index_put_(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false, source_loc at = source_loc::current()) {
   const builder::call_site site(x.b, at);
   return detail::index_put_impl(op_kind::index_put_, x, idx, v, accumulate);
 }
 
+/// `torch.cat(ts, dim)` (`aten.cat`): the tensors joined along `dim` (equal other extents); the
+/// result's dtype is the operands' promoted dtype. The planner computes each operand straight into
+/// its slice of the result where it can.
 constexpr tensor cat(std::initializer_list<tensor> ts, index_t dim = 0, source_loc at = source_loc::current()) {
   builder* b = ts.begin()->b;
   const builder::call_site site(b, at);
@@ -763,20 +889,27 @@ constexpr tuple_ref foreach_impl(op_kind k, std::initializer_list<tensor> xs, st
   return {b, b->add(k, std::span<const std::int32_t>(a, n), {}, static_cast<std::int32_t>(xs.size()), s)};
 }
 }  // namespace detail
+/// `torch._foreach_add(xs, ys)` (`aten._foreach_add.List`): `xs[i] + ys[i]` for each i, as a tuple
+/// (element i is the i-th sum); any dtypes, per-pair promotion as add's.
 constexpr tuple_ref foreach_add(std::initializer_list<tensor> xs, std::initializer_list<tensor> ys,
                             source_loc at = source_loc::current()) {
   const builder::call_site site(xs.begin()->b, at);
   return detail::foreach_impl(op_kind::foreach_add, xs, ys, 0.0);
 }
+/// `torch._foreach_add(xs, s)` (`aten._foreach_add.Scalar`): `xs[i] + s` for each i, as a tuple;
+/// s is converted to each tensor's dtype as add converts it.
 constexpr tuple_ref foreach_add(std::initializer_list<tensor> xs, double s, source_loc at = source_loc::current()) {
   const builder::call_site site(xs.begin()->b, at);
   return detail::foreach_impl(op_kind::foreach_add, xs, {}, s);
 }
+/// `torch._foreach_mul(xs, ys)` (`aten._foreach_mul.List`): `xs[i] * ys[i]` for each i, as a tuple.
 constexpr tuple_ref foreach_mul(std::initializer_list<tensor> xs, std::initializer_list<tensor> ys,
                             source_loc at = source_loc::current()) {
   const builder::call_site site(xs.begin()->b, at);
   return detail::foreach_impl(op_kind::foreach_mul, xs, ys, 0.0);
 }
+/// `torch._foreach_mul(xs, s)` (`aten._foreach_mul.Scalar`): `xs[i] * s` for each i, as a tuple
+/// (s at full precision, as mul's).
 constexpr tuple_ref foreach_mul(std::initializer_list<tensor> xs, double s, source_loc at = source_loc::current()) {
   const builder::call_site site(xs.begin()->b, at);
   return detail::foreach_impl(op_kind::foreach_mul, xs, {}, s);

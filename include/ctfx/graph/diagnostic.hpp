@@ -8,6 +8,8 @@
 
 namespace ctfx {
 
+/// The rules a graph, a pass or a run can break; a ctfx::diagnostic names one (name_of(rule) gives its
+/// name in messages, "[rule no-new-aliasing]"), with the node and the fix.
 enum class rule : std::uint8_t {
   ok,
   broadcast_shapes,       // elementwise operands whose shapes do not broadcast
@@ -67,6 +69,7 @@ enum class rule : std::uint8_t {
   X(fx_text, "fx-text", "correct the FX line named, or register the op")                                     \
   X(result_layout, "user-result-layout", "declare fresh_layout::permuted (a permutation of the result's dimensions), ::like(k) (an argument of its extents) or ::strides (no two elements at one address, static extents)")
 
+/// The rule's name as messages print it ("undefined-node").
 constexpr std::string_view name_of(rule r) {
   switch (r) {
     case rule::ok: return "ok";

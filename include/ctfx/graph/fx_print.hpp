@@ -202,8 +202,8 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
 
 }  // namespace fx
 
-// The whole graph as `class GraphModule(torch.nn.Module): def forward(self, ...): ...`.
-// `customs` gives the keyword names of user-op arguments (otherwise arg0, arg1, ...).
+/// The whole graph as `class GraphModule(torch.nn.Module): def forward(self, ...): ...`.
+/// `customs` gives the keyword names of user-op arguments (otherwise arg0, arg1, ...).
 inline std::string to_fx(const ir& g, std::span<const fx_custom> customs = {}) {
   std::string s = "class GraphModule(torch.nn.Module):\n    def forward(self";
   for (std::int32_t i = 0; i < g.size(); ++i)

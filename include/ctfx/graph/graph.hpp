@@ -286,9 +286,9 @@ struct graph_def {
   using lambda_type = F;
 };
 
-// Defines a graph from a captureless lambda taking a ctfx::builder&.
-// (graph_def<F> is named only for a captureless F, so that a capturing lambda gets this one message
-// rather than the errors of building it first.)
+/// Defines a graph from a captureless lambda taking a ctfx::builder&.
+/// (graph_def<F> is named only for a captureless F, so that a capturing lambda gets this one message
+/// rather than the errors of building it first.)
 template <class F>
 constexpr auto graph(F) {
   if constexpr (std::is_empty_v<F>) {
@@ -299,7 +299,7 @@ constexpr auto graph(F) {
   }
 }
 
-// Builds and verifies a graph at run time (for graphs assembled by a program).
+/// Builds and verifies a graph at run time (for graphs assembled by a program).
 template <class F>
 constexpr ir build_checked(F f, diagnostic* d = nullptr) {
   builder b;

@@ -184,6 +184,7 @@ struct custom_schema {
   fresh_layout layout{};  ///< how its fresh results are laid out (the op type's `layout`)
 };
 
+/// Whether a graph is functional (as written: in-place ops only in the epilogue) or reinplaced (after the pipeline).
 enum class graph_phase : std::uint8_t { functional, reinplaced };
 
 /// The graph: nodes in program order, their arguments and parameters, symbols, user op schemas, and the first error found (error).

@@ -11,17 +11,19 @@
 
 namespace ctfx {
 
+/// A size as PyTorch prints it ("2*s0 + 1").
 inline std::string to_string(const ir& g, const sym_expr& e) {
   detail::msg m;
   detail::put_expr(m, g, e);
   return std::string(m.view());
 }
+/// A tensor's type as PyTorch's graph dumps print it: "f32[4, s0]".
 inline std::string to_string(const ir& g, const tensor_meta& t) {
   detail::msg m;
   detail::put_type(m, g, t);
   return std::string(m.view());
 }
-// "f32[4, 8][8, 1]+0" — with strides and offset, as PyTorch's graph dumps print them.
+/// "f32[4, 8][8, 1]+0" — with strides and offset, as PyTorch's graph dumps print them.
 inline std::string layout_string(const ir& g, const tensor_meta& t) {
   std::string s = to_string(g, t) + "[";
   for (int i = 0; i < t.rank; ++i) s += (i ? ", " : "") + to_string(g, t.stride[i]);
@@ -29,6 +31,7 @@ inline std::string layout_string(const ir& g, const tensor_meta& t) {
   if (!(t.offset == sym_expr(0))) s += "+" + to_string(g, t.offset);
   return s;
 }
+/// The error message ("ok" when there is none).
 inline std::string to_string(const diagnostic& d) {
   return d.ok() ? std::string("ok") : std::string(d.message());
 }
@@ -168,7 +171,7 @@ inline std::string call_text(const ir& g, std::int32_t i) {
 
 }  // namespace detail
 
-// One line for node i (without the leading indentation).
+/// One line for node i (without the leading indentation).
 inline std::string node_text(const ir& g, std::int32_t i) {
   const node& n = g[i];
   std::string lhs(1, '%');  // appended, not prepended: see detail::ref
@@ -183,7 +186,7 @@ inline std::string node_text(const ir& g, std::int32_t i) {
   return lhs + " = " + detail::call_text(g, i);
 }
 
-// The whole graph: a header with the inputs, then one indented line per node.
+/// The whole graph: a header with the inputs, then one indented line per node.
 inline std::string to_text(const ir& g) {
   std::string s = "graph(";
   bool first = true;

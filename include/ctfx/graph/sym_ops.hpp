@@ -69,6 +69,7 @@ constexpr sym_expr sym_max(ir& g, const sym_expr& a, const sym_expr& b) {
   if (known_le(b, a)) return a;
   return canonical_less(b, a) ? detail::derive(g, sym_op::max, b, a) : detail::derive(g, sym_op::max, a, b);
 }
+/// Min(a, b), as sym_max.
 constexpr sym_expr sym_min(ir& g, const sym_expr& a, const sym_expr& b) {
   if (known_le(a, b)) return a;
   if (known_le(b, a)) return b;

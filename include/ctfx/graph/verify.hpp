@@ -24,12 +24,12 @@ constexpr bool same_meta_except_storage(const tensor_meta& a, const tensor_meta&
 }
 }  // namespace detail
 
-// How much verify() checks. `full` recomputes every node's metadata with its op's rule (after a
-// pass); `structure` trusts the metadata (right after the builder, which computed it with the
-// same rules) and checks everything else — it saves half the compile time of a large graph;
-// `links` also leaves out the unique-name table (hashing every name): it is what the compile-time
-// pipeline checks between passes, where the full check after the last pass covers names and
-// metadata, and any failure reruns the pipeline with `full` after each pass to name the pass.
+/// How much verify() checks. `full` recomputes every node's metadata with its op's rule (after a
+/// pass); `structure` trusts the metadata (right after the builder, which computed it with the
+/// same rules) and checks everything else — it saves half the compile time of a large graph;
+/// `links` also leaves out the unique-name table (hashing every name): it is what the compile-time
+/// pipeline checks between passes, where the full check after the last pass covers names and
+/// metadata, and any failure reruns the pipeline with `full` after each pass to name the pass.
 enum class verify_level : std::uint8_t { full, structure, links };
 
 namespace detail {
@@ -139,10 +139,10 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
 }
 }  // namespace detail
 
-// Returns the first broken rule, naming the node; ok() when the graph is valid.
+/// Returns the first broken rule, naming the node; ok() when the graph is valid.
 constexpr diagnostic verify(ir g, verify_level level = verify_level::full) { return detail::verify_in(g, level); }
 
-// The same on a graph in hand, without copying it; g is left as it was (the verdict is returned).
+/// The same on a graph in hand, without copying it; g is left as it was (the verdict is returned).
 constexpr diagnostic verify_keeping(ir& g, verify_level level = verify_level::full) {
   const diagnostic kept = g.error;
   diagnostic d = detail::verify_in(g, level);

@@ -131,8 +131,8 @@ constexpr bool memo_meta(const ir& g, std::int32_t id, tensor_meta& out) {
 }
 }  // namespace detail
 
-// Computes the metadata of node `id` into `out` (storage: detail::fresh for a new buffer). Returns
-// false after recording an error on the graph.
+/// Computes the metadata of node `id` into `out` (storage: detail::fresh for a new buffer). Returns
+/// false after recording an error on the graph.
 constexpr bool compute_meta(ir& g, std::int32_t id, tensor_meta& out) {
 #if CTFX_MEMO_META_ACTIVE
   // (The scratch graph knows neither the strides PyTorch printed nor the graph's order symbols: an
@@ -284,7 +284,7 @@ constexpr void round_scalar_operand(ir& g, std::int32_t id) {
 }
 }  // namespace detail
 
-// Computes and stores the metadata of node `id`, giving fresh results a new storage.
+/// Computes and stores the metadata of node `id`, giving fresh results a new storage.
 constexpr bool infer_meta(ir& g, std::int32_t id) {
   tensor_meta m{};
   if (!compute_meta(g, id, m)) {

@@ -9,6 +9,7 @@
 
 namespace ctfx {
 
+/// The built-in ops, as a value (what a node stores). docs/ops.md lists each with its C++ spelling and ATen names.
 enum class op_kind : std::uint8_t {
   // graph structure
   placeholder, output, getitem, sym_size,
@@ -49,6 +50,7 @@ enum class op_kind : std::uint8_t {
   count_
 };
 
+/// The op families of docs/ops.md: what the passes and the executors treat alike.
 enum class op_family : std::uint8_t {
   structure, copy, factory, unary, binary, ternary, view, scatter, index, reduction, list, collective, user
 };
@@ -63,7 +65,7 @@ struct op_facts {
   op_kind twin = op_kind::count_;  ///< functional <-> in-place twin, or view <-> scatter twin
 };
 
-// One row per op_kind, in enum order (checked by a static_assert below).
+/// One row per op_kind, in enum order (checked by a static_assert below).
 inline constexpr op_facts op_table[] = {
     {"placeholder", op_family::structure},
     {"output", op_family::structure},
@@ -169,21 +171,28 @@ inline constexpr op_facts op_table[] = {
 static_assert(sizeof(op_table) / sizeof(op_table[0]) == static_cast<std::size_t>(op_kind::count_),
               "ctfx: op_table must have one row per op_kind, in enum order");
 
+/// The facts of op `k` (its row of op_table).
 constexpr const op_facts& facts(op_kind k) { return op_table[static_cast<std::size_t>(k)]; }
+/// The op's ATen-style name ("add", "index_put_").
 constexpr std::string_view name_of(op_kind k) { return facts(k).name; }
+/// Whether the result is a view of argument 0.
 constexpr bool is_view_op(op_kind k) { return facts(k).is_view; }
+/// Whether the op writes into an argument (an in-place op: add_, copy_, index_put_, ...).
 constexpr bool is_mutating(op_kind k) { return facts(k).mutates; }
 /// The collectives whose ranks meet along dimension 0, in blocks of a group size.
 constexpr bool meets_in_blocks(op_kind k) {
   return k == op_kind::all_gather || k == op_kind::reduce_scatter || k == op_kind::all_gather_blocks ||
          k == op_kind::all_gather_blocks_ || k == op_kind::reduce_scatter_blocks || k == op_kind::reduce_scatter_blocks_;
 }
-// The elementwise families by their ranges of the enum, not by op_table: CUDA kernels ask these
-// at run time, and op_table lives in host memory (a kernel that reads it traps). The
-// static_assert below checks the ranges against the table.
+/// The elementwise families by their ranges of the enum, not by op_table: CUDA kernels ask these
+/// at run time, and op_table lives in host memory (a kernel that reads it traps). The
+/// static_assert below checks the ranges against the table.
 constexpr bool is_unary(op_kind k) { return k >= op_kind::neg && k <= op_kind::logical_not; }
+/// Elementwise binary ops (add to logical_or, in enum order).
 constexpr bool is_binary(op_kind k) { return k >= op_kind::add && k <= op_kind::logical_or; }
+/// The one elementwise ternary op, where.
 constexpr bool is_ternary(op_kind k) { return k == op_kind::where; }
+/// Whether is_unary, is_binary and is_ternary agree with op_table's families (checked by a static_assert).
 constexpr bool elementwise_ranges_match_table() {
   for (std::size_t i = 0; i < static_cast<std::size_t>(op_kind::count_); ++i) {
     const auto k = static_cast<op_kind>(i);
@@ -196,27 +205,32 @@ constexpr bool elementwise_ranges_match_table() {
 static_assert(elementwise_ranges_match_table(),
               "ctfx: op_kind's unary ops must run from neg to logical_not, its binary ops from add to logical_or, "
               "and where must be its one ternary op (is_unary/is_binary/is_ternary test those ranges)");
-// Binary ops whose result is bool, computed in the promoted type of the operands (torch.result_type)
-// rather than in the result's type.
+/// Binary ops whose result is bool, computed in the promoted type of the operands (torch.result_type)
+/// rather than in the result's type.
 constexpr bool is_comparison(op_kind k) {
   return k == op_kind::eq || k == op_kind::ne || k == op_kind::lt || k == op_kind::le || k == op_kind::gt || k == op_kind::ge;
 }
+/// logical_and, logical_or, logical_not (bool results).
 constexpr bool is_logical(op_kind k) {
   return k == op_kind::logical_and || k == op_kind::logical_or || k == op_kind::logical_not;
 }
+/// Whether the op's result is bool (a comparison or a logical op).
 constexpr bool yields_bool(op_kind k) { return is_comparison(k) || is_logical(k); }
+/// slice_scatter, select_scatter, diagonal_scatter, as_strided_scatter.
 constexpr bool is_view_scatter(op_kind k) {
   return k == op_kind::slice_scatter || k == op_kind::select_scatter ||
          k == op_kind::diagonal_scatter || k == op_kind::as_strided_scatter;
 }
-// A view scatter or a chain of them (generalized_scatter, and its in-place form).
+/// A view scatter or a chain of them (generalized_scatter, and its in-place form).
 constexpr bool is_scatter(op_kind k) {
   return is_view_scatter(k) || k == op_kind::generalized_scatter || k == op_kind::generalized_scatter_;
 }
-// Ops with index tensors (checked against their extents before any write): index_put (args
-// x, values, indices...) and index (x, indices...). The argument of the first index.
+/// Ops with index tensors (checked against their extents before any write): index_put (args
+/// x, values, indices...) and index (x, indices...). The argument of the first index.
 constexpr bool is_index_op(op_kind k) { return facts(k).family == op_family::index; }
+/// The argument of the first index tensor: 1 for index, 2 for the index_puts.
 constexpr int first_index_arg(op_kind k) { return k == op_kind::index ? 1 : 2; }
+/// The _foreach ops (tuple results).
 constexpr bool is_list_op(op_kind k) { return facts(k).family == op_family::list; }
 
 }  // namespace ctfx

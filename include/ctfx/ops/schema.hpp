@@ -9,7 +9,7 @@
 
 namespace ctfx {
 
-// Position of the first argument annotated `(x!)` in a signature, or -1.
+/// Position of the first argument annotated `(x!)` in a signature, or -1.
 constexpr int schema_mutated_arg(std::string_view sig) {
   std::size_t open = sig.find('('), close = sig.find(") ->");
   if (open == std::string_view::npos || close == std::string_view::npos) return -1;
@@ -23,7 +23,7 @@ constexpr int schema_mutated_arg(std::string_view sig) {
   }
   return -1;
 }
-// True when the result is annotated as an alias of an argument: "-> Tensor(a)".
+/// True when the result is annotated as an alias of an argument: "-> Tensor(a)".
 constexpr bool schema_returns_alias(std::string_view sig) {
   std::size_t arrow = sig.find("-> ");
   return arrow != std::string_view::npos && sig.substr(arrow).find("Tensor(") != std::string_view::npos &&

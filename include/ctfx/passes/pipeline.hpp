@@ -51,6 +51,7 @@ constexpr ir dce(ir g) { return g; }
 
 namespace ctfx {
 
+/// Whether every pass is built in (false only in a build that leaves some out: they are identities then).
 inline constexpr bool pipeline_complete = CTFX_PIPELINE_COMPLETE != 0;
 
 namespace detail {
@@ -67,14 +68,14 @@ constexpr ir verified(ir g, std::string_view after, verify_level level = verify_
 }
 }  // namespace detail
 
-// The whole pipeline at run time (also constexpr). `log` receives the reinplacing decisions.
-// `between`: how much the verifier checks after the first four passes (after dce it always checks
-// everything, and again after hoist_computed_indices when that moved anything). `full` — every
-// node's metadata re-derived after every pass — names the pass that broke a rule; `structure` and
-// `links` cost less (a fifth of the compile time of a large graph, and 4% more), and `links` is
-// what the compile-time pipeline runs first (it reruns with `full` when anything failed, to name
-// the pass).
-// The log also lists the program's unused values (found on `g` before the first pass).
+/// The whole pipeline at run time (also constexpr). `log` receives the reinplacing decisions.
+/// `between`: how much the verifier checks after the first four passes (after dce it always checks
+/// everything, and again after hoist_computed_indices when that moved anything). `full` — every
+/// node's metadata re-derived after every pass — names the pass that broke a rule; `structure` and
+/// `links` cost less (a fifth of the compile time of a large graph, and 4% more), and `links` is
+/// what the compile-time pipeline runs first (it reruns with `full` when anything failed, to name
+/// the pass).
+/// The log also lists the program's unused values (found on `g` before the first pass).
 template <class Table = builtin_inplace_table>
 constexpr ir run_pipeline(ir g, reinplace_log* log = nullptr, verify_level between = verify_level::full) {
   std::vector<unused_value> unused;

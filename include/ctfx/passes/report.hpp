@@ -29,6 +29,7 @@
 
 namespace ctfx {
 
+/// Why a reinplacing candidate was, or was not, run in place (one per candidate in the report; explain() gives a sentence).
 enum class reinplace_reason : std::uint8_t {
   reinplaced,
   blocking_use,             // a later node reads the storage that would be overwritten (blocker)
@@ -46,6 +47,7 @@ enum class reinplace_reason : std::uint8_t {
   not_inplaceable,          // marked require_inplace, but no in-place form exists
 };
 
+/// The reason's name as the report prints it.
 constexpr std::string_view name_of(reinplace_reason r) {
   switch (r) {
     case reinplace_reason::reinplaced: return "reinplaced";
@@ -66,7 +68,7 @@ constexpr std::string_view name_of(reinplace_reason r) {
   return "?";
 }
 
-// A sentence for messages: what blocks the candidate.
+/// A sentence for messages: what blocks the candidate.
 constexpr std::string_view explain(reinplace_reason r) {
   switch (r) {
     case reinplace_reason::reinplaced: return "reinplaced";
@@ -87,10 +89,11 @@ constexpr std::string_view explain(reinplace_reason r) {
   return "?";
 }
 
-// The counters' triggers. Inductor counts only auto_functionalized and user kernels; ctfx also
-// counts its built-in inplaceable ops, foreach ops and user op pairs (trigger `aten`, `foreach`, `user_pair`).
+/// The counters' triggers. Inductor counts only auto_functionalized and user kernels; ctfx also
+/// counts its built-in inplaceable ops, foreach ops and user op pairs (trigger `aten`, `foreach`, `user_pair`).
 enum class reinplace_trigger : std::uint8_t { auto_func, user_kernel, aten, foreach, user_pair, count_ };
 
+/// The trigger's name as Inductor's counters print it ("AUTO_FUNC_V1").
 constexpr std::string_view name_of(reinplace_trigger t) {
   switch (t) {
     case reinplace_trigger::auto_func: return "AUTO_FUNC_V1";
@@ -102,6 +105,7 @@ constexpr std::string_view name_of(reinplace_trigger t) {
   }
   return "?";
 }
+/// Whether Inductor counts this trigger too (auto_functionalized and user kernels).
 constexpr bool is_inductor_trigger(reinplace_trigger t) {
   return t == reinplace_trigger::auto_func || t == reinplace_trigger::user_kernel;
 }
@@ -247,12 +251,14 @@ struct reinplace_report {
   }
 };
 
+/// Records the program's unused values in report `r` (their count, and the first max_listed_unused).
 template <std::size_t N>
 constexpr void set_unused(reinplace_report<N>& r, const std::vector<unused_value>& unused) {
   r.unused_count = static_cast<std::int32_t>(unused.size());
   for (std::size_t k = 0; k < unused.size() && k < max_listed_unused; ++k) r.unused_listed[k] = unused[k];
 }
 
+/// The run-time log as a compile-time report of its N candidates.
 template <std::size_t N>
 constexpr reinplace_report<N> freeze_report(const reinplace_log& log) {
   reinplace_report<N> r{};
@@ -264,6 +270,7 @@ constexpr reinplace_report<N> freeze_report(const reinplace_log& log) {
 
 // ----- run-time printer -----
 
+/// One candidate as a report line: the node, the argument, the decision and its reason.
 inline std::string to_text(const reinplace_candidate& c) {
   // Appended piece by piece: g++ 12 at -O2+ reports a false -Wrestrict overlap for a literal
   // prepended to a temporary string (`"%" + std::string(...)`).
@@ -332,6 +339,7 @@ inline std::string warnings_text(const reinplace_report<N>& r) {
   return s;
 }
 
+/// The whole report: the counts, one line per candidate, the warnings and Inductor's counters.
 template <std::size_t N>
 inline std::string to_text(const reinplace_report<N>& r) {
   std::string s = "reinplace report: " + std::to_string(r.reinplaced()) + " of " + std::to_string(N) +
@@ -348,6 +356,7 @@ inline std::string to_text(const reinplace_report<N>& r) {
   }
   return s;
 }
+/// The run-time log, as the report prints.
 inline std::string to_text(const reinplace_log& log) {
   std::string s;
   for (const auto& c : log.items) s += to_text(c) + "\n";
