@@ -158,3 +158,43 @@ TEST_CASE("promotion: f16 and bf16 against a Python float and a 0-d f32 tensor g
   CHECK(rows == 136);
   CHECK(mismatches == 0);
 }
+
+// exp, log, sqrt, ... of an integer or bool tensor: f32 (PyTorch's int-to-float promotion), the
+// input converted first; the functions that keep an integer (neg, abs, floor, ...) keep its dtype.
+constexpr auto int_unary = ctfx::graph([](ctfx::builder& g) {
+  auto i = g.input("i", ctfx::i64, {4});
+  auto m = g.input("m", ctfx::b8, {4});
+  g.output(ctfx::exp(i).named("e"), ctfx::sqrt(m).named("s"), ctfx::sigmoid(i).named("sg"), ctfx::neg(i).named("n"),
+           ctfx::floor(i).named("f"));
+});
+constexpr ctfx::dtype dtype_of(std::string_view name) {
+  const auto& g = int_unary.get();
+  for (std::int32_t k = 0; k < g.size(); ++k)
+    if (g[k].name.view() == name) return g[k].meta.dt;
+  return ctfx::dtype::b8;
+}
+
+TEST_CASE("promotion: floating-point functions of integer and bool tensors give f32; integer-preserving ones keep the dtype") {
+  static_assert(dtype_of("e") == ctfx::dtype::f32 && dtype_of("s") == ctfx::dtype::f32 && dtype_of("sg") == ctfx::dtype::f32);
+  static_assert(dtype_of("n") == ctfx::dtype::i64 && dtype_of("f") == ctfx::dtype::i64);
+  std::vector<std::int64_t> i = {0, 1, 4, -2};
+  std::vector<std::uint8_t> m = {1, 0, 1, 1};
+  std::vector<float> e(4), s(4), sg(4);
+  std::vector<std::int64_t> n(4), f(4);
+  const auto l = ctfx::tensor_desc::contiguous(ctfx::i64, {4}), b = ctfx::tensor_desc::contiguous(ctfx::b8, {4}),
+             x = ctfx::tensor_desc::contiguous(ctfx::f32, {4});
+  const std::vector<ctfx::tensor_ref> ins = {ctfx::tensor_ref(i.data(), l), ctfx::tensor_ref(m.data(), b)};
+  const std::vector<ctfx::tensor_ref> outs = {ctfx::tensor_ref(e.data(), x), ctfx::tensor_ref(s.data(), x), ctfx::tensor_ref(sg.data(), x),
+                                              ctfx::tensor_ref(n.data(), l), ctfx::tensor_ref(f.data(), l)};
+  const ctfx::run_status st = ctfx::runtime_plan(int_unary.get()).run(ins, outs);
+  REQUIRE_MESSAGE(st.ok, st.message);
+  CHECK(e[0] == 1.0f);
+  CHECK(e[2] > 54.5f);
+  CHECK(e[2] < 54.7f);  // exp(4) in f32, not the integer 54
+  CHECK(s[0] == 1.0f);
+  CHECK(s[1] == 0.0f);
+  CHECK(sg[1] > 0.73f);
+  CHECK(sg[1] < 0.74f);  // sigmoid(1), not 0 or 1
+  CHECK(n == std::vector<std::int64_t>{0, -1, -4, 2});
+  CHECK(f == i);
+}

@@ -361,7 +361,15 @@ def float_to_int_casts(x, h):
     return x.to(torch.int32), x.to(torch.int64), x.to(torch.int8), x.to(torch.bool), h.to(torch.int8), h.to(torch.int32)
 
 
+def int_to_float_unary(i, j, m):
+    # exp, log, sqrt, ... of integer and bool tensors compute in, and give, f32
+    return i.exp(), i.log(), j.sqrt(), j.sigmoid(), m.tanh(), i.rsqrt(), j.sin(), m.cos()
+
+
 PROGRAMS_NUMBERS = [
+    ("int_to_float_unary", int_to_float_unary,
+     lambda: (torch.tensor([0, 1, 2, 10, 88, 89, 3, 16777217]), torch.tensor([4, 0, 7, 2**30, 1, 9], dtype=torch.int32),
+              torch.tensor([True, False, True])), {}),
     ("scalar_first_ops", scalar_first_ops,
      lambda: (torch.tensor([0.5, -0.0, 1.0, 3.0, float("nan"), 1e-8, -2.0, 0.1]),
               torch.tensor([1, -2, 3, -9, 2**40, -(2**40), 7, 5]),

@@ -299,6 +299,14 @@ class builder {
       }
       if (any) a = std::span<const std::int32_t>(cast, 2);
     }
+    // A floating-point function of an integer or bool tensor (exp, log, sqrt, ...) computes in f32
+    // and gives f32, as PyTorch's int-to-float promotion: the input converted first.
+    if (detail::promotes_int_to_float(k) && a.size() == 1 && a[0] >= 0 && a[0] < g.size() && g.meta(a[0]).is_tensor() &&
+        !is_floating(g.meta(a[0]).dt)) {
+      cast[0] = add(op_kind::convert, {a[0]}, {}, static_cast<std::int32_t>(dtype::f32));
+      g[cast[0]].name = with_suffix(name_t("to_common_dtype"), 15, cast_count_++);
+      a = std::span<const std::int32_t>(cast, 1);
+    }
     node n{};
     n.op = k;
     n.aux = aux;

@@ -158,6 +158,16 @@ constexpr bool cast_before_compute(op_kind k, int j, dtype from, dtype to, bool 
   return true;
 }
 
+// The unary ops whose value is a floating-point function (PyTorch's unary float ops): on an integer
+// or bool tensor they compute in, and give, f32 (graph/builder.hpp converts the input first).
+constexpr bool promotes_int_to_float(op_kind k) {
+  switch (k) {
+    case op_kind::exp: case op_kind::log: case op_kind::sin: case op_kind::cos: case op_kind::sqrt:
+    case op_kind::tanh: case op_kind::sigmoid: case op_kind::rsqrt: return true;
+    default: return false;
+  }
+}
+
 // where(cond, a, b): cond is bool; the three broadcast together; a and b promote (Inductor prints a
 // scalar branch as a 0-d full, which promotes as the tensor it is).
 constexpr bool where_meta(ir& g, std::int32_t id, const tensor_meta& c, const tensor_meta& a, const tensor_meta& b,
