@@ -366,7 +366,16 @@ def int_to_float_unary(i, j, m):
     return i.exp(), i.log(), j.sqrt(), j.sigmoid(), m.tanh(), i.rsqrt(), j.sin(), m.cos()
 
 
+def embedding_lookup(w, ids, ids32, x, j):
+    # an embedding table read by int64 and int32 ids (2-d), and index_select on dims 0 and 1
+    e = torch.nn.functional.embedding(ids, w)
+    return e * 2, torch.nn.functional.embedding(ids32, w, padding_idx=0), x.index_select(1, j), x.index_select(0, j[2:]) + 1
+
+
 PROGRAMS_NUMBERS = [
+    ("embedding_lookup", embedding_lookup,
+     lambda: (torch.randn(10, 4), torch.tensor([[1, 0, 9], [9, 3, 3]]), torch.tensor([2, 0, 5], dtype=torch.int32),
+              torch.randn(3, 5), torch.tensor([4, 0, 2, 1])), {}),
     ("int_to_float_unary", int_to_float_unary,
      lambda: (torch.tensor([0, 1, 2, 10, 88, 89, 3, 16777217]), torch.tensor([4, 0, 7, 2**30, 1, 9], dtype=torch.int32),
               torch.tensor([True, False, True])), {}),

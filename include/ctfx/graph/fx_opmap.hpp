@@ -28,6 +28,8 @@ enum class lower : std::uint8_t {
   slice_scatter, select_scatter, diagonal_scatter, as_strided_scatter,
   index_put,           // (x, indices, values, accumulate=False)
   index,               // (x, indices)
+  embedding,           // (weight, indices, padding_idx=-1, ...): weight[indices], an index on dim 0
+  index_select,        // (x, dim, index): x[:, ..., index] with the index at dim
   reduce,              // (x, dims=[], keepdim=False)
   cat,                 // (tensors, dim=0)
   foreach,             // (xs, ys) or (xs, scalar)
@@ -103,6 +105,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.div.Tensor_mode", lower::div_mode, op_kind::div},
     {"aten.div_.Scalar", lower::binary, op_kind::div_},
     {"aten.div_.Tensor", lower::binary, op_kind::div_},
+    {"aten.embedding.default", lower::embedding, op_kind::index},
     {"aten.empty.memory_format", lower::factory, op_kind::empty},
     {"aten.empty_like.default", lower::unary, op_kind::empty_like},
     {"aten.eq.Scalar", lower::binary, op_kind::eq},
@@ -121,6 +124,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.index.Tensor", lower::index, op_kind::index},
     {"aten.index_put.default", lower::index_put, op_kind::index_put},
     {"aten.index_put_.default", lower::index_put, op_kind::index_put_},
+    {"aten.index_select.default", lower::index_select, op_kind::index},
     {"aten.isinf.default", lower::isinf, op_kind::eq},
     {"aten.isnan.default", lower::isnan, op_kind::ne},
     {"aten.le.Scalar", lower::binary, op_kind::le},

@@ -1113,6 +1113,30 @@ class parser {
         emit_bufs(name, t, k, 0, 0.0, at);
         return;
       }
+      case lower::embedding: {  // an embedding lookup (forward): weight[indices]; padding_idx only matters to its gradient
+        if (!tensor_arg(call, 0, "weight", at) || !tensor_arg(call, 1, "indices", at)) return;
+        if (b_.g.meta(abuf_[0]).rank != 2) { fail(at, "node '", name, "': embedding's weight is a 2-d table"); return; }
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::index_select: {  // x.index_select(dim, index): index with the 1-d index at dim
+        if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dim", INT64_MIN, x0, at)) return;
+        const std::int32_t rank = b_.g.meta(abuf_[0]).rank;
+        if (rank < 1 || !x0.is_static() || x0.value() < -rank || x0.value() >= rank) {
+          fail(at, "node '", name, "': index_select's dim is out of range (or its input is 0-d)");
+          return;
+        }
+        const value* ix = arg(call, 2, "index");
+        if (!ix) { fail(at, "node '", name, "': index_select needs an index"); return; }
+        const std::int32_t id = node_of(*ix, "index");
+        if (id < 0) return;
+        if (b_.g.meta(id).rank != 1) { fail(ix->at, "node '", name, "': index_select's index must be 1-d here (a 0-d index keeps the dimension in PyTorch)"); return; }
+        const index_t d = x0.value() < 0 ? x0.value() + rank : x0.value();
+        for (index_t j = 0; j < d; ++j) abuf_.push_back(-1);
+        abuf_.push_back(id);
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
       case lower::index_put: {
         if (!tensor_arg(call, 0, "self", at) || !tensor_arg(call, 2, "values", at) ||
             !tensor_list(call, 1, "indices", at, true)) return;
