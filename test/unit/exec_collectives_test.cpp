@@ -344,7 +344,7 @@ TEST_CASE("all_gather_blocks written back runs in place: the rank's block is sen
   }
 }
 
-TEST_CASE("reduce_scatter_blocks written back runs in place; the other blocks keep their values") {
+TEST_CASE("reduce_scatter_blocks written back runs in place, the other blocks keep their values") {
   for (bool at_run_time : {false, true}) {
     blocks_world w;
     auto buf = blocks();

@@ -188,7 +188,7 @@ TEST_CASE("compiled<G>: the arena is planned in the compiler for slots of static
   check_against_reference<symbolic_slot_plan>(symbolic_slot.get(), 5);
 }
 
-TEST_CASE("plan_slots: reuse lines share a slot, outputs in the caller's buffers get none; slot_liveness spans them") {
+TEST_CASE("plan_slots: reuse lines share a slot, outputs in the caller's buffers get none, slot_liveness spans them") {
   const ctfx::ir g = with_slot_plan::graph();
   const auto f = with_slot_plan::fused();
   const ctfx::liveness L = ctfx::compute_liveness(g, f.root.data(), f.into.data());

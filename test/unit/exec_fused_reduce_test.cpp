@@ -129,7 +129,7 @@ using mixed_plan = ctfx::compiled<decltype(mixed_graph)>;
 
 }  // namespace
 
-TEST_CASE("fused reductions: a sum, amax or mean over the last dimensions takes its input's group; the input gets no buffer") {
+TEST_CASE("fused reductions: a sum, amax or mean over the last dimensions takes its input's group, the input gets no buffer") {
   const ctfx::ir g = rows_plan::graph();
   const ctfx::fusion f = ctfx::plan_fusion(g);
   const std::int32_t row_sum = find(g, ctfx::op_kind::sum, 0), row_max = find(g, ctfx::op_kind::amax);
@@ -210,7 +210,7 @@ TEST_CASE("fused reductions: bit-identical to the reference, compiled<G> and run
   CHECK(members_of(f, find(g, ctfx::op_kind::amax)) == 1);
 }
 
-TEST_CASE("fused reductions: amax keeps the fold's NaN and signed-zero answers; empty reductions") {
+TEST_CASE("fused reductions: amax keeps the fold's NaN and signed-zero answers, empty reductions") {
   // Rows: a NaN in the middle, all -0 and +0 mixed, all negative, longer than a chunk.
   std::vector<float> x(4 * 700, -3.0f);
   x[120] = std::numeric_limits<float>::quiet_NaN();

@@ -89,7 +89,7 @@ ctfx::ir stencil(long G) {
 
 }  // namespace
 
-TEST_CASE("fusion: a stencil's arithmetic is one kernel; its copy-back reads neighbours, so it is split") {
+TEST_CASE("fusion: a stencil's arithmetic is one kernel, its copy-back reads neighbours, so it is split") {
   const ctfx::ir g = ctfx::runtime_plan(stencil(34)).graph();
   const ctfx::fusion f = ctfx::plan_fusion(g);
   CHECK(f.groups_with_members() == 1);
@@ -141,7 +141,7 @@ TEST_CASE("fusion: an in-place update that reads its own output shifted is split
   check_same<float>(g, {ramp(45)}, {ctfx::tensor_desc::contiguous(ctfx::f32, {9, 5})}, {});
 }
 
-TEST_CASE("fusion: a copy_ that reads its destination at the writer's own index fuses; no buffer is left") {
+TEST_CASE("fusion: a copy_ that reads its destination at the writer's own index fuses, no buffer is left") {
   auto g = ctfx::build_checked([](ctfx::builder& b) {
     auto x = b.input("x", ctfx::f32, {8, 33});
     auto y = b.input("y", ctfx::f32, {33});
@@ -495,7 +495,7 @@ static_assert(ring_plan::report.all_inplace());
 static_assert(ring_plan::static_buffer_bytes() == 0);  // both outputs computed in the caller's buffers
 }  // namespace
 
-TEST_CASE("outputs in place: computed straight into the caller's buffers; a strided buffer still gets the values") {
+TEST_CASE("outputs in place: computed straight into the caller's buffers, a strided buffer still gets the values") {
   std::vector<float> b1 = ramp(320), b2 = b1, row = ramp(40, 0.5f), s1(40), s2(40);
   std::vector<float> m1(8), m2(8);
   std::int64_t pos = 5;
@@ -629,7 +629,7 @@ std::string plan_listing(const ctfx::ir& g, const ctfx::fusion& f, const ctfx::l
 }
 }  // namespace
 
-TEST_CASE("cat: fused groups write straight into their slices of cat's buffer; cat copies nothing") {
+TEST_CASE("cat: fused groups write straight into their slices of cat's buffer, cat copies nothing") {
   const ctfx::ir g = rope_plan::graph();
   const std::int32_t cat = find(g, ctfx::op_kind::cat), put = find(g, ctfx::op_kind::index_put_);
   REQUIRE(cat >= 0);
@@ -705,7 +705,7 @@ TEST_CASE("cat: fused groups write straight into their slices of cat's buffer; c
   CHECK(c1 == c2);
 }
 
-TEST_CASE("cat: an operand read elsewhere, or converted by cat, is still copied; the others go into their slices") {
+TEST_CASE("cat: an operand read elsewhere, or converted by cat, is still copied, the others go into their slices") {
   const ctfx::ir g = catmix_plan::graph();
   const std::int32_t cat = find(g, ctfx::op_kind::cat);
   REQUIRE(cat >= 0);
@@ -736,7 +736,7 @@ TEST_CASE("cat: an operand read elsewhere, or converted by cat, is still copied;
   CHECK(std::memcmp(o2.data(), o3.data(), o2.size() * 4) == 0);
 }
 
-TEST_CASE("cat: a returned cat gets its operands computed in the caller's buffer; symbolic offsets") {
+TEST_CASE("cat: a returned cat gets its operands computed in the caller's buffer, symbolic offsets") {
   // Returned: the caller's output buffer is cat's, so the operands' kernels write straight into it.
   auto g = ctfx::build_checked([](ctfx::builder& b) {
     auto x = b.input("x", ctfx::f32, {b.sym("s0"), 5});
@@ -936,7 +936,7 @@ std::int32_t check_row_variant(Pos pos, std::size_t n_out) {
 }
 }  // namespace
 
-TEST_CASE("put's row: an elementwise group computed in the row; an i32 position; values at several positions") {
+TEST_CASE("put's row: an elementwise group computed in the row, an i32 position, values at several positions") {
   using P = ctfx::compiled<decltype(row_graph<0>)>;
   static_assert(P::static_buffer_bytes() == 0);
   const ctfx::ir g = P::graph();
@@ -974,7 +974,7 @@ TEST_CASE("put's row: kept where it is not safe (an index computed in the graph,
   for (std::int64_t pos : {std::int64_t{0}, std::int64_t{5}}) CHECK(check_row_variant<5>(pos, KB * KH * 2 * KD) == 0);
 }
 
-TEST_CASE("put's row: a position out of range fails before any write; the cache is untouched") {
+TEST_CASE("put's row: a position out of range fails before any write, the cache is untouched") {
   const std::vector<ctfx::tensor_desc> d = {
       ctfx::tensor_desc::contiguous(ctfx::f32, {KB, KH, KS, KD}), ctfx::tensor_desc::contiguous(ctfx::f32, {KB, KH, 1, KD}),
       ctfx::tensor_desc::contiguous(ctfx::f32, {KD / 2}), ctfx::tensor_desc::contiguous(ctfx::f32, {KD / 2}),
@@ -999,7 +999,7 @@ TEST_CASE("put's row: a position out of range fails before any write; the cache 
   }
 }
 
-TEST_CASE("runtime_plan without symbols: groups bound once; runs with new buffers and positions compute the reference's values") {
+TEST_CASE("runtime_plan without symbols: groups bound once, runs with new buffers and positions compute the reference's values") {
   // A plan without symbols binds its groups' operands and loop nests when it is made; each run sets
   // only addresses (its buffers', and the put's row at the checked position).
   ctfx::runtime_plan p(rope.get());

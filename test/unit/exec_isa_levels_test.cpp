@@ -119,7 +119,7 @@ TEST_CASE("host ISA levels: use() caps at what the CPU supports and returns the 
   CHECK(os.str() == "avx2 baseline avx512");
 }
 
-TEST_CASE("host ISA levels: CTFX_ISA names a level, capped at what the CPU supports; an unknown name keeps it") {
+TEST_CASE("host ISA levels: CTFX_ISA names a level, capped at what the CPU supports, an unknown name keeps it") {
   const char* before = std::getenv("CTFX_ISA");
   const std::string saved = before ? before : "";
   const level top = ctfx::isa::supported();

@@ -124,7 +124,7 @@ constexpr auto split_text = R"(def forward(self, x: "f32[7, 2][2, 1]cpu"):
 static_assert(ctfx::parse_fx(split_text).ok());  // also in the compiler
 }  // namespace
 
-TEST_CASE("fx: split is a tuple of slices read with [k]; repeat is unsqueeze, expand, a contiguous clone and a view") {
+TEST_CASE("fx: split is a tuple of slices read with [k], repeat is unsqueeze, expand, a contiguous clone and a view") {
   const auto r = ctfx::parse_fx(split_text);
   REQUIRE(r.ok());
   const std::string printed = ctfx::to_text(r.graph);
@@ -307,7 +307,7 @@ TEST_CASE("where with a non-bool condition and mean of integers are refused nami
 }
 
 // ----- index.Tensor (gather) -----
-TEST_CASE("index: x[i], x[i, j], x[:, j] gather as PyTorch does; an index out of range fails before any write") {
+TEST_CASE("index: x[i], x[i, j], x[:, j] gather as PyTorch does, an index out of range fails before any write") {
   auto g = ctfx::build_checked([](ctfx::builder& b) {
     auto x = b.input("x", ctfx::f32, {5, 4});
     auto i = b.input("i", ctfx::i64, {3});
@@ -478,7 +478,7 @@ TEST_CASE("fused kernels: comparisons and where in the per-element kernel (CUDA'
     }
 }
 
-TEST_CASE("fx: bitwise and/or/not of bool masks (m1 & m2) are the logical ops; of integers they are refused") {
+TEST_CASE("fx: bitwise and/or/not of bool masks (m1 & m2) are the logical ops, of integers they are refused") {
   const auto r = ctfx::parse_fx(R"(def forward(self, x: "f32[4][1]cpu"):
     gt = torch.ops.aten.gt.Scalar(x, 0)
     lt = torch.ops.aten.lt.Scalar(x, 1)
@@ -499,7 +499,7 @@ TEST_CASE("fx: bitwise and/or/not of bool masks (m1 & m2) are the logical ops; o
   CHECK(ctfx::to_string(bad.error).find("node 'bitwise_and': bitwise ops are supported on bool tensors only") != std::string::npos);
 }
 
-TEST_CASE("clamp: aten.clamp.default with either bound optional parses as clamp_min / clamp_max; the DSL's clamp too") {
+TEST_CASE("clamp: aten.clamp.default with either bound optional parses as clamp_min / clamp_max, the DSL's clamp too") {
   const auto r = ctfx::parse_fx(R"(def forward(self, x: "f32[4][1]cpu"):
     clamp = torch.ops.aten.clamp.default(x, -0.5, 0.5)
     clamp_1 = torch.ops.aten.clamp.default(x, None, 2)

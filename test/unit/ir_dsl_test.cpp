@@ -36,7 +36,7 @@ constexpr ctfx::ir built(F f) { return ctfx::build_checked(f); }
 
 }  // namespace
 
-TEST_CASE("ir dsl: names are the op's, numbered from the second; named() renames") {
+TEST_CASE("ir dsl: names are the op's, numbered from the second, named() renames") {
   constexpr auto f = [](builder& g) {
     auto x = g.input("x", ctfx::f32, {4});
     auto a = x + x;
@@ -145,7 +145,7 @@ TEST_CASE("ir dsl: require_inplace, partitions and host-synchronizing user ops")
   static_assert(check(f));
 }
 
-TEST_CASE("ir dsl: the first error is kept; build_checked reports it at run time") {
+TEST_CASE("ir dsl: the first error is kept, build_checked reports it at run time") {
   ctfx::diagnostic d{};
   ctfx::ir g = ctfx::build_checked(
       [](builder& b) {

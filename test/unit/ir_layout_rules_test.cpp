@@ -486,7 +486,7 @@ struct double_acc_op : ctfx::custom_op<"t::double_acc_", "double_acc_(Tensor x, 
 struct double_t_op : ctfx::custom_op<"t::double_t", "double_t(Tensor x) -> Tensor"> {};
 }  // namespace
 
-TEST_CASE("layout rules: a user op's fresh result takes the strides the graph declares; overlapping ones are refused") {
+TEST_CASE("layout rules: a user op's fresh result takes the strides the graph declares, overlapping ones are refused") {
   // The op's fake implementation lays its result out (here column-major); only the printed graph says how.
   constexpr std::string_view text = R"(class <lambda>(torch.nn.Module):
     def forward(self, arg0_1: "f32[3, 4][4, 1]cpu", arg1_1: "f32[3, 4][4, 1]cpu"):

@@ -20,7 +20,7 @@ static_assert(rows(1) == 2);  // [0:2]
 static_assert(rows(2) == 0);  // end before start: empty
 }  // namespace
 
-TEST_CASE("slice bounds: clamped to the dimension, negative ones from the end; a scatter into the clamped view") {
+TEST_CASE("slice bounds: clamped to the dimension, negative ones from the end, a scatter into the clamped view") {
   const ctfx::ir& g0 = clamped.get();
   const auto o = g0.args_of(g0.output_node());
   CHECK(g0.meta(o[3]).size[1].value() == 2);  // x[:, -2:1000] is x[:, 1:3]

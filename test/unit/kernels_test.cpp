@@ -340,7 +340,7 @@ TEST_CASE("kernels: relu on the bits equals x < 0 ? 0 : x on every special value
   }
 }
 
-TEST_CASE("kernels: pow by a scalar exponent as PyTorch's CPU kernel computes it; by a tensor, std::pow") {
+TEST_CASE("kernels: pow by a scalar exponent as PyTorch's CPU kernel computes it, by a tensor, std::pow") {
   // x.pow(3) is x*x*x (two roundings), not the correctly rounded cube; x.pow(t) with t = 3 is std::pow.
   constexpr auto g = ctfx::graph([](ctfx::builder& b) {
     auto x = b.input("x", ctfx::f32, {6});

@@ -174,7 +174,7 @@ constexpr ctfx::dtype dtype_of(std::string_view name) {
   return ctfx::dtype::b8;
 }
 
-TEST_CASE("promotion: floating-point functions of integer and bool tensors give f32; integer-preserving ones keep the dtype") {
+TEST_CASE("promotion: floating-point functions of integer and bool tensors give f32, integer-preserving ones keep the dtype") {
   static_assert(dtype_of("e") == ctfx::dtype::f32 && dtype_of("s") == ctfx::dtype::f32 && dtype_of("sg") == ctfx::dtype::f32);
   static_assert(dtype_of("n") == ctfx::dtype::i64 && dtype_of("f") == ctfx::dtype::i64);
   std::vector<std::int64_t> i = {0, 1, 4, -2};

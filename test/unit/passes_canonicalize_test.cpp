@@ -65,7 +65,7 @@ TEST_CASE("canonicalize: the docstring example fuses and re-creates the inner vi
 )");
 }
 
-TEST_CASE("canonicalize: an inner scatter without other users is simply absorbed; chains nest") {
+TEST_CASE("canonicalize: an inner scatter without other users is simply absorbed, chains nest") {
   auto g = ctfx::build_checked([](ctfx::builder& b) {
     auto x = b.input("x", ctfx::f32, {4, 8, 8});
     auto v = b.input("v", ctfx::f32, {3});

@@ -79,7 +79,7 @@ TEST_CASE("remove_noop_ops: f(x) = x.clone() keeps its clone") {
   CHECK(after(g) == text(g));
 }
 
-TEST_CASE("remove_noop_ops: y = x.clone(); x.copy_(y); return y keeps its clone") {
+TEST_CASE("remove_noop_ops: y = x.clone(), x.copy_(y), return y keeps its clone") {
   auto g = ctfx::build_checked([](ctfx::builder& b) {
     auto x = b.input("x", ctfx::f32, {4});
     auto y = x.clone();

@@ -220,7 +220,7 @@ TEST_CASE("arena: the checker finds two blocks that overlap in time and space") 
   CHECK(!ctfx::arena_check({{0, 1, 4, 8}}, {4}).ok());  // misaligned
 }
 
-TEST_CASE("arena: symbolic sizes stack in lanes after the static region; unbacked sizes get late pools") {
+TEST_CASE("arena: symbolic sizes stack in lanes after the static region, unbacked sizes get late pools") {
   constexpr auto gd = ctfx::graph([](ctfx::builder& g) {
     auto s0 = g.sym("s0");
     auto u0 = g.unbacked("u0");

@@ -201,7 +201,7 @@ TEST_CASE("arena floor: no plan is larger than greedy by size (random traces, ex
   }
 }
 
-TEST_CASE("arena: plans are deterministic (same plan twice; the compiler's plan at run time)") {
+TEST_CASE("arena: plans are deterministic (same plan twice, the compiler's plan at run time)") {
   for (std::uint64_t seed : {1u, 2u}) {
     const auto b = ctfx::exact_packing(seed);
     ctfx::arena_options opt;

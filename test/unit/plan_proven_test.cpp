@@ -49,7 +49,7 @@ std::uint64_t first_seed() {
 
 }  // namespace
 
-TEST_CASE("proven bound: never above the brute-force optimum; optimal plans are optimal") {
+TEST_CASE("proven bound: never above the brute-force optimum, optimal plans are optimal") {
   const std::uint64_t seed0 = first_seed();
   int proven_optimal = 0;
   for (std::uint64_t k = 0; k < 300; ++k) {

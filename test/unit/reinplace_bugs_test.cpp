@@ -213,7 +213,7 @@ TEST_CASE("pytorch#198031: op(y, x) with y = x.clone() never becomes op(x, x)") 
   CHECK((t.find("custom(op, %y, %x)") != std::string::npos || t.find("_clone=[%x]") != std::string::npos));
 }
 
-TEST_CASE("pytorch#197829: x[1:] = x[:-1] stays functional; disjoint halves go in place") {
+TEST_CASE("pytorch#197829: x[1:] = x[:-1] stays functional, disjoint halves go in place") {
   CHECK(report<decltype(bug197829)>().blocker("y") == "slice");
   CHECK(after(bug197829.get()).find("= _generalized_scatter(%x, %slice") != std::string::npos);
   CHECK(after(disjoint_halves.get()) ==
@@ -273,7 +273,7 @@ TEST_CASE("pytorch#197893: x + 0 is never returned as the input") {
   CHECK(!output_is_input(g));
 }
 
-TEST_CASE("seed invariants: f(x) = x.clone() and y = x.clone(); x.copy_(y); return y keep their clone") {
+TEST_CASE("seed invariants: f(x) = x.clone() and y = x.clone(), x.copy_(y), return y keep their clone") {
   auto g1 = ctfx::run_pipeline(seed_clone.get());
   REQUIRE(g1.error.ok());
   CHECK(!output_is_input(g1));

@@ -184,7 +184,7 @@ constexpr const char* views_before = R"(def forward(self, arg0_1: "f32[3, 4][4, 
     return (select_2, permute)
 )";
 
-TEST_CASE("parity: output views made after the copy_ epilogue alias the input as in eager; made before it, they would not") {
+TEST_CASE("parity: output views made after the copy_ epilogue alias the input as in eager, made before it, they would not") {
   for (bool after : {true, false}) {
     CAPTURE(after);
     const auto r = ctfx::parse_fx(after ? views_after : views_before);
