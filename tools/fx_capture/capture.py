@@ -372,7 +372,16 @@ def embedding_lookup(w, ids, ids32, x, j):
     return e * 2, torch.nn.functional.embedding(ids32, w, padding_idx=0), x.index_select(1, j), x.index_select(0, j[2:]) + 1
 
 
+def squeeze_any_all(x, m, y):
+    # squeeze() of every size-1 dim and of a list; any/all of bools and of floats (NaN is true), by dim
+    return (x.squeeze() * 2, x.squeeze((0, 2)) + 1, m.any(), m.all(), m.any(1), m.all(0, keepdim=True),
+            y.any(), y.all(-1), (y > 0).all())
+
+
 PROGRAMS_NUMBERS = [
+    ("squeeze_any_all", squeeze_any_all,
+     lambda: (torch.randn(1, 3, 1, 2), torch.tensor([[True, False, True], [True, True, True]]),
+              torch.tensor([[0.0, float("nan"), -0.0], [1.5, 2.0, -3.0]])), {}),
     ("embedding_lookup", embedding_lookup,
      lambda: (torch.randn(10, 4), torch.tensor([[1, 0, 9], [9, 3, 3]]), torch.tensor([2, 0, 5], dtype=torch.int32),
               torch.randn(3, 5), torch.tensor([4, 0, 2, 1])), {}),

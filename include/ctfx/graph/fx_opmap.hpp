@@ -25,12 +25,14 @@ enum class lower : std::uint8_t {
   view,                // (x, sizes): view, _unsafe_view, reshape, expand
   permute, transpose, t,
   dim,                 // (x, dim): unsqueeze, squeeze.dim
+  squeeze_all,         // (x) or (x, dims): squeeze.default (every size-1 dim), squeeze.dims
   slice_scatter, select_scatter, diagonal_scatter, as_strided_scatter,
   index_put,           // (x, indices, values, accumulate=False)
   index,               // (x, indices)
   embedding,           // (weight, indices, padding_idx=-1, ...): weight[indices], an index on dim 0
   index_select,        // (x, dim, index): x[:, ..., index] with the index at dim
   reduce,              // (x, dims=[], keepdim=False)
+  any_all,             // (x), (x, dim, keepdim=False) or (x, dims, keepdim=False): any / all as amax of x != 0
   cat,                 // (tensors, dim=0)
   foreach,             // (xs, ys) or (xs, scalar)
   all_reduce,          // (x, 'sum' | 'max' | 'min', group)
@@ -79,7 +81,13 @@ inline constexpr op_row op_rows[] = {
     {"aten.add_.Scalar", lower::binary, op_kind::add_},
     {"aten.add_.Tensor", lower::binary, op_kind::add_},
     {"aten.alias.default", lower::unary, op_kind::alias},
+    {"aten.all.default", lower::any_all, op_kind::logical_not},
+    {"aten.all.dim", lower::any_all, op_kind::logical_not},
+    {"aten.all.dims", lower::any_all, op_kind::logical_not},
     {"aten.amax.default", lower::reduce, op_kind::amax},
+    {"aten.any.default", lower::any_all, op_kind::amax},
+    {"aten.any.dim", lower::any_all, op_kind::amax},
+    {"aten.any.dims", lower::any_all, op_kind::amax},
     {"aten.as_strided.default", lower::as_strided, op_kind::as_strided},
     {"aten.as_strided_scatter.default", lower::as_strided_scatter, op_kind::as_strided_scatter},
     {"aten.bitwise_and.Tensor", lower::bitwise, op_kind::logical_and},
@@ -172,7 +180,9 @@ inline constexpr op_row op_rows[] = {
     {"aten.split.Tensor", lower::split, op_kind::slice},
     {"aten.split_with_sizes.default", lower::split, op_kind::slice},
     {"aten.sqrt.default", lower::unary, op_kind::sqrt},
+    {"aten.squeeze.default", lower::squeeze_all, op_kind::squeeze},
     {"aten.squeeze.dim", lower::dim, op_kind::squeeze},
+    {"aten.squeeze.dims", lower::squeeze_all, op_kind::squeeze},
     {"aten.sub.Scalar", lower::binary, op_kind::sub},
     {"aten.sub.Tensor", lower::binary, op_kind::sub},
     {"aten.sub_.Scalar", lower::binary, op_kind::sub_},

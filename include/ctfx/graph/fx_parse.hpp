@@ -1107,6 +1107,118 @@ class parser {
         emit_bufs(name, t, k, 0, 0.0, at);
         return;
       }
+      case lower::any_all: {
+        // any(x) = amax(x != 0) and all(x) = not amax(x == 0) over the dims, in bool (a bool x is its
+        // own test: x, or not x): <name>_test, <name>_amax, then the result. The row's kind says
+        // which: amax for any, logical_not for all.
+        const bool all = k == op_kind::logical_not;
+        if (!tensor_arg(call, 0, "self", at)) return;
+        const std::int32_t x = abuf_[0];
+        const tensor_meta xm = b_.g.meta(x);
+        const value* dv = arg(call, 1, "dim");
+        pbuf_.clear();
+        if (dv && dv->k != vkind::none) {
+          if (dv->k == vkind::list) { if (!list_arg(call, 1, "dim", at)) return; }
+          else if (!int_arg(call, 1, "dim", required, x0, at)) return;
+          else pbuf_.push_back(x0);
+        }
+        const value* keep = arg(call, 2, "keepdim");
+        const bool keepdim = keep && keep->k == vkind::integer && keep->i;
+        // an empty reduction is false for any and true for all; ctfx's amax has no such identity
+        for (int d = 0; d < xm.rank; ++d) {
+          bool reduced = pbuf_.empty();
+          for (const sym_expr& e : pbuf_)
+            reduced = reduced || (e.is_static() && (e.value() == d || e.value() + xm.rank == d));
+          if (reduced && !(xm.size[d].is_static() && xm.size[d].value() > 0)) {
+            text_buf<200> m;
+            m << "': " << (all ? "all" : "any") << " over dimension " << d
+              << ", whose size is 0 or symbolic: ctfx computes it as an amax, which has no value for an empty dimension";
+            fail(at, "node '", name, m.view());
+            return;
+          }
+        }
+        sym_expr dims[max_rank]{};
+        const std::size_t nd = pbuf_.size();
+        for (std::size_t j = 0; j < nd && j < max_rank; ++j) dims[j] = pbuf_[j];
+        std::int32_t test = x;
+        text_buf<max_name + 8> step;
+        if (xm.dt != dtype::b8 || all) {
+          abuf_.clear();
+          abuf_.push_back(x);
+          pbuf_.clear();
+          step << name << "_test";
+          if (xm.dt == dtype::b8) emit_bufs(step.view(), annotation{}, op_kind::logical_not, 0, 0.0, at);
+          else emit_bufs(step.view(), annotation{}, all ? op_kind::eq : op_kind::ne, 2, scalar_value::integer(0), at);
+          if (stopped()) return;
+          test = b_.g.size() - 1;
+        }
+        abuf_.clear();
+        abuf_.push_back(test);
+        pbuf_.clear();
+        for (std::size_t j = 0; j < nd; ++j) pbuf_.push_back(dims[j]);
+        if (!all) { emit_bufs(name, t, op_kind::amax, keepdim ? 1 : 0, 0.0, at); return; }
+        text_buf<max_name + 8> red;
+        red << name << "_amax";
+        emit_bufs(red.view(), annotation{}, op_kind::amax, keepdim ? 1 : 0, 0.0, at);
+        if (stopped()) return;
+        abuf_.clear();
+        abuf_.push_back(b_.g.size() - 1);
+        pbuf_.clear();
+        emit_bufs(name, t, op_kind::logical_not, 0, 0.0, at);
+        return;
+      }
+      case lower::squeeze_all: {
+        // squeeze.default drops every dimension of static size 1, squeeze.dims those of the list that
+        // have size 1: a chain of squeeze.dim nodes, last dimension first (<name>_sq<d> but the last),
+        // or an alias when none goes. A symbolic size could be 1 or not: refused.
+        if (!tensor_arg(call, 0, "self", at)) return;
+        std::int32_t cur = abuf_[0];
+        const tensor_meta xm = b_.g.meta(cur);
+        bool listed[max_rank]{};
+        const value* dl = arg(call, 1, "dim");
+        if (dl && dl->k != vkind::none) {
+          if (!list_arg(call, 1, "dim", at)) return;
+          for (const sym_expr& d : pbuf_) {
+            const index_t r = xm.rank < 1 ? 1 : xm.rank;
+            if (!d.is_static() || d.value() < -r || d.value() >= r) { fail(at, "node '", name, "': squeeze's dims are out of range"); return; }
+            if (xm.rank > 0) listed[d.value() < 0 ? d.value() + xm.rank : d.value()] = true;
+          }
+        } else {
+          for (int d = 0; d < xm.rank; ++d) listed[d] = true;
+        }
+        int last = -1, count = 0;
+        for (int d = 0; d < xm.rank; ++d) {
+          if (!listed[d]) continue;
+          if (!xm.size[d].is_static()) {
+            text_buf<200> m;
+            m << "': squeeze of dimension " << d << ", whose size is symbolic (whether it is 1 is known only at run time): squeeze it by number (squeeze.dim) or reshape";
+            fail(at, "node '", name, m.view());
+            return;
+          }
+          if (xm.size[d].value() == 1) { last = last < 0 ? d : last; ++count; }
+        }
+        if (count == 0) {
+          abuf_.clear();
+          abuf_.push_back(cur);
+          pbuf_.clear();
+          emit_bufs(name, t, op_kind::alias, 0, 0.0, at);
+          return;
+        }
+        for (int d = xm.rank - 1; d >= 0; --d) {
+          if (!listed[d] || xm.size[d].value() != 1) continue;
+          abuf_.clear();
+          abuf_.push_back(cur);
+          pbuf_.clear();
+          pbuf_.push_back(sym_expr(d));
+          if (d == last) { emit_bufs(name, t, op_kind::squeeze, 0, 0.0, at); return; }
+          text_buf<max_name + 8> step;
+          step << name << "_sq" << d;
+          emit_bufs(step.view(), annotation{}, op_kind::squeeze, 0, 0.0, at);
+          if (stopped()) return;
+          cur = b_.g.size() - 1;
+        }
+        return;
+      }
       case lower::index: {
         if (!tensor_arg(call, 0, "self", at) || !tensor_list(call, 1, "indices", at, true)) return;
         if (arg(call, 2, "")) { fail(arg(call, 2, "")->at, "unexpected extra argument"); return; }

@@ -1,8 +1,11 @@
-// Table lookups from the FX side: aten.embedding (weight[indices]) and aten.index_select (the index at
-// one dimension) become index gathers; what PyTorch would reject, or index differently, is refused
-// with the node's name. (The captured program embedding_lookup checks embedding against eager.)
+// From the FX side: table lookups (aten.embedding, weight[indices], and aten.index_select, the index
+// at one dimension) become index gathers; any/all become amax of a test; squeeze() of every size-1
+// dimension a chain of squeezes. What PyTorch would reject, index differently, or what ctfx cannot
+// know at compile time is refused with the node's name. (The captured programs embedding_lookup and
+// squeeze_any_all check the values against eager.)
 #include <doctest/doctest.h>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -69,4 +72,33 @@ TEST_CASE("fx lookups: a 1-d embedding table, a 2-d or 0-d index_select index an
     index_select: "f32[3, 2][2, 1]cpu" = torch.ops.aten.index_select.default(x, 2, j)
     return (index_select,)
 )").find("node 'index_select': index_select's dim is out of range") != std::string::npos);
+}
+
+TEST_CASE("fx any/all and squeeze(): an empty or symbolic reduced dimension and a symbolic squeeze are refused; no size-1 dim is an alias") {
+  CHECK(parse_error(R"fx(def forward(self, m: "b8[2, 0][1, 1]cpu"):
+    any_1: "b8[2][1]cpu" = torch.ops.aten.any.dim(m, 1)
+    return (any_1,)
+)fx").find("node 'any_1': any over dimension 1, whose size is 0 or symbolic") != std::string::npos);
+  CHECK(parse_error(R"fx(def forward(self, arg0_1: "Sym(s0)", x: "f32[s0, 3][3, 1]cpu"):
+    squeeze: "f32[s0, 3][3, 1]cpu" = torch.ops.aten.squeeze.default(x)
+    return (squeeze,)
+)fx").find("node 'squeeze': squeeze of dimension 0, whose size is symbolic") != std::string::npos);
+  // all over the rows of a float: NaN is true, -0.0 is false
+  const auto r = ctfx::parse_fx(R"fx(def forward(self, y: "f32[2, 3][3, 1]cpu", x: "f32[2, 3][3, 1]cpu"):
+    all_1: "b8[2][1]cpu" = torch.ops.aten.all.dim(y, 1)
+    any_1: "b8[3][1]cpu" = torch.ops.aten.any.dims(y, [0])
+    squeeze: "f32[2, 3][3, 1]cpu" = torch.ops.aten.squeeze.default(x)
+    return (all_1, any_1, squeeze)
+)fx");
+  REQUIRE(r.error.ok());
+  std::vector<float> y = {NAN, 1.0f, -2.0f, 0.5f, -0.0f, 3.0f}, x = {1, 2, 3, 4, 5, 6}, sq(6);
+  std::vector<std::uint8_t> al(2), an(3);
+  const auto d = ctfx::tensor_desc::contiguous(ctfx::f32, {2, 3});
+  const auto st = ctfx::runtime_plan(r.graph).run(
+      {ctfx::tensor_ref(y.data(), d), ctfx::tensor_ref(x.data(), d)},
+      {ctfx::tensor_ref::contiguous(al.data(), ctfx::b8, {2}), ctfx::tensor_ref::contiguous(an.data(), ctfx::b8, {3}), ctfx::tensor_ref(sq.data(), d)});
+  REQUIRE_MESSAGE(st.ok, st.message);
+  CHECK(al == std::vector<std::uint8_t>{1, 0});
+  CHECK(an == std::vector<std::uint8_t>{1, 1, 1});
+  CHECK(sq == x);
 }
