@@ -479,7 +479,43 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
   for (std::int32_t i = 0; i < n; ++i)
     for (std::int64_t v = 1; v <= sz(i) / 13 * 10 + (sz(i) % 13) * 10 / 13; v = std::max(v + 1, v * 13 / 10)) ++size_class[static_cast<std::size_t>(i)];
   auto cls = [&](std::int32_t i) { return size_class[static_cast<std::size_t>(i)]; };
-  for (int k = -1; k < 4; ++k) {
+  // Contention (TelaMalloc's and MiniMalloc's "T"): the largest live total over a block's lifetime,
+  // by a sweep and a sparse table of range maxima over the compressed times. Order k = 4 places the
+  // most contended blocks first, the longest-lived first among equals: on iopddl_S_1 it plans
+  // 1.0026 × the lower bound with best fit (the orders above: 1.0150 at best).
+  std::vector<std::int64_t> contention = detail::filled<std::int64_t>(b.size(), 0);
+  {
+    std::vector<std::int64_t> times;
+    for (const auto& x : b) { times.push_back(x.lower); times.push_back(x.upper); }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    const auto T = times.size();
+    auto at = [&](std::int64_t v) { return static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), v) - times.begin()); };
+    std::vector<std::int64_t> live = detail::filled<std::int64_t>(T + 1, 0);
+    for (const auto& x : b)
+      if (x.lower < x.upper && x.size > 0) { live[at(x.lower)] += x.size; live[at(x.upper)] -= x.size; }
+    for (std::size_t t = 1; t < T; ++t) live[t] += live[t - 1];
+    std::vector<std::vector<std::int64_t>> mx;  // mx[j][t]: max of live[t, t + 2^j)
+    mx.push_back(std::vector<std::int64_t>(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(T)));
+    for (std::size_t j = 1; (std::size_t{1} << j) <= T; ++j) {
+      const auto& prev = mx.back();
+      std::vector<std::int64_t> cur;
+      for (std::size_t t = 0; t + (std::size_t{1} << j) <= T; ++t) cur.push_back(std::max(prev[t], prev[t + (std::size_t{1} << (j - 1))]));
+      mx.push_back(static_cast<std::vector<std::int64_t>&&>(cur));
+    }
+    P.work += 4 * static_cast<std::int64_t>(T) * static_cast<std::int64_t>(mx.size()) + 8 * static_cast<std::int64_t>(n);
+    for (std::int32_t i = 0; i < n; ++i) {
+      const auto& x = b[static_cast<std::size_t>(i)];
+      if (!(x.lower < x.upper)) continue;
+      const std::size_t lo = at(x.lower), hi = at(x.upper);
+      std::size_t j = 0;
+      while ((std::size_t{1} << (j + 1)) <= hi - lo) ++j;
+      contention[static_cast<std::size_t>(i)] = std::max(mx[j][lo], mx[j][hi - (std::size_t{1} << j)]);
+    }
+  }
+  auto con = [&](std::int32_t i) { return contention[static_cast<std::size_t>(i)]; };
+  for (int kk = -2; kk < 4; ++kk) {  // the contention order first: large traces run out of budget within this loop
+    const int k = kk == -2 ? 4 : kk;
     order.clear();
     for (std::int32_t i = 0; i < n; ++i) order.push_back(i);
     auto cmp = [&](std::int32_t p, std::int32_t q) {
@@ -491,6 +527,7 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
         case 0: if (sz(p) != sz(q)) return sz(p) > sz(q); return len(p) > len(q);
         case 1: if (len(p) != len(q)) return len(p) > len(q); return sz(p) > sz(q);
         case 2: if (sz(p) * len(p) != sz(q) * len(q)) return sz(p) * len(p) > sz(q) * len(q); return sz(p) > sz(q);
+        case 4: if (con(p) != con(q)) return con(p) > con(q); return len(p) > len(q);
         default: if (b[static_cast<std::size_t>(p)].lower != b[static_cast<std::size_t>(q)].lower) return b[static_cast<std::size_t>(p)].lower < b[static_cast<std::size_t>(q)].lower; return sz(p) > sz(q);
       }
     };
