@@ -8,7 +8,8 @@
 //   0. the floor: greedy by size with best fit, exactly as TFLite's ArenaPlanner/SimpleMemoryArena
 //      (arena_greedy_by_size); it always runs first and always completes, and the result is never
 //      larger than it;
-//   1. a portfolio of greedy orders — size desc, lifetime length desc, area desc, start time — each
+//   1. a portfolio of greedy orders — on ≥ 1,024 blocks contention first (the largest live total
+//      over the block's lifetime, then lifetime), size desc, lifetime length desc, area desc, start time — each
 //      placed twice, best fit (the smallest gap that holds the block, TFLite's rule) and first fit
 //      (the lowest gap), into the gaps left by the already-placed blocks that overlap in time;
 //   2. on instances whose blocks overlap in time in at most arena_options::search_max_pairs pairs

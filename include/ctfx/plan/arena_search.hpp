@@ -21,6 +21,10 @@
 // DP over section boundaries decides (covers(): an exact-cover inference of this planner's own, not
 // MiniMalloc's; on exact packings it cuts the nodes of a search at the bound ~100-1000 fold).
 //
+// When the timeline splits into independent parts (dynamic decomposition), each part's unplaced
+// blocks are ranked again with T from their sections' unplaced bytes, as MiniMalloc's SubSolve does
+// (rerank()).
+//
 // Iterative depth-first search with an undo log (no recursion: it also runs in constant
 // evaluation). Cost per node: O(N + S + the overlaps of the placed block), N blocks, S sections.
 // The pairs of blocks that overlap in time are listed once: build() refuses instances with too
