@@ -1,7 +1,8 @@
 // The arena planner's exact search (plan/arena_search.hpp): its exact-cover inference (covers())
 // never loses a plan — with and without it the search reaches the same verdict, searched to the end,
 // on small tilings and perturbed tilings — and it is what lets the search tile exact packings of
-// hundreds of blocks.
+// hundreds of blocks. Ranking each part of a dynamic decomposition again (MiniMalloc's subproblem
+// preorder) keeps the verdicts too.
 #include <doctest/doctest.h>
 #include <cstdint>
 #include <vector>
@@ -12,10 +13,11 @@ namespace {
 
 using bnb = ctfx::detail::arena_bnb;
 
-bnb::outcome solve(const std::vector<ctfx::arena_block>& b, std::int64_t cap, bool covers, std::int64_t limit, std::int32_t h = 0) {
+bnb::outcome solve(const std::vector<ctfx::arena_block>& b, std::int64_t cap, bool covers, std::int64_t limit, std::int32_t h = 0, bool dynamic_preorder = true) {
   bnb B;
   REQUIRE(B.build(b, 1'000'000));
   B.use_covers = covers;
+  B.dynamic_preorder = dynamic_preorder;
   const auto r = B.search(cap, limit, h, 0);
   if (r == bnb::outcome::found) {
     CHECK(ctfx::arena_check(b, B.best_off).ok());
@@ -53,6 +55,11 @@ TEST_CASE("exact search: the exact-cover inference keeps every plan (same verdic
       REQUIRE(without != bnb::outcome::aborted);
       CHECK(with == without);
       if (with == bnb::outcome::found) ++feasible;
+      // Ranking each part of a dynamic decomposition again (MiniMalloc's subproblem preorder) only
+      // changes the order of the search: the same verdicts with the instance-wide preorder, for
+      // each heuristic.
+      for (std::int32_t h = 0; h < bnb::n_heuristics; ++h)
+        CHECK(solve(b, cap, true, 50'000'000, h, false) == solve(b, cap, true, 50'000'000, h, true));
     }
     // Below the bound both prove at once that there is no plan.
     CHECK(solve(b, lb - 1, true, 1'000) == bnb::outcome::infeasible);

@@ -21,6 +21,10 @@
 // DP over section boundaries decides (covers(): an exact-cover inference of this planner's own, not
 // MiniMalloc's; on exact packings it cuts the nodes of a search at the bound ~100-1000 fold).
 //
+// When the timeline splits into independent parts (dynamic decomposition), each part's unplaced
+// blocks are ranked again with T from their sections' unplaced bytes, as MiniMalloc's SubSolve does
+// (rerank()).
+//
 // Iterative depth-first search with an undo log (no recursion: it also runs in constant
 // evaluation). Cost per node: O(N + S + the overlaps of the placed block), N blocks, S sections.
 // The pairs of blocks that overlap in time are listed once: build() refuses instances with too
@@ -49,7 +53,7 @@ struct arena_bnb {
   // Dynamic state.
   std::vector<std::int64_t> off, flo, sfl, stot;
   std::vector<std::int32_t> rank;  // preorder position of each block (the current heuristic)
-  struct undo { std::int32_t kind, idx; std::int64_t old; };  // kind 0: flo[idx], 1: sfl[idx], 2: placement, 3: witness[idx], 4: ptop[idx]
+  struct undo { std::int32_t kind, idx; std::int64_t old; };  // kind 0: flo[idx], 1: sfl[idx], 2: placement, 3: witness[idx], 4: ptop[idx], 5: rank[idx]
   std::vector<undo> log;
   std::vector<std::int32_t> affected, cands, witness;
   std::vector<std::int32_t> wcount;  // per block: the sections it is the witness of
@@ -177,7 +181,12 @@ struct arena_bnb {
   // (a different but still sensible order, for restarts).
   static constexpr std::int32_t n_heuristics = 4;
   std::vector<std::int64_t> noisy;
+  std::int32_t heur = 0;
+  std::uint64_t heur_noise = 0;
+  bool dynamic_preorder = true;
   constexpr void set_heuristic(std::int32_t h, std::uint64_t noise) {
+    heur = h;
+    heur_noise = noise;
     const std::vector<std::int64_t>* keys[3] = {&key_w, &key_a, &key_t};
     if (h == 1) { keys[0] = &key_t; keys[1] = &key_a; keys[2] = &key_w; }
     if (h == 2) { keys[0] = &key_t; keys[1] = &key_w; keys[2] = &key_a; }
@@ -201,6 +210,72 @@ struct arena_bnb {
       return p < q;
     });
     for (std::int32_t r = 0; r < m; ++r) rank[static_cast<std::size_t>(o[static_cast<std::size_t>(r)])] = r;
+  }
+
+  // MiniMalloc's preorder of a subproblem (SubSolve): when dynamic decomposition starts a part of
+  // time, its unplaced blocks are ranked again by the heuristic with T taken from the bytes still
+  // unplaced in their sections (stot), not from the whole instance. (MiniMalloc's TWA finds
+  // minimalloc E and I at 1 MiB within seconds this way; with the instance-wide T it does not within
+  // 15 s — measured with its solver.cc patched to keep T static.) The noise of set_heuristic is kept
+  // (the same factor per block). Old ranks go to the log (kind 5).
+  std::vector<std::int32_t> rr_blocks, rr_pos, rr_ranks;  // reused (allocations are slow in the compiler)
+  std::vector<std::int64_t> rr_t, rr_f0;
+  constexpr void rerank(std::int32_t lo, std::int32_t hi) {
+    rr_blocks.clear();
+    const std::int32_t u0 = start_at[static_cast<std::size_t>(lo)], u1 = start_at[static_cast<std::size_t>(hi)];
+    work += 1 + (u1 - u0);
+    for (std::int32_t u = u0; u < u1; ++u) {
+      const std::int32_t k = by_start[static_cast<std::size_t>(u)];
+      if (off[static_cast<std::size_t>(k)] < 0) rr_blocks.push_back(k);
+    }
+    if (rr_blocks.size() < 2) return;
+    if (rr_t.size() != static_cast<std::size_t>(m)) rr_t = filled<std::int64_t>(static_cast<std::size_t>(m), 0);
+    for (auto k : rr_blocks) {
+      const auto ks = static_cast<std::size_t>(k);
+      std::int64_t t = 0;
+      for (std::int32_t s = sa[ks]; s < sb[ks]; ++s) t = std::max(t, stot[static_cast<std::size_t>(s)]);
+      work += sb[ks] - sa[ks];
+      rr_t[ks] = t;
+    }
+    const std::vector<std::int64_t>* keys[3] = {&key_w, &key_a, &rr_t};
+    if (heur == 1) { keys[0] = &rr_t; keys[1] = &key_a; keys[2] = &key_w; }
+    if (heur == 2) { keys[0] = &rr_t; keys[1] = &key_w; keys[2] = &key_a; }
+    if (heur == 3) { keys[0] = &key_c; keys[1] = &key_a; keys[2] = &rr_t; }
+    auto first = [&](std::int32_t k) {
+      std::int64_t v = (*keys[0])[static_cast<std::size_t>(k)];
+      if (heur_noise != 0) {  // set_heuristic's factor for block k
+        std::uint64_t z = heur_noise + 0x9e3779b97f4a7c15ull * (static_cast<std::uint64_t>(k) + 1);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        v += static_cast<std::int64_t>(static_cast<double>(v) * 0.25 * static_cast<double>(z >> 11) * 0x1.0p-53);
+      }
+      return v;
+    };
+    auto& f0 = rr_f0;
+    auto& pos = rr_pos;
+    f0.clear();
+    pos.clear();
+    for (auto k : rr_blocks) f0.push_back(first(k));
+    for (std::int32_t i = 0; i < static_cast<std::int32_t>(rr_blocks.size()); ++i) pos.push_back(i);
+    std::sort(pos.begin(), pos.end(), [&](std::int32_t a, std::int32_t c) {
+      if (f0[static_cast<std::size_t>(a)] != f0[static_cast<std::size_t>(c)]) return f0[static_cast<std::size_t>(a)] > f0[static_cast<std::size_t>(c)];
+      const auto p = static_cast<std::size_t>(rr_blocks[static_cast<std::size_t>(a)]), q = static_cast<std::size_t>(rr_blocks[static_cast<std::size_t>(c)]);
+      for (int i = 1; i < 3; ++i)
+        if ((*keys[i])[p] != (*keys[i])[q]) return (*keys[i])[p] > (*keys[i])[q];
+      return p < q;
+    });
+    work += 4 * static_cast<std::int64_t>(rr_blocks.size());
+    // The part's blocks keep the ranks they had as a set (their order within the part changes), so
+    // ranks stay distinct across parts.
+    auto& ranks = rr_ranks;
+    ranks.clear();
+    for (auto k : rr_blocks) ranks.push_back(rank[static_cast<std::size_t>(k)]);
+    std::sort(ranks.begin(), ranks.end());
+    for (std::size_t i = 0; i < pos.size(); ++i) {
+      const auto k = static_cast<std::size_t>(rr_blocks[static_cast<std::size_t>(pos[i])]);
+      if (rank[k] != ranks[i]) { log.push_back({5, static_cast<std::int32_t>(k), rank[k]}); rank[k] = ranks[i]; }
+    }
   }
 
   constexpr void set_witness(std::int32_t s, std::int32_t w) {
@@ -285,6 +360,7 @@ struct arena_bnb {
       else if (u.kind == 1) sfl[i] = u.old;
       else if (u.kind == 3) set_witness(u.idx, static_cast<std::int32_t>(u.old));
       else if (u.kind == 4) ptop[i] = u.old;
+      else if (u.kind == 5) rank[i] = static_cast<std::int32_t>(u.old);
       else {
         for (std::int32_t s = sa[i]; s < sb[i]; ++s) stot[static_cast<std::size_t>(s)] += size[i];
         for (std::int32_t c = sa[i]; c + 1 < sb[i]; ++c) ++cuts[static_cast<std::size_t>(c)];
@@ -470,6 +546,7 @@ struct arena_bnb {
         }
         const std::int32_t lo = parts[static_cast<std::size_t>(sp.pos)], hi = parts[static_cast<std::size_t>(sp.pos + 1)];
         sp.pos += 2;
+        if (dynamic_preorder) rerank(lo, hi);
         if (!expand(lo, hi, 0, -1)) continue;  // (cannot happen: parts hold unplaced blocks)
         continue;
       }
