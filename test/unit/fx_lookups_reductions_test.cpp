@@ -12,6 +12,7 @@
 #include <ctfx.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/graph/fx_parse.hpp>
+#include <ctfx/graph/fx_print.hpp>
 
 namespace {
 constexpr auto select_text = R"(def forward(self, x: "f32[3, 4][4, 1]cpu", j: "i64[2][1]cpu", w: "f32[5, 2][2, 1]cpu", ids: "i32[2, 2][2, 1]cpu"):
@@ -21,6 +22,11 @@ constexpr auto select_text = R"(def forward(self, x: "f32[3, 4][4, 1]cpu", j: "i
     return (index_select, index_select_1, embedding)
 )";
 static_assert(ctfx::parse_fx(select_text).error.ok());
+// Printed back, the nodes these calls become keep their own names (not embedding's, any's or all's).
+static_assert(ctfx::fx::aten_name(ctfx::op_kind::index) == "aten.index.Tensor");
+static_assert(ctfx::fx::aten_name(ctfx::op_kind::logical_not) == "aten.logical_not.default");
+static_assert(ctfx::fx::aten_name(ctfx::op_kind::squeeze) == "aten.squeeze.dim");
+static_assert(ctfx::fx::aten_name(ctfx::op_kind::amax) == "aten.amax.default");
 
 std::string parse_error(const char* text) {
   const auto r = ctfx::parse_fx(text);
@@ -47,6 +53,15 @@ TEST_CASE("fx lookups: index_select on a dimension (negative too) and embedding 
   CHECK(a == std::vector<float>{2, 0, 6, 4, 10, 8});
   CHECK(b == std::vector<float>{8, 9, 10, 11, 0, 1, 2, 3});
   CHECK(e == std::vector<float>{108, 109, 100, 101, 102, 103, 108, 109});
+  // printed as PyTorch text, the graph parses back to the same program
+  const std::string text = ctfx::to_fx(g);
+  CHECK(text.find("torch.ops.aten.index.Tensor(w, [ids])") != std::string::npos);
+  const auto again = ctfx::parse_fx(text);
+  REQUIRE_MESSAGE(again.error.ok(), ctfx::to_string(again.error) << "\n" << text);
+  std::vector<float> e2(8);
+  const std::vector<ctfx::tensor_ref> out2 = {out[0], out[1], ctfx::tensor_ref::contiguous(e2.data(), ctfx::f32, {2, 2, 2})};
+  REQUIRE(ctfx::runtime_plan(again.graph).run(in, out2).ok);
+  CHECK(e2 == e);
 
   // An id out of the table's range: refused before any output is written.
   ids[1] = 5;

@@ -11,6 +11,7 @@
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/graph/fx_parse.hpp>
+#include <ctfx/detail/python_mod.hpp>
 #include <ctfx/graph/fx_print.hpp>
 
 namespace {
@@ -644,8 +645,8 @@ TEST_CASE("fx: where.ScalarOther / ScalarSelf / Scalar take a number for a branc
 }
 
 // ----- remainder (Python's modulo) -----
-static_assert(ctfx::ops::remainder_t::apply(-7, 3) == 2 && ctfx::ops::remainder_t::apply(7, -3) == -2);
-static_assert(ctfx::ops::remainder_t::apply(6, 3) == 0 && ctfx::ops::remainder_t::apply(5, 0) == 0);
+static_assert(ctfx::ops::detail::python_mod(-7, 3) == 2 && ctfx::ops::detail::python_mod(7, -3) == -2);
+static_assert(ctfx::ops::detail::python_mod(6, 3) == 0 && ctfx::ops::detail::python_mod(5, 0) == 0);
 
 TEST_CASE("fx: remainder.Scalar and remainder.Tensor take the divisor's sign, on integers and floats") {
   const auto r = ctfx::parse_fx(R"(def forward(self, n: "i64[6][1]cpu", x: "f32[6][1]cpu", y: "f32[6][1]cpu"):

@@ -2,7 +2,11 @@
 // signatures at compile time, their agreement with the value-side op table (ops/op_kind.hpp), the
 // view<->scatter twins, and user-op signatures parsed into custom_schema.
 #include <doctest/doctest.h>
+#include <cstdint>
+#include <cstring>
+#include <cmath>
 #include <ctfx.hpp>
+#include <ctfx/kernels/pointwise.hpp>
 #include <string>
 #include <type_traits>
 
@@ -89,16 +93,39 @@ static_assert(ctfx::facts(op_kind::index_put).twin == op_kind::index_put_);
 static_assert(ctfx::facts(op_kind::foreach_mul_).twin == op_kind::foreach_mul);
 static_assert(ctfx::facts(op_kind::generalized_scatter).twin == op_kind::generalized_scatter_);
 
-// Reference semantics carried by the tags.
-static_assert(ops::relu_t::apply(-2.0) == 0.0 && ops::relu_t::apply(3) == 3);
-// NaN: unequal to everything, true as a bool, propagated by clamp; where picks by the condition.
-static_assert(!ops::eq_t::apply(__builtin_nan(""), __builtin_nan("")) && ops::ne_t::apply(__builtin_nan(""), 1.0));
-static_assert(!ops::logical_not_t::apply(__builtin_nan("")) && ops::logical_not_t::apply(0));
-static_assert(ops::clamp_min_t::apply(1.0, __builtin_nan("")) != ops::clamp_min_t::apply(1.0, __builtin_nan("")));
-static_assert(ops::clamp_max_t::apply(3, 2) == 2 && ops::where_t::apply(false, 1, 2) == 2);
-static_assert(ops::maximum_t::apply(2, 5) == 5 && ops::minimum_t::apply(2, 5) == 2);
-static_assert(ops::sub_t::apply(2, 5) == -3 && ops::div_t::apply(7.0, 2.0) == 3.5);
-static_assert(ops::sum_t::identity<int>() == 0 && ops::sum_t::apply(2, 3) == 5 && ops::amax_t::apply(2, 3) == 3);
+// What an op computes on one element is defined once (kernels/pointwise.hpp), for every executor and
+// the reference; the tags carry names and schemas only.
+TEST_CASE("element semantics: one definition, PyTorch's answers for NaN, signed zeros and integer wrap") {
+  namespace k = ctfx::kernels;
+  const double nan = __builtin_nan("");
+  auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  // relu keeps NaN and -0.0 (torch.relu), abs makes -0.0 +0.0, neg flips the sign bit of a NaN too
+  CHECK(std::isnan(k::unary_value<double>(op_kind::relu, nan)));
+  CHECK(same(k::unary_value<double>(op_kind::relu, -0.0), -0.0));
+  CHECK(k::unary_value<double>(op_kind::relu, -2.0) == 0.0);
+  CHECK(k::unary_value<std::int64_t>(op_kind::relu, 3) == 3);
+  CHECK(same(k::unary_value<double>(op_kind::abs, -0.0), 0.0));
+  CHECK(std::signbit(k::unary_value<double>(op_kind::neg, nan)));
+  CHECK(k::unary_value<std::int64_t>(op_kind::neg, INT64_MIN) == INT64_MIN);  // wraps
+  // NaN: unequal to everything, true as a bool; maximum, minimum and clamp propagate it
+  CHECK(k::binary_value<double>(op_kind::eq, nan, nan) == 0.0);
+  CHECK(k::binary_value<double>(op_kind::ne, nan, 1.0) == 1.0);
+  CHECK(k::unary_value<double>(op_kind::logical_not, nan) == 0.0);
+  CHECK(std::isnan(k::binary_value<double>(op_kind::clamp_min, 1.0, nan)));
+  CHECK(std::isnan(k::binary_value<double>(op_kind::maximum, nan, 2.0)));
+  CHECK(std::isnan(k::binary_value<double>(op_kind::minimum, 2.0, nan)));
+  CHECK(k::binary_value<std::int64_t>(op_kind::clamp_max, 3, 2) == 2);
+  CHECK(k::binary_value<std::int64_t>(op_kind::maximum, 2, 5) == 5);
+  CHECK(k::binary_value<std::int64_t>(op_kind::sub, 2, 5) == -3);
+  CHECK(k::binary_value<double>(op_kind::div, 7.0, 2.0) == 3.5);
+  CHECK(k::binary_value<std::int64_t>(op_kind::add, INT64_MAX, 1) == INT64_MIN);  // wraps
+  // Python's modulo and floor division: the divisor's sign; an integer division by 0 is 0 here
+  CHECK(k::binary_value<std::int64_t>(op_kind::remainder, -7, 3) == 2);
+  CHECK(k::binary_value<std::int64_t>(op_kind::remainder, 7, -3) == -2);
+  CHECK(k::binary_value<std::int64_t>(op_kind::remainder, 5, 0) == 0);
+  CHECK(k::binary_value<std::int64_t>(op_kind::floor_divide, -7, 2) == -4);
+  CHECK(k::binary_value<std::int64_t>(op_kind::trunc_divide, -7, 2) == -3);
+}
 
 // ----- user ops -----
 struct sin_op : ctfx::custom_op<"sin", "sin(Tensor x, Tensor(a!) result) -> ()"> {};

@@ -223,6 +223,12 @@ constexpr const op_row* find_op(std::string_view name) {
   return lo < sizeof(op_rows) / sizeof(op_rows[0]) && op_rows[lo].name == name ? &op_rows[lo] : nullptr;
 }
 
+// Lowerings that rewrite a call into other ops (their rows name what PyTorch printed, not what the
+// node is): never the name printed back for a node.
+constexpr bool rewritten_on_import(lower how) {
+  return how == lower::embedding || how == lower::index_select || how == lower::any_all || how == lower::squeeze_all;
+}
+
 // The overload fx_print writes for a node (binary ops with a scalar use .Tensor too, as PyTorch's
 // post-grad graphs do). Empty for the structural ops, which print as Python syntax.
 constexpr std::string_view aten_name(op_kind k) {
@@ -263,9 +269,10 @@ constexpr std::string_view aten_name(op_kind k) {
     case op_kind::ge: return "aten.ge.Tensor";
     default: break;
   }
-  // Otherwise the first row of the table with this op_kind.
+  // Otherwise the first row of the table with this op_kind that is the op itself (not a call the
+  // importer rewrites into it: embedding is an index, any an amax, all a logical_not).
   for (const auto& r : op_rows)
-    if (r.kind == k) return r.name;
+    if (r.kind == k && !rewritten_on_import(r.how)) return r.name;
   return {};
 }
 

@@ -1,84 +1,73 @@
 // ctfx/ops/elementwise.hpp — unary and binary elementwise ops with broadcasting and PyTorch's type
-// promotion. Each tag's `apply` is the op's reference semantics on one element.
+// promotion: each op's tag (name, schema) and its metadata rules. What an op computes on one element
+// is defined once, by the scalar functions every kernel and the reference interpreter call
+// (kernels/pointwise.hpp: unary_value, binary_value, scalar_binary_value).
 #pragma once
 #include "../core/diagnostics_push.hpp"
-#include <cmath>
 #include "../detail/meta_util.hpp"
-#include "../detail/python_mod.hpp"
-#include "../kernels/math.hpp"
 #include "result_layout.hpp"
 #include "schema.hpp"
 
 namespace ctfx {
 namespace ops {
-#define CTFX_UNARY(NAME, SIG, EXPR) \
-  struct NAME##_t : op_tag<op_kind::NAME, SIG> { \
-    template <class T> static constexpr T apply(T x) { return EXPR; } \
-  };
-CTFX_UNARY(neg, "neg(Tensor self) -> Tensor", -x)
-CTFX_UNARY(abs, "abs(Tensor self) -> Tensor", x < T(0) ? -x : x)
-CTFX_UNARY(exp, "exp(Tensor self) -> Tensor", kernels::math::exp_of(x))
-CTFX_UNARY(log, "log(Tensor self) -> Tensor", static_cast<T>(std::log(x)))
-CTFX_UNARY(sin, "sin(Tensor self) -> Tensor", static_cast<T>(std::sin(x)))
-CTFX_UNARY(cos, "cos(Tensor self) -> Tensor", static_cast<T>(std::cos(x)))
-CTFX_UNARY(sqrt, "sqrt(Tensor self) -> Tensor", static_cast<T>(std::sqrt(x)))
-CTFX_UNARY(relu, "relu(Tensor self) -> Tensor", x > T(0) ? x : T(0))
-CTFX_UNARY(ceil, "ceil(Tensor self) -> Tensor", static_cast<T>(std::ceil(x)))
-CTFX_UNARY(floor, "floor(Tensor self) -> Tensor", static_cast<T>(std::floor(x)))
-CTFX_UNARY(round, "round(Tensor self) -> Tensor", static_cast<T>(std::nearbyint(x)))
-CTFX_UNARY(trunc, "trunc(Tensor self) -> Tensor", static_cast<T>(std::trunc(x)))
-CTFX_UNARY(tanh, "tanh(Tensor self) -> Tensor", static_cast<T>(std::tanh(x)))
-CTFX_UNARY(sigmoid, "sigmoid(Tensor self) -> Tensor", static_cast<T>(T(1) / (T(1) + kernels::math::exp_of(-x))))
-CTFX_UNARY(rsqrt, "rsqrt(Tensor self) -> Tensor", static_cast<T>(T(1) / std::sqrt(x)))
-CTFX_UNARY(sign, "sign(Tensor self) -> Tensor", detail::sign_of(x))
+#define CTFX_UNARY(NAME, SIG) \
+  struct NAME##_t : op_tag<op_kind::NAME, SIG> {};
+CTFX_UNARY(neg, "neg(Tensor self) -> Tensor")
+CTFX_UNARY(abs, "abs(Tensor self) -> Tensor")
+CTFX_UNARY(exp, "exp(Tensor self) -> Tensor")
+CTFX_UNARY(log, "log(Tensor self) -> Tensor")
+CTFX_UNARY(sin, "sin(Tensor self) -> Tensor")
+CTFX_UNARY(cos, "cos(Tensor self) -> Tensor")
+CTFX_UNARY(sqrt, "sqrt(Tensor self) -> Tensor")
+CTFX_UNARY(relu, "relu(Tensor self) -> Tensor")
+CTFX_UNARY(ceil, "ceil(Tensor self) -> Tensor")
+CTFX_UNARY(floor, "floor(Tensor self) -> Tensor")
+CTFX_UNARY(round, "round(Tensor self) -> Tensor")
+CTFX_UNARY(trunc, "trunc(Tensor self) -> Tensor")
+CTFX_UNARY(tanh, "tanh(Tensor self) -> Tensor")
+CTFX_UNARY(sigmoid, "sigmoid(Tensor self) -> Tensor")
+CTFX_UNARY(rsqrt, "rsqrt(Tensor self) -> Tensor")
+CTFX_UNARY(sign, "sign(Tensor self) -> Tensor")
 #undef CTFX_UNARY
-struct logical_not_t : op_tag<op_kind::logical_not, "logical_not(Tensor self) -> Tensor"> {
-  template <class T> static constexpr bool apply(T x) { return x == T(0); }
-};
+struct logical_not_t : op_tag<op_kind::logical_not, "logical_not(Tensor self) -> Tensor"> {};
 struct convert_t : op_tag<op_kind::convert, "convert_element_type(Tensor a, ScalarType dtype) -> Tensor"> {};
 
-#define CTFX_BINARY(NAME, SIG, EXPR) \
-  struct NAME##_t : op_tag<op_kind::NAME, SIG> { \
-    template <class T> static constexpr T apply(T a, T b) { return EXPR; } \
-  };
-CTFX_BINARY(add, "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", a + b)
-CTFX_BINARY(sub, "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", a - b)
-CTFX_BINARY(mul, "mul.Tensor(Tensor self, Tensor other) -> Tensor", a * b)
-CTFX_BINARY(div, "div.Tensor(Tensor self, Tensor other) -> Tensor", a / b)
-CTFX_BINARY(maximum, "maximum(Tensor self, Tensor other) -> Tensor", a < b ? b : a)
-CTFX_BINARY(minimum, "minimum(Tensor self, Tensor other) -> Tensor", b < a ? b : a)
-CTFX_BINARY(pow, "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", static_cast<T>(std::pow(a, b)))
+#define CTFX_BINARY(NAME, SIG) \
+  struct NAME##_t : op_tag<op_kind::NAME, SIG> {};
+CTFX_BINARY(add, "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+CTFX_BINARY(sub, "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+CTFX_BINARY(mul, "mul.Tensor(Tensor self, Tensor other) -> Tensor")
+CTFX_BINARY(div, "div.Tensor(Tensor self, Tensor other) -> Tensor")
+CTFX_BINARY(maximum, "maximum(Tensor self, Tensor other) -> Tensor")
+CTFX_BINARY(minimum, "minimum(Tensor self, Tensor other) -> Tensor")
+CTFX_BINARY(pow, "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor")
 // Python's modulo: the result has the divisor's sign (PyTorch: fmod, then + b where the signs differ);
 // an integer remainder by 0 is 0 here, where PyTorch raises.
-CTFX_BINARY(remainder, "remainder.Tensor(Tensor self, Tensor other) -> Tensor", detail::python_mod(a, b))
+CTFX_BINARY(remainder, "remainder.Tensor(Tensor self, Tensor other) -> Tensor")
 // a // b and trunc(a / b) (aten.div.Tensor_mode with rounding_mode 'floor' / 'trunc'); integers stay
 // integers; an integer division by 0 is 0 here, where PyTorch raises.
-CTFX_BINARY(floor_divide, "floor_divide(Tensor self, Tensor other) -> Tensor", detail::floor_div(a, b))
-CTFX_BINARY(trunc_divide, "trunc_divide(Tensor self, Tensor other) -> Tensor", detail::trunc_div(a, b))
-CTFX_BINARY(add_, "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", a + b)
-CTFX_BINARY(sub_, "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", a - b)
-CTFX_BINARY(mul_, "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", a * b)
-CTFX_BINARY(div_, "div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", a / b)
-CTFX_BINARY(clamp_min, "clamp_min(Tensor self, Scalar min) -> Tensor", a != a ? a : b != b ? b : a < b ? b : a)
-CTFX_BINARY(clamp_max, "clamp_max(Tensor self, Scalar max) -> Tensor", a != a ? a : b != b ? b : b < a ? b : a)
+CTFX_BINARY(floor_divide, "floor_divide(Tensor self, Tensor other) -> Tensor")
+CTFX_BINARY(trunc_divide, "trunc_divide(Tensor self, Tensor other) -> Tensor")
+CTFX_BINARY(add_, "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)")
+CTFX_BINARY(sub_, "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)")
+CTFX_BINARY(mul_, "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)")
+CTFX_BINARY(div_, "div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)")
+CTFX_BINARY(clamp_min, "clamp_min(Tensor self, Scalar min) -> Tensor")
+CTFX_BINARY(clamp_max, "clamp_max(Tensor self, Scalar max) -> Tensor")
 #undef CTFX_BINARY
 // Comparisons and logical ops: bool results (NaN compares unequal to everything, and is true).
-#define CTFX_PREDICATE(NAME, SIG, EXPR) \
-  struct NAME##_t : op_tag<op_kind::NAME, SIG> { \
-    template <class T> static constexpr bool apply(T a, T b) { return EXPR; } \
-  };
-CTFX_PREDICATE(eq, "eq.Tensor(Tensor self, Tensor other) -> Tensor", a == b)
-CTFX_PREDICATE(ne, "ne.Tensor(Tensor self, Tensor other) -> Tensor", a != b)
-CTFX_PREDICATE(lt, "lt.Tensor(Tensor self, Tensor other) -> Tensor", a < b)
-CTFX_PREDICATE(le, "le.Tensor(Tensor self, Tensor other) -> Tensor", a <= b)
-CTFX_PREDICATE(gt, "gt.Tensor(Tensor self, Tensor other) -> Tensor", a > b)
-CTFX_PREDICATE(ge, "ge.Tensor(Tensor self, Tensor other) -> Tensor", a >= b)
-CTFX_PREDICATE(logical_and, "logical_and(Tensor self, Tensor other) -> Tensor", a != T(0) && b != T(0))
-CTFX_PREDICATE(logical_or, "logical_or(Tensor self, Tensor other) -> Tensor", a != T(0) || b != T(0))
+#define CTFX_PREDICATE(NAME, SIG) \
+  struct NAME##_t : op_tag<op_kind::NAME, SIG> {};
+CTFX_PREDICATE(eq, "eq.Tensor(Tensor self, Tensor other) -> Tensor")
+CTFX_PREDICATE(ne, "ne.Tensor(Tensor self, Tensor other) -> Tensor")
+CTFX_PREDICATE(lt, "lt.Tensor(Tensor self, Tensor other) -> Tensor")
+CTFX_PREDICATE(le, "le.Tensor(Tensor self, Tensor other) -> Tensor")
+CTFX_PREDICATE(gt, "gt.Tensor(Tensor self, Tensor other) -> Tensor")
+CTFX_PREDICATE(ge, "ge.Tensor(Tensor self, Tensor other) -> Tensor")
+CTFX_PREDICATE(logical_and, "logical_and(Tensor self, Tensor other) -> Tensor")
+CTFX_PREDICATE(logical_or, "logical_or(Tensor self, Tensor other) -> Tensor")
 #undef CTFX_PREDICATE
-struct where_t : op_tag<op_kind::where, "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"> {
-  template <class T> static constexpr T apply(bool c, T a, T b) { return c ? a : b; }
-};
+struct where_t : op_tag<op_kind::where, "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"> {};
 }  // namespace ops
 
 namespace detail {

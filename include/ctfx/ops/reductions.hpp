@@ -8,13 +8,10 @@
 
 namespace ctfx {
 namespace ops {
-struct sum_t : op_tag<op_kind::sum, "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"> {
-  template <class T> static constexpr T identity() { return T(0); }
-  template <class T> static constexpr T apply(T a, T b) { return a + b; }
-};
-struct amax_t : op_tag<op_kind::amax, "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"> {
-  template <class T> static constexpr T apply(T a, T b) { return a < b ? b : a; }
-};
+// What a reduction computes, and in which order, is kernels/reduce.hpp's (one definition for every
+// executor and the reference).
+struct sum_t : op_tag<op_kind::sum, "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"> {};
+struct amax_t : op_tag<op_kind::amax, "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"> {};
 // mean: the sum in the accumulation type, rounded to the dtype, then divided by the count (PyTorch's
 // CPU mean.dim: sum(...).div_(count)). Floating inputs only.
 struct mean_t : op_tag<op_kind::mean, "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"> {};
