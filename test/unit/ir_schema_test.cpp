@@ -58,7 +58,7 @@ using all_tags = tags<
     ops::exp_t, ops::log_t, ops::sin_t, ops::cos_t, ops::sqrt_t, ops::relu_t, ops::ceil_t, ops::floor_t, ops::round_t,
     ops::trunc_t, ops::tanh_t, ops::sigmoid_t, ops::rsqrt_t, ops::sign_t, ops::convert_t, ops::logical_not_t, ops::add_t, ops::sub_t, ops::mul_t, ops::div_t, ops::maximum_t, ops::minimum_t,
     ops::pow_t, ops::remainder_t, ops::floor_divide_t, ops::trunc_divide_t, ops::add__t, ops::sub__t, ops::mul__t, ops::div__t, ops::clamp_min_t, ops::clamp_max_t, ops::eq_t,
-    ops::ne_t, ops::lt_t, ops::le_t, ops::gt_t, ops::ge_t, ops::logical_and_t, ops::logical_or_t, ops::where_t, ops::slice_t, ops::select_t, ops::diagonal_t,
+    ops::ne_t, ops::lt_t, ops::le_t, ops::gt_t, ops::ge_t, ops::logical_and_t, ops::logical_or_t, ops::where_t, ops::fma_t, ops::slice_t, ops::select_t, ops::diagonal_t,
     ops::as_strided_t, ops::view_t, ops::permute_t, ops::transpose_t, ops::unsqueeze_t, ops::squeeze_t,
     ops::expand_t, ops::alias_t, ops::slice_scatter_t, ops::select_scatter_t, ops::diagonal_scatter_t,
     ops::as_strided_scatter_t, ops::generalized_scatter_t, ops::generalized_scatter__t, ops::index_put_t,
@@ -96,6 +96,7 @@ static_assert(!ops::eq_t::apply(__builtin_nan(""), __builtin_nan("")) && ops::ne
 static_assert(!ops::logical_not_t::apply(__builtin_nan("")) && ops::logical_not_t::apply(0));
 static_assert(ops::clamp_min_t::apply(1.0, __builtin_nan("")) != ops::clamp_min_t::apply(1.0, __builtin_nan("")));
 static_assert(ops::clamp_max_t::apply(3, 2) == 2 && ops::where_t::apply(false, 1, 2) == 2);
+static_assert(ops::fma_t::apply(3, 4, 5) == 17 && ops::fma_t::apply<std::int32_t>(0x40000000, 4, 7) == 7);  // modulo 2^32
 static_assert(ops::maximum_t::apply(2, 5) == 5 && ops::minimum_t::apply(2, 5) == 2);
 static_assert(ops::sub_t::apply(2, 5) == -3 && ops::div_t::apply(7.0, 2.0) == 3.5);
 static_assert(ops::sum_t::identity<int>() == 0 && ops::sum_t::apply(2, 3) == 5 && ops::amax_t::apply(2, 3) == 3);

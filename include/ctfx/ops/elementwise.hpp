@@ -3,6 +3,7 @@
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <cmath>
+#include <type_traits>
 #include "../detail/meta_util.hpp"
 #include "../detail/python_mod.hpp"
 #include "../kernels/math.hpp"
@@ -78,6 +79,18 @@ CTFX_PREDICATE(logical_or, "logical_or(Tensor self, Tensor other) -> Tensor", a 
 #undef CTFX_PREDICATE
 struct where_t : op_tag<op_kind::where, "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"> {
   template <class T> static constexpr T apply(bool c, T a, T b) { return c ? a : b; }
+};
+// a * b + c rounded once (prims.fma; std::fma). Integers: a * b + c modulo 2^bits. Constant
+// evaluation for integers only (std::fma is not constexpr before C++23).
+struct fma_t : op_tag<op_kind::fma, "fma(Tensor a, Tensor b, Tensor c) -> Tensor"> {
+  template <class T> static constexpr T apply(T a, T b, T c) {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b) + static_cast<U>(c)));
+    } else {
+      return std::fma(a, b, c);
+    }
+  }
 };
 }  // namespace ops
 
@@ -178,6 +191,24 @@ constexpr bool where_meta(ir& g, std::int32_t id, const tensor_meta& c, const te
   }
   const tensor_meta* ops[3] = {&c, &a, &b};
   return elementwise_result(g, id, shape, result_type(a.dt, a.rank > 0, b.dt, b.rank > 0), ops, 3, out);
+}
+
+// fma(a, b, c): the three broadcast together and promote (torch.result_type of a, b, then c; a
+// number for b is a 0-d tensor of the result's dtype, which promotes as the tensor it is).
+constexpr bool fma_meta(ir& g, std::int32_t id, const tensor_meta& a, const tensor_meta& b, const tensor_meta& c,
+                        tensor_meta& out) {
+  tensor_meta shape = a;
+  if (!broadcast_into(shape, b, &g) || !broadcast_into(shape, c, &g)) {
+    auto m = about(g, id);
+    m << "fma's operands "; put_type(m, g, a); m << ", "; put_type(m, g, b); m << " and "; put_type(m, g, c);
+    m << " do not broadcast";
+    fail(g, id, rule::broadcast_shapes, m);
+    return false;
+  }
+  const dtype ab = result_type(a.dt, a.rank > 0, b.dt, b.rank > 0);
+  const dtype dt = result_type(ab, a.rank > 0 || b.rank > 0, c.dt, c.rank > 0);
+  const tensor_meta* ops[3] = {&a, &b, &c};
+  return elementwise_result(g, id, shape, dt, ops, 3, out);
 }
 
 }  // namespace detail
