@@ -2,7 +2,7 @@
 //
 // A case is a graph plus input data. The graph is built with the ordinary DSL at run time from a
 // seeded PRNG: inputs (f32, sometimes f64/i32, sometimes a symbolic first extent), then a mix of
-// unary/binary ops with broadcasting and scalars (sign, floor and truncating division, comparisons
+// unary/binary ops with broadcasting and scalars (sign, floor and truncating division, fma, comparisons
 // and logical ops feeding where, clamps,
 // means among them), views of views, view scatters (also the nested view->scatter chains
 // canonicalize_view_scatter_ops fuses), index_put with input or computed indices (with and without
@@ -236,7 +236,7 @@ class generator {
           ok = a == c || c == ctfx::sym_expr(1);
         }
         if (!ok) { push(t * 0.5); break; }
-        switch (pick(10)) {
+        switch (pick(11)) {
           case 0: push(t + u); break;
           case 1: push(t * u); break;
           case 2: push(t - u); break;
@@ -247,6 +247,8 @@ class generator {
           case 6: push(ctfx::where(ctfx::logical_not(ctfx::le(u, t)), ctfx::minimum(t, u), t)); note("where"); break;
           case 7: push(ctfx::clamp(t, -0.5, 0.75)); note("clamp"); break;
           case 8: push(coin() ? ctfx::floor_divide(t, u) : ctfx::trunc_divide(t, 0.75)); note("division"); break;
+          // a * b + c rounded once: an optimizer's step (fma(g, -lr, p)), and of an op's result
+          case 9: push(coin() ? ctfx::fma(u, -0.375, t) : ctfx::fma(t * 0.5, u, t)); note("fma"); break;
           default: push(ctfx::clamp_max(ctfx::clamp_min(t, u), 1.0)); note("clamp"); break;
         }
         note("binary");

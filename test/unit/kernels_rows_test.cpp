@@ -295,7 +295,7 @@ TEST_CASE("rows: the interpreter, four elements per dispatch, gives the host's b
   int checked = 0;
   for (const dtype dt : {dtype::f32, dtype::f64, dtype::f16, dtype::bf16, dtype::i32, dtype::i64, dtype::i8, dtype::b8}) {
     auto x = filled(dt, xs), y = filled(dt, ys), cond = filled(dtype::b8, ys);
-    // (kind, operands: 1 unary, 2 tensor, 3 scalar, 4 where, 5 conversion from dt)
+    // (kind, operands: 1 unary, 2 tensor, 3 scalar, 4 where, 5 conversion from dt, 6 fma(x, y, x))
     std::vector<std::pair<op_kind, int>> cases;
     for (int i = static_cast<int>(op_kind::neg); i <= static_cast<int>(op_kind::logical_not); ++i) cases.emplace_back(static_cast<op_kind>(i), 1);
     for (int i = static_cast<int>(op_kind::add); i <= static_cast<int>(op_kind::logical_or); ++i) {
@@ -304,11 +304,12 @@ TEST_CASE("rows: the interpreter, four elements per dispatch, gives the host's b
     }
     cases.emplace_back(op_kind::where, 4);
     cases.emplace_back(op_kind::copy, 5);
+    cases.emplace_back(op_kind::fma, 6);
     for (const auto& c : cases) {
       const op_kind kind = c.first;
       const int form = c.second;
       k::fused_kernel g;
-      g.n_leaves = form == 2 ? 2 : form == 4 ? 3 : 1;
+      g.n_leaves = form == 2 || form == 6 ? 2 : form == 4 ? 3 : 1;
       g.leaf_dt[0] = g.leaf_dt[1] = dt;
       g.leaf_dt[2] = dtype::b8;
       g.leaf[0] = line(x.data(), dt);
@@ -321,11 +322,15 @@ TEST_CASE("rows: the interpreter, four elements per dispatch, gives the host's b
       o.a = k::leaf_ref(0);
       if (form == 2 || form == 4) o.b = k::leaf_ref(1);
       if (form == 4) o.c = k::leaf_ref(2);
+      if (form == 6) {
+        o.b = k::leaf_ref(1);
+        o.c = k::leaf_ref(0);
+      }
       if (form == 3) {
         o.has_scalar = true;
         o.scalar = ctfx::is_floating(dt) ? 0.5 : 2.0;  // exact in every dtype with it
       }
-      k::resolve(o, dt, dt);
+      k::resolve(o, dt, dt, dt);
       k::fused_op& wide = g.ops[1];
       wide.k = op_kind::copy;
       wide.out = wide.cdt = dtype::f64;
@@ -343,8 +348,8 @@ TEST_CASE("rows: the interpreter, four elements per dispatch, gives the host's b
       ++checked;
     }
   }
-  // every unary kind once, every binary kind with a tensor and with a scalar, where, a conversion
+  // every unary kind once, every binary kind with a tensor and with a scalar, where and fma, a conversion
   constexpr int unary = static_cast<int>(op_kind::logical_not) - static_cast<int>(op_kind::neg) + 1;
   constexpr int binary = static_cast<int>(op_kind::logical_or) - static_cast<int>(op_kind::add) + 1;
-  CHECK(checked == 8 * (unary + 2 * binary + 2));
+  CHECK(checked == 8 * (unary + 2 * binary + 3));
 }

@@ -28,6 +28,7 @@ from torch._inductor import config
 config.enable_auto_functionalized_v2 = False  # ctfx reads auto_functionalized (v1)
 config.freezing = False
 
+R = torch.randn
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "test", "data", "fx")
 
 
@@ -378,6 +379,113 @@ def squeeze_any_all(x, m, y):
             y.any(), y.all(-1), (y > 0).all())
 
 
+# ----- optimizer steps as torch.optim writes them (single-tensor and foreach): add/sub with alpha,
+# lerp, addcmul, addcdiv, the list ops. Captured with Dynamo's own decompositions off
+# ({"dynamo_decompositions": False}): with them on, Dynamo rewrites `x.addcmul_(a, b, value=v)` as
+# fma(a * b, v, x) and `x.addcdiv_(a, b, value=v)` as fma(a / b, v, x), which round otherwise than
+# PyTorch eager (fma(v * a, b, x); x + (v * a) / b), so the graph itself would differ from eager.
+# Sizes 37 and 130: not multiples of a vector width (f32/f64 results are position independent).
+def optim_sgd_momentum(p, g, buf):
+    # SGD: weight decay, momentum with dampening, Nesterov (torch/optim/sgd.py, _single_tensor_sgd)
+    lr, wd, momentum, dampening = 0.05, 1e-2, 0.9, 0.1
+    g = g.add(p, alpha=wd)
+    buf.mul_(momentum).add_(g, alpha=1 - dampening)
+    g = g.add(buf, alpha=momentum)
+    p.add_(g, alpha=-lr)
+
+
+def optim_adamw(p, g, m, v):
+    # AdamW at step 3 (torch/optim/adam.py, _single_tensor_adam with decoupled weight decay)
+    lr, b1, b2, eps, wd, step = 1e-3, 0.9, 0.999, 1e-8, 1e-2, 3
+    p.mul_(1 - lr * wd)
+    m.lerp_(g, 1 - b1)
+    v.mul_(b2).addcmul_(g, g.conj(), value=1 - b2)
+    bc1, bc2 = 1 - b1**step, 1 - b2**step
+    denom = (v.sqrt() / (bc2**0.5)).add_(eps)
+    p.addcdiv_(m, denom, value=-(lr / bc1))
+
+
+def optim_adam_foreach(p1, p2, g1, g2, m1, m2, v1, v2):
+    # Adam, foreach (torch/optim/adam.py, _multi_tensor_adam) with decoupled weight decay
+    params, grads, ms, vs = [p1, p2], [g1, g2], [m1, m2], [v1, v2]
+    lr, b1, b2, eps, wd, step = 1e-3, 0.9, 0.999, 1e-8, 1e-2, 3
+    torch._foreach_mul_(params, 1 - lr * wd)
+    torch._foreach_lerp_(ms, grads, 1 - b1)
+    torch._foreach_mul_(vs, b2)
+    torch._foreach_addcmul_(vs, grads, grads, 1 - b2)
+    bc1, bc2 = 1 - b1**step, 1 - b2**step
+    denom = torch._foreach_sqrt(vs)
+    torch._foreach_div_(denom, bc2**0.5)
+    torch._foreach_add_(denom, eps)
+    torch._foreach_addcdiv_(params, ms, denom, -(lr / bc1))
+
+
+def optim_adagrad(p, g, state_sum):
+    # Adagrad at step 2 with weight decay (torch/optim/adagrad.py, _single_tensor_adagrad)
+    lr, wd, lr_decay, eps, step = 1e-2, 1e-3, 1e-4, 1e-10, 2
+    g = g.add(p, alpha=wd)
+    clr = lr / (1 + (step - 1) * lr_decay)
+    state_sum.addcmul_(g, g, value=1)
+    std = state_sum.sqrt().add_(eps)
+    p.addcdiv_(g, std, value=-clr)
+
+
+def optim_clip_step(p1, p2, g1, g2, coef):
+    # clip_grad_norm_'s scaling by a clamped 0-d coefficient (_foreach_mul_ by a tensor), then a
+    # foreach SGD step (_foreach_add_ with alpha), and the same step written with _foreach_sub
+    grads = [g1, g2]
+    torch._foreach_mul_(grads, coef.clamp(max=1.0))
+    torch._foreach_add_([p1, p2], grads, alpha=-0.1)
+    s = torch._foreach_sub([p1, p2], grads, alpha=0.01)
+    d = torch._foreach_div([p1, p2], 3.0)
+    e = torch._foreach_sub([p1, p2], 0.25)
+    return s[0], s[1], d[0], e[1]
+
+
+def lerp_tensor_sub_alpha(s, e, w, x, y, i, j):
+    # lerp with a tensor weight (both branches, 0.5 itself, negatives), with numbers on either side
+    # of 0.5, sub/add with alpha (floats and integers, which wrap), addcmul with the default value
+    return (torch.lerp(s, e, w), torch.lerp(s, e, 0.75), torch.lerp(s, e, -0.25), torch.sub(x, y, alpha=0.3),
+            torch.add(x, y, alpha=-2.5), torch.sub(i, j, alpha=3), torch.add(i, j, alpha=-7), torch.addcmul(s, e, w),
+            torch.addcdiv(s, e, w.abs() + 0.5))
+
+
+def _optim_inputs(n, dt):
+    return lambda: (R(n, dtype=dt), R(n, dtype=dt), R(n, dtype=dt) * 0.1)
+
+
+def _adam_inputs(n, dt):
+    return lambda: (R(n, dtype=dt), R(n, dtype=dt), R(n, dtype=dt) * 0.1, R(n, dtype=dt).abs() * 0.01)
+
+
+def _lerp_inputs(n, dt):
+    def make():
+        w = R(n, dtype=dt)
+        w[0], w[1], w[2], w[3] = 0.5, -0.5, 0.49999997, 1.0
+        i = torch.randint(-2**62, 2**62, (n,))
+        i[0] = 2**63 - 1
+        return (R(n, dtype=dt), R(n, dtype=dt) * 100, w, R(n, dtype=dt), R(n, dtype=dt), i, torch.randint(-2**62, 2**62, (n,)))
+    return make
+
+
+NO_DYNAMO_DECOMPS = {"dynamo_decompositions": False}
+F64 = torch.float64
+PROGRAMS_OPTIM = [
+    ("optim_sgd_momentum", optim_sgd_momentum, _optim_inputs(37, torch.float32), NO_DYNAMO_DECOMPS),
+    ("optim_sgd_momentum_f64", optim_sgd_momentum, _optim_inputs(130, F64), NO_DYNAMO_DECOMPS),
+    ("optim_adamw", optim_adamw, _adam_inputs(130, torch.float32), NO_DYNAMO_DECOMPS),
+    ("optim_adamw_f64", optim_adamw, _adam_inputs(37, F64), NO_DYNAMO_DECOMPS),
+    ("optim_adam_foreach", optim_adam_foreach,
+     lambda: (R(37), R(130), R(37), R(130), R(37) * 0.1, R(130) * 0.1, R(37).abs() * 0.01, R(130).abs() * 0.01), NO_DYNAMO_DECOMPS),
+    ("optim_adam_foreach_f64", optim_adam_foreach,
+     lambda: tuple(R(n, dtype=F64).abs() * 0.01 if k >= 6 else R(n, dtype=F64) for k, n in enumerate([130, 37] * 4)), NO_DYNAMO_DECOMPS),
+    ("optim_adagrad", optim_adagrad, lambda: (R(130), R(130), R(130).abs()), NO_DYNAMO_DECOMPS),
+    ("optim_clip_step", optim_clip_step, lambda: (R(37), R(130), R(37), R(130), torch.tensor(0.37)), NO_DYNAMO_DECOMPS),
+    ("lerp_tensor_sub_alpha", lerp_tensor_sub_alpha, _lerp_inputs(130, torch.float32), NO_DYNAMO_DECOMPS),
+    ("lerp_tensor_sub_alpha_f64", lerp_tensor_sub_alpha, _lerp_inputs(37, F64), NO_DYNAMO_DECOMPS),
+]
+
+
 PROGRAMS_NUMBERS = [
     ("squeeze_any_all", squeeze_any_all,
      lambda: (torch.randn(1, 3, 1, 2), torch.tensor([[True, False, True], [True, True, True]]),
@@ -692,6 +800,7 @@ def with_nan(*shape):
 I64 = torch.int64
 PROGRAMS = [
     *PROGRAMS_NUMBERS,
+    *PROGRAMS_OPTIM,
     ("compare_ops", compare_ops, lambda: (with_nan(3, 4), with_nan(3, 4), torch.arange(-6, 6).reshape(3, 4)), {}),
     ("logical_ops", logical_ops, lambda: (with_nan(3, 4), torch.randn(3, 4)), {}),
     ("where_ops", where_ops, lambda: (with_nan(3, 4), torch.randn(4)), {}),
@@ -740,7 +849,6 @@ PROGRAMS = [
     ("unsafe_index_put_like", unsafe_index_put_like, lambda: (torch.randn(6, 3), torch.tensor([4, 1]), torch.randn(2, 3)), {}),
 ]
 
-R = torch.randn
 CL = torch.channels_last
 
 
@@ -1550,6 +1658,7 @@ def capture(name, fn, make_args, opts):
     torch._dynamo.reset()
     opts = dict(opts)
     extra_sizes = opts.pop("sizes", [])
+    torch._dynamo.config.enable_dynamo_decompositions = opts.pop("dynamo_decompositions", True)
     args = make_args()
     before = [a.clone() for a in args]
     compiled = torch.compile(fn, backend=backend, fullgraph=True, **opts)

@@ -79,6 +79,7 @@ std::string_view dsl(op_kind k) {
     case op_kind::logical_and: return "`ctfx::logical_and(a, b)`";
     case op_kind::logical_or: return "`ctfx::logical_or(a, b)`";
     case op_kind::where: return "`ctfx::where(c, a, b)`";
+    case op_kind::fma: return "`ctfx::fma(a, b, c)`, `ctfx::fma(a, 0.5, c)`: `a * b + c` rounded once";
     case op_kind::slice: return "`x.slice(dim, start, end, step)`";
     case op_kind::select: return "`x.select(dim, i)`";
     case op_kind::diagonal: return "`x.diagonal(offset, d1, d2)`";
@@ -150,6 +151,7 @@ std::string_view family(ctfx::op_family f) {
 std::string_view dtypes(op_kind k) {
   switch (ctfx::facts(k).family) {
     case ctfx::op_family::unary: case ctfx::op_family::binary: case ctfx::op_family::ternary:
+      if (k == op_kind::fma) return "any (promoted); integers modulo 2^bits, f16/bf16 computed in f32 and rounded once";
       return k == op_kind::where ? "a b8 condition; any two operand dtypes (promoted)" : "b8 i8 i32 i64 f16 bf16 f32 f64 (PyTorch's promotion)";
     case ctfx::op_family::index: return "any values; indices i32, i64 or a b8 mask";
     case ctfx::op_family::reduction: return k == op_kind::cat ? "any (promoted)" : "any (sum of ints in i64, mean of floats)";
@@ -183,6 +185,10 @@ std::string_view decomposition(ctfx::fx::lower how) {
     case lower::repeat: return "unsqueeze, expand, clone, view";
     case lower::scalar_tensor: return "a 0-d `full`";
     case lower::t: return "`transpose(0, 1)`";
+    case lower::addcmul: return "`fma(mul(t1, value), t2, self)` (no `mul` for value 1); in place, copied into self";
+    case lower::addcdiv: return "`add(self, div(mul(t1, value), t2))` (no `mul` for value 1); in place, copied into self";
+    case lower::lerp: return "`fma(w, end - self, self)` where abs(w) < 0.5, else `fma(-(end - self), 1 - w, end)` (a number w picks its branch, a tensor w `where`s both); in place, copied into self";
+    case lower::foreach_elems: return "per element, the op of the same name (`_foreach_addcmul` as `addcmul`, `_foreach_lerp` as `lerp`; `fma(y, alpha, x)` with an alpha), read with `[k]`; in place, copied into each self";
     default: return "";
   }
 }
@@ -199,7 +205,12 @@ int main() {
               "division or remainder by zero gives 0 (PyTorch raises); `exp`, `tanh`, `sigmoid` and `pow` use\n"
               "libm-quality functions where PyTorch's vectorized kernels (SLEEF) may differ by 1 ulp.\n"
               "Python numbers keep their category (an int is an exact int64, a float a correctly rounded\n"
-              "double) and promote as `torch.result_type` decides; a 0-d tensor promotes as PyTorch's does.\n\n");
+              "double) and promote as `torch.result_type` decides; a 0-d tensor promotes as PyTorch's does.\n"
+              "`add`/`sub` with an `alpha` (`fma(other, alpha, self)`, `-alpha` for `sub`), `addcmul`, `addcdiv`,\n"
+              "`lerp` and the list ops below are read as PyTorch's CPU kernels compute them, one `fma` where they\n"
+              "fuse; on f16/bf16 they are refused (PyTorch's vector loop rounds once in float, its scalar tail in\n"
+              "half precision: its result depends on the element's position). `prims.fma` rounds once, as\n"
+              "Inductor's lowering (the prim's eager reference, `a * b + c`, rounds twice).\n\n");
   std::printf("| op | family | C++ (`#include <ctfx.hpp>`) | ATen ops the FX importer reads as it | in-place form | dtypes | backends |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   for (int i = 0; i < static_cast<int>(op_kind::count_); ++i) {

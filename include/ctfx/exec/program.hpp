@@ -1134,10 +1134,14 @@ class basic_program {
             G.dst = g_.arg(x, 0);
             o.out = g_.meta(G.dst).dt;
           }
-          if (is_ternary(nd.op)) {  // where(c, a, b)
+          if (nd.op == op_kind::where) {  // where(c, a, b)
             o.c = ref(g_.arg(x, 0));
             o.a = ref(g_.arg(x, 1));
             o.b = ref(g_.arg(x, 2));
+          } else if (nd.op == op_kind::fma) {  // fma(a, b, c) = a * b + c
+            o.a = ref(g_.arg(x, 0));
+            o.b = ref(g_.arg(x, 1));
+            o.c = ref(g_.arg(x, 2));
           } else {
             o.a = ref(g_.arg(x, 0));
           }
@@ -1149,7 +1153,7 @@ class basic_program {
         o.cdt = kernels::compute_dtype(o.k, o.out, operand_dtype_of(x));
         if (o.has_scalar && yields_bool(o.k))
           o.scalar = visit_dtype(o.cdt, [&](auto pd) { return kernels::scalar_in<decltype(pd)::value>(o.scalar); });
-        kernels::resolve(o, dtype_of(o.a), o.b >= 0 ? dtype_of(o.b) : o.out);
+        kernels::resolve(o, dtype_of(o.a), o.b >= 0 ? dtype_of(o.b) : o.out, o.k == op_kind::fma ? dtype_of(o.c) : o.out);
         op_index[static_cast<std::size_t>(x)] = k.n_ops;
         k.ops[k.n_ops++] = o;
       }
@@ -1499,6 +1503,7 @@ class basic_program {
         return {};
       }
       if (n.op == op_kind::where) { kernels::where(ctx, view(i), arg(0), arg(1), arg(2)); return {}; }
+      if (n.op == op_kind::fma) { kernels::fma(ctx, view(i), arg(0), arg(1), arg(2)); return {}; }
     }
     return run_status::failure(i, "rule executable-op: " + detail::node_label(g_, i) + " (" + std::string(name_of(n.op)) +
                                       ") has no kernel" + (F == kernel_family::all ? "" : " in this compiled plan"));

@@ -717,6 +717,25 @@ constexpr tensor where(tensor c, tensor a, tensor b, source_loc at = source_loc:
   return bb ? bb->make(op_kind::where, {c, a, b}) : c;
 }
 
+/// `prims.fma`: a * b + c rounded once (std::fma; integers modulo 2^bits); the three broadcast and
+/// promote, each loaded straight into the result's compute type (float for f16/bf16, then rounded).
+constexpr tensor fma(tensor a, tensor b, tensor c, source_loc at = source_loc::current()) {
+  builder* bb = a.b ? a.b : b.b ? b.b : c.b;
+  const builder::call_site site(bb, at);
+  return bb ? bb->make(op_kind::fma, {a, b, c}) : a;
+}
+/// fma(a, s, c) with a number s: s becomes a 0-d full of a and c's promoted dtype (rounded to it).
+template <class S> requires std::is_arithmetic_v<S>
+constexpr tensor fma(tensor a, S s, tensor c, source_loc at = source_loc::current()) {
+  builder* bb = a.b ? a.b : c.b;
+  if (!bb || !a.b || !c.b) return a;
+  const builder::call_site site(bb, at);
+  const tensor_meta &x = a.meta(), &z = c.meta();
+  const dtype dt = result_type(x.dt, x.rank > 0, z.dt, z.rank > 0);
+  const tensor w = bb->full({}, scalar_value(s), dt, at);
+  return bb->make(op_kind::fma, {a, w, c});
+}
+
 #define CTFX_UNARY_FN(NAME)                                                     \
   constexpr tensor NAME(tensor a, source_loc at = source_loc::current()) {      \
     const builder::call_site site(a.b, at);                                     \

@@ -19,6 +19,11 @@ enum class lower : std::uint8_t {
   reciprocal,          // (x): pow(x, -1), which the kernels compute as 1 / x (an integer x converted to f32 first)
   logical_xor,         // (a, b): (a != 0) != (b != 0)
   where,               // (condition, self, other): a number for self or other is a 0-d full
+  fma,                 // prims.fma (a, b, c): a * b + c rounded once; a number b is a 0-d full
+  addcmul,             // (self, t1, t2, value=1): fma(value * t1, t2, self); addcmul_ copies it into self
+  addcdiv,             // (self, t1, t2, value=1): self + (value * t1) / t2; addcdiv_ copies it into self
+  lerp,                // (self, end, weight): |w| < 0.5 ? fma(w, end - self, self) : fma(self - end, 1 - w, end)
+  foreach_elems,       // (xs, ys or scalar or tensor, alpha=1): the op (fma with alpha) on each element; a tuple read with [k]
   bitwise,             // (a, b) or (a), bool tensors only: `m1 & m2`, `m1 | m2`, `~m` as logical ops
   clamp,               // (x, min=None, max=None), numbers or tensors: clamp_min then clamp_max
   slice, select, diagonal, as_strided,
@@ -68,10 +73,30 @@ inline constexpr op_row op_rows[] = {
     {"aten._foreach_add.Scalar", lower::foreach, op_kind::foreach_add},
     {"aten._foreach_add_.List", lower::foreach, op_kind::foreach_add_},
     {"aten._foreach_add_.Scalar", lower::foreach, op_kind::foreach_add_},
+    {"aten._foreach_addcdiv.Scalar", lower::foreach_elems, op_kind::div},
+    {"aten._foreach_addcdiv_.Scalar", lower::foreach_elems, op_kind::div},
+    {"aten._foreach_addcmul.Scalar", lower::foreach_elems, op_kind::fma},
+    {"aten._foreach_addcmul_.Scalar", lower::foreach_elems, op_kind::fma},
+    {"aten._foreach_div.List", lower::foreach_elems, op_kind::div},
+    {"aten._foreach_div.Scalar", lower::foreach_elems, op_kind::div},
+    {"aten._foreach_div_.List", lower::foreach_elems, op_kind::div_},
+    {"aten._foreach_div_.Scalar", lower::foreach_elems, op_kind::div_},
+    {"aten._foreach_lerp.List", lower::foreach_elems, op_kind::fma},
+    {"aten._foreach_lerp.Scalar", lower::foreach_elems, op_kind::fma},
+    {"aten._foreach_lerp_.List", lower::foreach_elems, op_kind::fma},
+    {"aten._foreach_lerp_.Scalar", lower::foreach_elems, op_kind::fma},
     {"aten._foreach_mul.List", lower::foreach, op_kind::foreach_mul},
     {"aten._foreach_mul.Scalar", lower::foreach, op_kind::foreach_mul},
+    {"aten._foreach_mul.Tensor", lower::foreach_elems, op_kind::mul},
     {"aten._foreach_mul_.List", lower::foreach, op_kind::foreach_mul_},
     {"aten._foreach_mul_.Scalar", lower::foreach, op_kind::foreach_mul_},
+    {"aten._foreach_mul_.Tensor", lower::foreach_elems, op_kind::mul_},
+    {"aten._foreach_sqrt.default", lower::foreach_elems, op_kind::sqrt},
+    {"aten._foreach_sqrt_.default", lower::foreach_elems, op_kind::sqrt},
+    {"aten._foreach_sub.List", lower::foreach_elems, op_kind::sub},
+    {"aten._foreach_sub.Scalar", lower::foreach_elems, op_kind::sub},
+    {"aten._foreach_sub_.List", lower::foreach_elems, op_kind::sub_},
+    {"aten._foreach_sub_.Scalar", lower::foreach_elems, op_kind::sub_},
     {"aten._to_copy.default", lower::convert, op_kind::convert},
     {"aten._unsafe_index_put.default", lower::index_put, op_kind::unsafe_index_put},
     {"aten._unsafe_view.default", lower::view, op_kind::view},
@@ -80,6 +105,10 @@ inline constexpr op_row op_rows[] = {
     {"aten.add.Tensor", lower::binary, op_kind::add},
     {"aten.add_.Scalar", lower::binary, op_kind::add_},
     {"aten.add_.Tensor", lower::binary, op_kind::add_},
+    {"aten.addcdiv.default", lower::addcdiv, op_kind::div},
+    {"aten.addcdiv_.default", lower::addcdiv, op_kind::div},
+    {"aten.addcmul.default", lower::addcmul, op_kind::fma},
+    {"aten.addcmul_.default", lower::addcmul, op_kind::fma},
     {"aten.alias.default", lower::unary, op_kind::alias},
     {"aten.all.default", lower::any_all, op_kind::logical_not},
     {"aten.all.dim", lower::any_all, op_kind::logical_not},
@@ -137,6 +166,10 @@ inline constexpr op_row op_rows[] = {
     {"aten.isnan.default", lower::isnan, op_kind::ne},
     {"aten.le.Scalar", lower::binary, op_kind::le},
     {"aten.le.Tensor", lower::binary, op_kind::le},
+    {"aten.lerp.Scalar", lower::lerp, op_kind::fma},
+    {"aten.lerp.Tensor", lower::lerp, op_kind::fma},
+    {"aten.lerp_.Scalar", lower::lerp, op_kind::fma},
+    {"aten.lerp_.Tensor", lower::lerp, op_kind::fma},
     {"aten.lift_fresh_copy.default", lower::unary, op_kind::clone},
     {"aten.log.default", lower::unary, op_kind::log},
     {"aten.logical_and.default", lower::binary, op_kind::logical_and},
@@ -203,6 +236,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.zeros.default", lower::factory, op_kind::zeros},
     {"higher_order.auto_functionalized", lower::auto_functionalized, op_kind::auto_functionalized},
     {"prims.convert_element_type.default", lower::convert, op_kind::convert},
+    {"prims.fma.default", lower::fma, op_kind::fma},
 };
 
 constexpr bool rows_sorted() {
@@ -240,6 +274,8 @@ constexpr std::string_view aten_name(op_kind k) {
     case op_kind::sum: return "aten.sum.dim_IntList";
     case op_kind::mean: return "aten.mean.dim";
     case op_kind::convert: return "prims.convert_element_type.default";
+    case op_kind::fma: return "prims.fma.default";
+    case op_kind::sqrt: return "aten.sqrt.default";
     case op_kind::alias: return "aten.alias.default";
     case op_kind::view: return "aten.view.default";
     case op_kind::transpose: return "aten.transpose.int";

@@ -143,6 +143,13 @@ struct entry {
   bool is_sym = false;
   sym_expr sym{};
   std::int32_t split = -1;  // a split's tuple of slices (parser::splits_), read with [k]
+  std::int32_t items = -1;  // a decomposed list op's results (parser::lists_), read with [k]
+};
+
+/// A list op lowered element by element (_foreach_sub, ...): no node of its own; `name[k]` is node
+/// parser::list_nodes_[first + k].
+struct list_items {
+  std::int32_t first = 0, count = 0;
 };
 
 /// `split = aten.split.Tensor(x, 2)`: no node of its own; `split[k]` is slice k of x along dim,
@@ -230,6 +237,8 @@ class parser {
   std::vector<fx_constant> constants_;
   std::vector<split_views> splits_;
   std::vector<sym_expr> split_bounds_;
+  std::vector<list_items> lists_;
+  std::vector<std::int32_t> list_nodes_;
 
   constexpr bool stopped() const { return c_.failed || !b_.g.error.ok(); }
 
@@ -494,6 +503,10 @@ class parser {
         split_element(name, t, *e, idx.i, idx.at, op_at);
         return;
       }
+      if (const entry* e = lookup(callee); e && e->items >= 0) {
+        list_element(name, t, *e, idx.i, idx.at, op_at);
+        return;
+      }
       value tv{};
       tv.k = vkind::name;
       tv.text = callee;
@@ -579,6 +592,7 @@ class parser {
     const entry* e = lookup(v.text);
     if (!e) { fail(v.at, "'", v.text, "' is not defined before its use"); return -1; }
     if (e->split >= 0) { fail(v.at, "'", v.text, "' is a split's tuple of views: use one of its elements ([k])"); return -1; }
+    if (e->items >= 0) { fail(v.at, "'", v.text, "' is a list op's tuple of results: use one of its elements ([k])"); return -1; }
     if (e->node < 0 || e->is_sym) { fail(v.at, "'", v.text, "' is a symbolic size, not a tensor"); return -1; }
     return e->node;
   }
@@ -769,6 +783,19 @@ class parser {
     emit_bufs(name, t, op_kind::slice, 0, 0.0, at);
   }
 
+  // Element k of a list op lowered element by element: that element's node, under this name too.
+  constexpr void list_element(std::string_view name, const annotation& t, const entry& e, std::int64_t k, position kat,
+                              position at) {
+    const list_items& l = lists_[static_cast<std::size_t>(e.items)];
+    if (k < 0) k += l.count;
+    if (k < 0 || k >= l.count) { fail(kat, "index out of range of the list '", e.name, "'"); return; }
+    entry d{};
+    d.name = name;
+    d.node = list_nodes_[static_cast<std::size_t>(l.first + k)];
+    if (!define(d, at)) return;
+    check_meta(d.node, t, at);
+  }
+
   constexpr void lower_call(std::string_view name, const annotation& t, std::string_view callee, const value& call,
                             position at) {
     abuf_.clear();
@@ -779,6 +806,10 @@ class parser {
       if (!tv || !iv || iv->k != vkind::integer) { fail(at, "operator.getitem expects (tuple, index)"); return; }
       if (const entry* e = tv->k == vkind::name ? lookup(tv->text) : nullptr; e && e->split >= 0) {
         split_element(name, t, *e, iv->i, iv->at, at);
+        return;
+      }
+      if (const entry* e = tv->k == vkind::name ? lookup(tv->text) : nullptr; e && e->items >= 0) {
+        list_element(name, t, *e, iv->i, iv->at, at);
         return;
       }
       std::int32_t tup = node_of(*tv, "the tuple");
@@ -874,6 +905,12 @@ class parser {
         return;
       }
       case lower::binary: lower_binary(name, t, call, k, at); return;
+      case lower::fma: lower_fma(name, t, call, at); return;
+      case lower::addcmul: case lower::addcdiv:
+        lower_addc(name, t, call, row->how == lower::addcdiv, row->name.find("_.") != std::string_view::npos, at);
+        return;
+      case lower::lerp: lower_lerp(name, t, call, row->name.find("_.") != std::string_view::npos, at); return;
+      case lower::foreach_elems: lower_foreach_elems(name, call, k, row->name, at); return;
       case lower::bitwise: {  // on bools the logical op; ctfx has no bitwise ops on integers
         const int n = k == op_kind::logical_not ? 1 : 2;
         for (int j = 0; j < n; ++j) if (!tensor_arg(call, j, j ? "other" : "self", at)) return;
@@ -1273,6 +1310,10 @@ class parser {
         return;
       }
       case lower::foreach: {
+        if (!is_one(arg(call, 99, "alpha"))) {  // _foreach_add(xs, ys, alpha=a): fma per element
+          lower_foreach_elems(name, call, k == op_kind::foreach_add_ ? op_kind::add_ : op_kind::add, row->name, at);
+          return;
+        }
         if (!tensor_list(call, 0, "self", at, false) || !alpha_is_one(call)) return;
         auto n = static_cast<std::int32_t>(abuf_.size());
         const value* o = arg(call, 1, "other");
@@ -1416,8 +1457,299 @@ class parser {
   // arguments by position or by the names its signature gives them. One result: the node is that
   // result (the call's tuple, then element 0 with the printed layout); several: the node is the
   // tuple, read with operator.getitem.
+  // ----- decompositions into fma and the elementwise ops (PyTorch's CPU kernels' own arithmetic) -----
+  static constexpr bool is_one(const value* a) {
+    return !a || a->k == vkind::none || (a->k == vkind::integer && !a->is_bool && a->i == 1) || (a->k == vkind::real && a->d == 1.0);
+  }
+  // A node of a decomposition, named <name>_<suffix>, with no entry of its own; -1 on an error.
+  constexpr std::int32_t part(std::string_view name, std::string_view suffix, op_kind k, std::initializer_list<std::int32_t> ids,
+                              std::int32_t aux, scalar_value s, position at) {
+    if (stopped()) return -1;
+    for (auto id : ids) if (id < 0) return -1;
+    const std::int32_t id = b_.add(k, ids, {}, aux, s);
+    if (!b_.g.error.ok()) { locate_builder_error(at, name); return -1; }
+    text_buf<max_name + 16> tn;
+    tn << name;
+    if (!suffix.empty()) tn << '_' << suffix;
+    b_.g[id].name = name_t(tn.view());
+    return id;
+  }
+  // A 0-d full of dtype dt holding s (PyTorch converts a Scalar alpha, value or weight to the dtype).
+  constexpr std::int32_t number(std::string_view name, std::string_view suffix, dtype dt, scalar_value s, position at) {
+    return part(name, suffix, op_kind::full, {}, static_cast<std::int32_t>(dt), s, at);
+  }
+  // The decomposition's last node: under the call's own name (an entry, its annotation checked).
+  constexpr void last(std::string_view name, const annotation& t, op_kind k, std::initializer_list<std::int32_t> ids,
+                      std::int32_t aux, scalar_value s, position at) {
+    if (stopped()) return;
+    for (auto id : ids) if (id < 0) return;
+    abuf_.clear();
+    pbuf_.clear();
+    for (auto id : ids) abuf_.push_back(id);
+    emit_bufs(name, t, k, aux, s, at);
+  }
+  // An in-place form (add_, addcmul_, lerp_, ...): the functional result r copied into self.
+  constexpr void last_value(std::string_view name, const annotation& t, bool inplace, std::int32_t self,
+                            std::int32_t r, position at) {
+    if (stopped() || r < 0) return;
+    if (!inplace) {  // r is already the result: give it the call's name
+      b_.g[r].name = name_t(name);
+      entry e{};
+      e.name = name;
+      e.node = r;
+      if (!define(e, at)) return;
+      check_meta(r, t, at);
+      return;
+    }
+    last(name, t, op_kind::copy_, {self, r}, 0, 0.0, at);
+  }
+  constexpr dtype promoted(std::initializer_list<std::int32_t> ids) const {
+    dtype r = dtype::b8;
+    bool first = true, dims = false;
+    for (auto id : ids) {
+      const tensor_meta& m = b_.g.meta(id);
+      r = first ? m.dt : result_type(r, dims, m.dt, m.rank > 0);
+      dims = dims || m.rank > 0;
+      first = false;
+    }
+    return r;
+  }
+  // Whether ctfx reproduces PyTorch's op on dtype dt bit for bit; else an error naming the node.
+  // f16/bf16: PyTorch's CPU kernels compute these in float and round once in their vectorized loop,
+  // but in c10::Half/BFloat16 arithmetic (a rounding after each step) in the scalar tail (the last
+  // elements of a tensor, of a thread's chunk): the result depends on the element's position.
+  constexpr bool exact_on(std::string_view name, std::string_view op, dtype dt, bool ints, position at) {
+    text_buf<200> m;
+    if (dt == dtype::f16 || dt == dtype::bf16)
+      m << "': " << op << " on " << name_of(dt)
+        << " is refused: PyTorch rounds it once in float in its vector loop, per step in its scalar tail (position-dependent); convert to f32";
+    else if (dt == dtype::b8 || (!ints && !is_floating(dt)))
+      m << "': " << op << " on " << name_of(dt) << " is not supported";
+    else
+      return true;
+    fail(at, "node '", name, m.view());
+    return false;
+  }
+  constexpr std::int32_t tensor_of(const value& call, int pos, std::string_view key) {
+    const value* v = arg(call, pos, key);
+    if (!v) { fail(c_.pos(), "missing tensor argument '", key, "'"); return -1; }
+    return node_of(*v, key);
+  }
+
+  // A number argument (v: the call's value; absent or None: `dflt`).
+  constexpr bool number_arg(const value* v, scalar_value& s, bool& integral, std::string_view what, scalar_value dflt) {
+    if (!v || v->k == vkind::none) { s = dflt; integral = dflt.exact_int(); return true; }
+    return scalar_of(v, s, integral, what);
+  }
+  static constexpr scalar_value negated(scalar_value a) {
+    return a.exact_int() ? scalar_value::integer(static_cast<std::int64_t>(0ull - static_cast<std::uint64_t>(a.i))) : scalar_value(-a.d);
+  }
+
+  // x + a * y = fma(y, a, x) rounded once, a in the dtype (integers modulo 2^bits), as PyTorch's
+  // add_kernel; sub's alpha negated. The node named `base`.
+  constexpr std::int32_t build_alpha(std::string_view base, std::int32_t x, std::int32_t y, scalar_value a, bool integral,
+                                     dtype dt, position at) {
+    if (!exact_on(base, "alpha", dt, true, at)) return -1;
+    if (!is_floating(dt) && !integral) { fail(at, "node '", base, "': an integer add/sub takes an integer alpha"); return -1; }
+    const std::int32_t w = number(base, "alpha", dt, a, at);
+    return part(base, {}, op_kind::fma, {y, w, x}, 0, 0.0, at);
+  }
+  // addcmul: fma(v * t1, t2, s), v * t1 rounded in the dtype; addcdiv: s + (v * t1) / t2, each step
+  // rounded (PyTorch's CPU kernels). No mul for v = 1. The node named `base`.
+  constexpr std::int32_t build_addc(std::string_view base, std::int32_t s, std::int32_t t1, std::int32_t t2, scalar_value v,
+                                    bool integral, bool div, dtype dt, position at) {
+    if (!exact_on(base, div ? "addcdiv" : "addcmul", dt, !div, at)) return -1;
+    if (!is_floating(dt) && !integral) { fail(at, "node '", base, "': an integer addcmul takes an integer value"); return -1; }
+    std::int32_t m = t1;
+    if (!v.equals(1.0)) m = part(base, "value", op_kind::mul, {t1}, integral ? 2 : 1, v, at);
+    if (!div) return part(base, {}, op_kind::fma, {m, t2, s}, 0, 0.0, at);
+    const std::int32_t q = part(base, "div", op_kind::div, {m, t2}, 0, 0.0, at);
+    return part(base, {}, op_kind::add, {s, q}, 0, 0.0, at);
+  }
+  // lerp(s, e, w), d = e - s: |w| < 0.5 ? fma(w, d, s) : fma(-d, 1 - w, e), 1 - w rounded in the
+  // dtype (PyTorch's lerp). A number w (w < 0: a tensor) picks its branch here; a tensor w per
+  // element (both computed, then where). The node named `base`.
+  constexpr std::int32_t build_lerp(std::string_view base, std::int32_t s, std::int32_t e, std::int32_t w, scalar_value ws,
+                                    dtype dt, position at) {
+    if (!exact_on(base, "lerp", dt, false, at)) return -1;
+    const std::int32_t d = part(base, "diff", op_kind::sub, {e, s}, 0, 0.0, at);
+    if (w < 0) {
+      const double wd = dt == dtype::f32 ? static_cast<double>(ws.as<float>()) : ws.as<double>();
+      if ((wd < 0 ? -wd : wd) < 0.5) return part(base, {}, op_kind::fma, {number(base, "weight", dt, scalar_value(wd), at), d, s}, 0, 0.0, at);
+      const double om = dt == dtype::f32 ? static_cast<double>(1.0f - static_cast<float>(wd)) : 1.0 - wd;
+      const std::int32_t nd = part(base, "neg", op_kind::neg, {d}, 0, 0.0, at);
+      return part(base, {}, op_kind::fma, {nd, number(base, "one_minus_weight", dt, scalar_value(om), at), e}, 0, 0.0, at);
+    }
+    const std::int32_t aw = part(base, "abs", op_kind::abs, {w}, 0, 0.0, at);
+    const std::int32_t low = part(base, "low", op_kind::lt, {aw}, 1, scalar_value(0.5), at);
+    const std::int32_t lo = part(base, "fma_low", op_kind::fma, {w, d, s}, 0, 0.0, at);
+    const std::int32_t nd = part(base, "neg", op_kind::neg, {d}, 0, 0.0, at);
+    const std::int32_t nw = part(base, "neg_weight", op_kind::neg, {w}, 0, 0.0, at);
+    const std::int32_t om = part(base, "one_minus_weight", op_kind::add, {nw}, 1, scalar_value(1.0), at);  // -w + 1 = 1 - w
+    const std::int32_t hi = part(base, "fma_high", op_kind::fma, {nd, om, e}, 0, 0.0, at);
+    return part(base, {}, op_kind::where, {low, lo, hi}, 0, 0.0, at);
+  }
+
+  // add/sub (and add_/sub_) with an alpha other than 1, other a tensor.
+  constexpr void lower_alpha(std::string_view name, const annotation& t, const value& call, op_kind k, const value& al, position at) {
+    const std::int32_t x = tensor_of(call, 0, "self"), y = tensor_of(call, 1, "other");
+    if (x < 0 || y < 0) return;
+    scalar_value a{};
+    bool integral = false;
+    if (!scalar_of(&al, a, integral, "alpha")) return;
+    const bool inplace = is_mutating(k);
+    if ((inplace ? facts(k).twin : k) == op_kind::sub) a = negated(a);
+    const dtype dt = inplace ? b_.g.meta(x).dt : promoted({x, y});
+    text_buf<max_name + 8> bn;  // in place: the value <name>_value, copied into self by <name>
+    bn << name << (inplace ? "_value" : "");
+    last_value(name, t, inplace, x, build_alpha(bn.view(), x, y, a, integral, dt, at), at);
+  }
+  constexpr void lower_addc(std::string_view name, const annotation& t, const value& call, bool div, bool inplace, position at) {
+    const std::int32_t s = tensor_of(call, 0, "self"), t1 = tensor_of(call, 1, "tensor1"), t2 = tensor_of(call, 2, "tensor2");
+    if (s < 0 || t1 < 0 || t2 < 0) return;
+    scalar_value v{};
+    bool integral = false;
+    if (!number_arg(arg(call, 3, "value"), v, integral, "value", scalar_value::integer(1))) return;
+    const dtype dt = inplace ? b_.g.meta(s).dt : promoted({s, t1, t2});
+    text_buf<max_name + 8> bn;
+    bn << name << (inplace ? "_value" : "");
+    last_value(name, t, inplace, s, build_addc(bn.view(), s, t1, t2, v, integral, div, dt, at), at);
+  }
+  constexpr void lower_lerp(std::string_view name, const annotation& t, const value& call, bool inplace, position at) {
+    const std::int32_t s = tensor_of(call, 0, "self"), e = tensor_of(call, 1, "end");
+    if (s < 0 || e < 0) return;
+    const value* wv = arg(call, 2, "weight");
+    if (!wv) { fail(at, "node '", name, "': lerp needs a weight"); return; }
+    std::int32_t w = -1;
+    scalar_value ws{};
+    bool integral = false;
+    if (wv->k == vkind::name) { if ((w = node_of(*wv, "weight")) < 0) return; }
+    else if (!scalar_of(wv, ws, integral, "weight")) return;
+    const dtype dt = inplace ? b_.g.meta(s).dt : w >= 0 ? promoted({s, e, w}) : promoted({s, e});
+    text_buf<max_name + 8> bn;
+    bn << name << (inplace ? "_value" : "");
+    last_value(name, t, inplace, s, build_lerp(bn.view(), s, e, w, ws, dt, at), at);
+  }
+
+  // prims.fma(a, b, c) = a * b + c rounded once (Inductor's lowering; the prim's eager reference
+  // rounds twice); a number b is a 0-d full of a and c's dtype.
+  constexpr void lower_fma(std::string_view name, const annotation& t, const value& call, position at) {
+    const std::int32_t a = tensor_of(call, 0, "a"), c = tensor_of(call, 2, "c");
+    if (a < 0 || c < 0) return;
+    const value* bv = arg(call, 1, "b");
+    if (!bv) { fail(at, "node '", name, "': fma needs b"); return; }
+    std::int32_t b;
+    if (bv->k == vkind::name) b = node_of(*bv, "b");
+    else {
+      scalar_value v{};
+      bool integral = false;
+      if (!scalar_of(bv, v, integral, "fma's b")) return;
+      b = number(name, "b", promoted({a, c}), v, at);
+    }
+    last(name, t, op_kind::fma, {a, b, c}, 0, 0.0, at);
+  }
+
+  // A list argument of tensors, as ids.
+  constexpr bool ids_of(const value& call, int pos, std::string_view key, std::vector<std::int32_t>& out, position at) {
+    abuf_.clear();
+    if (!tensor_list(call, pos, key, at, false)) return false;
+    out.assign(abuf_.begin(), abuf_.end());
+    return true;
+  }
+  // The list ops lowered element by element (callee: the overload's name), and their in-place forms
+  // (k mutating): _foreach_sub / _foreach_div (List, Scalar), _foreach_mul.Tensor, _foreach_add /
+  // _foreach_sub with alpha (fma), _foreach_addcmul / _foreach_addcdiv (Scalar), _foreach_lerp
+  // (Scalar, List), _foreach_sqrt. Element j is the node <name>_<j>; the tuple is read with [k]
+  // (lists_); in place, each element is then copied into its self (the graph's epilogue).
+  constexpr void lower_foreach_elems(std::string_view name, const value& call, op_kind k, std::string_view callee, position at) {
+    std::vector<std::int32_t> xs, ys, zs;
+    if (!ids_of(call, 0, "self", xs, at)) return;
+    const bool inplace = is_mutating(k) || callee.find("_.") != std::string_view::npos;  // _foreach_addcmul_.Scalar
+    const op_kind base = is_mutating(k) ? facts(k).twin : k;
+    const bool addc = callee.find("_foreach_addc") != std::string_view::npos;
+    const bool lerp = callee.find("_foreach_lerp") != std::string_view::npos;
+    const bool unary = is_unary(base);
+    std::int32_t other = -1;
+    scalar_value sv{};
+    bool integral = false;
+    if (addc) {
+      if (!ids_of(call, 1, "tensor1", ys, at) || !ids_of(call, 2, "tensor2", zs, at)) return;
+      if (!number_arg(arg(call, 3, "value"), sv, integral, "value", scalar_value::integer(1))) return;
+    } else if (lerp) {
+      if (!ids_of(call, 1, "tensors1", ys, at)) return;
+      const value* wv = arg(call, 2, "weight");
+      if (!wv) wv = arg(call, 2, "weights");
+      if (wv && wv->k == vkind::list) { if (!ids_of(call, 2, wv->key.empty() ? "weights" : wv->key, zs, at)) return; }
+      else if (!scalar_of(wv, sv, integral, "weight")) return;
+    } else if (!unary) {
+      const value* o = arg(call, 1, "other");
+      if (!o) o = arg(call, 1, "scalar");
+      if (!o) { fail(at, "node '", name, "': a list op needs its second operand"); return; }
+      if (o->k == vkind::list) { if (!ids_of(call, 1, o->key.empty() ? "other" : o->key, ys, at)) return; }
+      else if (o->k == vkind::name) { if ((other = node_of(*o, "other")) < 0) return; }
+      else if (!scalar_of(o, sv, integral, "the scalar operand")) return;
+    }
+    if ((!ys.empty() && ys.size() != xs.size()) || (!zs.empty() && zs.size() != xs.size())) {
+      fail(at, "node '", name, "': the lists differ in length");
+      return;
+    }
+    const value* al = arg(call, 99, "alpha");
+    const bool alpha = !is_one(al);
+    scalar_value a{};
+    bool ai = false;
+    if (alpha) {
+      if (ys.empty() || addc || lerp) { fail(al->at, "node '", name, "': alpha with a list operand only"); return; }
+      if (!scalar_of(al, a, ai, "alpha")) return;
+      if (base == op_kind::sub) a = negated(a);
+    }
+    list_items l{static_cast<std::int32_t>(list_nodes_.size()), static_cast<std::int32_t>(xs.size())};
+    for (std::size_t j = 0; j < xs.size() && !stopped(); ++j) {
+      text_buf<max_name + 16> en;
+      en << name << '_' << static_cast<int>(j);
+      const std::string_view eb = en.view();
+      dtype dt = b_.g.meta(xs[j]).dt;
+      std::int32_t r = -1;
+      if (addc) {
+        if (!inplace) dt = promoted({xs[j], ys[j], zs[j]});
+        r = build_addc(eb, xs[j], ys[j], zs[j], sv, integral, base == op_kind::div, dt, at);
+      } else if (lerp) {
+        if (!inplace) dt = zs.empty() ? promoted({xs[j], ys[j]}) : promoted({xs[j], ys[j], zs[j]});
+        r = build_lerp(eb, xs[j], ys[j], zs.empty() ? -1 : zs[j], sv, dt, at);
+      } else if (alpha) {
+        if (!inplace) dt = promoted({xs[j], ys[j]});
+        r = build_alpha(eb, xs[j], ys[j], a, ai, dt, at);
+      } else {
+        // the op itself, as the list op's CPU kernel calls it per tensor (one rounding: any dtype)
+        if (unary) r = part(eb, {}, base, {xs[j]}, 0, 0.0, at);
+        else if (!ys.empty()) r = part(eb, {}, base, {xs[j], ys[j]}, 0, 0.0, at);
+        else if (other >= 0) r = part(eb, {}, base, {xs[j], other}, 0, 0.0, at);
+        else r = part(eb, {}, base, {xs[j]}, integral ? 2 : 1, sv, at);
+      }
+      if (r < 0) return;
+      list_nodes_.push_back(r);
+    }
+    // In place: the copies after every element's value (a functional graph's writes are its epilogue).
+    for (std::size_t j = 0; inplace && j < xs.size() && !stopped(); ++j) {
+      text_buf<32> cn;
+      cn << "copy" << static_cast<int>(j);
+      auto& r = list_nodes_[static_cast<std::size_t>(l.first) + j];
+      r = part(name, cn.view(), op_kind::copy_, {xs[j], r}, 0, 0.0, at);
+    }
+    if (stopped()) return;
+    lists_.push_back(l);
+    entry e{};
+    e.name = name;
+    e.items = static_cast<std::int32_t>(lists_.size()) - 1;
+    define(e, at);
+  }
+
   // A binary op (a, b): b a tensor or a number (aux 2 for an int, 1 for a float).
   constexpr void lower_binary(std::string_view name, const annotation& t, const value& call, op_kind k, position at) {
+    if (const value* al = arg(call, 99, "alpha"); al && !is_one(al) && arg(call, 1, "other") &&
+        arg(call, 1, "other")->k == vkind::name && (k == op_kind::add || k == op_kind::sub || k == op_kind::add_ || k == op_kind::sub_)) {
+      lower_alpha(name, t, call, k, *al, at);
+      return;
+    }
     if (const value* a = arg(call, 0, "self"); a && a->k != vkind::name && a->k != vkind::none) {
       lower_scalar_first(name, t, call, *a, k, at);
       return;

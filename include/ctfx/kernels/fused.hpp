@@ -72,6 +72,7 @@ CTFX_INLINE void chunk_loop(Loop&& loop) {
 using conv_chunk_fn = void (*)(void* out, const void* in, index_t n);                          // element -> compute
 using op_chunk_fn = void (*)(void* out, const void* a, const void* b, scalar_value scalar, index_t n);  // compute -> compute
 using where_chunk_fn = void (*)(void* out, const void* c, const void* a, const void* b, index_t n);  // c: bool elements
+using fma_chunk_fn = void (*)(void* out, const void* a, const void* b, const void* c, index_t n);  // compute -> compute
 
 template <dtype S, class C>
 CTFX_VECTORIZE void load_chunk(void* out, const void* in, index_t n) {
@@ -115,6 +116,16 @@ CTFX_VECTORIZE void where_chunk(void* out, const void* c, const void* a, const v
   chunk_loop([&]() CTFX_ISA_BODY {
     for (index_t i = 0; i < n; ++i) o[i] = select_bits(t[i] != 0, x[i], y[i]);  // no branch per element
   });
+}
+
+// out = a * b + c rounded once (fma_value), all three in the compute type.
+template <class C>
+CTFX_VECTORIZE void fma_chunk(void* out, const void* a, const void* b, const void* c, index_t n) {
+  auto* o = static_cast<C*>(out);
+  const auto* x = static_cast<const C*>(a);
+  const auto* y = static_cast<const C*>(b);
+  const auto* z = static_cast<const C*>(c);
+  chunk_loop([&]() CTFX_ISA_BODY { for (index_t i = 0; i < n; ++i) o[i] = fma_value<C>(x[i], y[i], z[i]); });
 }
 
 // Destination rows a page or more apart (a KV cache's, written at one position per head): the row
@@ -365,7 +376,7 @@ inline op_chunk_fn op_chunk_for(op_kind k, bool scalar) {
 #undef CTFX_BINARY
 }
 
-// One op of a group. `k` is a unary, binary or where op, or op_kind::copy for the conversions of
+// One op of a group. `k` is a unary, binary, where or fma op, or op_kind::copy for the conversions of
 // clone, convert and copy_ (computed as kernels::copy does: through double, or int64 between integers).
 struct fused_op {
   op_kind k = op_kind::copy;
@@ -373,7 +384,7 @@ struct fused_op {
   fused_ref a = -1, b = -1; // operands; b < 0 with `has_scalar`: the scalar
   bool has_scalar = false;
   scalar_value scalar{};    // for a bool-result op, already rounded to cdt (kernels::scalar_in)
-  fused_ref c = -1;         // where's condition (then a and b are its branches)
+  fused_ref c = -1;         // where's condition (then a and b are its branches); fma's addend (a * b + c)
   dtype cdt = dtype::f32;   // what a bool-result op (yields_bool) computes in: its operands' promoted dtype
   // Resolved when the plan is made (host): the compute type index, the loads of a and b into it,
   // the op over compute values, the store into `out` (null: the compute type is out's element type).
@@ -381,6 +392,8 @@ struct fused_op {
   conv_chunk_fn load_a = nullptr, load_b = nullptr, store = nullptr;
   op_chunk_fn fn = nullptr;
   where_chunk_fn fnw = nullptr;
+  fma_chunk_fn fnf = nullptr;      // fma: a * b + c
+  conv_chunk_fn load_c = nullptr;  // fma's addend into the compute type
   // Set by pair_ops (host): this op computes op `inner` (fn2), or its operands a and b (fn3),
   // inside its own loop; those then run no loop of their own (`absorbed`).
   pair_chunk_fn fn2 = nullptr;
@@ -414,8 +427,8 @@ constexpr int compute_index_of(const fused_op& o, dtype a_dt) {
   return c == dtype::f64 ? 1 : is_floating(c) ? 0 : 2;
 }
 
-// Resolves every op's chunk functions (host); a_dt/b_dt: the operands' dtypes.
-inline void resolve(fused_op& o, dtype a_dt, dtype b_dt) {
+// Resolves every op's chunk functions (host); a_dt/b_dt (c_dt: fma's addend): the operands' dtypes.
+inline void resolve(fused_op& o, dtype a_dt, dtype b_dt, dtype c_dt = dtype::f32) {
   if (o.k == op_kind::copy && a_dt == o.out) {  // clone, or copy_ between equal dtypes: the bytes
     o.load_a = o.load_b = o.store = nullptr;
     o.fn = nullptr;
@@ -427,7 +440,9 @@ inline void resolve(fused_op& o, dtype a_dt, dtype b_dt) {
     o.load_a = stores_as<C>(a_dt) ? nullptr : load_chunk_for<C>(a_dt);
     o.load_b = (o.b < 0 || stores_as<C>(b_dt)) ? nullptr : load_chunk_for<C>(b_dt);
     o.fn = o.k == op_kind::copy || o.c >= 0 ? nullptr : op_chunk_for<C>(o.k, o.has_scalar);
-    o.fnw = o.c >= 0 ? &where_chunk<C> : nullptr;
+    o.fnw = o.k == op_kind::where ? &where_chunk<C> : nullptr;
+    o.fnf = o.k == op_kind::fma ? &fma_chunk<C> : nullptr;
+    o.load_c = o.k != op_kind::fma || stores_as<C>(c_dt) ? nullptr : load_chunk_for<C>(c_dt);
     o.store = stores_as<C>(o.out) ? nullptr : store_chunk_for<C>(o.out);
   };
   if (o.cidx == 0) pick(float{});
@@ -771,7 +786,7 @@ CTFX_VECTORIZE inline void run_fused_rows(const fused_kernel& k, const fused_nes
   alignas(64) std::byte val[max_fused_ops][BM * 8];     // each op's result, in its compute type
   alignas(64) std::byte elem[max_fused_ops][BM * 8];    // ... and in its dtype, when they differ
   alignas(64) std::byte leafbuf[max_fused_leaves][BM * 8];
-  alignas(64) std::byte conv[2][BM * 8];
+  alignas(64) std::byte conv[3][BM * 8];
   alignas(64) std::byte outbuf[BM * 8];
   const int nop = k.n_leaves + 1;
   const bool dense_out = !sink && nest.istride[0] == 1;
@@ -857,16 +872,20 @@ CTFX_VECTORIZE inline void run_fused_rows(const fused_kernel& k, const fused_nes
           res[j] = last ? target : a;
         } else {
           const void* computed = a;
-          if (o.fn || o.fnw) {
+          if (o.fn || o.fnw || o.fnf) {
             void* cv = o.store ? static_cast<void*>(val[j]) : static_cast<void*>(target);
             if (o.fnw) o.fnw(cv, operand(o.c), a, b, n);
-            else o.fn(cv, a, b, o.scalar, n);
+            else if (o.fnf) {
+              const void* c = operand(o.c);
+              if (o.load_c) { o.load_c(conv[2], c, n); c = conv[2]; }
+              o.fnf(cv, a, b, c, n);
+            } else o.fn(cv, a, b, o.scalar, n);
             computed = cv;
           }
           if (o.store) {
             o.store(target, computed, n);
             res[j] = target;
-          } else if (!o.fn && !o.fnw) {  // a conversion whose result type is the compute type
+          } else if (!o.fn && !o.fnw && !o.fnf) {  // a conversion whose result type is the compute type
             std::memcpy(target, computed, static_cast<std::size_t>(n) * size_of(o.out));
             res[j] = target;
           } else {
@@ -962,7 +981,13 @@ struct fused_elem_fn {
         using C = decltype(c);
         C x[R]{};
         load_values<R>(a, m, x);
-        if (o.c >= 0) {  // where: the condition is bool elements
+        if (o.k == op_kind::fma) {  // a * b + c rounded once, each operand in the compute type
+          C y[R]{}, z[R]{};
+          load_values<R>(run_of(o.b), m, y);
+          load_values<R>(run_of(o.c), m, z);
+          for (int t = 0; t < R; ++t)
+            if (t < m) x[t] = fma_value<C>(x[t], y[t], z[t]);
+        } else if (o.c >= 0) {  // where: the condition is bool elements
           C y[R]{};
           load_values<R>(run_of(o.b), m, y);
           const value_run cond = run_of(o.c);

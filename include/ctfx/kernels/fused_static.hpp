@@ -104,6 +104,9 @@ struct op_x {
       // tensors; every element op is total): no branch per element, a loop that vectorizes.
       const bool c = operand<0>::template get<std::int64_t, Ix>(p, i) != 0;
       return round_to<O, V>(select_bits(c, operand<1>::template get<V, Ix>(p, i), operand<2>::template get<V, Ix>(p, i)));
+    } else if constexpr (K == op_kind::fma) {  // a * b + c rounded once, each operand in the compute type
+      return round_to<O, V>(fma_value<V>(operand<0>::template get<V, Ix>(p, i), operand<1>::template get<V, Ix>(p, i),
+                                         operand<2>::template get<V, Ix>(p, i)));
     } else if constexpr (yields_bool(K)) {  // tested in the operands' promoted type P, stored as bool
       using C = compute_t<P>;
       const C x = operand<0>::template get<C, Ix>(p, i);

@@ -131,6 +131,16 @@ CTFX_INLINE CTFX_HD C unary_value(op_kind k, C x) {
   }
 }
 
+// fma(a, b, c) = a * b + c rounded once (prims.fma): std::fma for floats (a hardware FMA where the
+// target has one, correctly rounded either way; never contracted from a*b+c, which ctfx compiles
+// with -ffp-contract=off); for integers a * b + c modulo 2^64 (the compute type), then truncated to
+// the result's dtype like every integer op.
+template <class C>
+CTFX_INLINE CTFX_HD C fma_value(C a, C b, C c) {
+  if constexpr (std::is_integral_v<C>) return wrap_add(wrap_mul(a, b), c);
+  else return std::fma(a, b, c);
+}
+
 template <class C>
 CTFX_INLINE CTFX_HD C binary_value(op_kind k, C a, C b) {
   switch (k) {
@@ -356,6 +366,19 @@ struct where_fn {
     out.coords_of(i, x);
     const bool t = load_as<dtype::b8, std::int64_t>(c.at_coords(x)) != 0;
     store_as<O, C>(out.at_coords(x), t ? load_dyn<C>(a.dt, a.at_coords(x)) : load_dyn<C>(b.dt, b.at_coords(x)));
+  }
+};
+
+// out[i] = fma(a[i], b[i], c[i]) (each broadcast to out's extents, loaded into out's compute type)
+template <dtype O>
+struct fma_fn {
+  strided out, a, b, c;
+  CTFX_HD void operator()(index_t i) const {
+    using C = compute_t<O>;
+    index_t x[max_rank];
+    out.coords_of(i, x);
+    store_as<O, C>(out.at_coords(x), fma_value<C>(load_dyn<C>(a.dt, a.at_coords(x)), load_dyn<C>(b.dt, b.at_coords(x)),
+                                                  load_dyn<C>(c.dt, c.at_coords(x))));
   }
 };
 
@@ -606,6 +629,12 @@ inline void where(const device_ctx& ctx, const strided& out, const strided& c, c
   const strided cc = c.broadcast_to(out.rank, out.size);
   const strided x = a.broadcast_to(out.rank, out.size), y = b.broadcast_to(out.rank, out.size);
   visit_dtype(out.dt, [&](auto dd) { parallel_for(ctx, out.numel(), where_fn<decltype(dd)::value>{out, cc, x, y}); });
+}
+
+inline void fma(const device_ctx& ctx, const strided& out, const strided& a, const strided& b, const strided& c) {
+  const strided x = a.broadcast_to(out.rank, out.size), y = b.broadcast_to(out.rank, out.size);
+  const strided z = c.broadcast_to(out.rank, out.size);
+  visit_dtype(out.dt, [&](auto dd) { parallel_for(ctx, out.numel(), fma_fn<decltype(dd)::value>{out, x, y, z}); });
 }
 
 }  // namespace kernels

@@ -68,6 +68,8 @@ CTFX_PREDICATE(logical_and, "logical_and(Tensor self, Tensor other) -> Tensor")
 CTFX_PREDICATE(logical_or, "logical_or(Tensor self, Tensor other) -> Tensor")
 #undef CTFX_PREDICATE
 struct where_t : op_tag<op_kind::where, "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"> {};
+// a * b + c rounded once (prims.fma; std::fma). Integers: a * b + c modulo 2^bits.
+struct fma_t : op_tag<op_kind::fma, "fma(Tensor a, Tensor b, Tensor c) -> Tensor"> {};
 }  // namespace ops
 
 namespace detail {
@@ -177,6 +179,24 @@ constexpr bool where_meta(ir& g, std::int32_t id, const tensor_meta& c, const te
   }
   const tensor_meta* ops[3] = {&c, &a, &b};
   return elementwise_result(g, id, shape, result_type(a.dt, a.rank > 0, b.dt, b.rank > 0), ops, 3, out);
+}
+
+// fma(a, b, c): the three broadcast together and promote (torch.result_type of a, b, then c; a
+// number for b is a 0-d tensor of the result's dtype, which promotes as the tensor it is).
+constexpr bool fma_meta(ir& g, std::int32_t id, const tensor_meta& a, const tensor_meta& b, const tensor_meta& c,
+                        tensor_meta& out) {
+  tensor_meta shape = a;
+  if (!broadcast_into(shape, b, &g) || !broadcast_into(shape, c, &g)) {
+    auto m = about(g, id);
+    m << "fma's operands "; put_type(m, g, a); m << ", "; put_type(m, g, b); m << " and "; put_type(m, g, c);
+    m << " do not broadcast";
+    fail(g, id, rule::broadcast_shapes, m);
+    return false;
+  }
+  const dtype ab = result_type(a.dt, a.rank > 0, b.dt, b.rank > 0);
+  const dtype dt = result_type(ab, a.rank > 0 || b.rank > 0, c.dt, c.rank > 0);
+  const tensor_meta* ops[3] = {&a, &b, &c};
+  return elementwise_result(g, id, shape, dt, ops, 3, out);
 }
 
 }  // namespace detail

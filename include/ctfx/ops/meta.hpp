@@ -232,6 +232,9 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::where:
       if (!need(3)) return false;
       return where_meta(g, id, N[A[0]].meta, N[A[1]].meta, N[A[2]].meta, out);
+    case op_kind::fma:
+      if (!need(3)) return false;
+      return fma_meta(g, id, N[A[0]].meta, N[A[1]].meta, N[A[2]].meta, out);
     case op_kind::cat:
       if (!need(a.size())) return false;
       return cat_meta(g, id, a, p.empty() ? sym_expr(0) : p[0], out);

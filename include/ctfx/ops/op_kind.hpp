@@ -26,8 +26,8 @@ enum class op_kind : std::uint8_t {
   clamp_min, clamp_max,
   // comparisons and logical binary ops: bool results, computed in the operands' promoted type
   eq, ne, lt, le, gt, ge, logical_and, logical_or,
-  // elementwise ternary: where(cond, a, b)
-  where,
+  // elementwise ternary: where(cond, a, b); fma(a, b, c) = a * b + c rounded once (prims.fma)
+  where, fma,
   // views
   slice, select, diagonal, as_strided, view, permute, transpose, unsqueeze, squeeze, expand,
   // functional view scatters and the generalized scatter of canonicalize_view_scatter_ops
@@ -124,6 +124,7 @@ inline constexpr op_facts op_table[] = {
     {"logical_and", op_family::binary},
     {"logical_or", op_family::binary},
     {"where", op_family::ternary},
+    {"fma", op_family::ternary},
     {"slice", op_family::view, true, false, -1, op_kind::slice_scatter},
     {"select", op_family::view, true, false, -1, op_kind::select_scatter},
     {"diagonal", op_family::view, true, false, -1, op_kind::diagonal_scatter},
@@ -190,8 +191,8 @@ constexpr bool meets_in_blocks(op_kind k) {
 constexpr bool is_unary(op_kind k) { return k >= op_kind::neg && k <= op_kind::logical_not; }
 /// Elementwise binary ops (add to logical_or, in enum order).
 constexpr bool is_binary(op_kind k) { return k >= op_kind::add && k <= op_kind::logical_or; }
-/// The one elementwise ternary op, where.
-constexpr bool is_ternary(op_kind k) { return k == op_kind::where; }
+/// The elementwise ternary ops: where and fma.
+constexpr bool is_ternary(op_kind k) { return k == op_kind::where || k == op_kind::fma; }
 /// Whether is_unary, is_binary and is_ternary agree with op_table's families (checked by a static_assert).
 constexpr bool elementwise_ranges_match_table() {
   for (std::size_t i = 0; i < static_cast<std::size_t>(op_kind::count_); ++i) {
@@ -204,7 +205,7 @@ constexpr bool elementwise_ranges_match_table() {
 }
 static_assert(elementwise_ranges_match_table(),
               "ctfx: op_kind's unary ops must run from neg to logical_not, its binary ops from add to logical_or, "
-              "and where must be its one ternary op (is_unary/is_binary/is_ternary test those ranges)");
+              "and where and fma must be its ternary ops (is_unary/is_binary/is_ternary test those ranges)");
 /// Binary ops whose result is bool, computed in the promoted type of the operands (torch.result_type)
 /// rather than in the result's type.
 constexpr bool is_comparison(op_kind k) {
