@@ -89,7 +89,7 @@ TEST_CASE("fx lookups: a 1-d embedding table, a 2-d or 0-d index_select index an
 )").find("node 'index_select': index_select's dim is out of range") != std::string::npos);
 }
 
-TEST_CASE("fx any/all and squeeze(): an empty or symbolic reduced dimension and a symbolic squeeze are refused; no size-1 dim is an alias") {
+TEST_CASE("fx any/all and squeeze(): an empty or symbolic reduced dimension and a symbolic squeeze are refused, no size-1 dim is an alias") {
   CHECK(parse_error(R"fx(def forward(self, m: "b8[2, 0][1, 1]cpu"):
     any_1: "b8[2][1]cpu" = torch.ops.aten.any.dim(m, 1)
     return (any_1,)
