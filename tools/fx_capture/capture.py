@@ -1725,6 +1725,57 @@ PROGRAMS += [
 ]
 
 
+# ----- reductions real programs use: amin, argmax/argmin, max.dim/min.dim (NaN, signed zeros, ties) -----
+def _edge_rows(n, m, dtype=torch.float32, plus_zero=True):
+    # rows of m values: random; a NaN late, then an earlier one; -0 ties (row 1) and +0 ties (row 2)
+    # with no -0 and +0 in one row or column (which of two equal zeros PyTorch's amax/amin returns
+    # depends on its vector path); a lone -0 minimum among positives; all equal
+    x = (torch.randint(-64, 64, (n, m)).to(dtype) / 8)
+    x[0, m - 2] = float("nan")
+    x[0, 3] = float("nan")
+    x[1] = torch.where(torch.arange(m) % 2 == 0, torch.tensor(-0.0, dtype=dtype), torch.tensor(4.0, dtype=dtype))
+    x[2] = torch.where(torch.arange(m) % 2 == 1, torch.tensor(0.0 if plus_zero else -0.0, dtype=dtype), torch.tensor(4.0, dtype=dtype))
+    x[3] = torch.arange(m).to(dtype) % 5 + 1
+    x[3, m // 2] = -0.0
+    x[4] = 2.5
+    return x
+
+
+def amin_edges(x, y, k):
+    # (the columns without row 0's NaNs: over an outer dimension PyTorch's vector path returns an
+    # all-ones NaN, not the input's)
+    return x.amin(1), x[1:].amin(0, keepdim=True), (x * 2 - 1).amin(-1), y.amin((0, 2)), k.amin(1), x[1:].t().amin(1)
+
+
+def classifier_argmax(logits, labels):
+    # a classifier's prediction and top-1 accuracy
+    pred = logits.argmax(-1)
+    return pred, (pred == labels).float().mean(), logits.argmin(1, keepdim=True)
+
+
+def running_max_indices(x):
+    # the best value and where it is, per row and per column; the flattened argmax
+    v, i = x.max(dim=1)
+    w, j = x.min(0, keepdim=True)
+    return v, i, w, j, x.argmax(), x.argmin(None, True)
+
+
+def arg_edges(x, k):
+    # NaN (first wins), ties, signed zeros; integers with their extremes; a transposed input
+    return (x.argmax(1), x.argmin(1), x.t().argmax(0), k.argmax(0), *k.max(1))
+
+
+PROGRAMS += [
+    ("classifier_argmax", classifier_argmax, lambda: (R(16, 10), torch.randint(0, 10, (16,))), {}),
+    ("running_max_indices", running_max_indices, lambda: (torch.randint(-8, 8, (7, 9)).float(),), {}),
+    ("arg_edges", arg_edges, lambda: (_edge_rows(6, 40), torch.randint(-2**31, 2**31 - 1, (5, 40), dtype=torch.int32)), {}),
+]
+PROGRAMS += [
+    ("amin_edges", amin_edges, lambda: (_edge_rows(6, 37), _edge_rows(6, 70, torch.float64, False).reshape(6, 7, 10),
+                                        torch.randint(-2**31, 2**31 - 1, (5, 40), dtype=torch.int32)), {}),
+]
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     only = set(sys.argv[2:])

@@ -103,6 +103,9 @@ std::string_view dsl(op_kind k) {
     case op_kind::index: return "`ctfx::index(x, {idx...})`";
     case op_kind::sum: return "`x.sum(dims, keepdim)`";
     case op_kind::amax: return "`x.amax(dims, keepdim)`";
+    case op_kind::amin: return "`x.amin(dims, keepdim)`";
+    case op_kind::argmax: return "`x.argmax(dim, keepdim)`";
+    case op_kind::argmin: return "`x.argmin(dim, keepdim)`";
     case op_kind::mean: return "`x.mean(dims, keepdim)`";
     case op_kind::cat: return "`ctfx::cat({t...}, dim)`";
     case op_kind::foreach_add: return "`ctfx::foreach_add({a...}, {b...})`, `ctfx::foreach_add({a...}, s)`";
@@ -154,7 +157,9 @@ std::string_view dtypes(op_kind k) {
       if (k == op_kind::fma) return "any (promoted); integers modulo 2^bits, f16/bf16 computed in f32 and rounded once";
       return k == op_kind::where ? "a b8 condition; any two operand dtypes (promoted)" : "b8 i8 i32 i64 f16 bf16 f32 f64 (PyTorch's promotion)";
     case ctfx::op_family::index: return "any values; indices i32, i64 or a b8 mask";
-    case ctfx::op_family::reduction: return k == op_kind::cat ? "any (promoted)" : "any (sum of ints in i64, mean of floats)";
+    case ctfx::op_family::reduction:
+      if (k == op_kind::argmax || k == op_kind::argmin) return "any, an i64 result (`aten.argmax` refuses b8, as PyTorch)";
+      return k == op_kind::cat ? "any (promoted)" : "any (sum of ints in i64, mean of floats)";
     case ctfx::op_family::collective: return "any (reductions: sum, max, min)";
     case ctfx::op_family::user: return "the op's schema";
     default: return "any";

@@ -79,6 +79,17 @@ struct tensor {
   /// `aten.amax` over `dims` (all when empty), `x.amax(dims, keepdim)` in PyTorch: any dtype, kept;
   /// NaN if a reduced element is NaN.
   constexpr tensor amax(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
+  /// `aten.amin` over `dims` (all when empty), `x.amin(dims, keepdim)` in PyTorch: any dtype, kept;
+  /// NaN if a reduced element is NaN; a reduced dimension of extent 0 is refused, as PyTorch does.
+  constexpr tensor amin(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
+  /// `aten.argmax`: the int64 index of the first maximum along `dim`, or in the row-major flattened
+  /// tensor when `dim` is std::nullopt (`x.argmax(dim, keepdim)`); a NaN counts as the maximum, its
+  /// first index wins. An empty or symbolic reduced extent is refused (PyTorch raises on empty).
+  /// `x.max(dim)` of PyTorch is `x.amax({dim})` with `x.argmax(dim)`.
+  constexpr tensor argmax(std::optional<index_t> dim = std::nullopt, bool keepdim = false, source_loc at = source_loc::current()) const;
+  /// `aten.argmin`: argmax's mirror (a NaN counts as the minimum); `x.min(dim)` is `x.amin({dim})`
+  /// with `x.argmin(dim)`.
+  constexpr tensor argmin(std::optional<index_t> dim = std::nullopt, bool keepdim = false, source_loc at = source_loc::current()) const;
   /// `aten.mean.dim` over `dims` (all when empty): the sum divided by the count; floating only.
   constexpr tensor mean(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
   /// `aten._to_copy` to dtype `d` (`convert_element_type`).
@@ -473,7 +484,7 @@ constexpr tensor tensor::clone(source_loc at) const {
   return b ? b->make(op_kind::clone, {*this}) : *this;
 }
 namespace detail {
-// sum, amax, mean: the reduced dimensions as params, keepdim as aux.
+// sum, amax, amin, mean: the reduced dimensions as params, keepdim as aux.
 constexpr tensor reduction(const tensor& t, op_kind k, std::initializer_list<index_t> dims, bool keepdim) {
   sym_expr p[max_rank]{};
   std::size_t n = 0;
@@ -490,6 +501,29 @@ constexpr tensor tensor::sum(std::initializer_list<index_t> dims, bool keepdim, 
 constexpr tensor tensor::amax(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);
   return detail::reduction(*this, op_kind::amax, dims, keepdim);
+}
+constexpr tensor tensor::amin(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return detail::reduction(*this, op_kind::amin, dims, keepdim);
+}
+namespace detail {
+// argmax, argmin: the dim as a param (none: the flattened tensor; a 0-d tensor's dim 0 or -1 too).
+constexpr tensor arg_reduction(const tensor& t, op_kind k, std::optional<index_t> dim, bool keepdim) {
+  if (!t.b || !t.b->check(t)) return t;
+  std::int32_t a[1] = {t.id};
+  sym_expr p[1]{};
+  std::size_t n = 0;
+  if (dim && (t.meta().rank > 0 || (*dim != 0 && *dim != -1))) p[n++] = sym_expr(*dim);
+  return {t.b, t.b->add(k, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, n), keepdim)};
+}
+}  // namespace detail
+constexpr tensor tensor::argmax(std::optional<index_t> dim, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return detail::arg_reduction(*this, op_kind::argmax, dim, keepdim);
+}
+constexpr tensor tensor::argmin(std::optional<index_t> dim, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return detail::arg_reduction(*this, op_kind::argmin, dim, keepdim);
 }
 constexpr tensor tensor::mean(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);

@@ -37,6 +37,8 @@ enum class lower : std::uint8_t {
   embedding,           // (weight, indices, padding_idx=-1, ...): weight[indices], an index on dim 0
   index_select,        // (x, dim, index): x[:, ..., index] with the index at dim
   reduce,              // (x, dims=[], keepdim=False)
+  arg_reduce,          // (x, dim=None, keepdim=False): argmax / argmin, int64 indices
+  max_dim,             // (x, dim, keepdim=False): max.dim / min.dim as (amax, argmax) / (amin, argmin), read with [k]
   any_all,             // (x), (x, dim, keepdim=False) or (x, dims, keepdim=False): any / all as amax of x != 0
   cat,                 // (tensors, dim=0)
   foreach,             // (xs, ys) or (xs, scalar)
@@ -114,9 +116,12 @@ inline constexpr op_row op_rows[] = {
     {"aten.all.dim", lower::any_all, op_kind::logical_not},
     {"aten.all.dims", lower::any_all, op_kind::logical_not},
     {"aten.amax.default", lower::reduce, op_kind::amax},
+    {"aten.amin.default", lower::reduce, op_kind::amin},
     {"aten.any.default", lower::any_all, op_kind::amax},
     {"aten.any.dim", lower::any_all, op_kind::amax},
     {"aten.any.dims", lower::any_all, op_kind::amax},
+    {"aten.argmax.default", lower::arg_reduce, op_kind::argmax},
+    {"aten.argmin.default", lower::arg_reduce, op_kind::argmin},
     {"aten.as_strided.default", lower::as_strided, op_kind::as_strided},
     {"aten.as_strided_scatter.default", lower::as_strided_scatter, op_kind::as_strided_scatter},
     {"aten.bitwise_and.Tensor", lower::bitwise, op_kind::logical_and},
@@ -178,9 +183,11 @@ inline constexpr op_row op_rows[] = {
     {"aten.logical_xor.default", lower::logical_xor, op_kind::ne},
     {"aten.lt.Scalar", lower::binary, op_kind::lt},
     {"aten.lt.Tensor", lower::binary, op_kind::lt},
+    {"aten.max.dim", lower::max_dim, op_kind::argmax},
     {"aten.maximum.default", lower::binary, op_kind::maximum},
     {"aten.mean.default", lower::reduce, op_kind::mean},
     {"aten.mean.dim", lower::reduce, op_kind::mean},
+    {"aten.min.dim", lower::max_dim, op_kind::argmin},
     {"aten.minimum.default", lower::binary, op_kind::minimum},
     {"aten.mul.Scalar", lower::binary, op_kind::mul},
     {"aten.mul.Tensor", lower::binary, op_kind::mul},
@@ -260,7 +267,8 @@ constexpr const op_row* find_op(std::string_view name) {
 // Lowerings that rewrite a call into other ops (their rows name what PyTorch printed, not what the
 // node is): never the name printed back for a node.
 constexpr bool rewritten_on_import(lower how) {
-  return how == lower::embedding || how == lower::index_select || how == lower::any_all || how == lower::squeeze_all;
+  return how == lower::embedding || how == lower::index_select || how == lower::any_all || how == lower::squeeze_all ||
+         how == lower::max_dim;
 }
 
 // The overload fx_print writes for a node (binary ops with a scalar use .Tensor too, as PyTorch's

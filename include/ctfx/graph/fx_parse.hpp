@@ -1303,6 +1303,10 @@ class parser {
         emit_bufs(name, t, k, keep && keep->k == vkind::integer && keep->i ? 1 : 0, 0.0, at);
         return;
       }
+      case lower::arg_reduce: case lower::max_dim: {
+        lower_arg_reduce(name, t, call, k, row->how == lower::max_dim, at);
+        return;
+      }
       case lower::cat: {
         if (!tensor_list(call, 0, "tensors", at, false) || !int_arg(call, 1, "dim", 0, x0, at)) return;
         pbuf_.push_back(x0);
@@ -1736,6 +1740,40 @@ class parser {
       r = part(name, cn.view(), op_kind::copy_, {xs[j], r}, 0, 0.0, at);
     }
     if (stopped()) return;
+    lists_.push_back(l);
+    entry e{};
+    e.name = name;
+    e.items = static_cast<std::int32_t>(lists_.size()) - 1;
+    define(e, at);
+  }
+
+  // argmax/argmin (x, dim=None, keepdim=False): one node (a 0-d x takes dim 0 or -1, as none);
+  // max.dim/min.dim (x, dim, keepdim=False): the tuple (values, indices) as an amax (amin) node
+  // <name>_values and an argmax (argmin) node <name>_indices over the same dim, read with [k] (the
+  // value at the first index of the maximum is amax's answer: the same order, ties and NaNs).
+  constexpr void lower_arg_reduce(std::string_view name, const annotation& t, const value& call, op_kind k, bool pair, position at) {
+    if (!tensor_arg(call, 0, "self", at)) return;
+    const std::int32_t x = abuf_[0];
+    const tensor_meta& xm = b_.g.meta(x);
+    const value* d = arg(call, 1, "dim");
+    sym_expr dim{};
+    if (pair || (d && d->k != vkind::none)) {
+      if (!int_arg(call, 1, "dim", sym_expr(INT64_MIN), dim, at)) return;
+      if (xm.rank > 0 || !dim.is_static() || (dim.value() != 0 && dim.value() != -1)) pbuf_.push_back(dim);  // else 0-d: none
+    }
+    if (!pair && xm.dt == dtype::b8) { fail(at, "node '", name, "': argmax/argmin of a bool tensor is not supported (PyTorch raises; convert it first)"); return; }
+    const value* keep = arg(call, 2, "keepdim");
+    const std::int32_t aux = keep && keep->k == vkind::integer && keep->i ? 1 : 0;
+    if (!pair) { emit_bufs(name, t, k, aux, 0.0, at); return; }
+    list_items l{static_cast<std::int32_t>(list_nodes_.size()), 2};
+    for (const op_kind kind : {k == op_kind::argmax ? op_kind::amax : op_kind::amin, k}) {
+      const std::int32_t id = b_.add(kind, std::span<const std::int32_t>(&x, 1), std::span<const sym_expr>(pbuf_.data(), pbuf_.size()), aux);
+      if (!b_.g.error.ok()) { locate_builder_error(at, name); return; }
+      text_buf<max_name + 16> tn;
+      tn << name << (kind == k ? "_indices" : "_values");
+      b_.g[id].name = name_t(tn.view());
+      list_nodes_.push_back(id);
+    }
     lists_.push_back(l);
     entry e{};
     e.name = name;

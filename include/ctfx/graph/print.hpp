@@ -107,8 +107,11 @@ inline std::string call_text(const ir& g, std::int32_t i) {
       s = ref(g, a[0]) + ", " + args_list(2, a.size()) + ", " + ref(g, a[1]) + (n.aux ? ", accumulate=True" : "");
       break;
     case op_kind::index: s = ref(g, a[0]) + ", " + args_list(1, a.size()); break;
-    case op_kind::sum: case op_kind::amax: case op_kind::mean:
+    case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
       s = ref(g, a[0]) + ", " + int_list(g, p) + (n.aux ? ", keepdim=True" : "");
+      break;
+    case op_kind::argmax: case op_kind::argmin:
+      s = ref(g, a[0]) + ", " + (p.empty() ? std::string("None") : to_string(g, p[0])) + (n.aux ? ", keepdim=True" : "");
       break;
     case op_kind::cat: s = args_list(0, a.size()) + ", dim=" + to_string(g, p[0]); break;
     case op_kind::foreach_add: case op_kind::foreach_mul: case op_kind::foreach_add_: case op_kind::foreach_mul_: {

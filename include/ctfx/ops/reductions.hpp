@@ -1,4 +1,4 @@
-// ctfx/ops/reductions.hpp — sum, amax, mean and cat.
+// ctfx/ops/reductions.hpp — sum, amax, amin, mean, argmax, argmin and cat.
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <span>
@@ -12,9 +12,14 @@ namespace ops {
 // executor and the reference).
 struct sum_t : op_tag<op_kind::sum, "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"> {};
 struct amax_t : op_tag<op_kind::amax, "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"> {};
+struct amin_t : op_tag<op_kind::amin, "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"> {};
 // mean: the sum in the accumulation type, rounded to the dtype, then divided by the count (PyTorch's
 // CPU mean.dim: sum(...).div_(count)). Floating inputs only.
 struct mean_t : op_tag<op_kind::mean, "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"> {};
+// argmax/argmin: the int64 index of the first maximum (minimum) along dim, or in the row-major
+// flattened input when dim is None; a NaN counts as the maximum (minimum), its first index wins.
+struct argmax_t : op_tag<op_kind::argmax, "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"> {};
+struct argmin_t : op_tag<op_kind::argmin, "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"> {};
 struct cat_t : op_tag<op_kind::cat, "cat(Tensor[] tensors, int dim=0) -> Tensor"> {};
 }  // namespace ops
 
@@ -36,8 +41,56 @@ constexpr bool reduction_meta(ir& g, std::int32_t id, const tensor_meta& x, std:
     fail(g, id, rule::dtype_mismatch, m);
     return false;
   }
+  // PyTorch's amin raises on an empty reduced dimension (it has no identity); one whose extent is
+  // symbolic could be empty at run time, where ctfx has no value to give, so both are refused.
+  for (int i = 0; g[id].op == op_kind::amin && i < x.rank; ++i) {
+    if (!reduce[i] || (x.size[i].is_static() && x.size[i].value() > 0)) continue;
+    auto m = about(g, id);
+    m << "amin of "; put_type(m, g, x); m << " over dimension " << i << ", whose extent is 0 or symbolic: an empty reduction has no minimum"
+      << " (PyTorch raises); reduce over dimensions of known positive extent";
+    fail(g, id, rule::bad_dimension, m);
+    return false;
+  }
   tensor_meta r{};
   r.dt = g[id].op == op_kind::sum && !is_floating(x.dt) ? dtype::i64 : x.dt;
+  int k = 0;
+  for (int i = 0; i < x.rank; ++i) {
+    if (!reduce[i]) r.size[k++] = x.size[i];
+    else if (keepdim) r.size[k++] = sym_expr(1);
+  }
+  r.rank = static_cast<std::int8_t>(k);
+  r.set_contiguous();
+  r.storage = fresh;
+  out = r;
+  return true;
+}
+
+// argmax/argmin (params: the dim, or none for the flattened input; aux: keepdim): an int64 result
+// of the reduction's shape (none with keepdim: every dimension of extent 1). A reduced extent of 0,
+// or a symbolic one (0 at run time is possible), is refused: PyTorch raises there.
+constexpr bool arg_reduction_meta(ir& g, std::int32_t id, const tensor_meta& x, std::span<const sym_expr> dims, bool keepdim,
+                                  tensor_meta& out) {
+  const char* what = g[id].op == op_kind::argmax ? "argmax" : "argmin";
+  if (dims.size() > 1) { auto m = about(g, id); m << what << " takes one dim or none"; fail(g, id, rule::bad_argument, m); return false; }
+  bool reduce[max_rank]{};
+  if (dims.empty()) {
+    for (int i = 0; i < x.rank; ++i) reduce[i] = true;
+  } else {  // (the front ends give a 0-d input, which PyTorch lets take dim 0 or -1, no dim)
+    if (!dims[0].is_static()) { auto m = about(g, id); m << what << "'s dim must be static"; fail(g, id, rule::bad_argument, m); return false; }
+    const int n = norm_dim(g, id, dims[0].value(), x.rank);
+    if (n < 0) return false;
+    reduce[n] = true;
+  }
+  for (int i = 0; i < x.rank; ++i) {
+    if (!reduce[i] || (x.size[i].is_static() && x.size[i].value() > 0)) continue;
+    auto m = about(g, id);
+    m << what << " of "; put_type(m, g, x); m << " over dimension " << i << ", whose extent is 0 or symbolic: an empty reduction has no index"
+      << " (PyTorch raises); reduce over dimensions of known positive extent";
+    fail(g, id, rule::bad_dimension, m);
+    return false;
+  }
+  tensor_meta r{};
+  r.dt = dtype::i64;
   int k = 0;
   for (int i = 0; i < x.rank; ++i) {
     if (!reduce[i]) r.size[k++] = x.size[i];

@@ -87,7 +87,7 @@ constexpr bool is_fusible_elementwise(op_kind k) {
 }
 // Ops that can be the last op of a group (they may write their first argument in place).
 constexpr bool is_fusion_consumer(op_kind k) { return is_fusible_elementwise(k) || (is_binary(k) && is_mutating(k)) || k == op_kind::copy_; }
-constexpr bool is_reduction(op_kind k) { return k == op_kind::sum || k == op_kind::amax || k == op_kind::mean; }
+constexpr bool is_reduction(op_kind k) { return k == op_kind::sum || k == op_kind::amax || k == op_kind::amin || k == op_kind::mean; }
 
 // The dimensions reduction i folds, as bits of its input's dimensions (none listed: all of them).
 constexpr unsigned reduction_dims(const ir& g, std::int32_t i) {
