@@ -1725,7 +1725,8 @@ PROGRAMS += [
 ]
 
 
-# ----- reductions real programs use: amin, argmax/argmin, max.dim/min.dim (NaN, signed zeros, ties) -----
+# ----- reductions and scans real programs use: amin, argmax/argmin, max.dim/min.dim (NaN, signed zeros,
+# ties), cumsum -----
 def _edge_rows(n, m, dtype=torch.float32, plus_zero=True):
     # rows of m values: random; a NaN late, then an earlier one; -0 ties (row 1) and +0 ties (row 2)
     # with no -0 and +0 in one row or column (which of two equal zeros PyTorch's amax/amin returns
@@ -1769,6 +1770,18 @@ PROGRAMS += [
     ("classifier_argmax", classifier_argmax, lambda: (R(16, 10), torch.randint(0, 10, (16,))), {}),
     ("running_max_indices", running_max_indices, lambda: (torch.randint(-8, 8, (7, 9)).float(),), {}),
     ("arg_edges", arg_edges, lambda: (_edge_rows(6, 40), torch.randint(-2**31, 2**31 - 1, (5, 40), dtype=torch.int32)), {}),
+]
+def cumulative_sums(x, d, k, m, h):
+    # long f32 rows (PyTorch accumulates them in double), f64 down columns, an int32 promoted to
+    # int64, a bool mask counted, an int32 summed as f32 (dtype=), f16 (accumulated in f32), a
+    # transposed input
+    return (x.cumsum(1), d.cumsum(0), k.cumsum(-1), m.cumsum(1), k.cumsum(0, dtype=torch.float32), h.cumsum(1),
+            x.t().cumsum(1))
+
+
+PROGRAMS += [
+    ("cumulative_sums", cumulative_sums, lambda: (R(4, 3000) * 100, R(50, 3, dtype=torch.float64), torch.randint(-2**31, 2**31 - 1, (3, 40), dtype=torch.int32),
+                                                  R(5, 9) > 0, R(3, 700).half()), {}),
 ]
 PROGRAMS += [
     ("amin_edges", amin_edges, lambda: (_edge_rows(6, 37), _edge_rows(6, 70, torch.float64, False).reshape(6, 7, 10),

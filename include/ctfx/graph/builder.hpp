@@ -90,6 +90,10 @@ struct tensor {
   /// `aten.argmin`: argmax's mirror (a NaN counts as the minimum); `x.min(dim)` is `x.amin({dim})`
   /// with `x.argmin(dim)`.
   constexpr tensor argmin(std::optional<index_t> dim = std::nullopt, bool keepdim = false, source_loc at = source_loc::current()) const;
+  /// `aten.cumsum` along `dim` (`x.cumsum(dim, dtype=dt)`): x converted to `dt` first, or an
+  /// integer or bool x to i64, as PyTorch does; each prefix summed sequentially in PyTorch's
+  /// accumulation type (double for f32 and f64, f32 for f16 and bf16) and rounded once.
+  constexpr tensor cumsum(index_t dim, std::optional<dtype> dt = std::nullopt, source_loc at = source_loc::current()) const;
   /// `aten.mean.dim` over `dims` (all when empty): the sum divided by the count; floating only.
   constexpr tensor mean(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
   /// `aten._to_copy` to dtype `d` (`convert_element_type`).
@@ -517,6 +521,14 @@ constexpr tensor arg_reduction(const tensor& t, op_kind k, std::optional<index_t
   return {t.b, t.b->add(k, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, n), keepdim)};
 }
 }  // namespace detail
+constexpr tensor tensor::cumsum(index_t dim, std::optional<dtype> dt, source_loc at) const {
+  const builder::call_site site(b, at);
+  if (!b || !b->check(*this)) return *this;
+  const dtype xd = meta().dt;
+  const dtype od = dt ? *dt : is_floating(xd) ? xd : dtype::i64;
+  const tensor x = od == xd ? *this : b->make(op_kind::convert, {*this}, {}, static_cast<std::int32_t>(od));
+  return b->make(op_kind::cumsum, {x}, {sym_expr(dim)});
+}
 constexpr tensor tensor::argmax(std::optional<index_t> dim, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);
   return detail::arg_reduction(*this, op_kind::argmax, dim, keepdim);

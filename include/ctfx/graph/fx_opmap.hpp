@@ -38,6 +38,7 @@ enum class lower : std::uint8_t {
   index_select,        // (x, dim, index): x[:, ..., index] with the index at dim
   reduce,              // (x, dims=[], keepdim=False)
   arg_reduce,          // (x, dim=None, keepdim=False): argmax / argmin, int64 indices
+  cumsum,              // (x, dim, dtype=None): an integer or bool x (or one of another dtype=) converted first
   max_dim,             // (x, dim, keepdim=False): max.dim / min.dim as (amax, argmax) / (amin, argmin), read with [k]
   any_all,             // (x), (x, dim, keepdim=False) or (x, dims, keepdim=False): any / all as amax of x != 0
   cat,                 // (tensors, dim=0)
@@ -139,6 +140,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.copy.default", lower::unary, op_kind::copy},
     {"aten.copy_.default", lower::unary, op_kind::copy_},
     {"aten.cos.default", lower::unary, op_kind::cos},
+    {"aten.cumsum.default", lower::cumsum, op_kind::cumsum},
     {"aten.diagonal.default", lower::diagonal, op_kind::diagonal},
     {"aten.diagonal_scatter.default", lower::diagonal_scatter, op_kind::diagonal_scatter},
     {"aten.div.Scalar", lower::binary, op_kind::div},

@@ -1303,6 +1303,26 @@ class parser {
         emit_bufs(name, t, k, keep && keep->k == vkind::integer && keep->i ? 1 : 0, 0.0, at);
         return;
       }
+      case lower::cumsum: {
+        // PyTorch's cumsum converts x to the dtype= given (else an integer or bool x to int64) and
+        // sums in that dtype: the conversion is a node <name>_convert before the cumsum.
+        if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dim", required, x0, at)) return;
+        std::int32_t x = abuf_[0];
+        const dtype xd = b_.g.meta(x).dt;
+        dtype od = is_floating(xd) ? xd : dtype::i64;
+        if (const value* dt = arg(call, 99, "dtype"); dt && dt->k != vkind::none) {
+          if (!dtype_arg(dt, od)) return;
+          if (od == dtype::b8) { fail(dt->at, "node '", name, "': a cumsum in bool is not supported"); return; }
+        }
+        if (od != xd) x = part(name, "convert", op_kind::convert, {x}, static_cast<std::int32_t>(od), 0.0, at);
+        if (x < 0) return;
+        abuf_.clear();
+        abuf_.push_back(x);
+        pbuf_.clear();
+        pbuf_.push_back(x0);
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
       case lower::arg_reduce: case lower::max_dim: {
         lower_arg_reduce(name, t, call, k, row->how == lower::max_dim, at);
         return;

@@ -115,6 +115,10 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       add(sizes(g, p));
       if (n.aux) add("True");
       return op(aten_name(n.op));
+    case op_kind::cumsum:
+      add(name_ref(g, a[0]));
+      add(to_string(g, p[0]));
+      return op(aten_name(n.op));
     case op_kind::argmax: case op_kind::argmin:  // (x), (x, dim), (x, dim, True) or (x, None, True)
       add(name_ref(g, a[0]));
       if (!p.empty() || n.aux) add(p.empty() ? std::string("None") : to_string(g, p[0]));

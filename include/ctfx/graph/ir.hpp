@@ -31,6 +31,7 @@
 //   where(cond, a, b)
 //   sum/amax/amin/mean(x)    params: dims              aux: keepdim
 //   argmax/argmin(x)         params: dim (none: all)   aux: keepdim
+//   cumsum(x)                params: dim
 //   cat(t...)                params: dim
 //   foreach_*(a..., b...)    aux: list length; scalar operand when only one list is given
 //   all_reduce(x)            aux: reduce op (0 = sum)

@@ -110,6 +110,7 @@ inline std::string call_text(const ir& g, std::int32_t i) {
     case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
       s = ref(g, a[0]) + ", " + int_list(g, p) + (n.aux ? ", keepdim=True" : "");
       break;
+    case op_kind::cumsum: s = ref(g, a[0]) + ", " + to_string(g, p[0]); break;
     case op_kind::argmax: case op_kind::argmin:
       s = ref(g, a[0]) + ", " + (p.empty() ? std::string("None") : to_string(g, p[0])) + (n.aux ? ", keepdim=True" : "");
       break;

@@ -230,6 +230,9 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
       if (!need(1)) return false;
       return reduction_meta(g, id, N[A[0]].meta, p, n.aux != 0, out);
+    case op_kind::cumsum:
+      if (!need(1)) return false;
+      return cumsum_meta(g, id, N[A[0]].meta, p, out);
     case op_kind::argmax: case op_kind::argmin:
       if (!need(1)) return false;
       return arg_reduction_meta(g, id, N[A[0]].meta, p, n.aux != 0, out);

@@ -1,4 +1,4 @@
-// ctfx/ops/reductions.hpp — sum, amax, amin, mean, argmax, argmin and cat.
+// ctfx/ops/reductions.hpp — sum, amax, amin, mean, argmax, argmin, cumsum and cat.
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <span>
@@ -20,6 +20,9 @@ struct mean_t : op_tag<op_kind::mean, "mean.dim(Tensor self, int[1]? dim, bool k
 // flattened input when dim is None; a NaN counts as the maximum (minimum), its first index wins.
 struct argmax_t : op_tag<op_kind::argmax, "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"> {};
 struct argmin_t : op_tag<op_kind::argmin, "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"> {};
+// cumsum along dim, in its input's dtype (the front ends convert an integer or bool input to int64,
+// and to the dtype= argument, first, as PyTorch does); what it computes is kernels/scan.hpp's.
+struct cumsum_t : op_tag<op_kind::cumsum, "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"> {};
 struct cat_t : op_tag<op_kind::cat, "cat(Tensor[] tensors, int dim=0) -> Tensor"> {};
 }  // namespace ops
 
@@ -97,6 +100,25 @@ constexpr bool arg_reduction_meta(ir& g, std::int32_t id, const tensor_meta& x, 
     else if (keepdim) r.size[k++] = sym_expr(1);
   }
   r.rank = static_cast<std::int8_t>(k);
+  r.set_contiguous();
+  r.storage = fresh;
+  out = r;
+  return true;
+}
+
+// cumsum (params: dim): a contiguous result of the input's sizes and dtype, which is a float or
+// int64 (PyTorch sums smaller integers and bools in int64: the front ends convert them first).
+constexpr bool cumsum_meta(ir& g, std::int32_t id, const tensor_meta& x, std::span<const sym_expr> p, tensor_meta& out) {
+  if (p.size() != 1 || !p[0].is_static()) { auto m = about(g, id); m << "cumsum takes one static dim"; fail(g, id, rule::bad_argument, m); return false; }
+  if (x.rank > 0 && norm_dim(g, id, p[0].value(), x.rank) < 0) return false;
+  if (x.rank == 0 && p[0].value() != 0 && p[0].value() != -1) { (void)norm_dim(g, id, p[0].value(), 1); return false; }
+  if (!is_floating(x.dt) && x.dt != dtype::i64) {
+    auto m = about(g, id);
+    m << "cumsum of "; put_type(m, g, x); m << ": PyTorch sums integers and bools in int64 (convert the input to i64, or to the dtype= asked, first)";
+    fail(g, id, rule::dtype_mismatch, m);
+    return false;
+  }
+  tensor_meta r = x;
   r.set_contiguous();
   r.storage = fresh;
   out = r;

@@ -102,6 +102,15 @@ constexpr unsigned reduction_dims(const ir& g, std::int32_t i) {
   return dims;
 }
 
+// A cumsum's dimension, normalized (-1: a 0-d input).
+constexpr int scan_dim(const ir& g, std::int32_t i) {
+  const node& n = g.nodes[static_cast<std::size_t>(i)];
+  const int r = g.nodes[static_cast<std::size_t>(g.args[static_cast<std::size_t>(n.arg0)])].meta.rank;
+  if (r == 0) return -1;
+  const index_t d = g.iparam(i, 0);
+  return static_cast<int>(d < 0 ? d + r : d);
+}
+
 // A reduction that folds its input's values as they are computed (kernels/fused_reduce.hpp): the
 // dimensions it reduces are the input's last ones (all of them, for a full reduction), so each
 // output's values are one run of the input in row-major order, the order it folds them in; and its
