@@ -1761,6 +1761,32 @@ def running_max_indices(x):
     return v, i, w, j, x.argmax(), x.argmin(None, True)
 
 
+def full_max_min(x, k):
+    # x.max() and x.min() of everything (aten.max.default), as clipping code writes them (and
+    # logsumexp's decomposition, whose sum of exps ctfx orders its own way)
+    return x.max(), x.min(), k.max()
+
+
+def layer_norm_f32(x, w, b):
+    # a layer norm written out, as Inductor decomposes F.layer_norm (var_mean over the last
+    # dimension, then rsqrt): eager F.layer_norm's own kernel computes x * (rstd * w) + (b - ...)
+    # in another order, so only this form has eager bits to compare with
+    var, mean = torch.var_mean(x, -1, correction=0, keepdim=True)
+    return (x - mean) * torch.rsqrt(var + 1e-5) * w + b
+
+
+def layer_norm_f64(x):
+    # over the last two dimensions, written out as above
+    var, mean = torch.var_mean(x, (-2, -1), correction=0, keepdim=True)
+    return (x - mean) * torch.rsqrt(var + 1e-6)
+
+
+def var_std(x):
+    # var with corrections, var_mean over every dimension (std is captured as sqrt(var), rounded
+    # twice where eager's std rounds once: not compared here)
+    return (x.var(1), x.var(0, keepdim=True), *torch.var_mean(x, None, correction=0), x.var(1, correction=0.5))
+
+
 def arg_edges(x, k):
     # NaN (first wins), ties, signed zeros; integers with their extremes; a transposed input
     return (x.argmax(1), x.argmin(1), x.t().argmax(0), k.argmax(0), *k.max(1))
@@ -1769,6 +1795,10 @@ def arg_edges(x, k):
 PROGRAMS += [
     ("classifier_argmax", classifier_argmax, lambda: (R(16, 10), torch.randint(0, 10, (16,))), {}),
     ("running_max_indices", running_max_indices, lambda: (torch.randint(-8, 8, (7, 9)).float(),), {}),
+    ("full_max_min", full_max_min, lambda: (R(6, 40), torch.randint(-2**31, 2**31 - 1, (5, 40), dtype=torch.int32)), {}),
+    ("layer_norm_f32", layer_norm_f32, lambda: (R(6, 768) * 3 + 1, R(768), R(768)), {}),
+    ("layer_norm_f64", layer_norm_f64, lambda: (R(3, 4, 50, dtype=torch.float64) * 10,), {}),
+    ("var_std", var_std, lambda: (R(9, 37) * 2 - 1,), {}),
     ("arg_edges", arg_edges, lambda: (_edge_rows(6, 40), torch.randint(-2**31, 2**31 - 1, (5, 40), dtype=torch.int32)), {}),
 ]
 def cumulative_sums(x, d, k, m, h):

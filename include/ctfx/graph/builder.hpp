@@ -94,6 +94,21 @@ struct tensor {
   /// integer or bool x to i64, as PyTorch does; each prefix summed sequentially in PyTorch's
   /// accumulation type (double for f32 and f64, f32 for f16 and bf16) and rounded once.
   constexpr tensor cumsum(index_t dim, std::optional<dtype> dt = std::nullopt, source_loc at = source_loc::current()) const;
+  /// `aten.var.correction` over `dims` (all when empty) as PyTorch's CPU kernel computes it: one
+  /// Welford pass in double over the elements in row-major order, m2 / max(n - correction, 0),
+  /// rounded once. f32 and f64; reduced extents static and above 0, under 32,768 elements per
+  /// result (PyTorch splits longer ones across threads), not every dimension (a two-pass algorithm
+  /// in PyTorch): others are refused.
+  constexpr tensor var(std::initializer_list<index_t> dims = {}, double correction = 1, bool keepdim = false,
+                       source_loc at = source_loc::current()) const;
+  /// The mean of `aten.var_mean.correction` (its second result: the Welford fold's mean, rounded
+  /// once, not the sum / n of `mean`); `x.var(...)` is its first (`var_mean_var`, which may also
+  /// reduce every dimension, as var_mean's does in PyTorch).
+  constexpr tensor var_mean_mean(std::initializer_list<index_t> dims = {}, double correction = 1, bool keepdim = false,
+                                 source_loc at = source_loc::current()) const;
+  /// The variance of `aten.var_mean.correction` (its first result): `var`'s, over every dimension too.
+  constexpr tensor var_mean_var(std::initializer_list<index_t> dims = {}, double correction = 1, bool keepdim = false,
+                                source_loc at = source_loc::current()) const;
   /// `aten.mean.dim` over `dims` (all when empty): the sum divided by the count; floating only.
   constexpr tensor mean(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
   /// `aten._to_copy` to dtype `d` (`convert_element_type`).
@@ -521,6 +536,29 @@ constexpr tensor arg_reduction(const tensor& t, op_kind k, std::optional<index_t
   return {t.b, t.b->add(k, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, n), keepdim)};
 }
 }  // namespace detail
+namespace detail {
+// var, var_mean: the reduced dimensions as params, keepdim as aux, the correction as the scalar.
+constexpr tensor welford(const tensor& t, op_kind k, std::initializer_list<index_t> dims, double correction, std::int32_t aux) {
+  sym_expr p[max_rank]{};
+  std::size_t n = 0;
+  for (auto d : dims) if (n < max_rank) p[n++] = sym_expr(d);
+  if (!t.b || !t.b->check(t)) return t;
+  std::int32_t a[1] = {t.id};
+  return {t.b, t.b->add(k, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, n), aux, scalar_value(correction))};
+}
+}  // namespace detail
+constexpr tensor tensor::var(std::initializer_list<index_t> dims, double correction, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return detail::welford(*this, op_kind::var, dims, correction, keepdim ? 1 : 0);
+}
+constexpr tensor tensor::var_mean_mean(std::initializer_list<index_t> dims, double correction, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return detail::welford(*this, op_kind::var_mean, dims, correction, keepdim ? 1 : 0);
+}
+constexpr tensor tensor::var_mean_var(std::initializer_list<index_t> dims, double correction, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return detail::welford(*this, op_kind::var, dims, correction, keepdim ? 3 : 2);
+}
 constexpr tensor tensor::cumsum(index_t dim, std::optional<dtype> dt, source_loc at) const {
   const builder::call_site site(b, at);
   if (!b || !b->check(*this)) return *this;

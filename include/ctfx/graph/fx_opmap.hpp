@@ -38,6 +38,7 @@ enum class lower : std::uint8_t {
   index_select,        // (x, dim, index): x[:, ..., index] with the index at dim
   reduce,              // (x, dims=[], keepdim=False)
   arg_reduce,          // (x, dim=None, keepdim=False): argmax / argmin, int64 indices
+  var,                 // (x, dims=None, *, correction=1, keepdim=False): var.correction, var_mean.correction (a tuple read with [k])
   cumsum,              // (x, dim, dtype=None): an integer or bool x (or one of another dtype=) converted first
   max_dim,             // (x, dim, keepdim=False): max.dim / min.dim as (amax, argmax) / (amin, argmin), read with [k]
   any_all,             // (x), (x, dim, keepdim=False) or (x, dims, keepdim=False): any / all as amax of x != 0
@@ -185,10 +186,12 @@ inline constexpr op_row op_rows[] = {
     {"aten.logical_xor.default", lower::logical_xor, op_kind::ne},
     {"aten.lt.Scalar", lower::binary, op_kind::lt},
     {"aten.lt.Tensor", lower::binary, op_kind::lt},
+    {"aten.max.default", lower::reduce, op_kind::amax},
     {"aten.max.dim", lower::max_dim, op_kind::argmax},
     {"aten.maximum.default", lower::binary, op_kind::maximum},
     {"aten.mean.default", lower::reduce, op_kind::mean},
     {"aten.mean.dim", lower::reduce, op_kind::mean},
+    {"aten.min.default", lower::reduce, op_kind::amin},
     {"aten.min.dim", lower::max_dim, op_kind::argmin},
     {"aten.minimum.default", lower::binary, op_kind::minimum},
     {"aten.mul.Scalar", lower::binary, op_kind::mul},
@@ -237,6 +240,8 @@ inline constexpr op_row op_rows[] = {
     {"aten.transpose.int", lower::transpose, op_kind::transpose},
     {"aten.trunc.default", lower::unary, op_kind::trunc},
     {"aten.unsqueeze.default", lower::dim, op_kind::unsqueeze},
+    {"aten.var.correction", lower::var, op_kind::var},
+    {"aten.var_mean.correction", lower::var, op_kind::var_mean},
     {"aten.view.default", lower::view, op_kind::view},
     {"aten.where.Scalar", lower::where, op_kind::where},
     {"aten.where.ScalarOther", lower::where, op_kind::where},

@@ -115,6 +115,13 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       add(sizes(g, p));
       if (n.aux) add("True");
       return op(aten_name(n.op));
+    case op_kind::var: case op_kind::var_mean: {  // var_mean's: element [0] or [1] of the call (to_fx prints the call)
+      add(name_ref(g, a[0]));
+      add(p.empty() ? std::string("None") : sizes(g, p));
+      add("correction = " + py_float(n.scalar.d));
+      if (n.aux & 1) add("keepdim = True");
+      return op(n.op == op_kind::var && (n.aux & 2) == 0 ? "aten.var.correction" : "aten.var_mean.correction");
+    }
     case op_kind::cumsum:
       add(name_ref(g, a[0]));
       add(to_string(g, p[0]));
@@ -231,6 +238,10 @@ inline std::string to_fx(const ir& g, std::span<const fx_custom> customs = {}) {
     }
     std::string rhs = fx::fx_call(g, i, customs);
     if (rhs.empty()) { s += "        # no FX form: " + node_text(g, i) + "\n"; continue; }
+    if (n.op == op_kind::var_mean || (n.op == op_kind::var && (n.aux & 2) != 0)) {  // the tuple's call, then its element
+      s += "        " + std::string(n.name.view()) + "_pair = " + rhs + "\n";
+      rhs = std::string(n.name.view()) + (n.op == op_kind::var ? "_pair[0]" : "_pair[1]");
+    }
     s += "        " + std::string(n.name.view());
     if (n.op == op_kind::sym_size) {
       const tensor_meta& x = g.meta(g.arg(i, 0));

@@ -32,6 +32,7 @@
 //   sum/amax/amin/mean(x)    params: dims              aux: keepdim
 //   argmax/argmin(x)         params: dim (none: all)   aux: keepdim
 //   cumsum(x)                params: dim
+//   var/var_mean(x)          params: dims              aux: keepdim   scalar: correction
 //   cat(t...)                params: dim
 //   foreach_*(a..., b...)    aux: list length; scalar operand when only one list is given
 //   all_reduce(x)            aux: reduce op (0 = sum)

@@ -111,6 +111,10 @@ inline std::string call_text(const ir& g, std::int32_t i) {
       s = ref(g, a[0]) + ", " + int_list(g, p) + (n.aux ? ", keepdim=True" : "");
       break;
     case op_kind::cumsum: s = ref(g, a[0]) + ", " + to_string(g, p[0]); break;
+    case op_kind::var: case op_kind::var_mean:
+      s = ref(g, a[0]) + ", " + int_list(g, p) + ", correction=" + fmt_num(n.scalar) + ((n.aux & 1) ? ", keepdim=True" : "") +
+          ((n.aux & 2) ? ", of var_mean" : "");
+      break;
     case op_kind::argmax: case op_kind::argmin:
       s = ref(g, a[0]) + ", " + (p.empty() ? std::string("None") : to_string(g, p[0])) + (n.aux ? ", keepdim=True" : "");
       break;

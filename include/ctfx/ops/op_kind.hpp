@@ -36,7 +36,7 @@ enum class op_kind : std::uint8_t {
   // indexing
   index_put, index_put_, unsafe_index_put, unsafe_index_put_, index,
   // reductions and concatenation
-  sum, amax, amin, mean, argmax, argmin, cumsum, cat,
+  sum, amax, amin, mean, argmax, argmin, cumsum, var, var_mean, cat,
   // list ops (results are tuples read with getitem)
   foreach_add, foreach_mul, foreach_add_, foreach_mul_,
   // collectives over the run's communicator (ctfx/comm), and the halo exchange of a 2-D decomposition
@@ -153,6 +153,8 @@ inline constexpr op_facts op_table[] = {
     {"argmax", op_family::reduction},
     {"argmin", op_family::reduction},
     {"cumsum", op_family::reduction},
+    {"var", op_family::reduction},
+    {"var_mean", op_family::reduction},
     {"cat", op_family::reduction},
     {"_foreach_add", op_family::list, false, false, -1, op_kind::foreach_add_},
     {"_foreach_mul", op_family::list, false, false, -1, op_kind::foreach_mul_},
