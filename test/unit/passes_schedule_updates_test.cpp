@@ -235,3 +235,50 @@ TEST_CASE("schedule_updates: random update programs equal the functional referen
   }
   CHECK(moved > 20);  // the generator reaches the pass
 }
+
+// The report names every write-back: computed into its input, or why not (plan/write_backs.hpp).
+static_assert(sgd2_plan::require_no_buffers);
+static_assert(sgd2_plan::report.size() == 4);
+static_assert(sgd2_plan::report.all_inplace());
+
+constexpr auto shared_value = ctfx::graph([](ctfx::builder& g) {
+  auto w = g.input("w", ctfx::f32, {16, 16}), d = g.input("d", ctfx::f32, {16, 16});
+  auto next = (w - d * 0.5f).named("next");
+  g.update(w, next);
+  g.output(next.transpose(0, 1).named("nt") + 1.0f);
+});
+using shared_plan = ctfx::compiled<decltype(shared_value)>;
+static_assert(!shared_plan::report.all_inplace());
+static_assert(shared_plan::report.reason("copy_") == ctfx::reinplace_reason::update_shared_value);
+static_assert(shared_plan::report.blocker("copy_") == "nt");
+
+constexpr auto reduced = ctfx::graph([](ctfx::builder& g) {
+  auto x = g.input("x", ctfx::f32, {16}), y = g.input("y", ctfx::f32, {16, 8});
+  g.update(x, y.sum({1}).named("s"));
+});
+using reduced_plan = ctfx::compiled<decltype(reduced)>;
+static_assert(reduced_plan::report.reason("copy_") == ctfx::reinplace_reason::update_not_fusible);
+static_assert(reduced_plan::report.blocker("copy_") == "s");
+
+constexpr auto transposed = ctfx::graph([](ctfx::builder& g) {
+  auto x = g.input("x", ctfx::f32, {16, 16});
+  g.update(x, (x.transpose(0, 1) * 2.0f).named("t2"));  // reads x through another index map
+});
+using transposed_plan = ctfx::compiled<decltype(transposed)>;
+static_assert(transposed_plan::report.reason("copy_") == ctfx::reinplace_reason::update_fusion_rule);
+
+TEST_CASE("write-backs: the compiled report lists each update, computed in place or with its reason and bytes") {
+  const std::string t = ctfx::to_text(shared_plan::report);
+  CHECK(t.find("0 of 1 candidates reinplaced") != std::string::npos);
+  CHECK(t.find("%copy_ (copy_) on %w: not reinplaced, update-shared-value (by %nt), 1024 bytes") != std::string::npos);
+  CHECK(ctfx::to_text(sgd2_plan::report).find("4 of 4 candidates reinplaced") != std::string::npos);
+  CHECK(shared_plan::static_buffer_bytes() > 0);
+  // The values, as the functional program computes them.
+  std::vector<float> w = ramp(256, 0.1f, -3.0f), d = ramp(256, 0.07f, 1.0f), o(256), wr = w, orr(256);
+  REQUIRE(shared_plan::run({ctfx::tensor_ref::contiguous(w.data(), ctfx::f32, {16, 16}), ctfx::tensor_ref::contiguous(d.data(), ctfx::f32, {16, 16})},
+                           {ctfx::tensor_ref::contiguous(o.data(), ctfx::f32, {16, 16})}).ok);
+  REQUIRE(ctfx::reference_run(shared_value.get(), {ctfx::tensor_ref::contiguous(wr.data(), ctfx::f32, {16, 16}), ctfx::tensor_ref::contiguous(d.data(), ctfx::f32, {16, 16})},
+                              {ctfx::tensor_ref::contiguous(orr.data(), ctfx::f32, {16, 16})}).ok);
+  CHECK(w == wr);
+  CHECK(o == orr);
+}
