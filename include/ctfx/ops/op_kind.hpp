@@ -193,6 +193,11 @@ constexpr bool is_unary(op_kind k) { return k >= op_kind::neg && k <= op_kind::l
 constexpr bool is_binary(op_kind k) { return k >= op_kind::add && k <= op_kind::logical_or; }
 /// The elementwise ternary ops: where and fma.
 constexpr bool is_ternary(op_kind k) { return k == op_kind::where || k == op_kind::fma; }
+/// Ops that compute element i of their result from element i of each argument, with no side effect
+/// (what fusion puts in one loop: plan/fusion.hpp).
+constexpr bool is_fusible_elementwise(op_kind k) {
+  return (is_unary(k) || is_binary(k) || is_ternary(k) || k == op_kind::clone) && !is_mutating(k);
+}
 /// Whether is_unary, is_binary and is_ternary agree with op_table's families (checked by a static_assert).
 constexpr bool elementwise_ranges_match_table() {
   for (std::size_t i = 0; i < static_cast<std::size_t>(op_kind::count_); ++i) {
