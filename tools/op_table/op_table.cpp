@@ -101,6 +101,9 @@ std::string_view dsl(op_kind k) {
     case op_kind::unsafe_index_put: return "";
     case op_kind::unsafe_index_put_: return "";
     case op_kind::index: return "`ctfx::index(x, {idx...})`";
+    case op_kind::gather: return "`ctfx::gather(x, dim, idx)`";
+    case op_kind::scatter: return "`ctfx::scatter(x, dim, idx, src)`, `ctfx::scatter(x, dim, idx, value)`, `ctfx::scatter_add(x, dim, idx, src)`";
+    case op_kind::scatter_: return "`ctfx::scatter_(x, dim, idx, src, add)`";
     case op_kind::sum: return "`x.sum(dims, keepdim)`";
     case op_kind::amax: return "`x.amax(dims, keepdim)`";
     case op_kind::mean: return "`x.mean(dims, keepdim)`";
@@ -153,7 +156,9 @@ std::string_view dtypes(op_kind k) {
     case ctfx::op_family::unary: case ctfx::op_family::binary: case ctfx::op_family::ternary:
       if (k == op_kind::fma) return "any (promoted); integers modulo 2^bits, f16/bf16 computed in f32 and rounded once";
       return k == op_kind::where ? "a b8 condition; any two operand dtypes (promoted)" : "b8 i8 i32 i64 f16 bf16 f32 f64 (PyTorch's promotion)";
-    case ctfx::op_family::index: return "any values; indices i32, i64 or a b8 mask";
+    case ctfx::op_family::index:
+      if (ctfx::is_along_dim(k)) return "any values; an i64 index in [0, size) (no wrapping)";
+      return "any values; indices i32, i64 or a b8 mask";
     case ctfx::op_family::reduction: return k == op_kind::cat ? "any (promoted)" : "any (sum of ints in i64, mean of floats)";
     case ctfx::op_family::collective: return "any (reductions: sum, max, min)";
     case ctfx::op_family::user: return "the op's schema";

@@ -36,6 +36,8 @@ enum class lower : std::uint8_t {
   index,               // (x, indices)
   embedding,           // (weight, indices, padding_idx=-1, ...): weight[indices], an index on dim 0
   index_select,        // (x, dim, index): x[:, ..., index] with the index at dim
+  gather,              // (x, dim, index, sparse_grad=False)
+  scatter,             // (x, dim, index, src or value) and scatter_add; scatter_reduce with reduce='sum', include_self=True
   reduce,              // (x, dims=[], keepdim=False)
   any_all,             // (x), (x, dim, keepdim=False) or (x, dims, keepdim=False): any / all as amax of x != 0
   cat,                 // (tensors, dim=0)
@@ -154,6 +156,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.floor_divide.Scalar", lower::binary, op_kind::floor_divide},
     {"aten.floor_divide.default", lower::binary, op_kind::floor_divide},
     {"aten.full.default", lower::full, op_kind::full},
+    {"aten.gather.default", lower::gather, op_kind::gather},
     {"aten.ge.Scalar", lower::binary, op_kind::ge},
     {"aten.ge.Tensor", lower::binary, op_kind::ge},
     {"aten.gt.Scalar", lower::binary, op_kind::gt},
@@ -203,6 +206,14 @@ inline constexpr op_row op_rows[] = {
     {"aten.round.default", lower::unary, op_kind::round},
     {"aten.rsqrt.default", lower::unary, op_kind::rsqrt},
     {"aten.scalar_tensor.default", lower::scalar_tensor, op_kind::full},
+    {"aten.scatter.src", lower::scatter, op_kind::scatter},
+    {"aten.scatter.value", lower::scatter, op_kind::scatter},
+    {"aten.scatter_.src", lower::scatter, op_kind::scatter_},
+    {"aten.scatter_.value", lower::scatter, op_kind::scatter_},
+    {"aten.scatter_add.default", lower::scatter, op_kind::scatter},
+    {"aten.scatter_add_.default", lower::scatter, op_kind::scatter_},
+    {"aten.scatter_reduce.two", lower::scatter, op_kind::scatter},
+    {"aten.scatter_reduce_.two", lower::scatter, op_kind::scatter_},
     {"aten.select.int", lower::select, op_kind::select},
     {"aten.select_scatter.default", lower::select_scatter, op_kind::select_scatter},
     {"aten.sigmoid.default", lower::unary, op_kind::sigmoid},
@@ -275,6 +286,8 @@ constexpr std::string_view aten_name(op_kind k) {
     case op_kind::mean: return "aten.mean.dim";
     case op_kind::convert: return "prims.convert_element_type.default";
     case op_kind::fma: return "prims.fma.default";
+    case op_kind::scatter: return "aten.scatter.src";
+    case op_kind::scatter_: return "aten.scatter_.src";
     case op_kind::sqrt: return "aten.sqrt.default";
     case op_kind::alias: return "aten.alias.default";
     case op_kind::view: return "aten.view.default";
