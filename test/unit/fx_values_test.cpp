@@ -208,7 +208,9 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
   for (const char* n : {"compare_ops", "logical_ops", "where_ops", "clamp_ops", "maximum_minimum_full", "mean_dims", "masked_fill_put",
                         "compare_promotion", "index_gather", "masked_put_value", "masked_put_rows", "masked_put_accumulate", "masked_index_put",
                         "exact_float_constants", "exact_int_constants", "hf_attention_mask_f64", "scalar_promotion_half",
-                        "scalar_promotion_int", "zero_dim_compare", "scalar_first_ops", "float_to_int_casts", "int_to_float_unary", "embedding_lookup", "squeeze_any_all"})
+                        "scalar_promotion_int", "zero_dim_compare", "scalar_first_ops", "float_to_int_casts", "int_to_float_unary", "embedding_lookup", "squeeze_any_all",
+                        "label_smoothing_gather", "scatter_add_histogram", "segment_sum_scatter_reduce", "scatter_duplicates",
+                        "scatter_inplace_input", "gather_empty_index"})
     CHECK(std::find(names.begin(), names.end(), n) != names.end());
 }
 
