@@ -1744,6 +1744,12 @@ def scatter_inplace_input(x, k, s):
     return x.sum(1)
 
 
+def unbind_tuple(x):
+    a, b, c = x.unbind(0)
+    cols = x.unbind(-1)
+    return a * 2 + b - c, cols[0] * cols[3]
+
+
 def gather_empty_index(x, i):
     return x.gather(0, i), x.scatter(0, i, x[:0]) * 2
 
@@ -1761,6 +1767,7 @@ PROGRAMS += [
     ("scatter_inplace_input", scatter_inplace_input,
      lambda: (R(3, 4), torch.tensor([[2, 0, 2], [1, 1, 1]]), R(2, 3)), {}),
     ("gather_empty_index", gather_empty_index, lambda: (R(4, 3), torch.zeros(0, 3, dtype=torch.long)), {}),
+    ("unbind_tuple", unbind_tuple, lambda: (R(3, 4),), {}),
 ]
 
 

@@ -187,6 +187,7 @@ std::string_view decomposition(ctfx::fx::lower how) {
     case lower::bitwise: return "the logical op, on bools";
     case lower::where: return "`where`, a number branch as a 0-d `full`";
     case lower::split: return "slices, read with `[k]`";
+    case lower::unbind: return "`select(dim, k)` for each k, read with `[k]`";
     case lower::repeat: return "unsqueeze, expand, clone, view";
     case lower::scalar_tensor: return "a 0-d `full`";
     case lower::t: return "`transpose(0, 1)`";

@@ -55,6 +55,7 @@ enum class lower : std::uint8_t {
   auto_functionalized, // (op, **kwargs): a user op from the list the caller gives
   split,               // (x, split_size or split_sizes, dim=0): a tuple of slices, read with [k]
   repeat,              // (x, repeats): unsqueeze, expand, a contiguous clone, view (PyTorch's decomposition)
+  unbind,              // (x, dim=0): a tuple of selects, read with [k]
 };
 
 struct op_row {
@@ -238,6 +239,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.tanh.default", lower::unary, op_kind::tanh},
     {"aten.transpose.int", lower::transpose, op_kind::transpose},
     {"aten.trunc.default", lower::unary, op_kind::trunc},
+    {"aten.unbind.int", lower::unbind, op_kind::select},
     {"aten.unsqueeze.default", lower::dim, op_kind::unsqueeze},
     {"aten.view.default", lower::view, op_kind::view},
     {"aten.where.Scalar", lower::where, op_kind::where},
@@ -271,7 +273,8 @@ constexpr const op_row* find_op(std::string_view name) {
 // Lowerings that rewrite a call into other ops (their rows name what PyTorch printed, not what the
 // node is): never the name printed back for a node.
 constexpr bool rewritten_on_import(lower how) {
-  return how == lower::embedding || how == lower::index_select || how == lower::any_all || how == lower::squeeze_all;
+  return how == lower::embedding || how == lower::index_select || how == lower::any_all || how == lower::squeeze_all ||
+         how == lower::unbind;
 }
 
 // The overload fx_print writes for a node (binary ops with a scalar use .Tensor too, as PyTorch's

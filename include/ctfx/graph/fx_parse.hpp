@@ -158,6 +158,7 @@ struct split_views {
   std::int32_t base = -1;
   std::int32_t dim = 0;
   std::int32_t first = 0, count = 0;
+  bool selects = false;  ///< unbind: element k is select(dim, k) (no bounds stored)
 };
 
 /// What a type annotation says: "f32[4, 8][8, 1]cpu" or "Sym(s0)".
@@ -778,6 +779,12 @@ class parser {
     abuf_.clear();
     pbuf_.clear();
     abuf_.push_back(s.base);
+    if (s.selects) {  // unbind
+      pbuf_.push_back(sym_expr(s.dim));
+      pbuf_.push_back(sym_expr(k));
+      emit_bufs(name, t, op_kind::select, 0, 0.0, at);
+      return;
+    }
     const auto b = static_cast<std::size_t>(s.first + k);
     for (const sym_expr& x : {sym_expr(s.dim), split_bounds_[b], split_bounds_[b + 1], sym_expr(1)}) pbuf_.push_back(x);
     emit_bufs(name, t, op_kind::slice, 0, 0.0, at);
@@ -933,7 +940,7 @@ class parser {
           return;
         }
         const auto d = static_cast<std::int32_t>(x0.value() < 0 ? x0.value() + xm.rank : x0.value());
-        split_views s{base, d, static_cast<std::int32_t>(split_bounds_.size()), 0};
+        split_views s{base, d, static_cast<std::int32_t>(split_bounds_.size()), 0, false};
         split_bounds_.push_back(sym_expr(0));
         if (callee.find("split_with_sizes") != std::string_view::npos) {
           if (!list_arg(call, 1, "split_sizes", at)) return;
@@ -951,6 +958,26 @@ class parser {
         }
         s.count = static_cast<std::int32_t>(split_bounds_.size()) - s.first - 1;
         splits_.push_back(s);
+        entry e{};
+        e.name = name;
+        e.split = static_cast<std::int32_t>(splits_.size()) - 1;
+        define(e, at);
+        return;
+      }
+      case lower::unbind: {
+        // x.unbind(dim): a tuple of select(dim, k), one per position of a static extent, read with [k].
+        if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dim", 0, x0, at)) return;
+        const tensor_meta& xm = b_.g.meta(abuf_[0]);
+        if (!x0.is_static() || x0.value() < -xm.rank || x0.value() >= xm.rank) {
+          fail(at, "node '", name, "': unbind's dim is out of range (or the input is 0-d)");
+          return;
+        }
+        const auto d = static_cast<std::int32_t>(x0.value() < 0 ? x0.value() + xm.rank : x0.value());
+        if (!xm.size[d].is_static()) {
+          fail(at, "node '", name, "': unbind along a symbolic extent (the tuple's length is known only at run time)");
+          return;
+        }
+        splits_.push_back(split_views{abuf_[0], d, 0, static_cast<std::int32_t>(xm.size[d].value()), true});
         entry e{};
         e.name = name;
         e.split = static_cast<std::int32_t>(splits_.size()) - 1;
