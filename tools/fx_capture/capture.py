@@ -1750,6 +1750,10 @@ def unbind_tuple(x):
     return a * 2 + b - c, cols[0] * cols[3]
 
 
+def erf_op(x, i):
+    return torch.erf(x), torch.erf(i)  # an i64 input computes in f32
+
+
 def gather_empty_index(x, i):
     return x.gather(0, i), x.scatter(0, i, x[:0]) * 2
 
@@ -1768,6 +1772,9 @@ PROGRAMS += [
      lambda: (R(3, 4), torch.tensor([[2, 0, 2], [1, 1, 1]]), R(2, 3)), {}),
     ("gather_empty_index", gather_empty_index, lambda: (R(4, 3), torch.zeros(0, 3, dtype=torch.long)), {}),
     ("unbind_tuple", unbind_tuple, lambda: (R(3, 4),), {}),
+    ("erf_op", erf_op,
+     lambda: (torch.cat([R(300) * 2, torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e-30, 6.0, -4.0])]),
+              torch.tensor([0, 1, -1, 3, -7])), {}),
 ]
 
 

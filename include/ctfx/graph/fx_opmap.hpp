@@ -150,6 +150,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.empty_like.default", lower::unary, op_kind::empty_like},
     {"aten.eq.Scalar", lower::binary, op_kind::eq},
     {"aten.eq.Tensor", lower::binary, op_kind::eq},
+    {"aten.erf.default", lower::unary, op_kind::erf},
     {"aten.exp.default", lower::unary, op_kind::exp},
     {"aten.expand.default", lower::view, op_kind::expand},
     {"aten.fill_.Scalar", lower::fill, op_kind::fill_},
