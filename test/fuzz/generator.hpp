@@ -311,13 +311,19 @@ class generator {
           note("computed_index");
         }
         if (pick(3) == 0) { push(ctfx::index(t, {idx})); note("index"); break; }
-        if (t.rank() == 1 && pick(3) == 0) {  // along dim 0, the indices made non-negative (Python's modulo), duplicates kept
-          const tensor nn = ctfx::remainder(idx, static_cast<double>(dim_size(t, 0)));
+        const ctfx::dtype tdt = t.meta().dt;
+        if (t.rank() <= 3 && (ctfx::is_floating(tdt) || tdt == ctfx::dtype::i32 || tdt == ctfx::dtype::i64) && coin()) {  // along dim 0, the indices made non-negative (Python's modulo), duplicates kept;
+          // for rank 2 and 3 expanded over the other dimensions (stride 0), as a segment sum's index
+          tensor nn = ctfx::remainder(idx, static_cast<double>(dim_size(t, 0)));
           const index_t len = idx.size(0).value();
+          if (t.rank() == 2) nn = nn.unsqueeze(1).expand({len, t.size(1)});
+          if (t.rank() == 3) nn = nn.unsqueeze(1).unsqueeze(2).expand({len, t.size(1), t.size(2)});
+          const tensor got = ctfx::gather(t, 0, nn);
+          const tensor src = ctfx::is_floating(tdt) ? got * 0.5 + 1.25 : got * 3 + 1;  // of nn's shape and t's dtype
           switch (pick(3)) {
             case 0: push(ctfx::gather(t, 0, nn)); note("gather"); break;
-            case 1: push(ctfx::scatter(t, 0, nn, b.full({len}, 0.25 * static_cast<double>(pick(9)), t.meta().dt))); note("scatter"); break;
-            default: push(ctfx::scatter_add(t, 0, nn, b.full({len}, 0.5, t.meta().dt) * 3.0)); note("scatter_add"); break;
+            case 1: push(ctfx::scatter(t, 0, nn, src)); note("scatter"); break;
+            default: push(ctfx::scatter_add(t, 0, nn, src)); note("scatter_add"); break;
           }
           break;
         }
