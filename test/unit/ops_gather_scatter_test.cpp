@@ -185,3 +185,26 @@ TEST_CASE("gather and scatter: shapes and dtypes PyTorch rejects are refused whe
           g.output(ctfx::gather(x, 0, i), ctfx::scatter(x, 0, i, g.input("s", ctfx::f32, {0, 3})));
         }).empty());
 }
+
+namespace {
+// x <- scatter(x, 0, i, x): the source is x itself, so running it in place would read its own writes.
+constexpr auto rotate_graph = ctfx::graph([](ctfx::builder& g) {
+  auto x = g.input("x", ctfx::f32, {5});
+  auto i = g.input("i", ctfx::i64, {5});
+  g.update(x, ctfx::scatter(x, 0, i, x));
+});
+}  // namespace
+
+TEST_CASE("scatter: a source that is x itself stays functional, and x is rotated as eager rotates it") {
+  ctfx::runtime_plan plan(rotate_graph.get());
+  REQUIRE(plan.error().ok());
+  for (const auto& n : plan.graph().nodes) CHECK(n.op != ctfx::op_kind::scatter_);
+  for (int how = 0; how < 4; ++how) {
+    std::vector<float> x = {10, 11, 12, 13, 14};
+    std::vector<std::int64_t> i = {1, 2, 3, 4, 0};
+    const std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {5}), tensor_ref::contiguous(i.data(), ctfx::i64, {5})};
+    const auto st = run_how(how, rotate_graph, in, {});
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(x == std::vector<float>{14, 10, 11, 12, 13});
+  }
+}
