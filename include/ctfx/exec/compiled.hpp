@@ -236,7 +236,7 @@ struct compiled {
   static constexpr auto report = [] {
     constexpr std::size_t n = decltype(reinplacing_report)::size();
     reinplace_report<n + write_back_count> r{};
-    for (std::size_t k = 0; k < n; ++k) r.items[k] = reinplacing_report.items[k];
+    for (std::size_t k = 0; k != n; ++k) r.items[k] = reinplacing_report.items[k];  // (!=: nvcc warns on k < 0)
     r.unused_count = reinplacing_report.unused_count;
     r.unused_listed = reinplacing_report.unused_listed;
     if constexpr (write_back_count > 0) {
