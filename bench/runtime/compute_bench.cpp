@@ -105,6 +105,20 @@ __attribute__((noinline)) void masked_hand(float* x, const float* m, float v) {
   for (long i = 0; i < MN * MD; ++i) x[i] = m[i] > 0.5f ? v : x[i];
 }
 
+// SGD's step as a user writes it: one loop per parameter, both updates in it.
+__attribute__((noinline)) void sgd_hand(float* const* p, const float* const* g, float* const* m) {
+  for (int k = 0; k < 3; ++k) {
+    float* __restrict pk = p[k];
+    const float* __restrict gk = g[k];
+    float* __restrict mk = m[k];
+    for (long i = 0; i < P * P; ++i) {
+      const float nm = mk[i] * 0.9f + (gk[i] + pk[i] * 1e-4f);
+      mk[i] = nm;
+      pk[i] = pk[i] - nm * 0.01f;
+    }
+  }
+}
+
 // The in-place updates (inplace_workloads.hpp), as bench/runtime/runtime_bench writes them by hand.
 __attribute__((noinline)) void kv_hand(std::uint16_t* cache, const std::uint16_t* k, std::int64_t pos) {
   for (long bh = 0; bh < 8 * 32; ++bh) std::memcpy(cache + (bh * KS + pos) * 128, k + bh * 128, 128 * 2);
@@ -169,7 +183,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   };
   if (run('a')) {
-    std::fprintf(stderr, "[1/12] stencil %ld x %ld f32...\n", G, G);
+    std::fprintf(stderr, "[1/13] stencil %ld x %ld f32...\n", G, G);
     buffer<float> x(G * G), tmp(G * G);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {G, G})};
@@ -180,7 +194,7 @@ int main(int argc, char** argv) {
     line("(a) 5-point stencil 1026^2 f32, periodic ghosts, copy_ back", c, r, h, time_memcpy(reps, G * G * 4) * 2);
   }
   if (run('b')) {
-    std::fprintf(stderr, "[2/12] ring buffer [%ld, %ld] f32...\n", R, W);
+    std::fprintf(stderr, "[2/13] ring buffer [%ld, %ld] f32...\n", R, W);
     buffer<float> buf(R * W), row(W), out(W);
     for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     for (std::size_t i = 0; i < row.size(); ++i) row[i] = static_cast<float>(i % 7);
@@ -195,7 +209,7 @@ int main(int argc, char** argv) {
     line("(b) ring buffer [64, 4096] f32: row at a run-time position, window sum", c, r, h, time_memcpy(reps, R * W * 4));
   }
   if (run('c')) {
-    std::fprintf(stderr, "[3/12] RoPE into a KV cache...\n");
+    std::fprintf(stderr, "[3/13] RoPE into a KV cache...\n");
     buffer<float> cache(RB * RH * RS * RD), k(RB * RH * RD), cs(RD / 2), sn(RD / 2);
     for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     for (long j = 0; j < RD / 2; ++j) { cs[j] = std::cos(0.01f * j); sn[j] = std::sin(0.01f * j); }
@@ -211,7 +225,7 @@ int main(int argc, char** argv) {
     line("(c) RoPE of k [8, 32, 1, 128] f32 into a KV cache at a run-time position", c, r, h, time_memcpy(reps, RB * RH * RD * 4));
   }
   if (run('d')) {
-    std::fprintf(stderr, "[4/12] softmax [%ld, %ld] f32...\n", SN, SD);
+    std::fprintf(stderr, "[4/13] softmax [%ld, %ld] f32...\n", SN, SD);
     buffer<float> x(SN * SD), y(SN * SD);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.05f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {SN, SD})};
@@ -222,7 +236,7 @@ int main(int argc, char** argv) {
     line("(d) softmax over the last dim of [2048, 1024] f32 (amax, sub, exp, sum, div)", c, r, h, time_memcpy(reps, SN * SD * 4));
   }
   if (run('e')) {
-    std::fprintf(stderr, "[5/12] 8-op chain over %ld f32...\n", E);
+    std::fprintf(stderr, "[5/13] 8-op chain over %ld f32...\n", E);
     buffer<float> x(E), y(E);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.01f - 0.3f;
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {E})};
@@ -233,7 +247,7 @@ int main(int argc, char** argv) {
     line("(e) 8 elementwise ops, 16 M f32 (64 MiB in, 64 MiB out)", c, r, h, time_memcpy(reps, E * 4));
   }
   if (run('f')) {
-    std::fprintf(stderr, "[6/12] RMSNorm [%ld, %ld] f32...\n", NN, ND);
+    std::fprintf(stderr, "[6/13] RMSNorm [%ld, %ld] f32...\n", NN, ND);
     buffer<float> x(NN * ND), w(ND), y(NN * ND);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.02f - 1.0f;
     for (std::size_t i = 0; i < w.size(); ++i) w[i] = 1.0f + static_cast<float>(i % 5) * 0.1f;
@@ -246,7 +260,7 @@ int main(int argc, char** argv) {
     line("(f) RMSNorm over the last dim of [2048, 1024] f32 (mean of squares fused)", c, r, h, time_memcpy(reps, NN * ND * 4));
   }
   if (run('g')) {
-    std::fprintf(stderr, "[7/12] masked fill [%ld, %ld] f32...\n", MN, MD);
+    std::fprintf(stderr, "[7/13] masked fill [%ld, %ld] f32...\n", MN, MD);
     buffer<float> x(MN * MD), m(MN * MD), v{-1e4f};
     // A mask without a pattern (about half the positions set), so that no branch predictor learns it.
     std::uint64_t h = 0x9e3779b97f4a7c15ull;
@@ -266,7 +280,7 @@ int main(int argc, char** argv) {
   }
 
   if (run('h')) {
-    std::fprintf(stderr, "[8/12] kv-cache update, 1 token into [8, 32, %ld, 128] f16...\n", KS);
+    std::fprintf(stderr, "[8/13] kv-cache update, 1 token into [8, 32, %ld, 128] f16...\n", KS);
     buffer<std::uint16_t> cache(8 * 32 * KS * 128), k(8 * 32 * 128);
     for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = static_cast<std::uint16_t>(0x3c00 + (i * 37) % 101);
     for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::uint16_t>(0x3800 + (i * 13) % 97);
@@ -281,7 +295,7 @@ int main(int argc, char** argv) {
     line("(h) kv-cache update, 1 f16 token into [8, 32, 8192, 128] at a run-time position", c, r, h, time_memcpy(reps, 8 * 32 * 128 * 2));
   }
   if (run('i')) {
-    std::fprintf(stderr, "[9/12] halo exchange into %ld x %ld f32...\n", HG, HG);
+    std::fprintf(stderr, "[9/13] halo exchange into %ld x %ld f32...\n", HG, HG);
     buffer<float> grid(HG * HG), n(HG - 2), s(HG - 2), w(HG - 2), e(HG - 2);
     for (std::size_t i = 0; i < grid.size(); ++i) grid[i] = static_cast<float>((i * 37) % 101) * 0.01f;
     for (std::size_t i = 0; i < n.size(); ++i) n[i] = s[i] = w[i] = e[i] = static_cast<float>(i % 7);
@@ -294,7 +308,7 @@ int main(int argc, char** argv) {
     line("(i) halo exchange, 4 edges of a 4096^2 f32 grid", c, r, h, time_memcpy(reps, 4 * (HG - 2) * 4));
   }
   if (run('j')) {
-    std::fprintf(stderr, "[10/12] %ld slice_scatters into [%ld, %ld] f32...\n", CR, CR, CC);
+    std::fprintf(stderr, "[10/13] %ld slice_scatters into [%ld, %ld] f32...\n", CR, CR, CC);
     buffer<float> x(CR * CC), src(CR * CC);
     for (std::size_t i = 0; i < x.size(); ++i) { x[i] = static_cast<float>(i % 13); src[i] = static_cast<float>((i * 37) % 101) * 0.01f; }
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {CR, CC}),
@@ -305,7 +319,7 @@ int main(int argc, char** argv) {
     line("(j) 64 slice_scatters of rows into one [64, 16384] f32 buffer (4 MiB)", c, r, h, time_memcpy(reps, CR * CC * 4));
   }
   if (run('k')) {
-    std::fprintf(stderr, "[11/12] index_put accumulate, %ld values into %ld bins...\n", AN, AB);
+    std::fprintf(stderr, "[11/13] index_put accumulate, %ld values into %ld bins...\n", AN, AB);
     buffer<float> hist(AB), v(AN);
     buffer<std::int64_t> idx(AN);
     for (long k = 0; k < AN; ++k) { idx[k] = (k * 2654435761L) % AB; v[k] = static_cast<float>(k % 7) * 0.25f; }
@@ -318,8 +332,26 @@ int main(int argc, char** argv) {
     // Bound: read the indices and the values (the bins stay in L1).
     line("(k) index_put accumulate, 1M f32 values into 1024 bins (duplicate indices)", c, r, h, time_memcpy(reps, AN * 12));
   }
+  if (run('m')) {
+    std::fprintf(stderr, "[13/13] SGD with momentum, 3 x [%ld, %ld] f32...\n", P, P);
+    std::vector<buffer<float>> t;
+    for (int k = 0; k < 9; ++k) {
+      t.emplace_back(P * P);
+      for (std::size_t i = 0; i < t.back().size(); ++i) t.back()[i] = static_cast<float>((i * 37 + k) % 101) * 0.001f;
+    }
+    std::vector<ctfx::tensor_ref> in;
+    for (auto& b : t) in.push_back(ctfx::tensor_ref::contiguous(b.data(), ctfx::f32, {P, P}));
+    const double c = time_compiled<ctfx::compiled<decltype(sgd)>>(reps, in, {});
+    const double r = time_runtime(reps, sgd.get(), in, {});
+    float* pp[3] = {t[0].data(), t[3].data(), t[6].data()};
+    const float* gp[3] = {t[1].data(), t[4].data(), t[7].data()};
+    float* mp[3] = {t[2].data(), t[5].data(), t[8].data()};
+    const double h = median_us(reps, [&] { sgd_hand(pp, gp, mp); });
+    // Bound: read p, g and m, write p and m (5 passes over a parameter's bytes, x3).
+    line("(m) SGD with momentum, 3 x [1024, 1024] f32 parameters, 6 updates", c, r, h, time_memcpy(reps, P * P * 4) * 2.5 * 3);
+  }
   if (run('l')) {
-    std::fprintf(stderr, "[12/12] clone of %ld MiB...\n", CE * 4 >> 20);
+    std::fprintf(stderr, "[12/13] clone of %ld MiB...\n", CE * 4 >> 20);
     buffer<float> x(CE), y(CE);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 1021);
     auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {CE})};

@@ -29,6 +29,22 @@ constexpr auto chain8 = ctfx::graph([](ctfx::builder& b) {
   b.output(t / 1.5f);
 });
 
+// (m) SGD with momentum and weight decay on three [P, P] f32 parameters (torch.optim.SGD's step:
+// m = 0.9 m + (g + 1e-4 p); p = p - 0.01 m), both written back: six updates, the momentum read by
+// the parameter's step.
+constexpr long P = 1024;
+constexpr auto sgd = ctfx::graph([](ctfx::builder& b) {
+  const char* names[3][3] = {{"p0", "g0", "m0"}, {"p1", "g1", "m1"}, {"p2", "g2", "m2"}};
+  for (int k = 0; k < 3; ++k) {
+    auto p = b.input(names[k][0], ctfx::f32, {P, P});
+    auto g = b.input(names[k][1], ctfx::f32, {P, P});
+    auto m = b.input(names[k][2], ctfx::f32, {P, P});
+    auto next_m = m * 0.9f + (g + p * 1e-4f);
+    b.update(m, next_m);
+    b.update(p, p - next_m * 0.01f);
+  }
+});
+
 // (b) A ring buffer [R, W] f32: a row written at a run-time position, the window's sum returned.
 constexpr long R = 64, W = 4096;
 constexpr auto ring = ctfx::graph([](ctfx::builder& b) {

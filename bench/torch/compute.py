@@ -124,6 +124,16 @@ def clone(x):
     return x.clone()
 
 
+P = 1024
+
+
+def sgd(ps, gs, ms):
+    # torch.optim.SGD(momentum=0.9, weight_decay=1e-4, lr=0.01)'s step, written out (foreach form)
+    for p, g, m in zip(ps, gs, ms):
+        m.mul_(0.9).add_(g + p * 1e-4)
+        p.sub_(m * 0.01)
+
+
 def _median_us(f, reps, cuda=False):
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     f()
@@ -248,6 +258,13 @@ def main():
             e = median_us(lambda: clone(x), a.reps)
             c = median_us(lambda: cc(x), a.reps)
             print(f"| (l) clone of 256 MiB f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
+        if want("m"):
+            t = [((torch.arange(P * P, dtype=torch.float32) * 37 + k) % 101 * 0.001).reshape(P, P).to(dev) for k in range(9)]
+            ps, gs, ms = t[0::3], t[1::3], t[2::3]
+            csg = torch.compile(sgd)
+            e = median_us(lambda: sgd(ps, gs, ms), a.reps)
+            c = median_us(lambda: csg(ps, gs, ms), a.reps)
+            print(f"| (m) SGD with momentum, 3 x [1024, 1024] f32 | {threads} | {e:.1f} us | {c:.1f} us |", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-// The CUDA backend against the host: a KV-cache update (index_put in place), a halo exchange
+// The CUDA backend against the host: a KV-cache update (index_put in place), gather and scatter_add, a halo exchange
 // (slice_scatter into a padded grid), index_put with accumulate and duplicates and a reduction, as
 // runtime_plan; a stencil with periodic ghosts and an f16/f32 chain with broadcasts and a transposed
 // operand, as compiled<G>; groups whose rows take each path of the row kernels (kernels/rows.hpp:
@@ -163,6 +163,51 @@ void kv_and_halo() {
   st = plan.run(din, dout_r, ctfx::device_ctx{ctfx::backend::cuda, nullptr}, std::span<std::byte>(ws, b.workspace_bytes));
   check(!st.ok && st.message.find("index-in-range") != std::string::npos, "out-of-range index refused on the device");
   check(dc.get() == before, "the cache is untouched after the refusal");
+  cudaFree(ws);
+}
+
+// gather and scatter_add (duplicates: the deterministic sort keeps the index's order, so float
+// sums equal the host's bit for bit) and an index out of range refused on the device.
+void gather_scatter() {
+  const ctfx::ir g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {6, 40});
+    auto i = b.input("i", ctfx::i64, {9, 40});
+    auto s = b.input("s", ctfx::f32, {9, 40});
+    b.update(x, ctfx::scatter_add(x, 0, i, s));
+    b.output(ctfx::gather(x.transpose(0, 1), 1, i.transpose(0, 1)) * 2.0f);
+  });
+  std::vector<float> x(240), s(360), out(360);
+  std::vector<std::int64_t> i(360);
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = static_cast<float>(k % 7) - 3.0f;
+  for (std::size_t k = 0; k < s.size(); ++k) s[k] = (k % 3 == 0 ? 1e7f : 0.3f) * static_cast<float>(static_cast<int>(k % 5) - 2);
+  for (std::size_t k = 0; k < i.size(); ++k) i[k] = static_cast<std::int64_t>((k * 7 + k / 40) % 6);
+  auto hx = x;
+  std::vector<float> hout(360);
+  auto refs = [](float* px, std::int64_t* pi, float* ps) {
+    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(px, ctfx::f32, {6, 40}), ctfx::tensor_ref::contiguous(pi, ctfx::i64, {9, 40}),
+                                         ctfx::tensor_ref::contiguous(ps, ctfx::f32, {9, 40})};
+  };
+  check(ctfx::reference_run(g, refs(hx.data(), i.data(), s.data()), {ctfx::tensor_ref::contiguous(hout.data(), ctfx::f32, {40, 9})}).ok,
+        "gather/scatter: host reference runs");
+  ctfx::runtime_plan plan(g);
+  dev_buf<float> dx(x), ds(s), dout(out);
+  dev_buf<std::int64_t> di(i);
+  const auto din = refs(dx.p, di.p, ds.p);
+  const std::vector<ctfx::tensor_ref> dout_r = {ctfx::tensor_ref::contiguous(dout.p, ctfx::f32, {40, 9})};
+  const auto b = plan.bind(std::vector<ctfx::tensor_desc>(din.begin(), din.end()));
+  std::byte* ws = nullptr;
+  cudaMalloc(&ws, b.workspace_bytes + 1);
+  auto st = plan.run(din, dout_r, ctfx::device_ctx{ctfx::backend::cuda, nullptr}, std::span<std::byte>(ws, b.workspace_bytes));
+  cudaDeviceSynchronize();
+  check(st.ok, st.ok ? "gather/scatter: cuda plan runs" : st.message.c_str());
+  check(dx.get() == hx, "scatter_add in place equal to the host's, bit for bit");
+  check(dout.get() == hout, "gather of a transposed input equal to the host's");
+  std::vector<std::int64_t> bad = {-1};
+  cudaMemcpy(di.p + 17, bad.data(), 8, cudaMemcpyHostToDevice);
+  const auto before = dx.get();
+  st = plan.run(din, dout_r, ctfx::device_ctx{ctfx::backend::cuda, nullptr}, std::span<std::byte>(ws, b.workspace_bytes));
+  check(!st.ok && st.message.find("index-in-range") != std::string::npos, "gather/scatter: a negative index refused on the device");
+  check(dx.get() == before, "gather/scatter: x untouched after the refusal");
   cudaFree(ws);
 }
 
@@ -356,6 +401,7 @@ int main() {
     return 77;
   }
   kv_and_halo();
+  gather_scatter();
   compiled_groups();
   row_kernel_paths();
   fused_reductions();

@@ -6,7 +6,8 @@
 // and logical ops feeding where, clamps,
 // means among them), views of views, view scatters (also the nested view->scatter chains
 // canonicalize_view_scatter_ops fuses), index_put with input or computed indices (with and without
-// accumulate, with duplicates) or a computed bool mask, gathers (index), clones, reductions (also
+// accumulate, with duplicates) or a computed bool mask, gathers (index, gather), scatters along dim 0
+// (scatter, scatter_add), clones, reductions (also
 // softmax and centered rows: row chains in compiled<G>), cat (also of channels-last views, whose
 // result is channels-last), foreach lists, a mutating user op (auto_functionalized), copy_
 // epilogues into inputs (also of values that alias the input through views) and outputs that may
@@ -311,6 +312,22 @@ class generator {
           note("computed_index");
         }
         if (pick(3) == 0) { push(ctfx::index(t, {idx})); note("index"); break; }
+        const ctfx::dtype tdt = t.meta().dt;
+        if (t.rank() <= 3 && (ctfx::is_floating(tdt) || tdt == ctfx::dtype::i32 || tdt == ctfx::dtype::i64) && coin()) {  // along dim 0, the indices made non-negative (Python's modulo), duplicates kept;
+          // for rank 2 and 3 expanded over the other dimensions (stride 0), as a segment sum's index
+          tensor nn = ctfx::remainder(idx, static_cast<double>(dim_size(t, 0)));
+          const index_t len = idx.size(0).value();
+          if (t.rank() == 2) nn = nn.unsqueeze(1).expand({len, t.size(1)});
+          if (t.rank() == 3) nn = nn.unsqueeze(1).unsqueeze(2).expand({len, t.size(1), t.size(2)});
+          const tensor got = ctfx::gather(t, 0, nn);
+          const tensor src = ctfx::is_floating(tdt) ? got * 0.5 + 1.25 : got * 3 + 1;  // of nn's shape and t's dtype
+          switch (pick(3)) {
+            case 0: push(ctfx::gather(t, 0, nn)); note("gather"); break;
+            case 1: push(ctfx::scatter(t, 0, nn, src)); note("scatter"); break;
+            default: push(ctfx::scatter_add(t, 0, nn, src)); note("scatter_add"); break;
+          }
+          break;
+        }
         // values: [len, rest...] or broadcast [rest...]
         tensor vals;
         const index_t len = idx.size(0).value();

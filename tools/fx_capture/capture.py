@@ -1716,6 +1716,68 @@ def strided_input(x):
     return x * 2 + 1
 
 
+# ----- gather and scatter along one dimension: a label-smoothing loss, a histogram, a segment sum
+# (scatter_reduce over an expanded index), duplicate destinations, an in-place scatter_ of an input,
+# an empty index -----
+def label_smoothing_gather(logp, target):
+    nll = -logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)
+    return (0.9 * nll + 0.1 * -logp.mean(-1)).mean(), nll
+
+
+def scatter_add_histogram(bins, w):
+    ones = torch.ones_like(bins, dtype=torch.float32)
+    return torch.zeros(6).scatter_add(0, bins, ones), torch.zeros(6).scatter_add(0, bins, w)
+
+
+def segment_sum_scatter_reduce(x, seg):
+    out = torch.zeros(4, x.shape[1]).scatter_reduce(0, seg[:, None].expand(-1, x.shape[1]), x, "sum", include_self=True)
+    return out, x.new_full((4, x.shape[1]), 0.5).scatter_reduce(0, seg[:, None].expand(-1, x.shape[1]), x * 2, "sum")
+
+
+def scatter_duplicates(z, k, s):
+    return z.scatter(1, k, s), z.scatter(0, k, 2.5), torch.scatter_add(z, 1, k, s)
+
+
+def scatter_inplace_input(x, k, s):
+    x.scatter_(1, k, s)
+    x.scatter_add_(0, k, s)
+    return x.sum(1)
+
+
+def unbind_tuple(x):
+    a, b, c = x.unbind(0)
+    cols = x.unbind(-1)
+    return a * 2 + b - c, cols[0] * cols[3]
+
+
+def erf_op(x, i):
+    return torch.erf(x), torch.erf(i)  # an i64 input computes in f32
+
+
+def gather_empty_index(x, i):
+    return x.gather(0, i), x.scatter(0, i, x[:0]) * 2
+
+
+PROGRAMS += [
+    ("label_smoothing_gather", label_smoothing_gather,
+     lambda: (torch.log_softmax(R(8, 5), -1), torch.tensor([0, 4, 2, 2, 1, 3, 0, 4])), {}),
+    ("scatter_add_histogram", scatter_add_histogram,
+     lambda: (torch.tensor([0, 5, 2, 2, 2, 1, 0, 5, 5, 3]),
+              torch.tensor([1e8, 1.0, 0.1, 0.2, 0.3, -1.0, -1e8, 2.5, -0.0, 7.0])), {}),
+    ("segment_sum_scatter_reduce", segment_sum_scatter_reduce,
+     lambda: (R(9, 3) * 1000, torch.tensor([0, 0, 1, 3, 3, 3, 0, 1, 3])), {}),
+    ("scatter_duplicates", scatter_duplicates,
+     lambda: (R(3, 5), torch.tensor([[1, 1, 2, 0], [2, 2, 2, 1]]), R(2, 5) * 100), {}),
+    ("scatter_inplace_input", scatter_inplace_input,
+     lambda: (R(3, 4), torch.tensor([[2, 0, 2], [1, 1, 1]]), R(2, 3)), {}),
+    ("gather_empty_index", gather_empty_index, lambda: (R(4, 3), torch.zeros(0, 3, dtype=torch.long)), {}),
+    ("unbind_tuple", unbind_tuple, lambda: (R(3, 4),), {}),
+    ("erf_op", erf_op,
+     lambda: (torch.cat([R(300) * 2, torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e-30, 6.0, -4.0])]),
+              torch.tensor([0, 1, -1, 3, -7])), {}),
+]
+
+
 PROGRAMS += [
     ("dyn_kv_prefill", dyn_kv_prefill, lambda: (R(2, 16, 4), R(2, 5, 4)), {"dynamic": True, "sizes": [lambda: (R(2, 16, 4), R(2, 9, 4))]}),
     ("dyn_head_split", dyn_head_split, lambda: (R(3, 16),), {"dynamic": True, "sizes": [lambda: (R(5, 24),)]}),

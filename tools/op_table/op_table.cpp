@@ -49,6 +49,7 @@ std::string_view dsl(op_kind k) {
     case op_kind::round: return "`ctfx::round(x)`";
     case op_kind::trunc: return "`ctfx::trunc(x)`";
     case op_kind::tanh: return "`ctfx::tanh(x)`";
+    case op_kind::erf: return "`ctfx::erf(x)`";
     case op_kind::sigmoid: return "`ctfx::sigmoid(x)`";
     case op_kind::rsqrt: return "`ctfx::rsqrt(x)`";
     case op_kind::sign: return "`ctfx::sign(x)`";
@@ -101,6 +102,9 @@ std::string_view dsl(op_kind k) {
     case op_kind::unsafe_index_put: return "";
     case op_kind::unsafe_index_put_: return "";
     case op_kind::index: return "`ctfx::index(x, {idx...})`";
+    case op_kind::gather: return "`ctfx::gather(x, dim, idx)`";
+    case op_kind::scatter: return "`ctfx::scatter(x, dim, idx, src)`, `ctfx::scatter(x, dim, idx, value)`, `ctfx::scatter_add(x, dim, idx, src)`";
+    case op_kind::scatter_: return "`ctfx::scatter_(x, dim, idx, src, add)`";
     case op_kind::sum: return "`x.sum(dims, keepdim)`";
     case op_kind::amax: return "`x.amax(dims, keepdim)`";
     case op_kind::amin: return "`x.amin(dims, keepdim)`";
@@ -159,7 +163,9 @@ std::string_view dtypes(op_kind k) {
     case ctfx::op_family::unary: case ctfx::op_family::binary: case ctfx::op_family::ternary:
       if (k == op_kind::fma) return "any (promoted); integers modulo 2^bits, f16/bf16 computed in f32 and rounded once";
       return k == op_kind::where ? "a b8 condition; any two operand dtypes (promoted)" : "b8 i8 i32 i64 f16 bf16 f32 f64 (PyTorch's promotion)";
-    case ctfx::op_family::index: return "any values; indices i32, i64 or a b8 mask";
+    case ctfx::op_family::index:
+      if (ctfx::is_along_dim(k)) return "any values; an i64 index in [0, size) (no wrapping)";
+      return "any values; indices i32, i64 or a b8 mask";
     case ctfx::op_family::reduction:
       if (k == op_kind::argmax || k == op_kind::argmin) return "any, an i64 result (`aten.argmax` refuses b8, as PyTorch)";
       if (k == op_kind::var || k == op_kind::var_mean) return "f32, f64 (Welford in double, as PyTorch's CPU kernel)";
@@ -192,6 +198,7 @@ std::string_view decomposition(ctfx::fx::lower how) {
     case lower::bitwise: return "the logical op, on bools";
     case lower::where: return "`where`, a number branch as a 0-d `full`";
     case lower::split: return "slices, read with `[k]`";
+    case lower::unbind: return "`select(dim, k)` for each k, read with `[k]`";
     case lower::repeat: return "unsqueeze, expand, clone, view";
     case lower::scalar_tensor: return "a 0-d `full`";
     case lower::t: return "`transpose(0, 1)`";
@@ -212,7 +219,7 @@ int main() {
               "`docs.op_table` fails when this file and the registry differ. Regenerate with\n"
               "`build/tools/op_table/op_table > docs/ops.md`.\n\n");
   std::printf("Semantics are PyTorch's (CPU eager), bit for bit, with these stated exceptions: an integer\n"
-              "division or remainder by zero gives 0 (PyTorch raises); `exp`, `tanh`, `sigmoid` and `pow` use\n"
+              "division or remainder by zero gives 0 (PyTorch raises); `exp`, `tanh`, `erf`, `sigmoid` and `pow` use\n"
               "libm-quality functions where PyTorch's vectorized kernels (SLEEF) may differ by 1 ulp.\n"
               "Python numbers keep their category (an int is an exact int64, a float a correctly rounded\n"
               "double) and promote as `torch.result_type` decides; a 0-d tensor promotes as PyTorch's does.\n"

@@ -56,6 +56,42 @@ constexpr void for_each_index_tensor(const ir& g, std::int32_t i, F&& f) {
   }
 }
 
+// The positions of the nodes that write each storage (CSR, in program order), and per position the
+// user ops before it (user ops may write more than they declare: no group reads across one).
+struct write_positions {
+  detail::cvec<std::int32_t> off, at, opaque_before;
+  constexpr explicit write_positions(const ir& g) {
+    const std::int32_t n = g.size();
+    std::int32_t ns = g.next_storage;
+    for (std::int32_t i = 0; i < n; ++i) ns = g[i].meta.storage >= ns ? g[i].meta.storage + 1 : ns;
+    off.assign(static_cast<std::size_t>(ns) + 2, 0);
+    opaque_before.assign(static_cast<std::size_t>(n) + 1, 0);
+    for (std::int32_t i = 0; i < n; ++i) {
+      for_each_write(g, i, [&](std::int32_t s) { if (s >= 0) ++off[static_cast<std::size_t>(s) + 2]; });
+      const bool opaque = g[i].op == op_kind::custom || g[i].op == op_kind::auto_functionalized;
+      opaque_before[static_cast<std::size_t>(i) + 1] = opaque_before[static_cast<std::size_t>(i)] + (opaque ? 1 : 0);
+    }
+    for (std::size_t s = 2; s < off.size(); ++s) off[s] += off[s - 1];
+    at.assign(static_cast<std::size_t>(off[off.size() - 1]), 0);
+    for (std::int32_t i = 0; i < n; ++i)  // (off[s + 1] counts storage s's positions placed so far)
+      for_each_write(g, i, [&](std::int32_t s) { if (s >= 0) at[static_cast<std::size_t>(off[static_cast<std::size_t>(s) + 1]++)] = i; });
+  }
+  // Whether a node strictly between lo and hi writes storage s (binary search: N log N in all).
+  constexpr bool written_between(std::int32_t s, std::int32_t lo, std::int32_t hi) const {
+    if (s < 0 || static_cast<std::size_t>(s) + 1 >= off.size()) return false;
+    std::int32_t b = off[static_cast<std::size_t>(s)], e = off[static_cast<std::size_t>(s) + 1];
+    while (b < e) {  // the first position > lo
+      const std::int32_t mid = b + (e - b) / 2;
+      if (at[static_cast<std::size_t>(mid)] <= lo) b = mid + 1;
+      else e = mid;
+    }
+    return b < off[static_cast<std::size_t>(s) + 1] && at[static_cast<std::size_t>(b)] < hi;
+  }
+  constexpr bool opaque_between(std::int32_t lo, std::int32_t hi) const {
+    return opaque_before[static_cast<std::size_t>(hi)] != opaque_before[static_cast<std::size_t>(lo) + 1];
+  }
+};
+
 struct order_deps {
   detail::cvec<std::int32_t> off, ids;  // CSR: per node, the earlier nodes it must follow besides its arguments
   detail::cvec<std::int32_t> n_index;   // per node: its first entries that are the last writers of its index tensors' storages

@@ -27,6 +27,7 @@
 #include "../plan/row_siblings.hpp"
 #include "../plan/copy_siblings.hpp"
 #include "../kernels/arg_reduce.hpp"
+#include "../plan/write_backs.hpp"
 #include "../kernels/copy_siblings.hpp"
 #include "../kernels/fused_static.hpp"
 #include "../kernels/row_chain.hpp"
@@ -86,8 +87,8 @@ struct compiled {
   static constexpr std::size_t node_count = pipeline_type::final_stage::sizes.nodes;
   /// Whether the optimized graph has symbolic extents (its static plan, if any, evaluates them on each call).
   static constexpr bool has_symbols = pipeline_type::final_stage::sizes.syms > 0;
-  /// The reinplacing report (ctfx::reinplace_report): `static_assert(plan::report.all_inplace())`.
-  static constexpr auto report = pipeline_type::report;
+  /// What reinplacing decided (pipeline<G>::report), without the write-backs: see `report`.
+  static constexpr auto reinplacing_report = pipeline_type::report;
 
   /// The optimized graph (thawed from the compile-time constant).
   static constexpr ir graph() { return pipeline_type::get(); }
@@ -228,6 +229,54 @@ struct compiled {
     for (const sym_expr& bytes : sp.bytes) total += detail::align_ws(static_cast<index_t>(bytes.value()));
     return total;
   }
+
+  /// The number of write-backs (`update`s whose copy_ the passes kept) in the optimized graph.
+  static constexpr std::size_t write_back_count = [] {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < node_count; ++i) n += frozen.nodes[i].op == op_kind::copy_;
+    return n == 0 ? 0 : count_write_backs(pipeline_type::get());
+  }();
+  /// The reinplacing report (ctfx::reinplace_report) with one more candidate per write-back
+  /// (plan/write_backs.hpp): "reinplaced" when its value is computed straight into the input (or has
+  /// no buffer), else named with the reason. So `static_assert(plan::report.all_inplace())` says
+  /// that no in-place op and no update costs a temporary of the tensor's size.
+  static constexpr auto report = [] {
+    constexpr std::size_t n = decltype(reinplacing_report)::size();
+    reinplace_report<n + write_back_count> r{};
+    for (std::size_t k = 0; k != n; ++k) r.items[k] = reinplacing_report.items[k];  // (!=: nvcc warns on k < 0)
+    r.unused_count = reinplacing_report.unused_count;
+    r.unused_listed = reinplacing_report.unused_listed;
+    if constexpr (write_back_count > 0) {
+      const ir g = pipeline_type::get();
+      const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
+      const reuse_plan R = plan_reuse(L);
+      const auto direct = direct_outputs(g, L);
+      const auto held = caller_held_buffers(L, &R, std::span<const std::int32_t>(direct.data(), direct.size()));
+      std::size_t k = n;
+      for_each_write_back(g, fused_roots.data(), L, std::span<const std::int32_t>(held.data(), held.size()),
+                          [&](const reinplace_candidate& c) { r.items[k++] = c; });
+    }
+    return r;
+  }();
+
+ private:
+  static constexpr diagnostic buffers_diag = [] {
+    if (static_buffer_bytes() == 0) return diagnostic{};
+    const ir g = pipeline_type::get();
+    const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
+    const reuse_plan R = plan_reuse(L);
+    const auto direct = direct_outputs(g, L);
+    const auto held = caller_held_buffers(L, &R, std::span<const std::int32_t>(direct.data(), direct.size()));
+    return buffer_holders(g, L, static_buffer_bytes(), std::span<const std::int32_t>(held.data(), held.size()));
+  }();
+
+ public:
+  /// `static_assert(plan::require_no_buffers)`: true when the plan lays out no buffer
+  /// (static_buffer_bytes() == 0); otherwise, where it is named, a compile error (rule
+  /// no-planned-buffers) that names the node holding the largest buffer, its bytes, the total and
+  /// the next holders. (A constant, not a function: the compiler then names the plan's type
+  /// briefly in the error's context.)
+  static constexpr bool require_no_buffers = detail::report<buffers_diag>::value && buffers_diag.ok();
 
   /// The kernel families of the steps that the static kernels below leave to the run-time dispatch
   /// (index ops, scatters, list and user ops, collectives): the header-only

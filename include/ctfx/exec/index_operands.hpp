@@ -25,6 +25,7 @@ struct index_operands {
   bool gather = false;       ///< index (a read), else a put
   bool inplace = false;      ///< index_put_ / unsafe_index_put_: x is written (else the op's own result)
   bool accumulate = false;   ///< the put adds (+=) rather than assigns
+  int along = -1;            ///< gather / scatter: the dimension the one index addresses (every other is its own coordinate)
   int n_index = 0;           ///< index tensors (a dimension without one is taken whole)
   std::int32_t index[max_rank]{};  ///< their nodes, in dimension order
   int dim[max_rank]{};             ///< the x dimension each one indexes
@@ -36,10 +37,17 @@ constexpr index_operands index_operands_of(const ir& g, std::int32_t i) {
   const op_kind k = g[i].op;
   o.node = i;
   o.x = g.arg(i, 0);
-  o.gather = k == op_kind::index;
+  o.gather = is_index_read(k);
   o.values = o.gather ? i : g.arg(i, 1);
-  o.inplace = k == op_kind::index_put_ || k == op_kind::unsafe_index_put_;
+  o.inplace = k == op_kind::index_put_ || k == op_kind::unsafe_index_put_ || k == op_kind::scatter_;
   o.accumulate = g[i].aux != 0;
+  if (is_along_dim(k)) {
+    o.along = static_cast<int>(g.iparam(i, 0));
+    o.n_index = 1;
+    o.index[0] = g.arg(i, first_index_arg(k));
+    o.dim[0] = o.along;
+    return o;
+  }
   int dim = 0;
   for (std::int32_t q = first_index_arg(k); q < g[i].nargs; ++q, ++dim)
     if (const std::int32_t t = g.arg(i, q); t >= 0 && o.n_index < max_rank) {
@@ -64,6 +72,30 @@ inline void broadcast_into(index_t* bshape, int& brank, const index_t* size, int
   for (int d = 0; d < r; ++d) bshape[d] = out[d];
 }
 
+// The kernels' arguments of gather or scatter `o` (a.x and a.accumulate set): S is the index's
+// shape; x's part of an address is its strides at S's coordinates, but for `along`, whose
+// coordinate is the index's value; the result (gather) or the source (scatter, cut to S's extents
+// as PyTorch reads it) is read at S's coordinates.
+inline kernels::index_put_args along_args(const index_operands& o, const bound_layout* L, std::byte* const* base, kernels::index_put_args a,
+                                          const bound_layout& v) {
+  const bound_layout& il = L[o.index[0]];
+  const strided t = il.at(base[il.storage]);
+  a.nonneg = true;
+  a.n_index = 1;
+  a.index[0] = t;
+  a.index_dim[0] = o.along;
+  a.index_extent[0] = a.x.size[o.along];
+  a.free = a.x;
+  a.values = v.at(base[v.storage]);
+  for (int d = 0; d < t.rank; ++d) {
+    a.free.size[d] = t.size[d];
+    a.free.stride[d] = d == o.along ? 0 : a.x.stride[d];
+    a.values.size[d] = t.size[d];
+  }
+  a.count = t.numel();
+  return a;
+}
+
 // The kernels' arguments of index op `o` on a run's layouts `L` (per node) and bases (per storage),
 // writing (or, for a gather, reading) `dst` at `dst_base`: every operand over the selected shape S
 // (the shape of x[indices], as ops/index.hpp computes it).
@@ -73,6 +105,7 @@ inline kernels::index_put_args index_args(const index_operands& o, const bound_l
   a.x = dst.at(dst_base);
   a.accumulate = o.accumulate;
   const bound_layout& v = L[o.values];
+  if (o.along >= 0) return along_args(o, L, base, a, v);
   if (o.n_index == 0) {
     a.free = a.x;
     a.values = v.at(base[v.storage]).broadcast_to(a.x.rank, a.x.size);
@@ -143,7 +176,7 @@ inline bad_index first_bad_index_host(const index_operands& o, const bound_layou
   for (int k = 0; k < o.n_index && bad.at < 0; ++k) {
     const bound_layout& il = L[o.index[k]];
     const strided t = il.at(base[il.storage]);
-    const index_t lo = -x.size[o.dim[k]], hi = x.size[o.dim[k]];
+    const index_t lo = o.along >= 0 ? 0 : -x.size[o.dim[k]], hi = x.size[o.dim[k]];
     if (t.rank == 1 && t.dt == dtype::i64) {  // the common case, as a plain loop
       const auto* p = reinterpret_cast<const std::int64_t*>(t.p);
       const index_t n = t.size[0], st = t.stride[0];

@@ -71,7 +71,7 @@ struct bad_index_fn {
   __device__ void operator()(index_t j) const {
     for (int k = 0; k < a.n_index; ++k) {
       const index_t v = kernels::load_dyn<index_t>(a.index[k].dt, a.index[k].at(j));
-      if (v < -a.index_extent[k] || v >= a.index_extent[k]) {
+      if (v < (a.nonneg ? 0 : -a.index_extent[k]) || v >= a.index_extent[k]) {
         atomicMin(flag, static_cast<unsigned long long>(j) * max_rank + static_cast<unsigned long long>(k));
         return;
       }
@@ -213,8 +213,9 @@ constexpr int of(op_kind k) {
       return copy;
     case op_kind::zeros: case op_kind::ones: case op_kind::full: case op_kind::fill_: return fill;
     case op_kind::index_put: case op_kind::unsafe_index_put: case op_kind::index_put_: case op_kind::unsafe_index_put_:
+    case op_kind::scatter: case op_kind::scatter_:
       return index_put;
-    case op_kind::index: return index;
+    case op_kind::index: case op_kind::gather: return index;
     case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean: case op_kind::argmax: case op_kind::argmin:
     case op_kind::cumsum: case op_kind::var: case op_kind::var_mean:
       return reduce;
@@ -1231,7 +1232,7 @@ class basic_program {
 
   // The put's bool mask (its one index): the x dimension it starts at, or -1 when it has none.
   int mask_dim(std::int32_t i) const {
-    if (g_[i].op == op_kind::index) return -1;
+    if (is_index_read(g_[i].op) || is_along_dim(g_[i].op)) return -1;
     for (std::int32_t k = 2; k < g_[i].nargs; ++k) {
       const std::int32_t x = g_.arg(i, k);
       if (x >= 0 && g_.meta(x).dt == dtype::b8) return k - 2;
@@ -1413,9 +1414,9 @@ class basic_program {
         break;
       }
       case op_kind::index_put: case op_kind::unsafe_index_put:
-      case op_kind::index_put_: case op_kind::unsafe_index_put_: {
+      case op_kind::index_put_: case op_kind::unsafe_index_put_: case op_kind::scatter: case op_kind::scatter_: {
         if constexpr (has<F>(kernel_family::of(op_kind::index_put))) {
-          const bool inplace = n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put_;
+          const bool inplace = n.op == op_kind::index_put_ || n.op == op_kind::unsafe_index_put_ || n.op == op_kind::scatter_;
           if (put_in_row(i)) return {};  // its values were computed in the row (checked in validation)
           const std::int32_t dst = inplace ? g_.arg(i, 0) : i;
           const bound_layout& dl = L[static_cast<std::size_t>(dst)];
@@ -1437,8 +1438,8 @@ class basic_program {
         }
         break;
       }
-      case op_kind::index: {
-        if constexpr (has<F>(kernel_family::of(op_kind::index))) {  // x[indices]: checked (unless the validation pass did) before the read
+      case op_kind::index: case op_kind::gather: {
+        if constexpr (has<F>(kernel_family::of(op_kind::index))) {  // x[indices], gather: checked (unless the validation pass did) before the read
           if (!index_checkable_early(i) && !check_hoisted_[static_cast<std::size_t>(i)])
             if (auto st = check_indices(i, L, base, ctx, scratch); !st) return st;
           const bound_layout& xl = L[static_cast<std::size_t>(g_.arg(i, 0))];
@@ -1603,7 +1604,7 @@ class basic_program {
   std::size_t scratch_bytes_without_hidden(const std::vector<index_t>& sym) const {
     std::size_t n = 64;
     for (auto i : index_nodes_)
-      if (g_[i].op != op_kind::index && mask_dim(i) < 0)  // a gather and a masked put sort nothing
+      if (!is_index_read(g_[i].op) && mask_dim(i) < 0)  // a gather and a masked put sort nothing
         n = std::max(n, 64 + kernels::index_put_scratch_bytes(selected_count(i, sym), backend::cuda));
     for (auto i : collective_nodes_)
       if (g_[i].op == op_kind::halo_exchange || g_[i].op == op_kind::halo_exchange_) {
@@ -1615,6 +1616,7 @@ class basic_program {
 
   // numel of x[indices] of an index_put: the broadcast index shape times x's other extents.
   index_t selected_count(std::int32_t i, const std::vector<index_t>& sym) const {
+    if (is_along_dim(g_[i].op)) return evaluate(g_.meta(g_.arg(i, first_index_arg(g_[i].op))), sym).numel();  // a scatter: the index's
     const bound_layout x = evaluate(g_.meta(g_.arg(i, 0)), sym);
     index_t bshape[max_rank]{};
     int brank = 0;

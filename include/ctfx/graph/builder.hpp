@@ -853,11 +853,13 @@ CTFX_UNARY_FN(cos) CTFX_UNARY_FN(sqrt) CTFX_UNARY_FN(relu) CTFX_UNARY_FN(ceil) C
 /// `torch.trunc(a)` (`aten.trunc`): rounded toward zero.
 /// \fn constexpr tensor ctfx::tanh(tensor a, source_loc at)
 /// `torch.tanh(a)` (`aten.tanh`); libm's tanh (PyTorch's vectorized kernel may differ by 1 ulp).
+/// \fn constexpr tensor ctfx::erf(tensor a, source_loc at)
+/// `torch.erf(a)` (`aten.erf`, exact GELU's); libm's erf, within 1 ulp of PyTorch's CPU kernel.
 /// \fn constexpr tensor ctfx::sigmoid(tensor a, source_loc at)
 /// `torch.sigmoid(a)` (`aten.sigmoid`): 1 / (1 + exp(-a)).
 /// \fn constexpr tensor ctfx::rsqrt(tensor a, source_loc at)
 /// `torch.rsqrt(a)` (`aten.rsqrt`): 1 / sqrt(a).
-CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc) CTFX_UNARY_FN(tanh) CTFX_UNARY_FN(sigmoid) CTFX_UNARY_FN(rsqrt)
+CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc) CTFX_UNARY_FN(tanh) CTFX_UNARY_FN(erf) CTFX_UNARY_FN(sigmoid) CTFX_UNARY_FN(rsqrt)
 /// `aten.sign`: (0 < x) - (x < 0) (sign(nan) = 0, sign(-0.0) = +0.0).
 CTFX_UNARY_FN(sign)
 #undef CTFX_UNARY_FN
@@ -975,6 +977,63 @@ constexpr tensor unsafe_index_put(tensor x, std::initializer_list<index_arg> idx
 constexpr tensor index_put_(tensor x, std::initializer_list<index_arg> idx, tensor v, bool accumulate = false, source_loc at = source_loc::current()) {
   const builder::call_site site(x.b, at);
   return detail::index_put_impl(op_kind::index_put_, x, idx, v, accumulate);
+}
+
+namespace detail {
+// dim made non-negative against x's rank (left as given when out of range: the op's rule refuses it).
+constexpr sym_expr along_dim_param(tensor x, index_t dim) {
+  const index_t r = x.b->g.meta(x.id).rank;
+  return sym_expr(dim < 0 && dim >= -r ? dim + r : dim);
+}
+constexpr tensor scatter_impl(op_kind k, tensor x, index_t dim, tensor idx, tensor src, bool add) {
+  if (!x.b->check(x) || !x.b->check(idx) || !x.b->check(src)) return x;
+  const sym_expr p[1] = {along_dim_param(x, dim)};
+  const std::int32_t a[3] = {x.id, src.id, idx.id};
+  return {x.b, x.b->add(k, std::span<const std::int32_t>(a, 3), std::span<const sym_expr>(p, 1), add ? 1 : 0)};
+}
+}  // namespace detail
+/// `torch.gather(x, dim, idx)` (`aten.gather`): out[p] = x[p with p[dim] replaced by idx[p]], of
+/// idx's shape. idx: int64, x's rank, no larger than x in the other dimensions; its values must
+/// lie in [0, x.size(dim)) (no wrapping, as PyTorch), checked before anything is written.
+constexpr tensor gather(tensor x, index_t dim, tensor idx, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  if (!x.b || !x.b->check(x) || !x.b->check(idx)) return x;
+  const sym_expr p[1] = {detail::along_dim_param(x, dim)};
+  const std::int32_t a[2] = {x.id, idx.id};
+  return {x.b, x.b->add(op_kind::gather, std::span<const std::int32_t>(a, 2), std::span<const sym_expr>(p, 1))};
+}
+/// `torch.scatter(x, dim, idx, src)` (`aten.scatter.src`): a copy of x with x[p with p[dim] :=
+/// idx[p]] = src[p] for every position p of idx (src may be larger: read at idx's positions).
+/// Repeated destinations: the last position in idx's row-major order wins, on every backend
+/// (PyTorch leaves it unspecified; its CPU kernel does the same). Indices as gather's.
+constexpr tensor scatter(tensor x, index_t dim, tensor idx, tensor src, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  return detail::scatter_impl(op_kind::scatter, x, dim, idx, src, false);
+}
+/// `torch.scatter(x, dim, idx, value)` (`aten.scatter.value`): src is `value` in x's dtype, at
+/// every position of idx.
+constexpr tensor scatter(tensor x, index_t dim, tensor idx, scalar_value value, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  if (!x.b || !x.b->check(x) || !x.b->check(idx)) return x;
+  const std::int32_t fill = x.b->add(op_kind::full, std::span<const std::int32_t>{}, {}, static_cast<std::int32_t>(x.b->g.meta(x.id).dt), value);
+  const tensor_meta im = x.b->g.meta(idx.id);
+  const std::int32_t a[1] = {fill};
+  const std::int32_t src = x.b->add(op_kind::expand, std::span<const std::int32_t>(a, 1),
+                                    std::span<const sym_expr>(im.size, static_cast<std::size_t>(im.rank < 0 ? 0 : im.rank)));
+  return detail::scatter_impl(op_kind::scatter, x, dim, idx, tensor{x.b, src}, false);
+}
+/// `torch.scatter_add(x, dim, idx, src)` (`aten.scatter_add`; also scatter_reduce with 'sum' and
+/// include_self=True): like scatter, adding. Repeated destinations add in idx's row-major order
+/// (the order of PyTorch's CPU kernel, so float sums match it bit for bit).
+constexpr tensor scatter_add(tensor x, index_t dim, tensor idx, tensor src, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  return detail::scatter_impl(op_kind::scatter, x, dim, idx, src, true);
+}
+/// `x.scatter_(dim, idx, src)` / `x.scatter_add_(...)` in place: only in graphs already reinplaced
+/// (in a user graph, write `g.update(x, ctfx::scatter(...))`).
+constexpr tensor scatter_(tensor x, index_t dim, tensor idx, tensor src, bool add = false, source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  return detail::scatter_impl(op_kind::scatter_, x, dim, idx, src, add);
 }
 
 /// `torch.cat(ts, dim)` (`aten.cat`): the tensors joined along `dim` (equal other extents); the

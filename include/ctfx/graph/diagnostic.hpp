@@ -35,6 +35,7 @@ enum class rule : std::uint8_t {
   aliasing,               // a rewrite would create aliasing the program did not have
   fx_text,                // FX graph text (graph/fx_parse.hpp): a malformed line or an unsupported op
   result_layout,          // a user op's declared result layout that is not one (ops/custom.hpp)
+  planned_buffers,        // compiled<G>::require_no_buffers(), and the plan holds buffers
 };
 
 // Each rule: its enumerator, its name in messages, and the usual fix (the compile error prints the
@@ -67,6 +68,8 @@ enum class rule : std::uint8_t {
     "remove the later use that blocks it (named in the text), or drop require_inplace()")                     \
   X(aliasing, "no-new-aliasing", "a pass created aliasing: report the graph to ctfx")                         \
   X(fx_text, "fx-text", "correct the FX line named, or register the op")                                     \
+  X(planned_buffers, "no-planned-buffers",                                                                   \
+    "print ctfx::listing<plan>() and plan::report: an update whose value has another reader, a view or a reduction keeps a buffer") \
   X(result_layout, "user-result-layout", "declare fresh_layout::permuted (a permutation of the result's dimensions), ::like(k) (an argument of its extents) or ::strides (no two elements at one address, static extents)")
 
 /// The rule's name as messages print it ("undefined-node").

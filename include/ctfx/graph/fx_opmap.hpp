@@ -36,6 +36,8 @@ enum class lower : std::uint8_t {
   index,               // (x, indices)
   embedding,           // (weight, indices, padding_idx=-1, ...): weight[indices], an index on dim 0
   index_select,        // (x, dim, index): x[:, ..., index] with the index at dim
+  gather,              // (x, dim, index, sparse_grad=False)
+  scatter,             // (x, dim, index, src or value) and scatter_add; scatter_reduce with reduce='sum', include_self=True
   reduce,              // (x, dims=[], keepdim=False)
   arg_reduce,          // (x, dim=None, keepdim=False): argmax / argmin, int64 indices
   var,                 // (x, dims=None, *, correction=1, keepdim=False): var.correction, var_mean.correction (a tuple read with [k])
@@ -57,6 +59,7 @@ enum class lower : std::uint8_t {
   auto_functionalized, // (op, **kwargs): a user op from the list the caller gives
   split,               // (x, split_size or split_sizes, dim=0): a tuple of slices, read with [k]
   repeat,              // (x, repeats): unsqueeze, expand, a contiguous clone, view (PyTorch's decomposition)
+  unbind,              // (x, dim=0): a tuple of selects, read with [k]
 };
 
 struct op_row {
@@ -155,6 +158,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.empty_like.default", lower::unary, op_kind::empty_like},
     {"aten.eq.Scalar", lower::binary, op_kind::eq},
     {"aten.eq.Tensor", lower::binary, op_kind::eq},
+    {"aten.erf.default", lower::unary, op_kind::erf},
     {"aten.exp.default", lower::unary, op_kind::exp},
     {"aten.expand.default", lower::view, op_kind::expand},
     {"aten.fill_.Scalar", lower::fill, op_kind::fill_},
@@ -162,6 +166,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.floor_divide.Scalar", lower::binary, op_kind::floor_divide},
     {"aten.floor_divide.default", lower::binary, op_kind::floor_divide},
     {"aten.full.default", lower::full, op_kind::full},
+    {"aten.gather.default", lower::gather, op_kind::gather},
     {"aten.ge.Scalar", lower::binary, op_kind::ge},
     {"aten.ge.Tensor", lower::binary, op_kind::ge},
     {"aten.gt.Scalar", lower::binary, op_kind::gt},
@@ -215,6 +220,14 @@ inline constexpr op_row op_rows[] = {
     {"aten.round.default", lower::unary, op_kind::round},
     {"aten.rsqrt.default", lower::unary, op_kind::rsqrt},
     {"aten.scalar_tensor.default", lower::scalar_tensor, op_kind::full},
+    {"aten.scatter.src", lower::scatter, op_kind::scatter},
+    {"aten.scatter.value", lower::scatter, op_kind::scatter},
+    {"aten.scatter_.src", lower::scatter, op_kind::scatter_},
+    {"aten.scatter_.value", lower::scatter, op_kind::scatter_},
+    {"aten.scatter_add.default", lower::scatter, op_kind::scatter},
+    {"aten.scatter_add_.default", lower::scatter, op_kind::scatter_},
+    {"aten.scatter_reduce.two", lower::scatter, op_kind::scatter},
+    {"aten.scatter_reduce_.two", lower::scatter, op_kind::scatter_},
     {"aten.select.int", lower::select, op_kind::select},
     {"aten.select_scatter.default", lower::select_scatter, op_kind::select_scatter},
     {"aten.sigmoid.default", lower::unary, op_kind::sigmoid},
@@ -239,6 +252,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.tanh.default", lower::unary, op_kind::tanh},
     {"aten.transpose.int", lower::transpose, op_kind::transpose},
     {"aten.trunc.default", lower::unary, op_kind::trunc},
+    {"aten.unbind.int", lower::unbind, op_kind::select},
     {"aten.unsqueeze.default", lower::dim, op_kind::unsqueeze},
     {"aten.var.correction", lower::var, op_kind::var},
     {"aten.var_mean.correction", lower::var, op_kind::var_mean},
@@ -275,7 +289,7 @@ constexpr const op_row* find_op(std::string_view name) {
 // node is): never the name printed back for a node.
 constexpr bool rewritten_on_import(lower how) {
   return how == lower::embedding || how == lower::index_select || how == lower::any_all || how == lower::squeeze_all ||
-         how == lower::max_dim;
+         how == lower::max_dim || how == lower::unbind;
 }
 
 // The overload fx_print writes for a node (binary ops with a scalar use .Tensor too, as PyTorch's
@@ -290,6 +304,8 @@ constexpr std::string_view aten_name(op_kind k) {
     case op_kind::mean: return "aten.mean.dim";
     case op_kind::convert: return "prims.convert_element_type.default";
     case op_kind::fma: return "prims.fma.default";
+    case op_kind::scatter: return "aten.scatter.src";
+    case op_kind::scatter_: return "aten.scatter_.src";
     case op_kind::sqrt: return "aten.sqrt.default";
     case op_kind::alias: return "aten.alias.default";
     case op_kind::view: return "aten.view.default";

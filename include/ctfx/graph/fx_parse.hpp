@@ -158,6 +158,7 @@ struct split_views {
   std::int32_t base = -1;
   std::int32_t dim = 0;
   std::int32_t first = 0, count = 0;
+  bool selects = false;  ///< unbind: element k is select(dim, k) (no bounds stored)
 };
 
 /// What a type annotation says: "f32[4, 8][8, 1]cpu" or "Sym(s0)".
@@ -778,6 +779,12 @@ class parser {
     abuf_.clear();
     pbuf_.clear();
     abuf_.push_back(s.base);
+    if (s.selects) {  // unbind
+      pbuf_.push_back(sym_expr(s.dim));
+      pbuf_.push_back(sym_expr(k));
+      emit_bufs(name, t, op_kind::select, 0, 0.0, at);
+      return;
+    }
     const auto b = static_cast<std::size_t>(s.first + k);
     for (const sym_expr& x : {sym_expr(s.dim), split_bounds_[b], split_bounds_[b + 1], sym_expr(1)}) pbuf_.push_back(x);
     emit_bufs(name, t, op_kind::slice, 0, 0.0, at);
@@ -933,7 +940,7 @@ class parser {
           return;
         }
         const auto d = static_cast<std::int32_t>(x0.value() < 0 ? x0.value() + xm.rank : x0.value());
-        split_views s{base, d, static_cast<std::int32_t>(split_bounds_.size()), 0};
+        split_views s{base, d, static_cast<std::int32_t>(split_bounds_.size()), 0, false};
         split_bounds_.push_back(sym_expr(0));
         if (callee.find("split_with_sizes") != std::string_view::npos) {
           if (!list_arg(call, 1, "split_sizes", at)) return;
@@ -951,6 +958,26 @@ class parser {
         }
         s.count = static_cast<std::int32_t>(split_bounds_.size()) - s.first - 1;
         splits_.push_back(s);
+        entry e{};
+        e.name = name;
+        e.split = static_cast<std::int32_t>(splits_.size()) - 1;
+        define(e, at);
+        return;
+      }
+      case lower::unbind: {
+        // x.unbind(dim): a tuple of select(dim, k), one per position of a static extent, read with [k].
+        if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dim", 0, x0, at)) return;
+        const tensor_meta& xm = b_.g.meta(abuf_[0]);
+        if (!x0.is_static() || x0.value() < -xm.rank || x0.value() >= xm.rank) {
+          fail(at, "node '", name, "': unbind's dim is out of range (or the input is 0-d)");
+          return;
+        }
+        const auto d = static_cast<std::int32_t>(x0.value() < 0 ? x0.value() + xm.rank : x0.value());
+        if (!xm.size[d].is_static()) {
+          fail(at, "node '", name, "': unbind along a symbolic extent (the tuple's length is known only at run time)");
+          return;
+        }
+        splits_.push_back(split_views{abuf_[0], d, 0, static_cast<std::int32_t>(xm.size[d].value()), true});
         entry e{};
         e.name = name;
         e.split = static_cast<std::int32_t>(splits_.size()) - 1;
@@ -1284,6 +1311,18 @@ class parser {
         for (index_t j = 0; j < d; ++j) abuf_.push_back(-1);
         abuf_.push_back(id);
         emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::gather: {
+        if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dim", INT64_MIN, x0, at) || !tensor_arg(call, 2, "index", at)) return;
+        if (!along_dim(name, x0, at)) return;
+        const value* sg = arg(call, 3, "sparse_grad");
+        if (sg && sg->k == vkind::integer && sg->i) { fail(at, "node '", name, "': gather with sparse_grad=True (a sparse gradient) is not supported"); return; }
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::scatter: {
+        lower_scatter(name, t, k, row->name, call, at);
         return;
       }
       case lower::index_put: {
@@ -1692,6 +1731,70 @@ class parser {
     out.assign(abuf_.begin(), abuf_.end());
     return true;
   }
+  // gather's and scatter's dim (abuf_[0] the input): checked against its rank and pushed, made non-negative.
+  constexpr bool along_dim(std::string_view name, const sym_expr& dim, position at) {
+    const std::int32_t rank = b_.g.meta(abuf_[0]).rank;
+    if (rank < 1 || !dim.is_static() || dim.value() < -rank || dim.value() >= rank) {
+      fail(at, "node '", name, "': the dim of gather or scatter is out of range (or the input is 0-d, or the dim symbolic)");
+      return false;
+    }
+    pbuf_.push_back(sym_expr(dim.value() < 0 ? dim.value() + rank : dim.value()));
+    return true;
+  }
+  // scatter.src / .value, scatter_add and scatter_reduce.two (callee: the overload's name) and their
+  // in-place forms: the node scatter(self, src, index) along dim, adding for scatter_add and for
+  // scatter_reduce with reduce='sum' and include_self=True (the same loop in PyTorch's CPU kernel).
+  // A number (.value) becomes <name>_value, a 0-d full of self's dtype, expanded to the index's
+  // shape as <name>_src. Other reductions are refused.
+  constexpr void lower_scatter(std::string_view name, const annotation& t, op_kind k, std::string_view callee, const value& call, position at) {
+    sym_expr dim;
+    if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dim", INT64_MIN, dim, at) || !tensor_arg(call, 2, "index", at)) return;
+    if (!along_dim(name, dim, at)) return;
+    const std::int32_t self = abuf_[0], idx = abuf_[1];
+    const bool reduce = callee.starts_with("aten.scatter_reduce");
+    if (reduce) {
+      const value* how = arg(call, 4, "reduce");
+      const value* incl = arg(call, 5, "include_self");
+      const bool sum = how && how->k == vkind::string && how->text == "sum";
+      if (!sum || (incl && incl->k == vkind::integer && !incl->i)) {
+        fail(at, "node '", name, "': scatter_reduce is supported with reduce='sum' and include_self=True only (prod, mean, amax, amin and include_self=False are not)");
+        return;
+      }
+    }
+    std::int32_t src = -1;
+    if (callee.ends_with(".value")) {
+      scalar_value v{};
+      bool integral = false;
+      if (!scalar_of(arg(call, 3, "value"), v, integral, "scatter's value")) return;
+      const sym_expr dim_param = pbuf_[0];
+      abuf_.clear();
+      pbuf_.clear();
+      text_buf<max_name + 8> fill;
+      fill << name << "_value";
+      emit_bufs(fill.view(), annotation{}, op_kind::full, static_cast<std::int32_t>(b_.g.meta(self).dt), v, at);
+      if (stopped()) return;
+      abuf_.push_back(b_.g.size() - 1);
+      const tensor_meta im = b_.g.meta(idx);
+      for (int d = 0; d < im.rank; ++d) pbuf_.push_back(im.size[d]);
+      text_buf<max_name + 8> ex;
+      ex << name << "_src";
+      emit_bufs(ex.view(), annotation{}, op_kind::expand, 0, 0.0, at);
+      if (stopped()) return;
+      src = b_.g.size() - 1;
+      pbuf_.clear();
+      pbuf_.push_back(dim_param);
+    } else {
+      const value* v = arg(call, 3, "src");
+      if (!v) { fail(at, "node '", name, "': scatter needs a src"); return; }
+      if ((src = node_of(*v, "src")) < 0) return;
+    }
+    abuf_.clear();
+    abuf_.push_back(self);
+    abuf_.push_back(src);
+    abuf_.push_back(idx);
+    emit_bufs(name, t, k, reduce || callee.starts_with("aten.scatter_add") ? 1 : 0, 0.0, at);
+  }
+
   // The list ops lowered element by element (callee: the overload's name), and their in-place forms
   // (k mutating): _foreach_sub / _foreach_div (List, Scalar), _foreach_mul.Tensor, _foreach_add /
   // _foreach_sub with alpha (fma), _foreach_addcmul / _foreach_addcdiv (Scalar), _foreach_lerp

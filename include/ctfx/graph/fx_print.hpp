@@ -110,6 +110,18 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       add(name_ref(g, a[0]));
       add(refs(g, a.subspan(1)));
       return op(aten_name(n.op));
+    case op_kind::gather:
+      add(name_ref(g, a[0]));
+      add(to_string(g, p[0]));
+      add(name_ref(g, a[1]));
+      return op(aten_name(n.op));
+    case op_kind::scatter: case op_kind::scatter_:
+      add(name_ref(g, a[0]));
+      add(to_string(g, p[0]));
+      add(name_ref(g, a[2]));
+      add(name_ref(g, a[1]));
+      if (n.aux) return op(n.op == op_kind::scatter ? "aten.scatter_add.default" : "aten.scatter_add_.default");
+      return op(aten_name(n.op));
     case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
       add(name_ref(g, a[0]));
       add(sizes(g, p));

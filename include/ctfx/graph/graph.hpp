@@ -192,6 +192,10 @@ struct broken_rule<rule::fx_text, Where, D> {
   static_assert(Where::ok, "ctfx: rule 'fx-text' is broken; fix: correct the FX line named, or register the op");
 };
 template <class Where, diagnostic D>
+struct broken_rule<rule::planned_buffers, Where, D> {
+  static_assert(Where::ok, "ctfx: rule 'no-planned-buffers' is broken; fix: print ctfx::listing<plan>() and plan::report: an update whose value has another reader, a view or a reduction keeps a buffer");
+};
+template <class Where, diagnostic D>
 struct broken_rule<rule::result_layout, Where, D> {
   static_assert(Where::ok, "ctfx: rule 'user-result-layout' is broken; fix: declare fresh_layout::permuted (a permutation of the result's dimensions), ::like(k) (an argument of its extents) or ::strides (no two elements at one address, static extents)");
 };

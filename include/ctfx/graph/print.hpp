@@ -107,6 +107,10 @@ inline std::string call_text(const ir& g, std::int32_t i) {
       s = ref(g, a[0]) + ", " + args_list(2, a.size()) + ", " + ref(g, a[1]) + (n.aux ? ", accumulate=True" : "");
       break;
     case op_kind::index: s = ref(g, a[0]) + ", " + args_list(1, a.size()); break;
+    case op_kind::gather: s = ref(g, a[0]) + ", " + to_string(g, p[0]) + ", " + ref(g, a[1]); break;
+    case op_kind::scatter: case op_kind::scatter_:
+      s = ref(g, a[0]) + ", " + to_string(g, p[0]) + ", " + ref(g, a[2]) + ", " + ref(g, a[1]) + (n.aux ? ", reduce=add" : "");
+      break;
     case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
       s = ref(g, a[0]) + ", " + int_list(g, p) + (n.aux ? ", keepdim=True" : "");
       break;

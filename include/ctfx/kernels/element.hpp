@@ -19,38 +19,40 @@ namespace ctfx {
 namespace detail {
 CTFX_HD inline std::uint32_t float_bits(float f) { std::uint32_t u; std::memcpy(&u, &f, 4); return u; }
 CTFX_HD inline float bits_float(std::uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+// c ? a : b as bit arithmetic (all ones or zero): g++ if-converts a nested ?: of this size only
+// sometimes, and a loop with control flow is not vectorized.
+CTFX_HD inline std::uint32_t pick_bits(bool c, std::uint32_t a, std::uint32_t b) {
+  const std::uint32_t m = 0u - static_cast<std::uint32_t>(c);
+  return (a & m) | (b & ~m);
+}
 }  // namespace detail
 
+// Both conversions are written without branches (each case computed, the right one selected), so
+// that a loop converting many values vectorizes at every ISA level: the compiler turns the selects
+// into blends. Round to nearest even; NaN becomes the quiet NaN of its sign (0x7e00, PyTorch's
+// c10::Half), the payload dropped.
 struct half_t {
   std::uint16_t bits = 0;
   half_t() = default;
   CTFX_HD explicit half_t(float f) {
-    std::uint32_t x = detail::float_bits(f);
-    std::uint32_t sign = (x >> 16) & 0x8000u;
-    std::uint32_t mag = x & 0x7fffffffu;
-    if (mag >= 0x7f800000u) {  // inf or nan
-      bits = static_cast<std::uint16_t>(sign | 0x7c00u | (mag > 0x7f800000u ? 0x200u : 0u));
-      return;
-    }
-    if (mag >= 0x477ff000u) { bits = static_cast<std::uint16_t>(sign | 0x7c00u); return; }  // rounds to inf
-    if (mag < 0x38800000u) {  // subnormal or zero in half
-      float a = detail::bits_float(mag) + 0.5f;  // the float's mantissa rounds (RNE) at 2^-24 granularity
-      bits = static_cast<std::uint16_t>(sign | (detail::float_bits(a) - 0x3f000000u));
-      return;
-    }
-    std::uint32_t odd = (mag >> 13) & 1u;
-    mag += 0xc8000fffu + odd;  // rebias exponent (-112 << 23) and round to nearest even
-    bits = static_cast<std::uint16_t>(sign | (mag >> 13));
+    const std::uint32_t x = detail::float_bits(f);
+    const std::uint32_t sign = (x >> 16) & 0x8000u;
+    const std::uint32_t mag = x & 0x7fffffffu;
+    // normal: rebias the exponent (-112 << 23) and round the 13 dropped bits to nearest even
+    const std::uint32_t normal = (mag + 0xc8000fffu + ((mag >> 13) & 1u)) >> 13;
+    // subnormal or zero in half: the float's mantissa rounds (RNE) at 2^-24 granularity
+    const std::uint32_t sub = detail::float_bits(detail::bits_float(detail::pick_bits(mag < 0x38800000u, mag, 0u)) + 0.5f) - 0x3f000000u;
+    const std::uint32_t big = detail::pick_bits(mag > 0x7f800000u, 0x7e00u, 0x7c00u);  // NaN, or inf (what rounds to it included)
+    const std::uint32_t r = detail::pick_bits(mag >= 0x477ff000u, big, detail::pick_bits(mag < 0x38800000u, sub, normal));
+    bits = static_cast<std::uint16_t>(sign | r);
   }
   CTFX_HD explicit operator float() const {
-    std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x8000u) << 16;
-    std::uint32_t exp = (bits >> 10) & 0x1fu, man = bits & 0x3ffu;
-    if (exp == 0x1f) return detail::bits_float(sign | 0x7f800000u | (man << 13));
-    if (exp == 0) {
-      float v = static_cast<float>(man) * (1.0f / 16777216.0f);  // man * 2^-24, exact
-      return sign ? -v : v;
-    }
-    return detail::bits_float(sign | ((exp + 112u) << 23) | (man << 13));
+    const std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x8000u) << 16;
+    const std::uint32_t exp = (bits >> 10) & 0x1fu, man = bits & 0x3ffu;
+    const std::uint32_t normal = ((exp + 112u) << 23) | (man << 13);
+    const std::uint32_t special = 0x7f800000u | (man << 13);                                        // inf, NaN
+    const std::uint32_t sub = detail::float_bits(static_cast<float>(man) * (1.0f / 16777216.0f));  // man * 2^-24, exact
+    return detail::bits_float(sign | detail::pick_bits(exp == 0x1fu, special, detail::pick_bits(exp == 0, sub, normal)));
   }
 };
 
@@ -58,10 +60,10 @@ struct bfloat16_t {
   std::uint16_t bits = 0;
   bfloat16_t() = default;
   CTFX_HD explicit bfloat16_t(float f) {
-    std::uint32_t x = detail::float_bits(f);
-    if ((x & 0x7fffffffu) > 0x7f800000u) { bits = static_cast<std::uint16_t>((x >> 16) | 0x40u); return; }  // quiet nan
-    x += 0x7fffu + ((x >> 16) & 1u);  // round to nearest even
-    bits = static_cast<std::uint16_t>(x >> 16);
+    const std::uint32_t x = detail::float_bits(f);
+    const std::uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;  // round to nearest even
+    const std::uint32_t nan = (x >> 16) | 0x40u;                             // quiet NaN, its sign and payload's top
+    bits = static_cast<std::uint16_t>(detail::pick_bits((x & 0x7fffffffu) > 0x7f800000u, nan, rounded));
   }
   CTFX_HD explicit operator float() const { return detail::bits_float(static_cast<std::uint32_t>(bits) << 16); }
 };

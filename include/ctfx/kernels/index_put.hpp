@@ -35,6 +35,7 @@ struct index_put_args {
   index_t index_extent[max_indices]{};
   int n_index = 0;
   bool accumulate = false;
+  bool nonneg = false;   // indices must lie in [0, extent) (gather, scatter); else [-extent, extent), negatives wrapping
   index_t count = 0;     // numel of S
 
   CTFX_HD index_t dest(index_t j) const {
@@ -54,7 +55,7 @@ inline index_t first_bad_index(const index_put_args& a, int* which, index_t* val
   for (index_t j = 0; j < a.count; ++j)
     for (int k = 0; k < a.n_index; ++k) {
       const index_t v = load_dyn<index_t>(a.index[k].dt, a.index[k].at(j));
-      if (v < -a.index_extent[k] || v >= a.index_extent[k]) { *which = k; *value = v; return j; }
+      if (v < (a.nonneg ? 0 : -a.index_extent[k]) || v >= a.index_extent[k]) { *which = k; *value = v; return j; }
     }
   return -1;
 }
@@ -256,7 +257,7 @@ struct index_put_seq_fn {  // the whole put, in order, by one thread
 inline constexpr std::size_t index_put_shadow_bytes = 32 * 1024;
 
 inline bool index_put_fusable_host(const index_put_args& a) {
-  if (a.x.rank != 1 || !is_scatter_1d(a) || a.index_extent[0] <= 0 || a.count <= 0) return false;
+  if (a.x.rank != 1 || a.nonneg || !is_scatter_1d(a) || a.index_extent[0] <= 0 || a.count <= 0) return false;
   if (static_cast<std::size_t>(a.index_extent[0]) * static_cast<std::size_t>(size_of(a.x.dt)) > index_put_shadow_bytes) return false;
   struct range { std::uintptr_t lo, hi; };  // the bytes a 1-D view reaches
   auto span = [](const std::byte* p, index_t n, index_t st, int sz) {

@@ -9,6 +9,7 @@
 #include "elementwise.hpp"
 #include "factories.hpp"
 #include "foreach.hpp"
+#include "gather.hpp"
 #include "index.hpp"
 #include "reductions.hpp"
 #include "scatters.hpp"
@@ -227,6 +228,12 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::index:
       if (!need(1)) return false;
       return index_meta(g, id, out);
+    case op_kind::gather:
+      if (!need(2)) return false;
+      return gather_meta(g, id, p, out);
+    case op_kind::scatter: case op_kind::scatter_:
+      if (!need(3)) return false;
+      return scatter_dim_meta(g, id, p, out);
     case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean: case op_kind::var: case op_kind::var_mean:
       if (!need(1)) return false;
       return reduction_meta(g, id, N[A[0]].meta, p, (n.aux & 1) != 0, out);  // (var's bit 1: var_mean's var)

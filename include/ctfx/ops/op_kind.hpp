@@ -18,7 +18,7 @@ enum class op_kind : std::uint8_t {
   // factories
   empty, empty_like, zeros, ones, full, fill_,
   // elementwise unary
-  neg, abs, exp, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, sigmoid, rsqrt, sign, convert,
+  neg, abs, exp, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, erf, sigmoid, rsqrt, sign, convert,
   logical_not,
   // elementwise binary (a tensor or a scalar right operand) and their in-place twins
   add, sub, mul, div, maximum, minimum, pow, remainder, floor_divide, trunc_divide,
@@ -35,6 +35,8 @@ enum class op_kind : std::uint8_t {
   generalized_scatter, generalized_scatter_,
   // indexing
   index_put, index_put_, unsafe_index_put, unsafe_index_put_, index,
+  // along one dimension: gather(x, idx), scatter(x, src, idx) (assign or add) and its in-place twin
+  gather, scatter, scatter_,
   // reductions and concatenation
   sum, amax, amin, mean, argmax, argmin, cumsum, var, var_mean, cat,
   // list ops (results are tuples read with getitem)
@@ -94,6 +96,7 @@ inline constexpr op_facts op_table[] = {
     {"round", op_family::unary},
     {"trunc", op_family::unary},
     {"tanh", op_family::unary},
+    {"erf", op_family::unary},
     {"sigmoid", op_family::unary},
     {"rsqrt", op_family::unary},
     {"sign", op_family::unary},
@@ -146,6 +149,9 @@ inline constexpr op_facts op_table[] = {
     {"_unsafe_index_put", op_family::index, false, false, -1, op_kind::unsafe_index_put_},
     {"_unsafe_index_put_", op_family::index, false, true, 0, op_kind::unsafe_index_put},
     {"index", op_family::index},
+    {"gather", op_family::index},
+    {"scatter", op_family::index, false, false, -1, op_kind::scatter_},
+    {"scatter_", op_family::index, false, true, 0, op_kind::scatter},
     {"sum", op_family::reduction},
     {"amax", op_family::reduction},
     {"amin", op_family::reduction},
@@ -199,6 +205,11 @@ constexpr bool is_unary(op_kind k) { return k >= op_kind::neg && k <= op_kind::l
 constexpr bool is_binary(op_kind k) { return k >= op_kind::add && k <= op_kind::logical_or; }
 /// The elementwise ternary ops: where and fma.
 constexpr bool is_ternary(op_kind k) { return k == op_kind::where || k == op_kind::fma; }
+/// Ops that compute element i of their result from element i of each argument, with no side effect
+/// (what fusion puts in one loop: plan/fusion.hpp).
+constexpr bool is_fusible_elementwise(op_kind k) {
+  return (is_unary(k) || is_binary(k) || is_ternary(k) || k == op_kind::clone) && !is_mutating(k);
+}
 /// Whether is_unary, is_binary and is_ternary agree with op_table's families (checked by a static_assert).
 constexpr bool elementwise_ranges_match_table() {
   for (std::size_t i = 0; i < static_cast<std::size_t>(op_kind::count_); ++i) {
@@ -235,8 +246,14 @@ constexpr bool is_scatter(op_kind k) {
 /// Ops with index tensors (checked against their extents before any write): index_put (args
 /// x, values, indices...) and index (x, indices...). The argument of the first index.
 constexpr bool is_index_op(op_kind k) { return facts(k).family == op_family::index; }
-/// The argument of the first index tensor: 1 for index, 2 for the index_puts.
-constexpr int first_index_arg(op_kind k) { return k == op_kind::index ? 1 : 2; }
+/// The index ops that read only (index, gather): their result is fresh, x is not updated.
+constexpr bool is_index_read(op_kind k) { return k == op_kind::index || k == op_kind::gather; }
+/// The index ops along one dimension (gather, scatter, scatter_): one index tensor of the result's
+/// (gather) or the source's (scatter) shape picks the position along `dim` (the node's param 0);
+/// every other dimension is the index element's own coordinate.
+constexpr bool is_along_dim(op_kind k) { return k == op_kind::gather || k == op_kind::scatter || k == op_kind::scatter_; }
+/// The argument of the first index tensor: 1 for index and gather, 2 for the index_puts and scatters.
+constexpr int first_index_arg(op_kind k) { return is_index_read(k) ? 1 : 2; }
 /// The _foreach ops (tuple results).
 constexpr bool is_list_op(op_kind k) { return facts(k).family == op_family::list; }
 

@@ -1,10 +1,12 @@
 // ctfx/passes/pipeline.hpp — Inductor's post-grad order, with the verifier after every pass:
 //   remove_noop_ops -> canonicalize_view_scatter_ops -> masked_puts_as_where
 //     -> reinplace_inplaceable_ops_core -> decompose_generalized_scatter -> dce
-//     -> hoist_computed_indices
+//     -> schedule_updates -> hoist_computed_indices
 // (masked_puts_as_where is Inductor's index_put_as_masked_fill lowering, run before reinplacing so
 // that a masked fill of a mutated input becomes an elementwise update, fused with its write-back;
-// the last one is ctfx's: it fixes the step order so that indices the graph computes are checked
+// schedule_updates is ctfx's: it moves a write-back whose value has other readers to where the
+// value is computed, so that the value is computed into the caller's buffer; passes/schedule_updates.hpp;
+// the last one is ctfx's too: it fixes the step order so that indices the graph computes are checked
 // before the first write into a caller buffer; passes/hoist_computed_indices.hpp)
 //
 // At compile time the passes run in the compiler: under g++ and clang as one constant evaluation
@@ -30,6 +32,7 @@
 #include "masked_puts_as_where.hpp"
 #include "reinplace.hpp"
 #include "report.hpp"
+#include "schedule_updates.hpp"
 
 #if __has_include("remove_noop_ops.hpp") && __has_include("canonicalize_view_scatter_ops.hpp") && \
     __has_include("decompose_generalized_scatter.hpp") && __has_include("dce.hpp")
@@ -96,6 +99,10 @@ constexpr ir run_pipeline(ir g, reinplace_log* log = nullptr, verify_level betwe
   if (!g.error.ok()) return g;
   // dce's result gets the full check (the last pass's, when hoisting moves nothing: most graphs).
   g = detail::verified(dce(static_cast<ir&&>(g)), "dce");
+  if (!g.error.ok()) return g;
+  bool scheduled = false;
+  g = schedule_updates_moved(static_cast<ir&&>(g), scheduled);
+  if (scheduled) g = detail::verified(static_cast<ir&&>(g), "schedule_updates");
   if (!g.error.ok()) return g;
   bool moved = false;
   ir h = hoist_computed_indices_moved(static_cast<ir&&>(g), moved);
@@ -213,7 +220,7 @@ template <class Source, class Table>
 using reinplace_stage_with_report = reporting_stage<Source, Table, &reinplace_with_log<Table>, true, Source>;
 
 // g++ and clang: the whole pipeline as ONE constant evaluation — take the source's graph once, run
-// the seven passes with the verifier after each (pipeline_logged), keep the report, freeze once. A
+// the eight passes with the verifier after each (pipeline_logged), keep the report, freeze once. A
 // stage per pass thaws and freezes the graph five times; the fused form costs less compile time
 // (bench/RESULTS.md §1). nvcc gives up on one evaluation that long ("excessive constexpr function
 // call complexity"), so there each pass stays its own stage.
@@ -240,7 +247,8 @@ struct staged_pipeline {
   using reinplaced = checked_stage<reinplace_stage_with_report<masked_fills, Table>>;
   using decomposed = checked_stage<stage<reinplaced, &decompose_generalized_scatter, true>>;
   using dced = checked_stage<stage<decomposed, &dce, true>>;
-  using final_stage = checked_stage<stage<dced, &hoist_computed_indices, true>>;
+  using scheduled = checked_stage<stage<dced, &schedule_updates, true>>;
+  using final_stage = checked_stage<stage<scheduled, &hoist_computed_indices, true>>;
 };
 
 // The final graph's stage (pipeline<>::final_stage), nameable without instantiating pipeline<>: a
@@ -270,6 +278,8 @@ struct pipeline {
   using decomposed = typename stages::decomposed;
   /// The graph after dce.
   using dced = typename stages::dced;
+  /// The graph after schedule_updates.
+  using scheduled = typename stages::scheduled;
   /// The final graph (after hoist_computed_indices).
   using final_stage = detail::final_stage_t<Source, Table>;
   /// The first broken rule of the final graph (a compile error when not ok).

@@ -472,7 +472,7 @@ struct reinplacer {
       new_op[static_cast<std::size_t>(i)] = row.inplace;
       const op_kind k = row.inplace;  // (a user pair such as add -> add_ is derived: add_ may not fit)
       returns_self[static_cast<std::size_t>(i)] = k == op_kind::generalized_scatter_ || k == op_kind::index_put_ ||
-                                                   k == op_kind::unsafe_index_put_ || facts(k).family == op_family::collective;
+                                                   k == op_kind::unsafe_index_put_ || k == op_kind::scatter_ || facts(k).family == op_family::collective;
     }
     covered[static_cast<std::size_t>(i)] = 1;
     record(i, -1, ma, 1, bytes_of(g.meta(ma)), v, reinplace_trigger::aten, !v.ok() && profitable, v.ok() ? 0 : 1,

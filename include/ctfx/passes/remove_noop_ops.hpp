@@ -72,7 +72,7 @@ constexpr ir remove_noop_ops_with(ir g) {
       if (is_meta_only(k)) continue;
       if (is_view_op(k) && g.arg(user, 0) == i && base_only[static_cast<std::size_t>(user)]) continue;
       const op_family f = facts(k).family;
-      const bool updates = (f == op_family::scatter || f == op_family::index) && k != op_kind::index && !is_mutating(k);
+      const bool updates = (f == op_family::scatter || f == op_family::index) && !is_index_read(k) && !is_mutating(k);
       auto a = g.args_of(user);
       for (std::size_t j = 0; j < a.size() && updates; ++j)
         if (a[j] == i && j != 0) ok = false;

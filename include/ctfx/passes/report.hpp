@@ -45,6 +45,10 @@ enum class reinplace_reason : std::uint8_t {
   profitability,            // should_reinplace_scatter: the functional form fuses better
   no_storage,               // the mutated argument is not a tensor with a storage
   not_inplaceable,          // marked require_inplace, but no in-place form exists
+  // A write-back (update's copy_) whose value is computed into a buffer and copied (plan/write_backs.hpp):
+  update_shared_value,      // the value has another reader that cannot read the input instead
+  update_not_fusible,       // the value's op is not computed into a copy_ (reduction, index op, cat, ...)
+  update_fusion_rule,       // fusion's writer-index-map or no-write-between rule keeps the value apart
 };
 
 /// The reason's name as the report prints it.
@@ -64,6 +68,9 @@ constexpr std::string_view name_of(reinplace_reason r) {
     case reinplace_reason::profitability: return "profitability";
     case reinplace_reason::no_storage: return "no-storage";
     case reinplace_reason::not_inplaceable: return "not-inplaceable";
+    case reinplace_reason::update_shared_value: return "update-shared-value";
+    case reinplace_reason::update_not_fusible: return "update-not-fusible";
+    case reinplace_reason::update_fusion_rule: return "update-fusion-rule";
   }
   return "?";
 }
@@ -85,6 +92,12 @@ constexpr std::string_view explain(reinplace_reason r) {
     case reinplace_reason::profitability: return "the functional scatter fuses better (should_reinplace_scatter)";
     case reinplace_reason::no_storage: return "the mutated argument has no storage";
     case reinplace_reason::not_inplaceable: return "the op has no in-place form";
+    case reinplace_reason::update_shared_value:
+      return "its value has another reader that cannot read the input instead (a view, an output, a read of the old value), so it is computed into a buffer and copied";
+    case reinplace_reason::update_not_fusible:
+      return "its value comes from an op that does not compute into a copy_ (a reduction, an index op, a cat, a user op), so it is computed into a buffer and copied";
+    case reinplace_reason::update_fusion_rule:
+      return "fusion keeps its value apart (it reads the input through another index map, or past another write), so it is computed into a buffer and copied";
   }
   return "?";
 }

@@ -23,7 +23,9 @@
 //     #49176: an in-place dynamic-update-slice reading its own output). Such a chain is split: the
 //     value is computed into its own buffer (exactly the temporary it needs), then copied.
 //   no-write-between: a group's reads move to its root's position, so no node between the first
-//     member and the root writes memory.
+//     member and the root writes a storage the group reads (a leaf's), and no user op (which may
+//     write more than it declares) lies between. A write-back of another parameter between them
+//     does not split the group: it touches nothing the group reads.
 //   size: at most max_fused_ops ops and max_fused_leaves distinct operands per group (the CUDA
 //     kernel carries them in its parameters).
 //
@@ -50,7 +52,9 @@
 // p copies it.
 #pragma once
 #include "../core/diagnostics_push.hpp"
+#include <algorithm>
 #include <cstdint>
+#include "../analysis/order.hpp"
 #include "../detail/cvec.hpp"
 #include "../graph/ir.hpp"
 
@@ -81,10 +85,6 @@ struct fusion {
   }
 };
 
-// Ops that compute element i of their result from element i of each argument, with no side effect.
-constexpr bool is_fusible_elementwise(op_kind k) {
-  return (is_unary(k) || is_binary(k) || is_ternary(k) || k == op_kind::clone) && !is_mutating(k);
-}
 // Ops that can be the last op of a group (they may write their first argument in place).
 constexpr bool is_fusion_consumer(op_kind k) { return is_fusible_elementwise(k) || (is_binary(k) && is_mutating(k)) || k == op_kind::copy_; }
 constexpr bool is_reduction(op_kind k) { return k == op_kind::sum || k == op_kind::amax || k == op_kind::amin || k == op_kind::mean; }
@@ -227,7 +227,8 @@ constexpr fusion plan_fusion(const ir& g) {
   fusion f;
   f.root.assign(static_cast<std::size_t>(n), 0);
   const auto N = static_cast<std::size_t>(n);
-  detail::cvec<std::int32_t> parent(N, 0), uses(N, 0), earliest(N, 0), ops(N, 1), writes_before(N + 1, 0);
+  detail::cvec<std::int32_t> parent(N, 0), uses(N, 0), earliest(N, 0), ops(N, 1);
+  const write_positions writes(g);
   for (std::int32_t i = 0; i < n; ++i) {
     parent[static_cast<std::size_t>(i)] = i;
     earliest[static_cast<std::size_t>(i)] = i;
@@ -236,9 +237,6 @@ constexpr fusion plan_fusion(const ir& g) {
       const std::int32_t a = g.args[static_cast<std::size_t>(nd.arg0 + k)];
       if (a >= 0) ++uses[static_cast<std::size_t>(a)];
     }
-    // Nodes that write memory: mutating ops, and user ops (which may write their arguments).
-    const bool writes = is_mutating(nd.op) || nd.op == op_kind::custom || nd.op == op_kind::auto_functionalized;
-    writes_before[static_cast<std::size_t>(i) + 1] = writes_before[static_cast<std::size_t>(i)] + (writes ? 1 : 0);
   }
   detail::cvec<std::int32_t> leaves;
   for (std::int32_t c = 0; c < n; ++c) {
@@ -256,9 +254,9 @@ constexpr fusion plan_fusion(const ir& g) {
       if (!is_fusible_elementwise(mn.op) || parent[static_cast<std::size_t>(m)] != m || uses[static_cast<std::size_t>(m)] != 1) continue;
       if (!mn.meta.is_tensor() || !mn.meta.same_shape(domain)) continue;
       if (mn.partition != cn.partition) continue;
-      // no-write-between
-      if (writes_before[static_cast<std::size_t>(c)] != writes_before[static_cast<std::size_t>(earliest[static_cast<std::size_t>(m)]) + 1])
-        continue;
+      // no-write-between (no user op in the merged group's span; its leaves are checked below)
+      const std::int32_t first = std::min(earliest[static_cast<std::size_t>(m)], earliest[static_cast<std::size_t>(c)]);
+      if (writes.opaque_between(first, c)) continue;
       if (ops[static_cast<std::size_t>(c)] + ops[static_cast<std::size_t>(m)] > max_fused_ops) continue;
       // Leaves of the merged group: count them (size rule) and, for a writing consumer, check the
       // writer-index-map rule against its destination.
@@ -271,6 +269,8 @@ constexpr fusion plan_fusion(const ir& g) {
       parent[static_cast<std::size_t>(m)] = c;  // tentatively
       detail::for_each_leaf(g, parent.data(), c, add_leaf);
       bool ok = leaves.size() <= static_cast<std::size_t>(max_fused_leaves);
+      for (auto l : leaves)  // no-write-between: nothing the group reads is written in its span
+        ok = ok && !writes.written_between(g.nodes[static_cast<std::size_t>(l)].meta.storage, first, c);
       if (ok && writer) {
         const std::int32_t dst = g.args[static_cast<std::size_t>(cn.arg0)];
         const tensor_meta& dm = g.nodes[static_cast<std::size_t>(dst)].meta;

@@ -1,0 +1,210 @@
+// gather, scatter and scatter_add (builder side): values against plain loops written here as
+// PyTorch's CPU kernels define them (duplicates applied in the index's row-major order), on
+// compiled<G>, the run-time plan (host and omp) and the functional reference; an index out of
+// range or negative refused before any write into a caller's buffer; the functional scatter
+// reinplaced into scatter_ for ctfx's executors; shapes PyTorch rejects refused when built.
+#include <doctest/doctest.h>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <ctfx.hpp>
+#include <ctfx/exec/compiled.hpp>
+#include <ctfx/exec/runtime.hpp>
+
+namespace {
+
+using ctfx::tensor_ref;
+
+// out = gather(x.t(), 1, i) (a strided x: [4, 3] seen as [3, 4]); y = gather(x, 0, j) + 0.5
+constexpr auto gather_graph = ctfx::graph([](ctfx::builder& g) {
+  auto x = g.input("x", ctfx::f32, {4, 3});
+  auto i = g.input("i", ctfx::i64, {3, 2});
+  auto j = g.input("j", ctfx::i64, {2, 3});
+  g.output(ctfx::gather(x.transpose(0, 1), 1, i), ctfx::gather(x, -2, j) + 0.5);
+});
+
+// x ends up holding scatter_add(x, 1, i, s) (reinplaced: scatter_ with add); out = scatter(z, 0, k, s)
+constexpr auto scatter_graph = ctfx::graph([](ctfx::builder& g) {
+  auto x = g.input("x", ctfx::f32, {2, 3});
+  auto i = g.input("i", ctfx::i64, {2, 4});
+  auto s = g.input("s", ctfx::f32, {2, 5});
+  auto z = g.input("z", ctfx::f32, {3, 5});
+  auto k = g.input("k", ctfx::i64, {2, 4});
+  g.update(x, ctfx::scatter_add(x, 1, i, s));
+  g.output(ctfx::scatter(z, 0, k, s), ctfx::scatter(z, 1, k, 9.25));
+});
+
+template <class G>
+ctfx::run_status run_how(int how, const G& g, std::span<const tensor_ref> in, std::span<const tensor_ref> out) {
+  switch (how) {
+    case 0: return ctfx::compiled<G>::run(in, out);
+    case 1: return ctfx::runtime_plan(g.get()).run(in, out);
+    case 2: return ctfx::runtime_plan(g.get()).run(in, out, ctfx::device_ctx{ctfx::backend::omp});
+    default: return ctfx::reference_run(g.get(), in, out);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gather: a strided input along dims 1 and -2 equals the loop over the index") {
+  std::vector<float> x(12);
+  for (std::size_t k = 0; k < 12; ++k) x[k] = static_cast<float>(k) * 1.5f - 4.0f;
+  std::vector<std::int64_t> i = {3, 0, 1, 1, 2, 3}, j = {3, 0, 2, 1, 1, 0};
+  std::vector<float> want_a(6), want_b(6);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 2; ++c) want_a[static_cast<std::size_t>(r * 2 + c)] = x[static_cast<std::size_t>(i[static_cast<std::size_t>(r * 2 + c)] * 3 + r)];  // x.t()[r][i]
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 3; ++c) want_b[static_cast<std::size_t>(r * 3 + c)] = x[static_cast<std::size_t>(j[static_cast<std::size_t>(r * 3 + c)] * 3 + c)] + 0.5f;
+  for (int how = 0; how < 4; ++how) {
+    std::vector<float> a(6, -1.0f), b(6, -1.0f);
+    const std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {4, 3}), tensor_ref::contiguous(i.data(), ctfx::i64, {3, 2}),
+                                        tensor_ref::contiguous(j.data(), ctfx::i64, {2, 3})};
+    const std::vector<tensor_ref> out = {tensor_ref::contiguous(a.data(), ctfx::f32, {3, 2}), tensor_ref::contiguous(b.data(), ctfx::f32, {2, 3})};
+    const auto st = run_how(how, gather_graph, in, out);
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(a == want_a);
+    CHECK(b == want_b);
+  }
+}
+
+TEST_CASE("gather: a negative or too large index is refused naming the node and the rule, nothing written") {
+  std::vector<float> x(12, 1.0f);
+  for (const std::int64_t bad : {-1LL, 4LL}) {
+    for (int how = 0; how < 4; ++how) {
+      std::vector<std::int64_t> i = {0, 1, 2, 3, bad, 0}, j = {0, 0, 0, 0, 0, 0};
+      std::vector<float> a(6, -1.0f), b(6, -1.0f);
+      const std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {4, 3}), tensor_ref::contiguous(i.data(), ctfx::i64, {3, 2}),
+                                          tensor_ref::contiguous(j.data(), ctfx::i64, {2, 3})};
+      const std::vector<tensor_ref> out = {tensor_ref::contiguous(a.data(), ctfx::f32, {3, 2}), tensor_ref::contiguous(b.data(), ctfx::f32, {2, 3})};
+      const auto st = run_how(how, gather_graph, in, out);
+      REQUIRE_FALSE(st.ok);
+      CHECK_MESSAGE(st.message.find("rule index-in-range") != std::string::npos, st.message);
+      CHECK_MESSAGE(st.message.find("index " + std::to_string(bad) + " ") != std::string::npos, st.message);
+      CHECK(a == std::vector<float>(6, -1.0f));
+      CHECK(b == std::vector<float>(6, -1.0f));
+    }
+  }
+}
+
+TEST_CASE("scatter_add adds duplicates in the index's order, scatter keeps the last, both on every executor") {
+  // Row 0 sends 1e8, 1, -1e8 and 0.25 to column 2: (((x + 1e8) + 1) - 1e8) + 0.25 in float is
+  // 0.25 + x's 0.5 rounded as that sequence rounds (another order gives another value).
+  std::vector<float> x0 = {0.5f, 1.0f, 0.5f, -2.0f, 3.0f, 4.0f};
+  std::vector<std::int64_t> i = {2, 2, 2, 2, 0, 1, 0, 0};
+  std::vector<float> s = {1e8f, 1.0f, -1e8f, 0.25f, 99.0f, 7.0f, -3.0f, 0.125f, 11.0f, 12.0f};  // [2, 5], read at [2, 4]
+  std::vector<std::int64_t> k = {1, 1, 2, 0, 1, 2, 2, 0};
+  std::vector<float> want_x = x0, want_o(15), want_v(15);
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 4; ++c) {
+      float& d = want_x[static_cast<std::size_t>(r * 3 + i[static_cast<std::size_t>(r * 4 + c)])];
+      d = d + s[static_cast<std::size_t>(r * 5 + c)];
+    }
+  for (std::size_t e = 0; e < 15; ++e) want_o[e] = want_v[e] = static_cast<float>(e) * 0.5f;
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 4; ++c) {
+      const auto kv = k[static_cast<std::size_t>(r * 4 + c)];
+      want_o[static_cast<std::size_t>(kv * 5 + c)] = s[static_cast<std::size_t>(r * 5 + c)];  // the last write wins
+      want_v[static_cast<std::size_t>(r * 5 + kv)] = 9.25f;
+    }
+  CHECK(want_x[2] != 0.5f + (1e8f - 1e8f) + 1.0f + 0.25f);  // the order matters for these values
+  for (int how = 0; how < 4; ++how) {
+    std::vector<float> x = x0, z(15), o(15, -1.0f), v(15, -1.0f);
+    for (std::size_t e = 0; e < 15; ++e) z[e] = static_cast<float>(e) * 0.5f;
+    const std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {2, 3}), tensor_ref::contiguous(i.data(), ctfx::i64, {2, 4}),
+                                        tensor_ref::contiguous(s.data(), ctfx::f32, {2, 5}), tensor_ref::contiguous(z.data(), ctfx::f32, {3, 5}),
+                                        tensor_ref::contiguous(k.data(), ctfx::i64, {2, 4})};
+    const std::vector<tensor_ref> out = {tensor_ref::contiguous(o.data(), ctfx::f32, {3, 5}), tensor_ref::contiguous(v.data(), ctfx::f32, {3, 5})};
+    const auto st = run_how(how, scatter_graph, in, out);
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(x == want_x);
+    CHECK(o == want_o);
+    CHECK(v == want_v);
+  }
+}
+
+TEST_CASE("scatter: the executors run scatter_add in place, and an index out of range leaves every buffer as it was") {
+  ctfx::runtime_plan plan(scatter_graph.get());
+  REQUIRE(plan.error().ok());
+  int inplace = 0;
+  for (const auto& n : plan.graph().nodes) {
+    CHECK(n.op != ctfx::op_kind::clone);
+    inplace += n.op == ctfx::op_kind::scatter_;
+  }
+  CHECK(inplace == 1);
+  for (const std::int64_t bad : {-1LL, 3LL}) {
+    for (int how = 0; how < 4; ++how) {
+      std::vector<float> x = {1, 2, 3, 4, 5, 6}, s(10, 1.0f), z(15, 2.0f), o(15, -1.0f), v(15, -1.0f);
+      std::vector<std::int64_t> i = {0, 1, 2, 0, 1, 2, 0, bad}, k = {0, 1, 2, 0, 1, 2, 0, 1};
+      const std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {2, 3}), tensor_ref::contiguous(i.data(), ctfx::i64, {2, 4}),
+                                          tensor_ref::contiguous(s.data(), ctfx::f32, {2, 5}), tensor_ref::contiguous(z.data(), ctfx::f32, {3, 5}),
+                                          tensor_ref::contiguous(k.data(), ctfx::i64, {2, 4})};
+      const std::vector<tensor_ref> out = {tensor_ref::contiguous(o.data(), ctfx::f32, {3, 5}), tensor_ref::contiguous(v.data(), ctfx::f32, {3, 5})};
+      const auto st = run_how(how, scatter_graph, in, out);
+      REQUIRE_FALSE(st.ok);
+      CHECK_MESSAGE(st.message.find("rule index-in-range") != std::string::npos, st.message);
+      CHECK(x == std::vector<float>{1, 2, 3, 4, 5, 6});
+      CHECK(o == std::vector<float>(15, -1.0f));
+      CHECK(v == std::vector<float>(15, -1.0f));
+    }
+  }
+}
+
+TEST_CASE("gather and scatter: shapes and dtypes PyTorch rejects are refused when the graph is built") {
+  auto error_of = [](auto f) {
+    ctfx::diagnostic d;
+    (void)ctfx::build_checked(f, &d);
+    return d.ok() ? std::string() : ctfx::to_string(d);
+  };
+  // the index larger than x in a dimension other than dim
+  CHECK(error_of([](ctfx::builder& g) {
+          g.output(ctfx::gather(g.input("x", ctfx::f32, {2, 3}), 1, g.input("i", ctfx::i64, {3, 1})));
+        }).find("not provably at most") != std::string::npos);
+  // an int32 index
+  CHECK(error_of([](ctfx::builder& g) {
+          g.output(ctfx::gather(g.input("x", ctfx::f32, {2, 3}), 1, g.input("i", ctfx::i32, {2, 1})));
+        }).find("int64 index") != std::string::npos);
+  // ranks that differ, a dim out of range
+  CHECK(error_of([](ctfx::builder& g) {
+          g.output(ctfx::gather(g.input("x", ctfx::f32, {2, 3}), 0, g.input("i", ctfx::i64, {2})));
+        }).find("one rank") != std::string::npos);
+  CHECK(error_of([](ctfx::builder& g) {
+          g.output(ctfx::gather(g.input("x", ctfx::f32, {2, 3}), 2, g.input("i", ctfx::i64, {2, 3})));
+        }).find("rule dimension-in-range") != std::string::npos);
+  // a source smaller than the index, a source of another dtype
+  CHECK(error_of([](ctfx::builder& g) {
+          g.output(ctfx::scatter(g.input("x", ctfx::f32, {4, 3}), 0, g.input("i", ctfx::i64, {2, 3}), g.input("s", ctfx::f32, {1, 3})));
+        }).find("source") != std::string::npos);
+  CHECK(error_of([](ctfx::builder& g) {
+          g.output(ctfx::scatter(g.input("x", ctfx::f32, {4, 3}), 0, g.input("i", ctfx::i64, {2, 3}), g.input("s", ctfx::f64, {2, 3})));
+        }).find("rule dtype-mismatch") != std::string::npos);
+  // an empty index gathers nothing and scatters nothing
+  CHECK(error_of([](ctfx::builder& g) {
+          auto x = g.input("x", ctfx::f32, {4, 3});
+          auto i = g.input("i", ctfx::i64, {0, 3});
+          g.output(ctfx::gather(x, 0, i), ctfx::scatter(x, 0, i, g.input("s", ctfx::f32, {0, 3})));
+        }).empty());
+}
+
+namespace {
+// x <- scatter(x, 0, i, x): the source is x itself, so running it in place would read its own writes.
+constexpr auto rotate_graph = ctfx::graph([](ctfx::builder& g) {
+  auto x = g.input("x", ctfx::f32, {5});
+  auto i = g.input("i", ctfx::i64, {5});
+  g.update(x, ctfx::scatter(x, 0, i, x));
+});
+}  // namespace
+
+TEST_CASE("scatter: a source that is x itself stays functional, and x is rotated as eager rotates it") {
+  ctfx::runtime_plan plan(rotate_graph.get());
+  REQUIRE(plan.error().ok());
+  for (const auto& n : plan.graph().nodes) CHECK(n.op != ctfx::op_kind::scatter_);
+  for (int how = 0; how < 4; ++how) {
+    std::vector<float> x = {10, 11, 12, 13, 14};
+    std::vector<std::int64_t> i = {1, 2, 3, 4, 0};
+    const std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {5}), tensor_ref::contiguous(i.data(), ctfx::i64, {5})};
+    const auto st = run_how(how, rotate_graph, in, {});
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(x == std::vector<float>{14, 10, 11, 12, 13});
+  }
+}
