@@ -12,6 +12,8 @@
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <ctfx/graph/fx_parse.hpp>
+#include <ctfx/graph/fx_print.hpp>
 
 namespace {
 
@@ -103,6 +105,9 @@ constexpr auto mlp_graph = ctfx::graph([](builder& b) {
   b.output(y, ctfx::mm(x, w1.transpose(0, 1)));
 });
 using mlp_plan = ctfx::compiled<decltype(mlp_graph)>;
+// The products are typed extern steps of the static plan: no run-time program, nothing dispatched.
+static_assert(mlp_plan::run_plan.usable);
+static_assert(mlp_plan::dispatched_families == 0);
 
 constexpr long BQ = 3, S = 12, D = 8;
 constexpr auto attention_graph = ctfx::graph([](builder& b) {
@@ -145,6 +150,43 @@ using inplace_plan = ctfx::compiled<decltype(inplace_graph)>;
 #endif
 
 }  // namespace
+
+TEST_CASE("products: the FX importer reads mm, addmm, bmm and baddbmm with beta and alpha, and the printers write them back") {
+  const ctfx::fx_parse_result r = ctfx::parse_fx(R"fx(
+class GraphModule(torch.nn.Module):
+    def forward(self, arg0_1: "f32[5][1]cpu", arg1_1: "f32[2, 4, 6][24, 6, 1]cpu", arg2_1: "f32[2, 6, 5][30, 5, 1]cpu", arg3_1: "f32[4, 6][6, 1]cpu"):
+        baddbmm: "f32[2, 4, 5][20, 5, 1]cpu" = torch.ops.aten.baddbmm.default(arg0_1, arg1_1, arg2_1, beta = -1.0, alpha = 0.75)
+        bmm: "f32[2, 4, 5][20, 5, 1]cpu" = torch.ops.aten.bmm.default(arg1_1, arg2_1)
+        permute: "f32[6, 4][1, 6]cpu" = torch.ops.aten.permute.default(arg3_1, [1, 0])
+        mm: "f32[4, 4][4, 1]cpu" = torch.ops.aten.mm.default(arg3_1, permute)
+        addmm: "f32[4, 4][4, 1]cpu" = torch.ops.aten.addmm.default(mm, arg3_1, permute, beta = 2)
+        return (baddbmm, bmm, addmm)
+)fx");
+  REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+  const ctfx::ir& g = r.graph;
+  CHECK(ctfx::product_scalars_of(g, g.find("baddbmm")).beta == -1.0);
+  CHECK(ctfx::product_scalars_of(g, g.find("baddbmm")).alpha == 0.75);
+  CHECK(ctfx::product_scalars_of(g, g.find("addmm")).beta == 2.0);
+  CHECK(ctfx::product_scalars_of(g, g.find("addmm")).alpha == 1.0);
+  const std::string fx = ctfx::to_fx(g);
+  CHECK_MESSAGE(fx.find("torch.ops.aten.baddbmm.default(arg0_1, arg1_1, arg2_1, beta = -1.0, alpha = 0.75)") != std::string::npos, fx);
+  CHECK_MESSAGE(fx.find("torch.ops.aten.addmm.default(mm, arg3_1, permute, beta = 2.0)") != std::string::npos, fx);
+  CHECK_MESSAGE(fx.find("torch.ops.aten.bmm.default(arg1_1, arg2_1)") != std::string::npos, fx);
+  const ctfx::fx_parse_result again = ctfx::parse_fx(fx);  // what it prints, it reads back the same
+  REQUIRE_MESSAGE(again.ok(), ctfx::to_string(again.error));
+  CHECK(ctfx::to_fx(again.graph) == fx);
+  const std::string text = ctfx::to_text(g);
+  CHECK_MESSAGE(text.find("addmm(mm, arg3_1, permute, beta=2)") != std::string::npos, text);
+  // A wrong inner extent in FX text is the shape rule's message, at its line.
+  const ctfx::fx_parse_result bad = ctfx::parse_fx(R"fx(
+class GraphModule(torch.nn.Module):
+    def forward(self, arg0_1: "f32[4, 6][6, 1]cpu", arg1_1: "f32[5, 3][3, 1]cpu"):
+        mm: "f32[4, 3][3, 1]cpu" = torch.ops.aten.mm.default(arg0_1, arg1_1)
+        return (mm,)
+)fx");
+  CHECK_FALSE(bad.ok());
+  CHECK_MESSAGE(ctfx::to_string(bad.error).find("the inner extents differ") != std::string::npos, ctfx::to_string(bad.error));
+}
 
 TEST_CASE("products: shapes, dtypes and the refusals name the node and the rule") {
   CHECK(error_of([](builder& b) {

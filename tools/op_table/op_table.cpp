@@ -176,7 +176,7 @@ std::string_view backends(op_kind k) {
   switch (ctfx::facts(k).family) {
     case ctfx::op_family::collective: return "host, omp, cuda, over an MPI or NCCL communicator";
     case ctfx::op_family::user: return "the user op's kernels";
-    case ctfx::op_family::product: return "host, omp (a CBLAS: link ctfx::blas), cuda (cuBLAS)";
+    case ctfx::op_family::product: return "host, omp (a CBLAS: link ctfx::blas), cuda (cuBLAS: f32, f64)";
     case ctfx::op_family::structure: return "—";
     default: return "host, omp, cuda";
   }

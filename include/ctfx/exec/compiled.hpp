@@ -735,11 +735,13 @@ struct compiled {
   static bool product_step(const exec_frame& f) {
     constexpr node nd = frozen.nodes[I];
     constexpr bool acc = nd.op == op_kind::addmm || nd.op == op_kind::baddbmm;
-    constexpr auto arg = [](std::int32_t k) { return frozen.args[static_cast<std::size_t>(nd.arg0 + k)]; };
+    constexpr std::int32_t c_arg = acc ? frozen.args[static_cast<std::size_t>(nd.arg0)] : -1;
+    constexpr std::int32_t a_arg = frozen.args[static_cast<std::size_t>(nd.arg0 + (acc ? 1 : 0))];
+    constexpr std::int32_t b_arg = frozen.args[static_cast<std::size_t>(nd.arg0 + (acc ? 2 : 1))];
     constexpr product_scalars s = product_scalars_of(pipeline_type::get(), static_cast<std::int32_t>(I));
-    const strided c = acc ? f.view(arg(0)) : strided{};
-    const std::string e = kernels::run_product(f.ctx, f.view(static_cast<std::int32_t>(I)), acc ? &c : nullptr, f.view(arg(acc ? 1 : 0)),
-                                               f.view(arg(acc ? 2 : 1)), s.beta, s.alpha);
+    const strided c = acc ? f.view(c_arg) : strided{};
+    const std::string e = kernels::run_product(f.ctx, f.view(static_cast<std::int32_t>(I)), acc ? &c : nullptr, f.view(a_arg), f.view(b_arg),
+                                               s.beta, s.alpha);
     if (!e.empty()) {
       if (!f.failure) return false;  // (every run has a failure slot; the program's dispatch otherwise)
       *f.failure = detail::product_failure(graph(), static_cast<std::int32_t>(I), e);
