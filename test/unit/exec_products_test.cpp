@@ -14,6 +14,7 @@
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/graph/fx_parse.hpp>
 #include <ctfx/graph/fx_print.hpp>
+#include <ctfx/plan/listing.hpp>
 
 namespace {
 
@@ -323,6 +324,12 @@ TEST_CASE("products: addmm accumulates in its c's buffer where c dies, mm never 
   }
   CHECK(y_takes_c);
   CHECK_FALSE(z_takes_t);
+  const ctfx::fusion f = inplace_plan::fused();
+  ctfx::listing_options lo;
+  lo.fused = &f;
+  const std::string listing = ctfx::listing(g, L, R, lo);
+  CHECK_MESSAGE(listing.find("addmm(%mul, %x, %w, beta=0.5)  # step") != std::string::npos, listing);
+  CHECK_MESSAGE(listing.find("extern kernel (a BLAS gemm, accumulating into its c)") != std::string::npos, listing);
   std::vector<buffer> ins = {exact_values<float>(ctfx::tensor_desc::contiguous(ctfx::f32, {Q, Q}), 1),
                              exact_values<float>(ctfx::tensor_desc::contiguous(ctfx::f32, {Q, Q}), 2)};
   const auto out = run_all<inplace_plan>(inplace_graph, ins, {ctfx::tensor_desc::contiguous(ctfx::f32, {Q, Q}), ctfx::tensor_desc::contiguous(ctfx::f32, {Q, Q})});
