@@ -105,3 +105,22 @@ if(CTFX_NCCL STREQUAL "ON" AND NOT CTFX_HAVE_NCCL)
   message(FATAL_ERROR "ctfx: CTFX_NCCL=ON but NCCL (nccl.h, libnccl) was not found in the CUDA toolkit")
 endif()
 message(STATUS "ctfx: NCCL ${CTFX_HAVE_NCCL} (CTFX_NCCL=${CTFX_NCCL})")
+
+# A CBLAS for the host's matrix products (kernels/matmul.hpp; Debian: libopenblas-dev, or the
+# reference libblas-dev, whose libblas has the cblas_ functions too), and cuBLAS from the CUDA
+# toolkit: AUTO uses what is found, ON requires it, OFF skips it. Without one, a graph with an f32 or
+# f64 product is refused (rule blas-available); integer products need none.
+set(CTFX_HAVE_BLAS OFF)
+if(NOT CTFX_BLAS MATCHES "^(AUTO|ON|OFF)$")
+  message(FATAL_ERROR "ctfx: CTFX_BLAS must be AUTO, ON or OFF (is '${CTFX_BLAS}')")
+endif()
+if(NOT CTFX_BLAS STREQUAL "OFF")
+  find_path(CTFX_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas x86_64-linux-gnu/openblas-pthread)
+  find_library(CTFX_CBLAS_LIBRARY NAMES openblas cblas blas)
+  if(CTFX_CBLAS_INCLUDE_DIR AND CTFX_CBLAS_LIBRARY)
+    set(CTFX_HAVE_BLAS ON)
+  elseif(CTFX_BLAS STREQUAL "ON")
+    message(FATAL_ERROR "ctfx: CTFX_BLAS=ON but no CBLAS (cblas.h and a library) was found (Debian: apt-get install libopenblas-dev)")
+  endif()
+endif()
+message(STATUS "ctfx: BLAS ${CTFX_HAVE_BLAS} (CTFX_BLAS=${CTFX_BLAS}: ${CTFX_CBLAS_LIBRARY})")

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs, only where missing, what ctfx needs from Debian's archive (Open MPI included: the
-# 4-rank tests run in CI); idempotent, and quick (no
+# 4-rank tests run in CI; OpenBLAS: the host's matrix products, ctfx::blas); idempotent, and quick (no
 # apt-get at all) when everything is present. CTFX_BOOTSTRAP_OPTIONAL=1 adds the optional ones:
 # clang-14 (the cross-compiler checks), libomp-dev (CTFX_HOST_SYSTEM=OMP with clang), gnuplot-nox
 # (benchmark plots). The CUDA toolkit (nvcc, CCCL) comes with the machine, not from here.
 set -euo pipefail
-pkgs=(cmake ninja-build g++ libboost-dev doctest-dev python3 doxygen libopenmpi-dev openmpi-bin)
+pkgs=(cmake ninja-build g++ libboost-dev doctest-dev python3 doxygen libopenmpi-dev openmpi-bin libopenblas-dev)
 if [ "${CTFX_BOOTSTRAP_OPTIONAL:-0}" = 1 ]; then
   pkgs+=(clang-14 libomp-dev gnuplot-nox)
 fi

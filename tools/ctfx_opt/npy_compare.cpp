@@ -8,6 +8,7 @@
 // eager's; no NumPy is needed.
 #include <ctfx/io/npy.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -59,11 +60,37 @@ std::string shape_text(const ctfx::tensor_desc& d) {
   return s + "]";
 }
 
+// --normwise: the tolerance of programs with matrix products (docs/guide.md), whose BLAS adds in
+// its own order: |actual - expected| <= tol * max|expected|, tol 1e-5 for f32, 1e-13 for f64 (NaN
+// where the other has NaN).
+int compare_normwise(const ctfx::host_array& e, const ctfx::host_array& a, char** argv) {
+  const bool f32 = e.desc.dt == ctfx::dtype::f32;
+  const std::size_t w = f32 ? 4 : 8, n = e.bytes.size() / w;
+  auto at = [&](const ctfx::host_array& x, std::size_t k) {
+    if (f32) { float v; std::memcpy(&v, x.bytes.data() + k * 4, 4); return static_cast<double>(v); }
+    double v; std::memcpy(&v, x.bytes.data() + k * 8, 8); return v;
+  };
+  double largest = 0, worst = 0;
+  std::size_t nan_at = n;
+  for (std::size_t k = 0; k < n; ++k) {
+    const double x = at(e, k), y = at(a, k);
+    if (std::isnan(x) || std::isnan(y)) { if (std::isnan(x) != std::isnan(y) && nan_at == n) nan_at = k; continue; }
+    largest = std::max(largest, std::fabs(x));
+    worst = std::max(worst, std::fabs(x - y));
+  }
+  const double tol = f32 ? 1e-5 : 1e-13;
+  if (nan_at == n && worst <= tol * largest) return 0;
+  std::fprintf(stderr, "npy_compare: %s vs %s: largest difference %.3g, more than %g * max|expected| = %.3g%s\n", argv[1], argv[2], worst, tol,
+               tol * largest, nan_at < n ? " (or a NaN where the other has none)" : "");
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 && !(argc == 5 && std::strcmp(argv[3], "--ulp") == 0)) {
-    std::fprintf(stderr, "usage: npy_compare EXPECTED.npy ACTUAL.npy [--ulp N]\n");
+  const bool normwise = argc == 4 && std::strcmp(argv[3], "--normwise") == 0;
+  if (argc != 3 && !normwise && !(argc == 5 && std::strcmp(argv[3], "--ulp") == 0)) {
+    std::fprintf(stderr, "usage: npy_compare EXPECTED.npy ACTUAL.npy [--ulp N | --normwise]\n");
     return 1;
   }
   const long long ulp = argc == 5 ? std::atoll(argv[4]) : 0;
@@ -79,6 +106,7 @@ int main(int argc, char** argv) {
   }
   const ctfx::dtype dt = e.array.desc.dt;
   const int w = ctfx::size_of(dt);
+  if (normwise && (dt == ctfx::dtype::f32 || dt == ctfx::dtype::f64)) return compare_normwise(e.array, a.array, argv);
   const bool fp = ctfx::is_floating(dt);
   const std::size_t n = e.array.bytes.size() / static_cast<std::size_t>(w);
   std::size_t differ = 0, first = 0;

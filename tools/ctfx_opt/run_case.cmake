@@ -6,7 +6,7 @@
 #             DATA/NAME.mutated<i>.npy (or with DATA/NAME.input<i>.npy where PyTorch left that input
 #             unchanged); ctfx_opt runs with --table TABLE. Every saved output and mutated input
 #             must have been written. ULP is the
-#             tolerance for floats (0: bit for bit). FILES (default NAME) names the .npy files:
+#             tolerance for floats (0: bit for bit; `normwise`: a matrix product's, npy_compare --normwise). FILES (default NAME) names the .npy files:
 #             NAME.size<k> runs a dynamic-shape graph at its k-th extra captured size.
 # MODE=error: runs `ctfx_opt ARGS` (ARGS separated by '|'), expects exit status 1, stderr matching
 #             EXPECT, and OUT left empty.
@@ -65,7 +65,11 @@ foreach(f IN LISTS written)
     if(NOT EXISTS ${ref})
       message(FATAL_ERROR "ctfx_opt wrote ${f}, PyTorch saved no ${FILES}.${f}")
     endif()
-    execute_process(COMMAND ${COMPARE} ${ref} ${OUT}/${f} --ulp ${ULP} RESULT_VARIABLE crc ERROR_VARIABLE cerr)
+    if(ULP STREQUAL "normwise")
+      execute_process(COMMAND ${COMPARE} ${ref} ${OUT}/${f} --normwise RESULT_VARIABLE crc ERROR_VARIABLE cerr)
+    else()
+      execute_process(COMMAND ${COMPARE} ${ref} ${OUT}/${f} --ulp ${ULP} RESULT_VARIABLE crc ERROR_VARIABLE cerr)
+    endif()
     if(NOT crc EQUAL 0)
       string(APPEND failed "${cerr}")
     endif()

@@ -1881,6 +1881,61 @@ PROGRAMS += [
 ]
 
 
+
+# ----- matrix products (mm, addmm, bmm, baddbmm: extern kernels, a BLAS on either side; compared
+# with a tolerance per dtype, docs/guide.md) -----
+def linear_bias(x, w, b):
+    return torch.nn.functional.linear(x, w, b)
+
+
+def mlp_relu(x, w1, b1, w2, b2):
+    h = torch.relu(torch.nn.functional.linear(x, w1, b1))
+    return torch.nn.functional.linear(h, w2, b2)
+
+
+def attention_scores(q, k, v):
+    s = (q @ k.transpose(-2, -1)) * 0.25
+    return s, s @ v
+
+
+def batched_matmul(a, b):
+    return torch.bmm(a, b) + 1
+
+
+def addmm_scaled(c, a, b):
+    return torch.addmm(c, a, b, beta=0.5, alpha=2.0)
+
+
+def baddbmm_scaled(c, a, b):
+    return torch.baddbmm(c, a, b, beta=-1.0, alpha=0.75)
+
+
+def mm_transposed(a, b):
+    return a.t() @ b, a.t() @ b.t().contiguous().t()
+
+
+def int_matmul(a, b):
+    return a @ b, torch.addmm(a[:, :3], a, b, beta=2, alpha=-3)
+
+
+def f64_matmul(a, b):
+    return a @ b.t()
+
+
+PROGRAMS += [
+    ("linear_bias", linear_bias, lambda: (R(8, 32), R(16, 32), R(16)), {}),
+    ("mlp_relu", mlp_relu, lambda: (R(8, 32), R(64, 32), R(64), R(16, 64), R(16)), {}),
+    # [batch * heads, seq, dim]: (a 4-D q @ k^T reshapes a permuted k across dimensions that ctfx's
+    # view rule does not merge)
+    ("attention_scores", attention_scores, lambda: (R(8, 8, 16), R(8, 8, 16), R(8, 8, 16)), {}),
+    ("batched_matmul", batched_matmul, lambda: (R(3, 5, 7), R(3, 7, 4)), {}),
+    ("addmm_scaled", addmm_scaled, lambda: (R(6, 5), R(6, 9), R(9, 5)), {}),
+    ("baddbmm_scaled", baddbmm_scaled, lambda: (R(5), R(2, 4, 6), R(2, 6, 5)), {}),
+    ("mm_transposed", mm_transposed, lambda: (R(6, 5), R(6, 4)), {}),
+    ("int_matmul", int_matmul, lambda: (torch.randint(-1000, 1000, (4, 6)), torch.randint(-1000, 1000, (6, 3))), {}),
+    ("f64_matmul", f64_matmul, lambda: (R(5, 12, dtype=torch.float64), R(7, 12, dtype=torch.float64)), {}),
+]
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     only = set(sys.argv[2:])

@@ -115,6 +115,10 @@ std::string_view dsl(op_kind k) {
     case op_kind::var_mean: return "`x.var_mean_mean(dims, correction, keepdim)` (var_mean's mean)";
     case op_kind::mean: return "`x.mean(dims, keepdim)`";
     case op_kind::cat: return "`ctfx::cat({t...}, dim)`";
+    case op_kind::mm: return "`ctfx::mm(a, b)`, `ctfx::matmul(a, b)`";
+    case op_kind::addmm: return "`ctfx::addmm(c, a, b, beta, alpha)`";
+    case op_kind::bmm: return "`ctfx::bmm(a, b)`";
+    case op_kind::baddbmm: return "`ctfx::baddbmm(c, a, b, beta, alpha)`";
     case op_kind::foreach_add: return "`ctfx::foreach_add({a...}, {b...})`, `ctfx::foreach_add({a...}, s)`";
     case op_kind::foreach_mul: return "`ctfx::foreach_mul({a...}, {b...})`, `ctfx::foreach_mul({a...}, s)`";
     case op_kind::foreach_add_: return "";
@@ -153,6 +157,7 @@ std::string_view family(ctfx::op_family f) {
     case ctfx::op_family::list: return "list";
     case ctfx::op_family::collective: return "collective";
     case ctfx::op_family::user: return "user op";
+    case ctfx::op_family::product: return "matrix product";
   }
   return "";
 }
@@ -173,6 +178,7 @@ std::string_view dtypes(op_kind k) {
       return k == op_kind::cat ? "any (promoted)" : "any (sum of ints in i64, mean of floats)";
     case ctfx::op_family::collective: return "any (reductions: sum, max, min)";
     case ctfx::op_family::user: return "the op's schema";
+    case ctfx::op_family::product: return "f32 f64 (BLAS), i8 i32 i64 (exact loop); operands of one dtype";
     default: return "any";
   }
 }
@@ -180,6 +186,7 @@ std::string_view backends(op_kind k) {
   switch (ctfx::facts(k).family) {
     case ctfx::op_family::collective: return "host, omp, cuda, over an MPI or NCCL communicator";
     case ctfx::op_family::user: return "the user op's kernels";
+    case ctfx::op_family::product: return "host, omp (a CBLAS: link ctfx::blas), cuda (cuBLAS: f32, f64)";
     case ctfx::op_family::structure: return "—";
     default: return "host, omp, cuda";
   }

@@ -11,7 +11,9 @@
 // memory of such an input whose last use is this very step (Inductor's in-place buffer update).
 // An input the step reads elsewhere (broadcast, strided, a different element size) stays live
 // through the step, to 2s+2, so no result of the step takes its memory: as Inductor decides it per
-// input (can_inplace), only an input read at the written index is ever overwritten. Lifetimes are
+// input (can_inplace), only an input read at the written index is ever overwritten. addmm and
+// baddbmm start late too when their c is read at the written index (they accumulate into it);
+// their matrices stay live through the step. Lifetimes are
 // half-open.
 #pragma once
 #include "../core/diagnostics_push.hpp"
@@ -192,6 +194,13 @@ constexpr liveness compute_liveness(const ir& g, const std::int32_t* fused_root 
     if (is_pointwise(def.op) && def.meta.storage == b.storage && !group && def.meta.is_contiguous())
       for (const std::int32_t* a = A + def.arg0; !late_start && a != A + def.arg0 + def.nargs; ++a)
         late_start = *a >= 0 && N[*a].meta.storage >= 0 && same_index(N[*a].meta, def.meta);
+    // addmm / baddbmm accumulate into their result (kernels/matmul.hpp), which may so take the
+    // memory of their c (argument 0, read at the written index); never that of a or b.
+    if ((def.op == op_kind::addmm || def.op == op_kind::baddbmm) && def.nargs == 3 && def.meta.storage == b.storage && !group &&
+        def.meta.is_contiguous()) {
+      const std::int32_t c = A[def.arg0];
+      late_start = c >= 0 && N[c].meta.storage >= 0 && same_index(N[c].meta, def.meta) && N[c].meta.dt == def.meta.dt;
+    }
     late_of_step[static_cast<std::size_t>(b.def_step)] = late_start ? 1 : 0;
     b.begin = 2 * static_cast<std::int64_t>(b.def_step) + (late_start ? 1 : 0);
     b.end = b.is_output ? end_of_graph : 2 * static_cast<std::int64_t>(b.last_step) + 1;
@@ -202,7 +211,8 @@ constexpr liveness compute_liveness(const ir& g, const std::int32_t* fused_root 
     if (!late_of_step[st]) continue;
     const node& def = N[steps[st]];
     for (const std::int32_t* a = A + def.arg0; a != A + def.arg0 + def.nargs; ++a) {
-      if (*a < 0 || N[*a].meta.storage < 0 || same_index(N[*a].meta, def.meta)) continue;
+      if (*a < 0 || N[*a].meta.storage < 0) continue;
+      if (same_index(N[*a].meta, def.meta) && (!is_product(def.op) || a == A + def.arg0)) continue;
       const std::int32_t bi = buffer_of[N[*a].meta.storage];
       if (bi >= 0 && !B[bi].is_output && B[bi].last_step == static_cast<std::int32_t>(st)) B[bi].end = 2 * static_cast<std::int64_t>(st) + 2;
     }

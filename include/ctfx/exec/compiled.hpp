@@ -56,6 +56,7 @@ constexpr bool static_single(const node& nd) {
   switch (k) {
     case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean: case op_kind::cat: case op_kind::argmax: case op_kind::argmin:
     case op_kind::cumsum: case op_kind::var: case op_kind::var_mean:
+    case op_kind::mm: case op_kind::addmm: case op_kind::bmm: case op_kind::baddbmm:
     case op_kind::zeros: case op_kind::ones: case op_kind::full: case op_kind::fill_: case op_kind::empty: case op_kind::empty_like:
       return true;
     default:
@@ -83,6 +84,21 @@ struct compiled {
   static_assert(detail::report<diag>::value);
   /// The optimized graph as a compile-time constant.
   static constexpr auto& frozen = pipeline_type::final_stage::frozen;
+  /// Whether the graph has matrix products (extern kernels: kernels/matmul.hpp).
+  static constexpr bool has_products = [] {
+    for (const node& nd : frozen.nodes)
+      if (is_product(nd.op)) return true;
+    return false;
+  }();
+  /// Whether the graph multiplies floating matrices (mm, addmm, bmm, baddbmm of f32 or f64).
+  static constexpr bool has_float_products = [] {
+    for (const node& nd : frozen.nodes)
+      if (is_product(nd.op) && (nd.meta.dt == dtype::f32 || nd.meta.dt == dtype::f64)) return true;
+    return false;
+  }();
+  static_assert(!diag.ok() || !has_float_products || kernels::host_blas,
+                "ctfx: rule blas-available: this graph multiplies f32/f64 matrices (mm, addmm, bmm or baddbmm) and this build "
+                "has no BLAS: link ctfx::blas (CMake; it defines CTFX_HAVE_CBLAS and links a CBLAS such as OpenBLAS)");
   /// The optimized graph's number of nodes.
   static constexpr std::size_t node_count = pipeline_type::final_stage::sizes.nodes;
   /// Whether the optimized graph has symbolic extents (its static plan, if any, evaluates them on each call).
@@ -516,6 +532,10 @@ struct compiled {
   /// inputs and outputs: braced lists of tensor_ref, vectors, arrays or spans (tensor_refs).
   static run_status run(tensor_refs inputs, tensor_refs outputs,
                         const device_ctx& ctx = {}, std::span<std::byte> workspace = {}, const kernel_table* kernels = nullptr) {
+    for (std::size_t i = 0; i < (has_products ? node_count : 0); ++i)  // a BLAS for each product on ctx's backend, before any write
+      if (is_product(frozen.nodes[i].op))
+        if (std::string e = kernels::product_unavailable(ctx, frozen.nodes[i].meta.dt); !e.empty())
+          return detail::product_failure(graph(), static_cast<std::int32_t>(i), e);
     if constexpr (run_plan.usable) return static_runner::run(plan_ref(), inputs, outputs, ctx, workspace, table.data());
     else return prog().run(inputs, outputs, ctx, workspace, kernels, table.data());
   }
@@ -716,6 +736,26 @@ struct compiled {
     return true;
   }
 
+  // A matrix product (kernels/matmul.hpp, exec/product_step.hpp): an extern kernel into the node's
+  // buffer, its operands and scalars fixed here. A cuBLAS failure is the step's refusal.
+  template <std::size_t I>
+  static bool product_step(const exec_frame& f) {
+    constexpr node nd = frozen.nodes[I];
+    constexpr bool acc = nd.op == op_kind::addmm || nd.op == op_kind::baddbmm;
+    constexpr std::int32_t c_arg = acc ? frozen.args[static_cast<std::size_t>(nd.arg0)] : -1;
+    constexpr std::int32_t a_arg = frozen.args[static_cast<std::size_t>(nd.arg0 + (acc ? 1 : 0))];
+    constexpr std::int32_t b_arg = frozen.args[static_cast<std::size_t>(nd.arg0 + (acc ? 2 : 1))];
+    constexpr product_scalars s = product_scalars_of(pipeline_type::get(), static_cast<std::int32_t>(I));
+    const strided c = acc ? f.view(c_arg) : strided{};
+    const std::string e = kernels::run_product(f.ctx, f.view(static_cast<std::int32_t>(I)), acc ? &c : nullptr, f.view(a_arg), f.view(b_arg),
+                                               s.beta, s.alpha);
+    if (!e.empty()) {
+      if (!f.failure) return false;  // (every run has a failure slot; the program's dispatch otherwise)
+      *f.failure = detail::product_failure(graph(), static_cast<std::int32_t>(I), e);
+    }
+    return true;
+  }
+
   // Per list op: the getitem that takes each element of its result list (-1: nobody reads it), all
   // lists in one table (element k of node i's at at[first[i] + k]), made in one pass over the
   // graph, so that a long list costs no search per element.
@@ -834,6 +874,8 @@ struct compiled {
         kernels::cat_into(f.view(static_cast<std::int32_t>(I)), node_param[I], nd.nargs, [&](std::int32_t k) { return f.view(operand(k)); },
                           [&](std::int32_t k) { return fused_into[static_cast<std::size_t>(operand(k))] == static_cast<std::int32_t>(I); }, copy_part);
         return true;
+      } else if constexpr (is_product(K)) {
+        return product_step<I>(f);
       } else if constexpr (K == op_kind::empty || K == op_kind::empty_like) {
         return true;  // contents unspecified, as in PyTorch
       } else if constexpr (K == op_kind::zeros || K == op_kind::ones || K == op_kind::full || K == op_kind::fill_) {

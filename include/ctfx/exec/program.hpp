@@ -40,6 +40,7 @@
 #include "../graph/fingerprint.hpp"
 #include "../kernels/arg_reduce.hpp"
 #include "../kernels/collectives.hpp"
+#include "product_step.hpp"
 #include "../kernels/copy_siblings.hpp"
 #include "../kernels/fused.hpp"
 #include "../kernels/fused_reduce.hpp"
@@ -189,12 +190,14 @@ inline constexpr int reduce = 1 << 5;      ///< sum, amax, amin, mean, argmax, a
 inline constexpr int pointwise = 1 << 6;   ///< unary, binary, where, foreach (run-time dtypes)
 inline constexpr int custom = 1 << 7;      ///< user ops
 inline constexpr int groups = 1 << 8;      ///< fused groups run as chunked loops
-inline constexpr int all = copy | fill | collective | index_put | index | reduce | pointwise | custom | groups;  ///< every family
+inline constexpr int product = 1 << 9;     ///< matrix products (kernels/matmul.hpp: BLAS, cuBLAS)
+inline constexpr int all = copy | fill | collective | index_put | index | reduce | pointwise | custom | groups | product;  ///< every family
 /// The families in `families`, named and comma-separated ("none" for 0): for listings and messages.
 inline std::string to_text(int families) {
   constexpr std::pair<int, const char*> names[] = {{copy, "copy"}, {fill, "fill"}, {collective, "collective"},
                                                    {index_put, "index_put"}, {index, "index"}, {reduce, "reduce"},
-                                                   {pointwise, "pointwise"}, {custom, "custom"}, {groups, "groups"}};
+                                                   {pointwise, "pointwise"}, {custom, "custom"}, {groups, "groups"},
+                                                   {product, "product"}};
   std::string t;
   for (const auto& [bit, name] : names)
     if (families & bit) t += (t.empty() ? "" : ", ") + std::string(name);
@@ -225,6 +228,7 @@ constexpr int of(op_kind k) {
     default: break;
   }
   if (facts(k).family == op_family::collective) return collective;
+  if (is_product(k)) return product;
   return is_unary(k) || is_binary(k) || is_ternary(k) ? pointwise : 0;  // others have no kernel: views, inputs, ...
 }
 }  // namespace kernel_family
@@ -409,6 +413,9 @@ class basic_program {
         return run_status::failure(i, "rule custom-kernel: no kernel for user op '" + std::string(s.name.view()) +
                                           "' (" + detail::node_label(g_, i) + ") in the kernel_table");
     }
+    for (auto i : product_nodes_)  // a BLAS for each product's dtype on this backend
+      if (std::string e = kernels::product_unavailable(ctx, g_[i].meta.dt); !e.empty())
+        return run_status::failure(i, "rule blas-available: " + detail::node_label(g_, i) + " (" + std::string(name_of(g_[i].op)) + "): " + e);
     for (auto i : collective_nodes_) {
       const bound_layout& x = L[static_cast<std::size_t>(g_.arg(i, 0))];
       if (std::string e = kernels::check_collective(ctx, collective_of(i), x.at(base[static_cast<std::size_t>(x.storage)]));
@@ -695,7 +702,7 @@ class basic_program {
   std::vector<std::int32_t> slot_of_buffer_;
   std::vector<std::vector<std::int32_t>> results_;  // per tuple node: getitem node per result index
   std::vector<tensor_meta> target_;  // per scatter node: the view of its result that src goes into
-  std::vector<std::int32_t> index_nodes_, custom_nodes_, collective_nodes_;
+  std::vector<std::int32_t> index_nodes_, custom_nodes_, collective_nodes_, product_nodes_;
   std::uint64_t fingerprint_ = 0;  // the graph's (graph/fingerprint.hpp), compared across ranks
   std::int32_t sync_step_ = -1;  // see sync_step()
   std::vector<std::int32_t> input_of_storage_;  // per storage: input position, or -1
@@ -891,6 +898,7 @@ class basic_program {
         }
       }
       if (facts(n.op).family == op_family::collective) collective_nodes_.push_back(i);
+      if (is_product(n.op)) product_nodes_.push_back(i);
       if (n.op == op_kind::custom || n.op == op_kind::auto_functionalized) {
         custom_nodes_.push_back(i);
         kernels_needed_ = true;
@@ -1515,6 +1523,9 @@ class basic_program {
       }
       case op_kind::custom: case op_kind::auto_functionalized:
         if constexpr (has<F>(kernel_family::of(op_kind::custom))) return run_custom(i, L, base, ctx, scratch, kt, sym);
+        break;
+      case op_kind::mm: case op_kind::addmm: case op_kind::bmm: case op_kind::baddbmm:
+        if constexpr (has<F>(kernel_family::product)) return detail::product_step(g_, i, ctx, view(i), view);
         break;
       default:
         break;

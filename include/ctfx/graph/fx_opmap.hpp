@@ -45,6 +45,7 @@ enum class lower : std::uint8_t {
   max_dim,             // (x, dim, keepdim=False): max.dim / min.dim as (amax, argmax) / (amin, argmin), read with [k]
   any_all,             // (x), (x, dim, keepdim=False) or (x, dims, keepdim=False): any / all as amax of x != 0
   cat,                 // (tensors, dim=0)
+  product,             // mm, bmm (self, mat2); addmm, baddbmm (self, mat1, mat2, beta=1, alpha=1)
   foreach,             // (xs, ys) or (xs, scalar)
   all_reduce,          // (x, 'sum' | 'max' | 'min', group)
   broadcast,           // (x, src, group)
@@ -116,6 +117,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.addcdiv_.default", lower::addcdiv, op_kind::div},
     {"aten.addcmul.default", lower::addcmul, op_kind::fma},
     {"aten.addcmul_.default", lower::addcmul, op_kind::fma},
+    {"aten.addmm.default", lower::product, op_kind::addmm},
     {"aten.alias.default", lower::unary, op_kind::alias},
     {"aten.all.default", lower::any_all, op_kind::logical_not},
     {"aten.all.dim", lower::any_all, op_kind::logical_not},
@@ -129,9 +131,11 @@ inline constexpr op_row op_rows[] = {
     {"aten.argmin.default", lower::arg_reduce, op_kind::argmin},
     {"aten.as_strided.default", lower::as_strided, op_kind::as_strided},
     {"aten.as_strided_scatter.default", lower::as_strided_scatter, op_kind::as_strided_scatter},
+    {"aten.baddbmm.default", lower::product, op_kind::baddbmm},
     {"aten.bitwise_and.Tensor", lower::bitwise, op_kind::logical_and},
     {"aten.bitwise_not.default", lower::bitwise, op_kind::logical_not},
     {"aten.bitwise_or.Tensor", lower::bitwise, op_kind::logical_or},
+    {"aten.bmm.default", lower::product, op_kind::bmm},
     {"aten.cat.default", lower::cat, op_kind::cat},
     {"aten.ceil.default", lower::unary, op_kind::ceil},
     {"aten.clamp.Tensor", lower::clamp, op_kind::clamp_min},
@@ -199,6 +203,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.min.default", lower::reduce, op_kind::amin},
     {"aten.min.dim", lower::max_dim, op_kind::argmin},
     {"aten.minimum.default", lower::binary, op_kind::minimum},
+    {"aten.mm.default", lower::product, op_kind::mm},
     {"aten.mul.Scalar", lower::binary, op_kind::mul},
     {"aten.mul.Tensor", lower::binary, op_kind::mul},
     {"aten.mul_.Scalar", lower::binary, op_kind::mul_},

@@ -1378,6 +1378,23 @@ class parser {
         lower_arg_reduce(name, t, call, k, row->how == lower::max_dim, at);
         return;
       }
+      case lower::product: {  // beta and alpha as the params (ops/products.hpp)
+        const bool acc = k == op_kind::addmm || k == op_kind::baddbmm, batched = k == op_kind::bmm || k == op_kind::baddbmm;
+        if (!tensor_arg(call, 0, "self", at) || !tensor_arg(call, 1, acc ? (batched ? "batch1" : "mat1") : "mat2", at) ||
+            (acc && !tensor_arg(call, 2, batched ? "batch2" : "mat2", at)))
+          return;
+        if (acc) {
+          for (std::string_view key : {std::string_view("beta"), std::string_view("alpha")}) {
+            const value* v = arg(call, 99, key);
+            scalar_value s = 1.0;
+            bool integral = false;
+            if (v && !scalar_of(v, s, integral, key)) return;
+            pbuf_.push_back(product_param(s.d));
+          }
+        }
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
       case lower::cat: {
         if (!tensor_list(call, 0, "tensors", at, false) || !int_arg(call, 1, "dim", 0, x0, at)) return;
         pbuf_.push_back(x0);

@@ -147,6 +147,13 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       add(refs(g, a));
       add(to_string(g, p[0]));
       return op(aten_name(n.op));
+    case op_kind::addmm: case op_kind::baddbmm: {  // beta and alpha, keyword-only, where not 1
+      for (auto x : a) add(name_ref(g, x));
+      const product_scalars ps = product_scalars_of(g, i);
+      if (ps.beta != 1) add("beta = " + py_scalar(scalar_value(ps.beta)));
+      if (ps.alpha != 1) add("alpha = " + py_scalar(scalar_value(ps.alpha)));
+      return op(aten_name(n.op));
+    }
     case op_kind::foreach_add: case op_kind::foreach_mul: case op_kind::foreach_add_: case op_kind::foreach_mul_: {
       auto k = static_cast<std::size_t>(n.aux);
       add(refs(g, a.subspan(0, k)));

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <string>
 #include "../comm/types.hpp"
+#include "../ops/products.hpp"
 #include "../ops/scatters.hpp"
 
 namespace ctfx {
@@ -123,6 +124,13 @@ inline std::string call_text(const ir& g, std::int32_t i) {
       s = ref(g, a[0]) + ", " + (p.empty() ? std::string("None") : to_string(g, p[0])) + (n.aux ? ", keepdim=True" : "");
       break;
     case op_kind::cat: s = args_list(0, a.size()) + ", dim=" + to_string(g, p[0]); break;
+    case op_kind::addmm: case op_kind::baddbmm: {
+      const product_scalars ps = product_scalars_of(g, i);
+      s = ref(g, a[0]) + ", " + ref(g, a[1]) + ", " + ref(g, a[2]);
+      if (ps.beta != 1) s += ", beta=" + fmt_num(scalar_value(ps.beta));
+      if (ps.alpha != 1) s += ", alpha=" + fmt_num(scalar_value(ps.alpha));
+      break;
+    }
     case op_kind::foreach_add: case op_kind::foreach_mul: case op_kind::foreach_add_: case op_kind::foreach_mul_: {
       auto k = static_cast<std::size_t>(n.aux);
       s = args_list(0, k) + ", " + (a.size() == 2 * k ? args_list(k, 2 * k) : fmt_num(n.scalar));

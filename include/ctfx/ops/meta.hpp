@@ -11,6 +11,7 @@
 #include "foreach.hpp"
 #include "gather.hpp"
 #include "index.hpp"
+#include "products.hpp"
 #include "reductions.hpp"
 #include "scatters.hpp"
 #include "views.hpp"
@@ -249,6 +250,12 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::fma:
       if (!need(3)) return false;
       return fma_meta(g, id, N[A[0]].meta, N[A[1]].meta, N[A[2]].meta, out);
+    case op_kind::mm: case op_kind::bmm:
+      if (!need(2)) return false;
+      return product_meta(g, id, nullptr, N[A[0]].meta, N[A[1]].meta, out);
+    case op_kind::addmm: case op_kind::baddbmm:
+      if (!need(3)) return false;
+      return product_meta(g, id, &N[A[0]].meta, N[A[1]].meta, N[A[2]].meta, out);
     case op_kind::cat:
       if (!need(a.size())) return false;
       return cat_meta(g, id, a, p.empty() ? sym_expr(0) : p[0], out);

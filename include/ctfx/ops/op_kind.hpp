@@ -39,6 +39,8 @@ enum class op_kind : std::uint8_t {
   gather, scatter, scatter_,
   // reductions and concatenation
   sum, amax, amin, mean, argmax, argmin, cumsum, var, var_mean, cat,
+  // matrix products, extern kernels (a CBLAS on the host, cuBLAS on CUDA: kernels/matmul.hpp)
+  mm, addmm, bmm, baddbmm,
   // list ops (results are tuples read with getitem)
   foreach_add, foreach_mul, foreach_add_, foreach_mul_,
   // collectives over the run's communicator (ctfx/comm), and the halo exchange of a 2-D decomposition
@@ -54,7 +56,7 @@ enum class op_kind : std::uint8_t {
 
 /// The op families of docs/ops.md: what the passes and the executors treat alike.
 enum class op_family : std::uint8_t {
-  structure, copy, factory, unary, binary, ternary, view, scatter, index, reduction, list, collective, user
+  structure, copy, factory, unary, binary, ternary, view, scatter, index, reduction, list, collective, user, product
 };
 
 /// What the passes know of an op kind: its name, family, view-ness, in-place twin, and more.
@@ -162,6 +164,10 @@ inline constexpr op_facts op_table[] = {
     {"var", op_family::reduction},
     {"var_mean", op_family::reduction},
     {"cat", op_family::reduction},
+    {"mm", op_family::product},
+    {"addmm", op_family::product},
+    {"bmm", op_family::product},
+    {"baddbmm", op_family::product},
     {"_foreach_add", op_family::list, false, false, -1, op_kind::foreach_add_},
     {"_foreach_mul", op_family::list, false, false, -1, op_kind::foreach_mul_},
     {"_foreach_add_", op_family::list, false, true, 0, op_kind::foreach_add},
@@ -254,6 +260,8 @@ constexpr bool is_index_read(op_kind k) { return k == op_kind::index || k == op_
 constexpr bool is_along_dim(op_kind k) { return k == op_kind::gather || k == op_kind::scatter || k == op_kind::scatter_; }
 /// The argument of the first index tensor: 1 for index and gather, 2 for the index_puts and scatters.
 constexpr int first_index_arg(op_kind k) { return is_index_read(k) ? 1 : 2; }
+/// The matrix products (mm, addmm, bmm, baddbmm): extern kernels, never fused.
+constexpr bool is_product(op_kind k) { return k >= op_kind::mm && k <= op_kind::baddbmm; }
 /// The _foreach ops (tuple results).
 constexpr bool is_list_op(op_kind k) { return facts(k).family == op_family::list; }
 

@@ -94,6 +94,8 @@ inline std::string kernel_text(const ir& g, const liveness& L, std::int32_t nid,
   }
   if (opt.fused && is_index_op(g[nid].op) && g[nid].nargs > 1 && opt.fused->into_of(g.arg(nid, 1)) == nid)
     prov += ", copies nothing: %" + std::string(g[g.arg(nid, 1)].name.view()) + " computed in the row, index checked before the first write";
+  if (is_product(g[nid].op))  // Inductor's extern_kernels.mm / addmm / bmm / baddbmm
+    prov += ", extern kernel (a BLAS gemm" + std::string(g[nid].op == op_kind::addmm || g[nid].op == op_kind::baddbmm ? ", accumulating into its c" : "") + ")";
   if (opt.fused && g[nid].op == op_kind::cat) {
     std::int32_t placed = 0;
     for (auto a : g.args_of(nid)) placed += a >= 0 && opt.fused->into_of(a) == nid;
