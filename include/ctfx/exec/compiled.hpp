@@ -173,7 +173,7 @@ struct compiled {
     o.arena_planner = &search_arena;
     o.row_chains = true;
 #endif
-    o.row_groups = true;
+    o.row_planner = &plan_row_groups;
     return o;
   }
   // Whether step node i runs a kernel compiled for it here, by the frozen plan r.

@@ -726,7 +726,7 @@ class basic_program {
     void (basic_program::*make_groups)() = nullptr;
     // The arena search make_plan calls (plan/make_plan.hpp), ~20 ms of it when the program is made,
     // the result checked overlap-free there; null: the arena comes planned (program_options::planned_arena).
-    arena_plan (*arena_planner)(const ir&, const liveness&, arena_options) = nullptr;
+    plan_step arena_planner = nullptr;
     void (basic_program::*run_copies)(std::size_t, const exec_frame&) const = nullptr;  // null: each copy on its own
   };
   template <int F, bool PlansArena = true, bool CopiesTogether = false>

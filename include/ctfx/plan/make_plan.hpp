@@ -11,7 +11,7 @@
 //   slots       plan/slots.hpp        the memory slots, and the buffers a caller's output holds
 //   arena       plan/arena.hpp        each slot's pool, offset and lane (or an arena given)
 //   rows        plan/row_siblings.hpp steps that run row by row together (compiled<G>'s typed
-//   chains      plan/row_chain.hpp    groups: planner_options::row_groups)
+//   chains      plan/row_chain.hpp    groups: planner_options::row_planner)
 //
 //   const ctfx::graph_plan P = ctfx::make_plan(g, {});   // constexpr, or at run time
 //   P.life.steps, P.slots.bytes, P.arena.pools ...
@@ -38,9 +38,11 @@ namespace detail {
 constexpr bool static_arithmetic(op_kind k) { return (is_unary(k) && k != op_kind::convert) || is_binary(k) || is_ternary(k); }
 }  // namespace detail
 
-/// The arena search make_plan calls (plan/arena.hpp's plan_arena), for planner_options::arena_planner.
-/// A function of its own so that a program given its arena (compiled<G>'s) does not compile it.
-constexpr arena_plan search_arena(const ir& g, const liveness& slot_life, arena_options o) { return plan_arena(g, slot_life, o); }
+struct graph_plan;
+struct planner_options;
+/// A step of planning that an executor may leave out of its code (planner_options::arena_planner,
+/// row_planner): a program given its arena (compiled<G>'s) then compiles no arena search.
+using plan_step = void (*)(const ir&, const planner_options&, graph_plan&);
 
 /// What make_plan decides and what it is given.
 struct planner_options {
@@ -51,11 +53,12 @@ struct planner_options {
   const reuse_plan* memory_plan = nullptr;     ///< a reuse plan given (then `reuse` is not read)
   bool arena = true;                           ///< lay the slots out in pools (false: back to back)
   const arena_plan* given_arena = nullptr;     ///< (arena) an arena planned already for these slots
-  /// (arena, none given) the search; null: none, the plan says so (arena_state::no_planner)
-  arena_plan (*arena_planner)(const ir&, const liveness&, arena_options) = nullptr;
+  /// (arena, none given) the search, search_arena; null: none, the plan says so (arena_state::no_planner)
+  plan_step arena_planner = nullptr;
   arena_options arena_opt{arena_work_per_second / 50};  ///< the search's budget (~20 ms at run time)
-  bool row_groups = false;                     ///< decide compiled<G>'s row siblings
-  bool row_chains = false;                     ///< decide compiled<G>'s row chains
+  /// compiled<G>'s row siblings, and with row_chains its row chains (plan_row_groups); null: none
+  plan_step row_planner = nullptr;
+  bool row_chains = false;                     ///< (row_planner) decide row chains too
 };
 
 /// How the arena of a plan came to be.
@@ -87,17 +90,18 @@ struct graph_plan {
   arena_state arena_is = arena_state::off;
   std::int32_t arena_overlap_pool = -1;  ///< (overlap) the pool
   std::size_t arena_given_slots = 0;     ///< (slots_differ) the slots of the arena given
-  step_links rows;                     ///< (row_groups) cat slices written row by row together
-  step_links chains;                   ///< (row_chains) row chains: a fold and maps over whole rows
+  step_links rows;                     ///< (row_planner) cat slices written row by row together
+  step_links chains;                   ///< (row_planner, row_chains) row chains: a fold and maps over whole rows
   constexpr const std::int32_t* roots() const { return fused.root.empty() ? nullptr : fused.root.data(); }
   constexpr const std::int32_t* into() const { return fused.into.empty() ? nullptr : fused.into.data(); }
   constexpr bool arena_usable() const { return arena_is == arena_state::planned || arena_is == arena_state::given; }
 };
 
-namespace detail {
-// compiled<G>'s steps that run row by row: cat slices written together (plan/row_siblings.hpp),
-// chains of a fold and maps over whole rows (plan/row_chain.hpp).
+/// compiled<G>'s steps that run row by row (planner_options::row_planner): cat slices written
+/// together (plan/row_siblings.hpp), chains of a fold and maps over whole rows (plan/row_chain.hpp).
 constexpr void plan_row_groups(const ir& g, const planner_options& o, graph_plan& P) {
+  using detail::cvec;
+  using detail::static_arithmetic;
   const auto n = static_cast<std::size_t>(g.size());
   P.rows = {cvec<std::int32_t>(n, -1), cvec<std::uint8_t>(n, 0)};
   P.chains = {cvec<std::int32_t>(n, -1), cvec<std::uint8_t>(n, 0)};
@@ -106,7 +110,7 @@ constexpr void plan_row_groups(const ir& g, const planner_options& o, graph_plan
   const liveness& L = P.life;
   int placed = 0;  // (row siblings need two results computed in cat slices)
   for (std::size_t i = 0; into && i < n; ++i) placed += into[i] >= 0;
-  if (o.row_groups && placed >= 2) {
+  if (placed >= 2) {
     auto groupable = [&](std::int32_t i) {
       const node& nd = g[i];
       return nd.meta.is_tensor() && is_fusible_elementwise(nd.op) && (static_arithmetic(nd.op) || P.members[static_cast<std::size_t>(i)] > 0);
@@ -140,7 +144,17 @@ constexpr void plan_row_groups(const ir& g, const planner_options& o, graph_plan
   }
 }
 
-// The arena of P's slots: given, searched (and checked overlap-free), or why not.
+/// The arena search (planner_options::arena_planner): plan/arena.hpp's plan_arena over the slots'
+/// lives, checked overlap-free (a planner bug otherwise: arena_state::overlap).
+constexpr void search_arena(const ir& g, const planner_options& o, graph_plan& P) {
+  const liveness SL = slot_liveness(P.life, P.slots);
+  P.arena = plan_arena(g, SL, o.arena_opt);
+  P.arena_overlap_pool = arena_overlap(P.arena, SL);
+  P.arena_is = P.arena_overlap_pool >= 0 ? arena_state::overlap : arena_state::planned;
+}
+
+namespace detail {
+// The arena of P's slots: given, searched, or why not.
 constexpr void plan_slot_arena(const ir& g, const planner_options& o, graph_plan& P) {
   if (!o.arena) return;
   if (o.given_arena) {
@@ -157,10 +171,7 @@ constexpr void plan_slot_arena(const ir& g, const planner_options& o, graph_plan
     P.arena_is = arena_state::no_planner;
     return;
   }
-  const liveness SL = slot_liveness(P.life, P.slots);
-  P.arena = o.arena_planner(g, SL, o.arena_opt);
-  P.arena_overlap_pool = arena_overlap(P.arena, SL);
-  P.arena_is = P.arena_overlap_pool >= 0 ? arena_state::overlap : arena_state::planned;
+  o.arena_planner(g, o, P);
 }
 }  // namespace detail
 
@@ -187,7 +198,7 @@ constexpr graph_plan make_plan(const ir& g, const planner_options& o) {
   P.direct = direct_outputs(g, P.life);
   P.slots = plan_slots(P.life, P.reused ? &P.reuse : nullptr, std::span<const std::int32_t>(P.direct.data(), P.direct.size()));
   detail::plan_slot_arena(g, o, P);
-  if (o.row_groups || o.row_chains) detail::plan_row_groups(g, o, P);
+  if (o.row_planner) o.row_planner(g, o, P);
   return P;
 }
 
