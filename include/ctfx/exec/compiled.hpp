@@ -265,7 +265,7 @@ struct compiled {
       r.run.why = !diag.ok() ? "the graph broke a rule" : "the arena is planned at run time (a slot sized by a data-dependent symbol)";
       return r;
     }
-    r.run = make_static_plan<node_count, storage_count, index_count, placed_count, symbol_count>(g, P, [&](std::int32_t i) { return typed_in(r, i); });
+    make_static_plan(r.run, g, P, [&](std::int32_t i) { return typed_in(r, i); });
     // (static numbers only: the plan knows every layout and where each storage lives)
     if (r.run.usable && r.run.n_symbols == 0) plan_copy_group(g, r);
 #endif

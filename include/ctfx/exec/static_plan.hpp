@@ -283,13 +283,10 @@ constexpr std::size_t static_scratch_bytes(std::span<const static_collective> co
 /// With room for Y symbols, a graph whose symbols are inputs' extents and symbols derived from
 /// them gets a plan whose numbers a call evaluates (static_symbols_ref). Unusable (with the
 /// reason) for anything the run-time program must do.
+/// `p` (default-made) is made in place: the constant evaluation copies no plan.
 template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t Rows = 0, std::size_t Y = 0, class Typed>
-constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const graph_plan& P, Typed&& typed) {
-  static_plan<N, S, X, Rows, Y> p;
-  auto refuse = [&](const char* why) {
-    p.why = why;
-    return p;
-  };
+constexpr void make_static_plan(static_plan<N, S, X, Rows, Y>& p, const ir& g, const graph_plan& P, Typed&& typed) {
+  auto refuse = [&](const char* why) { p.why = why; };
   if (!g.error.ok()) return refuse("the graph broke a rule");
   p.graph_hash = fingerprint(g);
   if (static_cast<std::size_t>(g.size()) > N || static_cast<std::size_t>(g.next_storage) > S) return refuse("more nodes or storages than planned");
@@ -590,7 +587,6 @@ constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const grap
   }
   p.usable = true;
   p.why = "";
-  return p;
 }
 
 /// The plan in words, a line per input, output, storage used and step (nodes named from graph `g`):
