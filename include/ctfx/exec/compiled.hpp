@@ -274,7 +274,7 @@ struct compiled {
 
   /// The kernel grouping the compiler made (plan/fusion.hpp): per node, the node whose kernel
   /// computes it, and the cat whose buffer holds its result (or -1).
-  static constexpr const fusion_arrays& fusion_plan = planned.fusion;
+  static constexpr auto& fusion_plan = planned.fusion;
   /// Per node: the node whose kernel computes it (itself for a kernel of its own).
   static constexpr auto fused_roots = planned.fusion.root;
   /// Per node: the cat whose buffer holds its result, or -1.
@@ -283,14 +283,14 @@ struct compiled {
   static constexpr auto fused_members = planned.members;
   /// The steps that run row by row together (plan/row_siblings.hpp; kernels::static_row_siblings
   /// runs them at the first one's step).
-  static constexpr const sibling_arrays& siblings = planned.siblings;
+  static constexpr auto& siblings = planned.siblings;
   /// Per node: the node of the next step run row by row with it, or -1.
   static constexpr auto row_sibling = planned.siblings.next;
   /// Per node: the node of the next step when the two run row by row in one chain (plan/row_chain.hpp;
   /// kernels::static_row_chain runs the chain at its first step), else -1. Only chains with a
   /// reduction and an elementwise kernel over whole rows; none under nvcc, whose plans run through
   /// the program.
-  static constexpr const sibling_arrays& chains = planned.chains;
+  static constexpr auto& chains = planned.chains;
 
   /// Per node: a reduction's folded dimensions (bit d: dimension d), a cat's dimension.
   static constexpr auto node_param = [] {
@@ -342,7 +342,7 @@ struct compiled {
   /// The arena the compiler planned for the program's slots (`planned`: false when it is left to the
   /// run time, for a slot sized by a data-dependent symbol or under nvcc): pools with their lanes,
   /// per slot its pool, offset and lane.
-  static constexpr const frozen_arena& planned_arena = planned.arena;
+  static constexpr auto& planned_arena = planned.arena;
  private:
   static arena_plan thaw_arena() {
     arena_plan a;
@@ -391,7 +391,7 @@ struct compiled {
   /// a typed kernel, every symbol is an input's extent or derived from them and the arena was
   /// planned here: run() then runs it without the run-time program, which the file does not
   /// compile. `run_plan.usable` when run() runs so, else `run_plan.why` says why not.
-  static constexpr const static_plan_type& run_plan = planned.run;
+  static constexpr auto& run_plan = planned.run;
 
   /// Whether the static plan's numbers are every run's (a plan with symbolic extents evaluates them per call).
   static constexpr bool static_numbers = run_plan.usable && run_plan.n_symbols == 0;
@@ -401,7 +401,7 @@ struct compiled {
   /// else -1. Static numbers only: the plan knows every layout and where each storage lives, so that
   /// the members' disjointness is decided here. Never across a check made during the run (an index
   /// computed in the graph, the ranks' agreement), which must come before the later copy's writes.
-  static constexpr const sibling_arrays& copy_group = planned.copy_group;
+  static constexpr auto& copy_group = planned.copy_group;
 
   /// The static plan as the runner reads it, with the collectives' checks when it has collectives.
   static constexpr static_plan_ref plan_ref() {
