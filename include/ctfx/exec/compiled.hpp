@@ -23,10 +23,9 @@
 #include <span>
 #include <utility>
 #include "../passes/pipeline.hpp"
-#include "../plan/row_chain.hpp"
-#include "../plan/row_siblings.hpp"
 #include "../plan/copy_siblings.hpp"
 #include "../kernels/arg_reduce.hpp"
+#include "../plan/make_plan.hpp"
 #include "../plan/write_backs.hpp"
 #include "../kernels/copy_siblings.hpp"
 #include "../kernels/fused_static.hpp"
@@ -40,9 +39,7 @@
 namespace ctfx {
 
 namespace detail {
-// An op a static group computes as its typed expression: a unary other than convert, a binary, a
-// ternary (kernels/fused_static.hpp).
-constexpr bool static_arithmetic(op_kind k) { return (is_unary(k) && k != op_kind::convert) || is_binary(k) || is_ternary(k); }
+// (static_arithmetic, the ops a static group computes as its typed expression: plan/make_plan.hpp)
 // A list op compiled<G> runs in a static plan, element by element (foreach_step).
 constexpr bool static_foreach(op_kind k) {
   return k == op_kind::foreach_add || k == op_kind::foreach_mul || k == op_kind::foreach_add_ || k == op_kind::foreach_mul_;
@@ -109,8 +106,6 @@ struct compiled {
   /// The optimized graph (thawed from the compile-time constant).
   static constexpr ir graph() { return pipeline_type::get(); }
 
-  /// The kernel grouping, made by the compiler (plan/fusion.hpp): per node, the node whose kernel
-  /// computes it, and the cat whose buffer holds its result (or -1).
   /// The kernel grouping, per node.
   struct fusion_arrays {
     /// per node: the node whose kernel computes it (root); the cat whose buffer holds its result, or -1 (into)
@@ -118,94 +113,219 @@ struct compiled {
     std::array<std::int32_t, node_count> root{}, into{};
     ///@}
   };
-  /// The kernel grouping the compiler made (plan/fusion.hpp).
-  static constexpr fusion_arrays fusion_plan = [] {
-    fusion_arrays a;
-    const fusion f = plan_fusion(pipeline_type::get());
-    for (std::size_t i = 0; i < node_count; ++i) {
-      a.root[i] = f.root[i];
-      a.into[i] = f.into[i];
-    }
-    return a;
-  }();
-  /// Per node: the node whose kernel computes it (itself for a kernel of its own).
-  static constexpr auto fused_roots = fusion_plan.root;
-  /// Per node: the cat whose buffer holds its result, or -1.
-  static constexpr auto fused_into = fusion_plan.into;
-  /// Per node: how many nodes are fused into it (0: a kernel of its own, or a member).
-  static constexpr auto fused_members = [] {
-    std::array<std::int32_t, node_count> m{};
-    for (std::size_t i = 0; i < node_count; ++i)
-      if (fused_roots[i] != static_cast<std::int32_t>(i)) ++m[static_cast<std::size_t>(fused_roots[i])];
-    return m;
-  }();
-
-  /// Per node: the node of the next step when the two run row by row together (plan/row_siblings.hpp;
-  /// kernels::static_row_siblings runs them at the first one's step), else -1.
   /// Steps that run together, per node.
   struct sibling_arrays {
     /// the node of the next step run with this one, or -1
     std::array<std::int32_t, node_count> next{};
     std::array<bool, node_count> follows{};  ///< computed with the step before it
   };
-  /// The steps that run row by row together (plan/row_siblings.hpp).
-  static constexpr sibling_arrays siblings = [] {
-    sibling_arrays r;
-    auto& next = r.next;
-    for (auto& x : next) x = -1;
-    int placed = 0;  // (the schedule is made only for a graph with results computed in cat slices)
-    for (auto c : fused_into) placed += c >= 0;
-    if (placed < 2) return r;
-    const ir g = pipeline_type::get();
-    const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
-    auto groupable = [&](std::int32_t i) {
-      const node& nd = g[i];
-      const op_kind k = nd.op;
-      return nd.meta.is_tensor() && is_fusible_elementwise(k) && (detail::static_arithmetic(k) || fused_members[static_cast<std::size_t>(i)] > 0);
-    };
-    for (std::size_t s = 0; s + 1 < L.steps.size(); ++s) {
-      if (!row_siblings(g, fused_into.data(), L, s, groupable)) continue;
-      next[static_cast<std::size_t>(L.steps[s])] = L.steps[s + 1];
-      r.follows[static_cast<std::size_t>(L.steps[s + 1])] = true;
+
+  /// The graph's number of storages (the static plan's room for them).
+  static constexpr std::size_t storage_count = static_cast<std::size_t>(frozen.next_storage);
+  /// Index ops, scatters or collectives (the largest count): the room run_plan keeps for them.
+  static constexpr std::size_t index_count = [] {
+    std::size_t n = 0, m = 0, c = 0;
+    for (std::size_t i = 0; i < node_count; ++i) {
+      const op_kind k = frozen.nodes[i].op;
+      n += is_index_op(k);
+      m += is_scatter(k);
+      c += facts(k).family == op_family::collective;
     }
+    return std::max({n, m, c});
+  }();
+  /// The operands of cats and index ops (each node once): the room run_plan keeps for the nodes
+  /// computed in another's buffer (a cat's slice or a put's row), which are among them.
+  static constexpr std::size_t placed_count = [] {
+    std::array<bool, node_count> operand{};
+    for (std::size_t c = 0; c < node_count; ++c) {
+      const node& nd = frozen.nodes[c];
+      if (nd.op != op_kind::cat && !is_index_op(nd.op)) continue;
+      for (std::int32_t k = 0; k < nd.nargs; ++k)
+        if (const std::int32_t a = frozen.args[static_cast<std::size_t>(nd.arg0 + k)]; a >= 0) operand[static_cast<std::size_t>(a)] = true;
+    }
+    std::size_t n = 0;
+    for (const bool b : operand) n += b;
+    return n;
+  }();
+  /// The optimized graph's number of symbols.
+  static constexpr std::size_t symbol_count = pipeline_type::final_stage::sizes.syms;
+  /// The type of the static plan (exec/static_plan.hpp).
+  using static_plan_type = static_plan<node_count, storage_count, index_count, placed_count, symbol_count>;
+
+  // ---- the arena, planned here (plan/make_plan.hpp: plan/slots.hpp, plan/arena.hpp) for the slots
+  // the program lays out, and checked overlap-free, so that the program is made without the arena
+  // search (which a header-only file then does not compile). Slots of symbolic size sit in lanes
+  // above their pool's static region, whose sizes a call evaluates. A slot sized by a
+  // data-dependent symbol (a pool of its own, made when the symbol is known), or nvcc (whose
+  // constant evaluator gives up on searches this long), leaves it to the run time.
+ private:
+  struct frozen_pool {
+    pool_kind kind = pool_kind::intermediates;
+    std::int32_t partition = 0;
+    std::int64_t static_bytes = 0, begin = 0, end = 0;
+    bool returned = false;
+    std::int32_t first_lane = 0, n_lanes = 0;  // its lanes in frozen_arena::lanes
+  };
+  struct frozen_arena {
+    bool planned = false;
+    std::size_t n_pools = 0, n_slots = 0, n_lanes = 0;
+    std::array<frozen_pool, node_count> pools{};  // (a pool holds a slot, a slot a buffer, a buffer a node's storage)
+    std::array<arena_slot, node_count> slots{};
+    std::array<sym_expr, has_symbols ? node_count : 0> lanes{};  // (a lane holds a slot)
+    std::int64_t peak_bytes = 0, lower_bound = 0, unplanned_peak = 0;
+  };
+  // The number of write-backs (`update`s whose copy_ the passes kept) in the optimized graph.
+  static constexpr std::size_t write_back_count = [] {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < node_count; ++i) n += frozen.nodes[i].op == op_kind::copy_;
+    return n == 0 ? 0 : count_write_backs(pipeline_type::get());
+  }();
+  // The plan (plan/make_plan.hpp), frozen: what the compiler decided, as the arrays below read it.
+  struct frozen_plan {
+    fusion_arrays fusion;
+    std::array<std::int32_t, node_count> members{};
+    sibling_arrays siblings, chains, copy_group;
+    frozen_arena arena;
+    std::size_t buffer_bytes = 0;
+    std::array<reinplace_candidate, write_back_count> write_backs{};  // (plan/write_backs.hpp)
+    diagnostic buffers{};  // the nodes holding buffers, when buffer_bytes > 0 (rule no-planned-buffers)
+    static_plan_type run;
+  };
+  // What compiled<G> asks of make_plan: every decision, the arena searched in the compiler (not
+  // under nvcc), its row siblings and chains (chains: not under nvcc, whose plans run through the program).
+  static constexpr planner_options plan_opts() {
+    planner_options o;
+#if defined(__CUDACC__)
+    o.arena = false;
+#else
+    o.arena = diag.ok();
+    o.arena_planner = &search_arena;
+    o.row_chains = true;
+#endif
+    o.row_planner = &plan_row_groups;
+    return o;
+  }
+  // Whether step node i runs a kernel compiled for it here, by the frozen plan r.
+  static constexpr bool typed_in(const frozen_plan& r, std::int32_t i) {
+    const auto u = static_cast<std::size_t>(i);
+    const node& nd = frozen.nodes[u];
+    return r.siblings.follows[u] || r.siblings.next[u] >= 0 || r.members[u] > 0 ||
+           (detail::static_arithmetic(nd.op) && nd.meta.is_tensor()) || detail::static_single(nd) || detail::static_foreach(nd.op);
+  }
+  // The arena of P, frozen (unplanned when it is left to the run time).
+  static constexpr frozen_arena freeze_arena(const graph_plan& P) {
+    frozen_arena r;
+    if (P.arena_is != arena_state::planned) return r;
+    const arena_plan& A = P.arena;
+    std::size_t lanes = 0;
+    for (const auto& p : A.pools) {
+      if (p.kind == pool_kind::unbacked) return r;
+      lanes += p.lanes.size();
+    }
+    if (lanes > r.lanes.size() || A.pools.size() > node_count || A.slots.size() > node_count) return r;
+    r.n_pools = A.pools.size();
+    r.n_slots = A.slots.size();
+    for (std::size_t k = 0; k < r.n_pools; ++k) {
+      const arena_pool& p = A.pools[k];
+      r.pools[k] = {p.kind, p.partition, p.static_bytes, p.begin, p.end, p.returned, static_cast<std::int32_t>(r.n_lanes),
+                    static_cast<std::int32_t>(p.lanes.size())};
+      for (const sym_expr& e : p.lanes) r.lanes[r.n_lanes++] = e;
+    }
+    for (std::size_t k = 0; k < r.n_slots; ++k) r.slots[k] = A.slots[k];
+    r.peak_bytes = A.peak_bytes;
+    r.lower_bound = A.lower_bound;
+    r.unplanned_peak = A.unplanned_peak;
+    r.planned = true;
+    return r;
+  }
+  // Copies that run element by element together (copy_group), decided from the static plan's layouts.
+  static constexpr void plan_copy_group(const ir& g, frozen_plan& r) {
+    const static_plan_type& rp = r.run;
+    auto place = [&](std::int32_t s) {
+      const storage_place& p = rp.storages[static_cast<std::size_t>(s)];
+      const bool in_output = p.home == storage_home::output || p.home == storage_home::held;
+      return storage_extent{p.home == storage_home::workspace, static_cast<std::size_t>(p.offset), static_cast<std::size_t>(p.bytes),
+                            in_output ? p.index : -1};
+    };
+    auto disjoint = [&](std::int32_t i, std::int32_t j) {
+      return views_disjoint(g[i].meta, g[j].meta, rp.layouts[static_cast<std::size_t>(i)].storage, rp.layouts[static_cast<std::size_t>(j)].storage,
+                            place);
+    };
+    auto member = [&](std::int32_t i) {
+      const auto u = static_cast<std::size_t>(i);
+      return g[i].op == op_kind::copy_ && r.members[u] == 0 && !r.siblings.follows[u] && r.siblings.next[u] < 0 && !r.chains.follows[u] &&
+             r.chains.next[u] < 0;
+    };
+    auto barrier = [&](std::size_t k) {
+      bool checked_here = rp.n_late_checks > 0 && k == rp.agree_at;
+      for (std::size_t c = 0; c < rp.n_late_checks; ++c)
+        checked_here = checked_here || static_cast<std::size_t>(rp.index_steps[static_cast<std::size_t>(rp.late_checks[c])].check_at) == k;
+      return checked_here;
+    };
+    group_copy_siblings(g, rp.steps.data(), rp.n_steps, member, barrier, disjoint, [&](std::size_t, std::int32_t last, std::int32_t b, int) {
+      r.copy_group.next[static_cast<std::size_t>(last)] = b;
+      r.copy_group.follows[static_cast<std::size_t>(b)] = true;
+    });
+  }
+
+ public:
+  /// Every decision about the run, made once by the compiler (plan/make_plan.hpp) and frozen: the
+  /// arrays below are its fields.
+  static constexpr frozen_plan planned = [] {
+    frozen_plan r;
+    const ir g = pipeline_type::get();
+    const graph_plan P = make_plan(g, plan_opts());
+    for (std::size_t i = 0; i < node_count; ++i) {
+      r.fusion.root[i] = P.fused.root[i];
+      r.fusion.into[i] = P.fused.into_of(static_cast<std::int32_t>(i));
+      r.members[i] = P.members[i];
+      r.siblings.next[i] = P.rows.next[i];
+      r.siblings.follows[i] = P.rows.follows[i];
+      r.chains.next[i] = P.chains.next[i];
+      r.chains.follows[i] = P.chains.follows[i];
+      r.copy_group.next[i] = -1;
+    }
+    for (const sym_expr& bytes : P.slots.bytes) r.buffer_bytes += detail::align_ws(static_cast<index_t>(bytes.value()));
+    const std::span<const std::int32_t> held(P.slots.output_of_buffer.data(), P.slots.output_of_buffer.size());
+    if constexpr (write_back_count > 0) {
+      std::size_t k = 0;
+      for_each_write_back(g, P.roots(), P.life, held, [&](const reinplace_candidate& c) { r.write_backs[k++] = c; });
+    }
+    if (r.buffer_bytes > 0) r.buffers = buffer_holders(g, P.life, r.buffer_bytes, held);
+    r.arena = freeze_arena(P);
+#if defined(__CUDACC__)
+    r.run.why = "the arena is planned at run time under nvcc";
+#else
+    if (!diag.ok() || !r.arena.planned) {
+      r.run.why = !diag.ok() ? "the graph broke a rule" : "the arena is planned at run time (a slot sized by a data-dependent symbol)";
+      return r;
+    }
+    make_static_plan(r.run, g, P, [&](std::int32_t i) { return typed_in(r, i); });
+    // (static numbers only: the plan knows every layout and where each storage lives)
+    if (r.run.usable && r.run.n_symbols == 0) plan_copy_group(g, r);
+#endif
     return r;
   }();
-  /// Per node: the node of the next step run row by row with it, or -1.
-  static constexpr auto row_sibling = siblings.next;
 
+  /// The kernel grouping the compiler made (plan/fusion.hpp): per node, the node whose kernel
+  /// computes it, and the cat whose buffer holds its result (or -1).
+  static constexpr auto& fusion_plan = planned.fusion;
+  /// Per node: the node whose kernel computes it (itself for a kernel of its own).
+  static constexpr auto fused_roots = planned.fusion.root;
+  /// Per node: the cat whose buffer holds its result, or -1.
+  static constexpr auto fused_into = planned.fusion.into;
+  /// Per node: how many nodes are fused into it (0: a kernel of its own, or a member).
+  static constexpr auto fused_members = planned.members;
+  /// The steps that run row by row together (plan/row_siblings.hpp; kernels::static_row_siblings
+  /// runs them at the first one's step).
+  static constexpr auto& siblings = planned.siblings;
+  /// Per node: the node of the next step run row by row with it, or -1.
+  static constexpr auto row_sibling = planned.siblings.next;
   /// Per node: the node of the next step when the two run row by row in one chain (plan/row_chain.hpp;
   /// kernels::static_row_chain runs the chain at its first step), else -1. Only chains with a
   /// reduction and an elementwise kernel over whole rows; none under nvcc, whose plans run through
   /// the program.
-  static constexpr sibling_arrays chains = [] {
-    sibling_arrays r;
-    for (auto& x : r.next) x = -1;
-#if !defined(__CUDACC__)
-    const ir g = pipeline_type::get();
-    auto kind = [&](std::int32_t i) {
-      const node& nd = g[i];
-      const auto u = static_cast<std::size_t>(i);
-      if (is_row_fold(g, i)) return row_step::fold;
-      const bool map = nd.meta.is_tensor() && is_fusible_elementwise(nd.op) && fused_into[u] < 0 &&
-                       (detail::static_arithmetic(nd.op) || fused_members[u] > 0);
-      return map ? row_step::map : row_step::other;
-    };
-    bool folds = false;
-    for (std::int32_t i = 0; i < g.size(); ++i) folds = folds || kind(i) == row_step::fold;
-    if (!folds) return r;
-    const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
-    for (std::size_t s = 0; s < L.steps.size();) {
-      const row_chain_span c = row_chain_from(g, L, s, kind);  // steps s to c.last
-      if (c.fold && c.wide_map)
-        for (std::size_t k = s; k < c.last; ++k) {
-          r.next[static_cast<std::size_t>(L.steps[k])] = L.steps[k + 1];
-          r.follows[static_cast<std::size_t>(L.steps[k + 1])] = true;
-        }
-      s = c.last + 1;
-    }
-#endif
-    return r;
-  }();
+  static constexpr auto& chains = planned.chains;
 
   /// Per node: a reduction's folded dimensions (bit d: dimension d), a cat's dimension.
   static constexpr auto node_param = [] {
@@ -222,36 +342,27 @@ struct compiled {
     return a;
   }();
 
-  /// The grouping and the lifetimes the plan runs with (for listings: ctfx::listing(graph(), life(),
-  /// plan_reuse(life()), {.fused = &f}) with f = fused()).
+  /// The grouping the plan runs with (for listings, plan/listing.hpp, with life()).
   static fusion fused() {
     return fusion{detail::cvec<std::int32_t>(fused_roots.data(), fused_roots.data() + node_count),
                   detail::cvec<std::int32_t>(fused_into.data(), fused_into.data() + node_count)};
   }
-  /// The steps in run order and each value's lifetime, as the plan runs them.
-  static liveness life() { return compute_liveness(graph(), fused_roots.data(), fused_into.data()); }
+  /// The steps in run order and each value's lifetime, as the plan runs them (made again at run
+  /// time by make_plan, from the grouping above).
+  static liveness life() {
+    planner_options o;
+    o.fused_roots = fused_roots.data();
+    o.fused_into = fused_into.data();
+    o.arena = false;
+    return make_plan(graph(), o).life;
+  }
 
   /// Bytes of the planned buffers when every extent is static (outputs computed straight into the
   /// caller's buffers excluded, with the buffers that live in them before: plan/outputs.hpp), the
   /// program's slots (plan/slots.hpp), computed by the compiler with the memory plan the program
   /// uses (bind() adds the run's small scratch to get the workspace).
-  static constexpr std::size_t static_buffer_bytes() {
-    const ir g = pipeline_type::get();
-    const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
-    const reuse_plan R = plan_reuse(L);
-    const auto direct = direct_outputs(g, L);
-    const slot_plan sp = plan_slots(L, &R, std::span<const std::int32_t>(direct.data(), direct.size()));
-    std::size_t total = 0;
-    for (const sym_expr& bytes : sp.bytes) total += detail::align_ws(static_cast<index_t>(bytes.value()));
-    return total;
-  }
+  static constexpr std::size_t static_buffer_bytes() { return planned.buffer_bytes; }
 
-  /// The number of write-backs (`update`s whose copy_ the passes kept) in the optimized graph.
-  static constexpr std::size_t write_back_count = [] {
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < node_count; ++i) n += frozen.nodes[i].op == op_kind::copy_;
-    return n == 0 ? 0 : count_write_backs(pipeline_type::get());
-  }();
   /// The reinplacing report (ctfx::reinplace_report) with one more candidate per write-back
   /// (plan/write_backs.hpp): "reinplaced" when its value is computed straight into the input (or has
   /// no buffer), else named with the reason. So `static_assert(plan::report.all_inplace())` says
@@ -260,33 +371,13 @@ struct compiled {
     constexpr std::size_t n = decltype(reinplacing_report)::size();
     reinplace_report<n + write_back_count> r{};
     for (std::size_t k = 0; k != n; ++k) r.items[k] = reinplacing_report.items[k];  // (!=: nvcc warns on k < 0)
+    for (std::size_t k = 0; k != write_back_count; ++k) r.items[n + k] = planned.write_backs[k];
     r.unused_count = reinplacing_report.unused_count;
     r.unused_listed = reinplacing_report.unused_listed;
-    if constexpr (write_back_count > 0) {
-      const ir g = pipeline_type::get();
-      const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
-      const reuse_plan R = plan_reuse(L);
-      const auto direct = direct_outputs(g, L);
-      const auto held = caller_held_buffers(L, &R, std::span<const std::int32_t>(direct.data(), direct.size()));
-      std::size_t k = n;
-      for_each_write_back(g, fused_roots.data(), L, std::span<const std::int32_t>(held.data(), held.size()),
-                          [&](const reinplace_candidate& c) { r.items[k++] = c; });
-    }
     return r;
   }();
-
- private:
-  static constexpr diagnostic buffers_diag = [] {
-    if (static_buffer_bytes() == 0) return diagnostic{};
-    const ir g = pipeline_type::get();
-    const liveness L = compute_liveness(g, fused_roots.data(), fused_into.data());
-    const reuse_plan R = plan_reuse(L);
-    const auto direct = direct_outputs(g, L);
-    const auto held = caller_held_buffers(L, &R, std::span<const std::int32_t>(direct.data(), direct.size()));
-    return buffer_holders(g, L, static_buffer_bytes(), std::span<const std::int32_t>(held.data(), held.size()));
-  }();
-
- public:
+  /// The nodes that hold the plan's buffers (rule no-planned-buffers), or ok() when none do.
+  static constexpr diagnostic buffers_diag = planned.buffers;
   /// `static_assert(plan::require_no_buffers)`: true when the plan lays out no buffer
   /// (static_buffer_bytes() == 0); otherwise, where it is named, a compile error (rule
   /// no-planned-buffers) that names the node holding the largest buffer, its bytes, the total and
@@ -307,67 +398,11 @@ struct compiled {
     }
     return m;
   }();
-  // ---- the arena, planned here (plan/slots.hpp, plan/arena.hpp) for the slots the program lays
-  // out, and checked overlap-free, so that the program is made without the arena search (which a
-  // header-only file then does not compile). Slots of symbolic size sit in lanes above their pool's
-  // static region, whose sizes a call evaluates. A slot sized by a data-dependent symbol (a pool
-  // of its own, made when the symbol is known), or nvcc (whose constant evaluator gives up on
-  // searches this long), leaves it to the run time.
- private:
-  struct frozen_pool {
-    pool_kind kind = pool_kind::intermediates;
-    std::int32_t partition = 0;
-    std::int64_t static_bytes = 0, begin = 0, end = 0;
-    bool returned = false;
-    std::int32_t first_lane = 0, n_lanes = 0;  // its lanes in frozen_arena::lanes
-  };
-  struct frozen_arena {
-    bool planned = false;
-    std::size_t n_pools = 0, n_slots = 0, n_lanes = 0;
-    std::array<frozen_pool, node_count> pools{};  // (a pool holds a slot, a slot a buffer, a buffer a node's storage)
-    std::array<arena_slot, node_count> slots{};
-    std::array<sym_expr, has_symbols ? node_count : 0> lanes{};  // (a lane holds a slot)
-    std::int64_t peak_bytes = 0, lower_bound = 0, unplanned_peak = 0;
-  };
 
- public:
   /// The arena the compiler planned for the program's slots (`planned`: false when it is left to the
   /// run time, for a slot sized by a data-dependent symbol or under nvcc): pools with their lanes,
   /// per slot its pool, offset and lane.
-  static constexpr frozen_arena planned_arena = [] {
-    frozen_arena r;
-#if !defined(__CUDACC__)
-    if (!diag.ok()) return r;
-    const ir pg = pipeline_type::get();
-    const liveness L = compute_liveness(pg, fused_roots.data(), fused_into.data());
-    const reuse_plan R = plan_reuse(L);
-    const auto direct = direct_outputs(pg, L);
-    const liveness SL = slot_liveness(L, plan_slots(L, &R, std::span<const std::int32_t>(direct.data(), direct.size())));
-    arena_options ao;
-    ao.work = arena_work_per_second / 50;  // (the constant evaluation's budget is ao.compile_work)
-    const arena_plan A = plan_arena(pg, SL, ao);
-    std::size_t lanes = 0;
-    for (const auto& p : A.pools) {
-      if (p.kind == pool_kind::unbacked) return r;
-      lanes += p.lanes.size();
-    }
-    if (lanes > r.lanes.size() || arena_overlap(A, SL) >= 0 || A.pools.size() > node_count || A.slots.size() > node_count) return r;
-    r.n_pools = A.pools.size();
-    r.n_slots = A.slots.size();
-    for (std::size_t k = 0; k < r.n_pools; ++k) {
-      const arena_pool& p = A.pools[k];
-      r.pools[k] = {p.kind, p.partition, p.static_bytes, p.begin, p.end, p.returned, static_cast<std::int32_t>(r.n_lanes),
-                    static_cast<std::int32_t>(p.lanes.size())};
-      for (const sym_expr& e : p.lanes) r.lanes[r.n_lanes++] = e;
-    }
-    for (std::size_t k = 0; k < r.n_slots; ++k) r.slots[k] = A.slots[k];
-    r.peak_bytes = A.peak_bytes;
-    r.lower_bound = A.lower_bound;
-    r.unplanned_peak = A.unplanned_peak;
-    r.planned = true;
-#endif
-    return r;
-  }();
+  static constexpr auto& planned_arena = planned.arena;
  private:
   static arena_plan thaw_arena() {
     arena_plan a;
@@ -411,58 +446,12 @@ struct compiled {
   }
 
   /// Whether step node i runs a kernel compiled for it here (`step<I>` below returns true).
-  static constexpr bool typed_step(std::int32_t i) {
-    const auto u = static_cast<std::size_t>(i);
-    const node& nd = frozen.nodes[u];
-    return siblings.follows[u] || row_sibling[u] >= 0 || fused_members[u] > 0 ||
-           (detail::static_arithmetic(nd.op) && nd.meta.is_tensor()) || detail::static_single(nd) || detail::static_foreach(nd.op);
-  }
-  /// The whole run as constant data (exec/static_plan.hpp), when every step has a typed kernel, every
-  /// symbol is an input's extent or derived from them and the arena was planned here: run() then
-  /// runs it without the run-time program, which the file does not compile. (`run_plan.why` says
-  /// why not, otherwise.)
-  static constexpr std::size_t storage_count = static_cast<std::size_t>(frozen.next_storage);
-  /// Index ops, scatters or collectives (the largest count), and nodes computed in another's
-  /// buffer (a cat's slice or a put's row): the room run_plan keeps for them.
-  static constexpr std::size_t index_count = [] {
-    std::size_t n = 0, m = 0, c = 0;
-    for (std::size_t i = 0; i < node_count; ++i) {
-      const op_kind k = frozen.nodes[i].op;
-      n += is_index_op(k);
-      m += is_scatter(k);
-      c += facts(k).family == op_family::collective;
-    }
-    return std::max({n, m, c});
-  }();
-  /// Nodes computed in another's buffer (a cat's slice): the room run_plan keeps for them.
-  static constexpr std::size_t placed_count = [] {
-    std::size_t n = 0;
-    for (const std::int32_t c : fused_into) n += c >= 0;
-    return n;
-  }();
-  /// The optimized graph's number of symbols.
-  static constexpr std::size_t symbol_count = pipeline_type::final_stage::sizes.syms;
-  /// The static plan (exec/static_plan.hpp): `run_plan.usable` when run() runs without the run-time
-  /// program, else `run_plan.why` says why not.
-  static constexpr static_plan<node_count, storage_count, index_count, placed_count, symbol_count> run_plan = [] {
-    static_plan<node_count, storage_count, index_count, placed_count, symbol_count> p;
-#if defined(__CUDACC__)
-    p.why = "the arena is planned at run time under nvcc";
-    return p;
-#else
-    if (!diag.ok() || !planned_arena.planned) {
-      p.why = !diag.ok() ? "the graph broke a rule" : "the arena is planned at run time (a slot sized by a data-dependent symbol)";
-      return p;
-    }
-    std::array<symbolic_pool, node_count> pools{};
-    for (std::size_t k = 0; k < planned_arena.n_pools; ++k)
-      pools[k] = {planned_arena.pools[k].static_bytes, planned_arena.pools[k].first_lane, planned_arena.pools[k].n_lanes};
-    return make_static_plan<node_count, storage_count, index_count, placed_count, symbol_count>(
-        pipeline_type::get(), fused_roots.data(), fused_into.data(),
-        static_arena_ref{{pools.data(), planned_arena.n_pools}, {planned_arena.slots.data(), planned_arena.n_slots}, {planned_arena.lanes.data(), planned_arena.n_lanes}},
-        [](std::int32_t i) { return typed_step(i); });
-#endif
-  }();
+  static constexpr bool typed_step(std::int32_t i) { return typed_in(planned, i); }
+  /// The whole run as constant data (exec/static_plan.hpp, made from the plan), when every step has
+  /// a typed kernel, every symbol is an input's extent or derived from them and the arena was
+  /// planned here: run() then runs it without the run-time program, which the file does not
+  /// compile. `run_plan.usable` when run() runs so, else `run_plan.why` says why not.
+  static constexpr auto& run_plan = planned.run;
 
   /// Whether the static plan's numbers are every run's (a plan with symbolic extents evaluates them per call).
   static constexpr bool static_numbers = run_plan.usable && run_plan.n_symbols == 0;
@@ -472,40 +461,7 @@ struct compiled {
   /// else -1. Static numbers only: the plan knows every layout and where each storage lives, so that
   /// the members' disjointness is decided here. Never across a check made during the run (an index
   /// computed in the graph, the ranks' agreement), which must come before the later copy's writes.
-  static constexpr sibling_arrays copy_group = [] {
-    sibling_arrays r;
-    for (auto& x : r.next) x = -1;
-    if constexpr (static_numbers) {
-      const ir g = pipeline_type::get();
-      auto place = [&](std::int32_t s) {
-        const storage_place& p = run_plan.storages[static_cast<std::size_t>(s)];
-        const bool in_output = p.home == storage_home::output || p.home == storage_home::held;
-        return storage_extent{p.home == storage_home::workspace, static_cast<std::size_t>(p.offset), static_cast<std::size_t>(p.bytes),
-                              in_output ? p.index : -1};
-      };
-      auto disjoint = [&](std::int32_t i, std::int32_t j) {
-        return views_disjoint(g[i].meta, g[j].meta, run_plan.layouts[static_cast<std::size_t>(i)].storage,
-                              run_plan.layouts[static_cast<std::size_t>(j)].storage, place);
-      };
-      auto member = [&](std::int32_t i) {
-        const auto u = static_cast<std::size_t>(i);
-        return g[i].op == op_kind::copy_ && fused_members[u] == 0 && !siblings.follows[u] && row_sibling[u] < 0 && !chains.follows[u] &&
-               chains.next[u] < 0;
-      };
-      auto barrier = [&](std::size_t k) {
-        bool checked_here = run_plan.n_late_checks > 0 && k == run_plan.agree_at;
-        for (std::size_t c = 0; c < run_plan.n_late_checks; ++c)
-          checked_here = checked_here || static_cast<std::size_t>(run_plan.index_steps[static_cast<std::size_t>(run_plan.late_checks[c])].check_at) == k;
-        return checked_here;
-      };
-      group_copy_siblings(g, run_plan.steps.data(), run_plan.n_steps, member, barrier, disjoint,
-                          [&](std::size_t, std::int32_t last, std::int32_t b, int) {
-                            r.next[static_cast<std::size_t>(last)] = b;
-                            r.follows[static_cast<std::size_t>(b)] = true;
-                          });
-    }
-    return r;
-  }();
+  static constexpr auto& copy_group = planned.copy_group;
 
   /// The static plan as the runner reads it, with the collectives' checks when it has collectives.
   static constexpr static_plan_ref plan_ref() {

@@ -52,12 +52,8 @@
 #include "../kernels/scan.hpp"
 #include "../kernels/welford.hpp"
 #include "../ops/meta.hpp"
-#include "../plan/arena.hpp"
 #include "../plan/copy_siblings.hpp"
-#include "../plan/fusion.hpp"
-#include "../plan/outputs.hpp"
-#include "../plan/reuse.hpp"
-#include "../plan/slots.hpp"
+#include "../plan/make_plan.hpp"
 #include "kernel_table.hpp"
 #include "layouts.hpp"
 #include "run_checks.hpp"
@@ -741,14 +737,16 @@ class basic_program {
                                       const device_ctx&, std::byte*, const kernel_table*, const std::vector<index_t>&) const = nullptr;
     void (basic_program::*run_group)(const group&, const exec_frame&) const = nullptr;  // null: no chunked groups
     void (basic_program::*make_groups)() = nullptr;
-    bool (basic_program::*plan_arena)(const slot_plan&) = nullptr;  // null: the arena comes planned (program_options::planned_arena)
+    // The arena search make_plan calls (plan/make_plan.hpp), ~20 ms of it when the program is made,
+    // the result checked overlap-free there; null: the arena comes planned (program_options::planned_arena).
+    plan_step arena_planner = nullptr;
     void (basic_program::*run_copies)(std::size_t, const exec_frame&) const = nullptr;  // null: each copy on its own
   };
   template <int F, bool PlansArena = true, bool CopiesTogether = false>
   static dispatch dispatch_for() {
     dispatch d;
     d.exec = &basic_program::template exec_node<F>;
-    if constexpr (PlansArena) d.plan_arena = &basic_program::plan_arena_checked;
+    if constexpr (PlansArena) d.arena_planner = &search_arena;
     if constexpr (CopiesTogether) d.run_copies = &basic_program::run_copy_siblings;
     if constexpr ((F & kernel_family::groups) != 0) {
       d.run_group = &basic_program::run_group;
@@ -800,13 +798,20 @@ class basic_program {
       prepare_error_ = run_status::failure(g_.error.node, std::string(g_.error.message()));
       return;
     }
+    // Every decision (grouping, schedule, reuse, slots, arena) is the plan's (plan/make_plan.hpp).
+    planner_options po;
+    po.fuse = opt_.fuse;
+    po.fused_roots = opt_.fused_roots;
+    po.fused_into = opt_.fused_roots ? opt_.fused_into : nullptr;
+    po.reuse = opt_.reuse;
+    po.memory_plan = opt_.memory_plan;
+    po.arena = opt_.arena;
+    po.given_arena = opt_.planned_arena;
+    po.arena_planner = dispatch_.arena_planner;
+    graph_plan P = make_plan(g_, po);
+    fusion_ = static_cast<fusion&&>(P.fused);
+    life_ = static_cast<liveness&&>(P.life);
     if (opt_.fuse) {
-      if (opt_.fused_roots) {
-        fusion_.root = detail::cvec<std::int32_t>(opt_.fused_roots, opt_.fused_roots + g_.size());
-        if (opt_.fused_into) fusion_.into = detail::cvec<std::int32_t>(opt_.fused_into, opt_.fused_into + g_.size());
-      } else {
-        fusion_ = plan_fusion(g_);
-      }
       // Results computed in a put's row are laid out as that row (its position added at run
       // time); results computed in a cat's slice as that slice of wherever cat's result lives.
       for (std::int32_t i = 0; i < g_.size(); ++i)
@@ -823,7 +828,6 @@ class basic_program {
         if (h != i && is_index_op(g_[h].op)) row_nodes_.push_back({i, h});
       }
     }
-    life_ = compute_liveness(g_, opt_.fuse ? fusion_.root.data() : nullptr, opt_.fuse && !fusion_.into.empty() ? fusion_.into.data() : nullptr);
     if (opt_.fuse && dispatch_.make_groups) (this->*dispatch_.make_groups)();
     inputs_ = detail::input_nodes_of(g_);
     if (auto o = g_.output_node(); o >= 0)
@@ -833,12 +837,11 @@ class basic_program {
     input_of_storage_.assign(ns, -1);
     for (std::size_t k = 0; k < inputs_.size(); ++k)
       input_of_storage_[static_cast<std::size_t>(g_.meta(inputs_[k]).storage)] = static_cast<std::int32_t>(k);
-    // Slots: one per buffer, or shared along the reuse lines (plan/slots.hpp).
-    if (opt_.memory_plan) reuse_ = *opt_.memory_plan;
-    else if (opt_.reuse) reuse_ = plan_reuse(life_);
-    // Outputs computed in the caller's buffer get no slot (plan/outputs.hpp).
-    { const auto d = direct_outputs(g_, life_); direct_storage_.assign(d.begin(), d.end()); }
-    const slot_plan sp = plan_slots(life_, opt_.reuse || opt_.memory_plan ? &reuse_ : nullptr, direct_storage_);
+    // Slots: one per buffer, or shared along the reuse lines (plan/slots.hpp); outputs computed in
+    // the caller's buffer get none (plan/outputs.hpp).
+    reuse_ = static_cast<reuse_plan&&>(P.reuse);
+    direct_storage_.assign(P.direct.begin(), P.direct.end());
+    const slot_plan& sp = P.slots;
     slot_of_buffer_ = sp.slot_of_buffer;
     output_of_buffer_ = sp.output_of_buffer;
     held_storage_.clear();
@@ -850,21 +853,23 @@ class basic_program {
     slot_of_storage_.assign(ns, -1);
     for (std::size_t bi = 0; bi < life_.buffers.size(); ++bi)
       slot_of_storage_[static_cast<std::size_t>(life_.buffers[bi].storage)] = slot_of_buffer_[bi];
-    if (opt_.arena) {
-      if (opt_.planned_arena) {
-        if (opt_.planned_arena->slots.size() != slots_.size()) {
-          prepare_error_ = run_status::failure(-1, "rule arena-overlap: the given arena plan has " + std::to_string(opt_.planned_arena->slots.size()) +
-                                                       " slots where this program lays out " + std::to_string(slots_.size()) +
-                                                       " (plan it for this graph's slots: plan/slots.hpp)");
-          return;
-        }
-        arena_ = *opt_.planned_arena;  // planned in the compiler (compiled<G>), checked there
-      } else if (!dispatch_.plan_arena) {
+    switch (P.arena_is) {
+      case arena_state::off: break;
+      case arena_state::planned: case arena_state::given:  // (given: planned in the compiler, compiled<G>, checked there)
+        arena_ = static_cast<arena_plan&&>(P.arena);
+        break;
+      case arena_state::slots_differ:
+        prepare_error_ = run_status::failure(-1, "rule arena-overlap: the given arena plan has " + std::to_string(P.arena_given_slots) +
+                                                     " slots where this program lays out " + std::to_string(slots_.size()) +
+                                                     " (plan it for this graph's slots: plan/slots.hpp)");
+        return;
+      case arena_state::no_planner:
         prepare_error_ = run_status::failure(-1, "rule executable-op: this program was made without an arena planner and given no arena plan");
         return;
-      } else if (!(this->*dispatch_.plan_arena)(sp)) {
+      case arena_state::overlap:  // (the plan's own check of the arena it searched)
+        prepare_error_ = run_status::failure(-1, "rule arena-overlap: the arena plan puts two live buffers on the same bytes of pool " +
+                                                     std::to_string(P.arena_overlap_pool) + " (a planner bug: plan with arena = false)");
         return;
-      }
     }
     // Tuples' results, scatter targets, index and user-op nodes, writes.
     results_.assign(static_cast<std::size_t>(g_.size()), {});
@@ -1068,21 +1073,6 @@ class basic_program {
   // pass leaves them to it).
   bool fused_check(std::int32_t i, const kernels::index_put_args& a, const device_ctx& ctx) const {
     return ctx.where != backend::cuda && !ctx.comm && fused_check_[static_cast<std::size_t>(i)] && kernels::index_put_fusable_host(a);
-  }
-
-  // The arena plan of the slots `sp` (prepare's), verified: within each pool, no two static blocks
-  // that are live at the same time share a byte (symbolic lanes are disjoint by construction).
-  bool plan_arena_checked(const slot_plan& sp) {
-    arena_options ao;
-    ao.work = arena_work_per_second / 50;  // ~20 ms of search when the program is made (counted in work)
-    const liveness SL = slot_liveness(life_, sp);
-    arena_ = plan_arena(g_, SL, ao);
-    if (const std::int32_t p = arena_overlap(arena_, SL); p >= 0) {
-      prepare_error_ = run_status::failure(-1, "rule arena-overlap: the arena plan puts two live buffers on the same bytes of pool " +
-                                                   std::to_string(p) + " (a planner bug: plan with arena = false)");
-      return false;
-    }
-    return true;
   }
 
   // The fused kernels' programs: for each root with members, its ops in program order (each reads

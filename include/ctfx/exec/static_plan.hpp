@@ -21,11 +21,7 @@
 #include "../analysis/liveness.hpp"
 #include "../analysis/order.hpp"
 #include "../graph/fingerprint.hpp"
-#include "../plan/arena.hpp"
-#include "../plan/fusion.hpp"
-#include "../plan/outputs.hpp"
-#include "../plan/reuse.hpp"
-#include "../plan/slots.hpp"
+#include "../plan/make_plan.hpp"
 #include "../kernels/collectives.hpp"
 #include "../ops/scatters.hpp"
 #include "index_operands.hpp"
@@ -245,14 +241,6 @@ struct static_plan {
   }
 };
 
-/// The arena compiled<G> planned for the graph's slots (plan/arena.hpp), as static_plan needs it:
-/// per pool its static bytes and lanes, per slot its pool, byte offset and lane.
-struct static_arena_ref {
-  std::span<const symbolic_pool> pools;  ///< per pool: its static bytes and lanes
-  std::span<const arena_slot> slots;     ///< per slot: its pool, byte offset and lane
-  std::span<const sym_expr> lanes;       ///< the pools' lanes (their bytes)
-};
-
 namespace detail {
 constexpr bound_layout bound_static(const tensor_meta& m) {
   bound_layout b;
@@ -289,20 +277,16 @@ constexpr std::size_t static_scratch_bytes(std::span<const static_collective> co
 }
 }  // namespace detail
 
-/// Makes the static plan of graph `g` (optimized) grouped as `roots`/`into` (plan/fusion.hpp), its
-/// slots laid out by `arena`; `typed(i)` says whether step node i runs a kernel compiled for it
+/// Makes the static plan of graph `g` (optimized) from its plan `P` (plan/make_plan.hpp: the
+/// grouping, the schedule, the slots and their arena); `typed(i)` says whether step node i runs a kernel compiled for it
 /// (index ops and scatters are taken on their own terms: compiled<G> types them from this plan).
 /// With room for Y symbols, a graph whose symbols are inputs' extents and symbols derived from
 /// them gets a plan whose numbers a call evaluates (static_symbols_ref). Unusable (with the
 /// reason) for anything the run-time program must do.
+/// `p` (default-made) is made in place: the constant evaluation copies no plan.
 template <std::size_t N, std::size_t S, std::size_t X = 0, std::size_t Rows = 0, std::size_t Y = 0, class Typed>
-constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const std::int32_t* roots, const std::int32_t* into,
-                                                      static_arena_ref arena, Typed&& typed) {
-  static_plan<N, S, X, Rows, Y> p;
-  auto refuse = [&](const char* why) {
-    p.why = why;
-    return p;
-  };
+constexpr void make_static_plan(static_plan<N, S, X, Rows, Y>& p, const ir& g, const graph_plan& P, Typed&& typed) {
+  auto refuse = [&](const char* why) { p.why = why; };
   if (!g.error.ok()) return refuse("the graph broke a rule");
   p.graph_hash = fingerprint(g);
   if (static_cast<std::size_t>(g.size()) > N || static_cast<std::size_t>(g.next_storage) > S) return refuse("more nodes or storages than planned");
@@ -323,7 +307,9 @@ constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const std:
     }
     p.n_symbols = g.syms.size();
   }
-  const liveness L = compute_liveness(g, roots, into);
+  if (!P.arena_usable()) return refuse("the arena is planned at run time");
+  const liveness& L = P.life;
+  const std::int32_t* into = P.into();
   std::vector<std::int32_t> input_of_storage(static_cast<std::size_t>(g.next_storage), -1);
   for (std::size_t k = 0; k < inputs.size(); ++k) input_of_storage[static_cast<std::size_t>(g[inputs[k]].meta.storage)] = static_cast<std::int32_t>(k);
   // The index put whose row holds node i's result (through cat slices), or -1.
@@ -512,24 +498,27 @@ constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const std:
         p.output_nodes[p.n_outputs] = a;
         p.outputs[p.n_outputs++] = d;
       }
-  const reuse_plan R = plan_reuse(L);
-  const auto direct = direct_outputs(g, L);
-  const slot_plan sp = plan_slots(L, &R, std::span<const std::int32_t>(direct.data(), direct.size()));
+  const auto& direct = P.direct;
+  const slot_plan& sp = P.slots;
+  const arena_plan& arena = P.arena;
   if (sp.bytes.size() != arena.slots.size()) return refuse("the arena was planned for other slots");
+  if (arena.pools.size() > N) return refuse("more pools than planned");
   std::array<std::int64_t, N> pool_base{};
-  std::size_t buffers = 0;
+  std::size_t buffers = 0, lanes = 0;
   for (std::size_t q = 0; q < arena.pools.size(); ++q) {
-    if (arena.pools[q].n_lanes > 0 && !symbolic) return refuse("a pool with lanes in a graph without symbols");
+    if (!arena.pools[q].lanes.empty() && !symbolic) return refuse("a pool with lanes in a graph without symbols");
     pool_base[q] = static_cast<std::int64_t>(buffers);
     buffers += detail::align_ws(arena.pools[q].static_bytes);
+    lanes += arena.pools[q].lanes.size();
   }
   if constexpr (Y > 0)
     if (symbolic) {  // (pools back to back as the program lays them out; a call adds up their lanes)
-      if (arena.pools.size() > N || arena.lanes.size() > N) return refuse("more pools or lanes than planned");
+      if (lanes > N) return refuse("more pools or lanes than planned");
       p.n_pools = arena.pools.size();
-      p.n_lanes = arena.lanes.size();
-      for (std::size_t q = 0; q < p.n_pools; ++q) p.sym_pools[q] = arena.pools[q];
-      for (std::size_t q = 0; q < p.n_lanes; ++q) p.sym_lanes[q] = arena.lanes[q];
+      for (std::size_t q = 0; q < p.n_pools; ++q) {
+        p.sym_pools[q] = {arena.pools[q].static_bytes, static_cast<std::int32_t>(p.n_lanes), static_cast<std::int32_t>(arena.pools[q].lanes.size())};
+        for (const sym_expr& e : arena.pools[q].lanes) p.sym_lanes[p.n_lanes++] = e;
+      }
     }
   for (std::size_t b = 0; b < L.buffers.size(); ++b) {
     const auto s = static_cast<std::size_t>(L.buffers[b].storage);
@@ -598,7 +587,6 @@ constexpr static_plan<N, S, X, Rows, Y> make_static_plan(const ir& g, const std:
   }
   p.usable = true;
   p.why = "";
-  return p;
 }
 
 /// The plan in words, a line per input, output, storage used and step (nodes named from graph `g`):

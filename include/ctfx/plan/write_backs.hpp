@@ -41,7 +41,7 @@ constexpr std::size_t count_write_backs(const ir& g) {
   return n;
 }
 
-/// Calls f(candidate) for each write-back of g (optimized), in program order, as fusion `roots` and
+/// Calls f(candidate) for each write-back of g (optimized), in program order, as fusion `roots` (null: none) and
 /// the lifetimes L (compute_liveness with those roots) run it; `caller_held`: per buffer of L, the
 /// output whose caller buffer holds it, or -1 (plan/outputs.hpp's caller_held_buffers).
 template <class F>
@@ -63,7 +63,7 @@ constexpr void for_each_write_back(const ir& g, const std::int32_t* roots, const
     const tensor_meta& vm = g.meta(v);
     const std::int32_t s = vm.storage;
     const std::int32_t b = s >= 0 && static_cast<std::size_t>(s) < L.buffer_of.size() ? L.buffer_of[static_cast<std::size_t>(s)] : -1;
-    const bool buffered = roots[v] != c && b >= 0 && caller_held[static_cast<std::size_t>(b)] < 0;
+    const bool buffered = !(roots && roots[v] == c) && b >= 0 && caller_held[static_cast<std::size_t>(b)] < 0;
     k.bytes = storage_bytes(vm);  // what the copy costs when the value has a buffer
     k.static_bytes = k.bytes.n == 0 && !k.bytes.overflow ? k.bytes.c : 0;
     k.reinplaced = !buffered;
