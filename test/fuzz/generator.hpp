@@ -151,6 +151,7 @@ class generator {
   tensor any() { return pool_[pick(static_cast<unsigned>(pool_.size()))]; }
   bool static_dim(tensor t, int d) { return t.size(d).is_static(); }
   index_t dim_size(tensor t, int d) { return t.size(d).value(); }
+  bool nonempty(tensor t, index_t d) { return static_dim(t, static_cast<int>(d)) && dim_size(t, static_cast<int>(d)) > 0; }
 
   void note(const char* s) {
     if (!summary_.empty()) summary_ += ' ';
@@ -350,13 +351,24 @@ class generator {
         if (pick(3) == 0) {  // of values computed here, over the last dimensions: a fused reduction
           const index_t r = t.rank();
           tensor v = ctfx::is_floating(t.meta().dt) ? ctfx::relu(t * 1.5 - 0.25) : t * 3 + 1;
-          if (r >= 2 && coin()) push(coin() ? v.sum({r - 2, r - 1}, coin()) : v.amax({r - 1, r - 2}, coin()));
+          // (amin only over extents known above 0: it refuses the others, as PyTorch raises on empty ones)
+          const bool can_min = nonempty(t, r - 1) && (r < 2 || nonempty(t, r - 2));
+          auto extremum = [&](std::initializer_list<index_t> dims, bool keep) {
+            return pick(2) == 0 && can_min ? v.amin(dims, keep) : v.amax(dims, keep);
+          };
+          if (r >= 2 && coin()) push(coin() ? v.sum({r - 2, r - 1}, coin()) : extremum({r - 1, r - 2}, coin()));
           else if (ctfx::is_floating(t.meta().dt) && coin()) push(v.mean({r - 1}, coin()));
-          else push(coin() ? v.sum({r - 1}, coin()) : v.amax({r - 1}, coin()));
+          else push(coin() ? v.sum({r - 1}, coin()) : extremum({r - 1}, coin()));
           note("reduce_fused");
           break;
         }
-        push(coin() ? t.sum({d}, coin()) : t.amax({d}, coin()));
+        switch (nonempty(t, d) ? pick(7) : pick(3) * 2) {  // amin, argmax, argmin only over extents known above 0
+          case 0: case 1: push(t.sum({d}, coin())); break;
+          case 2: case 3: push(t.amax({d}, coin())); break;
+          case 4: push(t.cumsum(d)); break;
+          case 5: push(t.amin({d}, coin())); break;
+          default: push((coin() ? t.argmax(d, coin()) : t.argmin(d, coin())).to(ctfx::f32)); break;  // (the pool holds f32)
+        }
         note("reduce");
         break;
       }

@@ -265,16 +265,16 @@ TEST_CASE("fused reductions: the per-output and per-warp kernels (CUDA's) fold t
   for (bool is_max : {false, true}) {
     std::vector<float> host(6), per_output(6), want(6);
     const ctfx::strided out{reinterpret_cast<std::byte*>(host.data()), ctfx::dtype::f32, 1, {6}, {1}};
-    ctfx::kernels::run_fused_reduce(ctfx::device_ctx{}, k, out, {is_max, 0.0});
+    ctfx::kernels::run_fused_reduce(ctfx::device_ctx{}, k, out, {is_max ? ctfx::kernels::fold_op::max : ctfx::kernels::fold_op::sum, 0.0});
     ctfx::strided out2 = out;
     out2.p = reinterpret_cast<std::byte*>(per_output.data());
-    const ctfx::kernels::fused_fold_fn<ctfx::dtype::f32, ctfx::dtype::f32> fn{ctfx::kernels::fused_elem_fn{k}, out2, {is_max, 0.0}, 250};
+    const ctfx::kernels::fused_fold_fn<ctfx::dtype::f32, ctfx::dtype::f32> fn{ctfx::kernels::fused_elem_fn{k}, out2, {is_max ? ctfx::kernels::fold_op::max : ctfx::kernels::fold_op::sum, 0.0}, 250};
     for (ctfx::index_t o = 0; o < 6; ++o) fn(o);
     std::vector<float> by_warps(6);  // a warp per output (250 values each), its lanes one after another
     ctfx::strided out3 = out;
     out3.p = reinterpret_cast<std::byte*>(by_warps.data());
     ctfx::kernels::fold_by_warps<float>(ctfx::device_ctx{}, ctfx::kernels::fused_fold_fn<ctfx::dtype::f32, ctfx::dtype::f32>{fn.group, out3, fn.spec, 250},
-                                        6, 250, is_max);
+                                        6, 250, is_max ? ctfx::kernels::fold_op::max : ctfx::kernels::fold_op::sum);
     for (int o = 0; o < 6; ++o) {  // amax in row-major order; a sum in 32 lanes, then the lanes in order
       float a = xt[static_cast<std::size_t>(o)] * bv[0], lane[32] = {};
       for (int r = 0; r < 250; ++r) {
@@ -325,13 +325,13 @@ TEST_CASE("fused reductions: CUDA's folds find each output's values from where i
       for (bool is_max : {false, true}) {
         std::vector<float> host(static_cast<std::size_t>(outputs)), warps(host.size(), -1.0f), threads(host.size(), -1.0f);
         const ctfx::strided out{reinterpret_cast<std::byte*>(host.data()), ctfx::dtype::f32, 1, {outputs}, {1}};
-        ctfx::kernels::run_fused_reduce(ctfx::device_ctx{}, k, out, {is_max, 0.0});
+        ctfx::kernels::run_fused_reduce(ctfx::device_ctx{}, k, out, {is_max ? ctfx::kernels::fold_op::max : ctfx::kernels::fold_op::sum, 0.0});
         ctfx::strided out_w = out, out_t = out;
         out_w.p = reinterpret_cast<std::byte*>(warps.data());
         out_t.p = reinterpret_cast<std::byte*>(threads.data());
-        ctfx::kernels::fold_by_warps<float>(ctfx::device_ctx{}, ctfx::kernels::fused_fold_fn<ctfx::dtype::f32, ctfx::dtype::f32>{group, out_w, {is_max, 0.0}, n},
-                                            outputs, n, is_max);
-        const ctfx::kernels::fused_fold_fn<ctfx::dtype::f32, ctfx::dtype::f32> per_output{group, out_t, {is_max, 0.0}, n};
+        ctfx::kernels::fold_by_warps<float>(ctfx::device_ctx{}, ctfx::kernels::fused_fold_fn<ctfx::dtype::f32, ctfx::dtype::f32>{group, out_w, {is_max ? ctfx::kernels::fold_op::max : ctfx::kernels::fold_op::sum, 0.0}, n},
+                                            outputs, n, is_max ? ctfx::kernels::fold_op::max : ctfx::kernels::fold_op::sum);
+        const ctfx::kernels::fused_fold_fn<ctfx::dtype::f32, ctfx::dtype::f32> per_output{group, out_t, {is_max ? ctfx::kernels::fold_op::max : ctfx::kernels::fold_op::sum, 0.0}, n};
         for (ctfx::index_t o = 0; o < outputs; ++o) per_output(o);
         CHECK(std::memcmp(warps.data(), host.data(), host.size() * 4) == 0);
         CHECK(std::memcmp(threads.data(), host.data(), host.size() * 4) == 0);

@@ -497,7 +497,7 @@ TEST_CASE("kernels: sums fold each output in lane order, amax in row-major order
     out.stride[shapes[i].rank - 1] = 1;
     ctfx::strided kept, red;
     ctfx::kernels::split_reduction(out, in, want[i].dims, kept, red);
-    const ctfx::kernels::reduce_fn<ctfx::dtype::f32, ctfx::dtype::f32> fn{out, kept, ctfx::kernels::reduced_dims(red), want[i].is_max, 0.0,
+    const ctfx::kernels::reduce_fn<ctfx::dtype::f32, ctfx::dtype::f32> fn{out, kept, ctfx::kernels::reduced_dims(red), (want[i].is_max ? ctfx::kernels::fold_op::max : ctfx::kernels::fold_op::sum), 0.0,
                                                                                 ctfx::kernels::folds_runs(in, want[i].dims)};
     for (ctfx::index_t o = 0; o < out.numel(); ++o) fn(o);
     CHECK(same_bits(got, fold(x, A, B, C, want[i].dims, want[i].is_max)));
@@ -506,7 +506,7 @@ TEST_CASE("kernels: sums fold each output in lane order, amax in row-major order
     if (!rd.unit_run() || !(want[i].is_max || ctfx::kernels::folds_runs(in, want[i].dims))) continue;
     std::fill(got.begin(), got.end(), -1.0f);
     ctfx::kernels::fold_by_warps<float>(ctfx::device_ctx{}, ctfx::kernels::reduce_run_fold<ctfx::dtype::f32, ctfx::dtype::f32>{out, kept, 0.0},
-                                        out.numel(), rd.n, want[i].is_max);
+                                        out.numel(), rd.n, (want[i].is_max ? ctfx::kernels::fold_op::max : ctfx::kernels::fold_op::sum));
     CHECK(same_bits(got, fold(x, A, B, C, want[i].dims, want[i].is_max)));
   }
 }
@@ -557,18 +557,19 @@ TEST_CASE("kernels: a warp per output (CUDA's fold) gives the host fold's bits: 
     }
   }
   const auto outputs = static_cast<ctfx::index_t>(rows.size());
-  for (bool is_max : {false, true}) {
-    CAPTURE(is_max);
+  for (ctfx::kernels::fold_op fold : {ctfx::kernels::fold_op::sum, ctfx::kernels::fold_op::max, ctfx::kernels::fold_op::min}) {
+    const bool is_max = fold != ctfx::kernels::fold_op::sum;  // a maximum or minimum: by position
+    CAPTURE(static_cast<int>(fold));
     std::vector<float> got(rows.size()), want(rows.size());
     for (std::size_t o = 0; o < rows.size(); ++o) {  // fold_acc fed one value at a time: the host's order
-      ctfx::kernels::fold_acc<float> a(is_max);
+      ctfx::kernels::fold_acc<float> a(fold);
       for (float x : rows[o]) a.add(x);
       want[o] = a.result();
     }
     std::vector<ctfx::index_t> lengths;
     for (const auto& r : rows) lengths.push_back(static_cast<ctfx::index_t>(r.size()));
     for (ctfx::index_t o = 0; o < outputs; ++o)  // each output with its own length
-      got[static_cast<std::size_t>(o)] = ctfx::kernels::fold_by_lanes<float>(vector_fold{&rows, &got}, o, lengths[static_cast<std::size_t>(o)], is_max);
+      got[static_cast<std::size_t>(o)] = ctfx::kernels::fold_by_lanes<float>(vector_fold{&rows, &got}, o, lengths[static_cast<std::size_t>(o)], fold);
     CHECK((is_max ? same_bits(got, want) : same_bits_or_nans(got, want)));
   }
   // The first NaN by position is the answer, not the first by lane.
@@ -576,7 +577,7 @@ TEST_CASE("kernels: a warp per output (CUDA's fold) gives the host fold's bits: 
   nan_rows[0][40] = with_payload(7);  // lane 8
   nan_rows[0][70] = with_payload(9);  // lane 6
   std::vector<float> one(1);
-  ctfx::kernels::fold_by_warps<float>(ctfx::device_ctx{}, vector_fold{&nan_rows, &one}, 1, 100, true);
+  ctfx::kernels::fold_by_warps<float>(ctfx::device_ctx{}, vector_fold{&nan_rows, &one}, 1, 100, ctfx::kernels::fold_op::max);
   CHECK(std::bit_cast<std::uint32_t>(one[0]) == 0x7fc00007u);
 }
 
@@ -589,13 +590,13 @@ TEST_CASE("kernels: a fold fed in runs of any length and offset keeps the lane o
     CAPTURE(n);
     const std::vector<float> head(v.begin(), v.begin() + static_cast<long>(n));
     const float want = lane_sum(head);
-    ctfx::kernels::fold_acc<float> one(false);
+    ctfx::kernels::fold_acc<float> one(ctfx::kernels::fold_op::sum);
     for (float x : head) one.add(x);
     const float by_one = one.result();
     CHECK(std::memcmp(&want, &by_one, 4) == 0);
     for (std::size_t step : {1u, 5u, 31u, 40u, 77u}) {
       CAPTURE(step);
-      ctfx::kernels::fold_acc<float> runs(false);
+      ctfx::kernels::fold_acc<float> runs(ctfx::kernels::fold_op::sum);
       for (std::size_t at = 0; at < n; at += step) runs.add_run<ctfx::dtype::f32>(head.data() + at, static_cast<ctfx::index_t>(std::min(step, n - at)));
       const float got = runs.result();
       CHECK(std::memcmp(&want, &got, 4) == 0);
@@ -603,14 +604,14 @@ TEST_CASE("kernels: a fold fed in runs of any length and offset keeps the lane o
     }
   }
   // Lanes never hold -0: a sum of negative zeros is +0 (result() skips the lanes no value reached).
-  ctfx::kernels::fold_acc<float> z(false);
+  ctfx::kernels::fold_acc<float> z(ctfx::kernels::fold_op::sum);
   const float nz[40] = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f,
                         -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f,
                         -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f};
   z.add_run<ctfx::dtype::f32>(nz, 40);
   CHECK((z.result() == 0.0f && !std::signbit(z.result())));
   // An integer sum wraps, in any order the same.
-  ctfx::kernels::fold_acc<std::int64_t> w(false);
+  ctfx::kernels::fold_acc<std::int64_t> w(ctfx::kernels::fold_op::sum);
   const std::int64_t big[3] = {INT64_MAX, 1, 5};
   w.add_run<ctfx::dtype::i64>(big, 3);
   CHECK(w.result() == INT64_MIN + 5);

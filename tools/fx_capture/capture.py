@@ -1787,6 +1787,100 @@ PROGRAMS += [
 ]
 
 
+# ----- reductions and scans real programs use: amin, argmax/argmin, max.dim/min.dim (NaN, signed zeros,
+# ties), cumsum -----
+def _edge_rows(n, m, dtype=torch.float32, plus_zero=True):
+    # rows of m values: random; a NaN late, then an earlier one; -0 ties (row 1) and +0 ties (row 2)
+    # with no -0 and +0 in one row or column (which of two equal zeros PyTorch's amax/amin returns
+    # depends on its vector path); a lone -0 minimum among positives; all equal
+    x = (torch.randint(-64, 64, (n, m)).to(dtype) / 8)
+    x[0, m - 2] = float("nan")
+    x[0, 3] = float("nan")
+    x[1] = torch.where(torch.arange(m) % 2 == 0, torch.tensor(-0.0, dtype=dtype), torch.tensor(4.0, dtype=dtype))
+    x[2] = torch.where(torch.arange(m) % 2 == 1, torch.tensor(0.0 if plus_zero else -0.0, dtype=dtype), torch.tensor(4.0, dtype=dtype))
+    x[3] = torch.arange(m).to(dtype) % 5 + 1
+    x[3, m // 2] = -0.0
+    x[4] = 2.5
+    return x
+
+
+def amin_edges(x, y, k):
+    # (the columns without row 0's NaNs: over an outer dimension PyTorch's vector path returns an
+    # all-ones NaN, not the input's)
+    return x.amin(1), x[1:].amin(0, keepdim=True), (x * 2 - 1).amin(-1), y.amin((0, 2)), k.amin(1), x[1:].t().amin(1)
+
+
+def classifier_argmax(logits, labels):
+    # a classifier's prediction and top-1 accuracy
+    pred = logits.argmax(-1)
+    return pred, (pred == labels).float().mean(), logits.argmin(1, keepdim=True)
+
+
+def running_max_indices(x):
+    # the best value and where it is, per row and per column; the flattened argmax
+    v, i = x.max(dim=1)
+    w, j = x.min(0, keepdim=True)
+    return v, i, w, j, x.argmax(), x.argmin(None, True)
+
+
+def full_max_min(x, k):
+    # x.max() and x.min() of everything (aten.max.default), as clipping code writes them (and
+    # logsumexp's decomposition, whose sum of exps ctfx orders its own way)
+    return x.max(), x.min(), k.max()
+
+
+def layer_norm_f32(x, w, b):
+    # a layer norm written out, as Inductor decomposes F.layer_norm (var_mean over the last
+    # dimension, then rsqrt): eager F.layer_norm's own kernel computes x * (rstd * w) + (b - ...)
+    # in another order, so only this form has eager bits to compare with
+    var, mean = torch.var_mean(x, -1, correction=0, keepdim=True)
+    return (x - mean) * torch.rsqrt(var + 1e-5) * w + b
+
+
+def layer_norm_f64(x):
+    # over the last two dimensions, written out as above
+    var, mean = torch.var_mean(x, (-2, -1), correction=0, keepdim=True)
+    return (x - mean) * torch.rsqrt(var + 1e-6)
+
+
+def var_std(x):
+    # var with corrections, var_mean over every dimension (std is captured as sqrt(var), rounded
+    # twice where eager's std rounds once: not compared here)
+    return (x.var(1), x.var(0, keepdim=True), *torch.var_mean(x, None, correction=0), x.var(1, correction=0.5))
+
+
+def arg_edges(x, k):
+    # NaN (first wins), ties, signed zeros; integers with their extremes; a transposed input
+    return (x.argmax(1), x.argmin(1), x.t().argmax(0), k.argmax(0), *k.max(1))
+
+
+PROGRAMS += [
+    ("classifier_argmax", classifier_argmax, lambda: (R(16, 10), torch.randint(0, 10, (16,))), {}),
+    ("running_max_indices", running_max_indices, lambda: (torch.randint(-8, 8, (7, 9)).float(),), {}),
+    ("full_max_min", full_max_min, lambda: (R(6, 40), torch.randint(-2**31, 2**31 - 1, (5, 40), dtype=torch.int32)), {}),
+    ("layer_norm_f32", layer_norm_f32, lambda: (R(6, 768) * 3 + 1, R(768), R(768)), {}),
+    ("layer_norm_f64", layer_norm_f64, lambda: (R(3, 4, 50, dtype=torch.float64) * 10,), {}),
+    ("var_std", var_std, lambda: (R(9, 37) * 2 - 1,), {}),
+    ("arg_edges", arg_edges, lambda: (_edge_rows(6, 40), torch.randint(-2**31, 2**31 - 1, (5, 40), dtype=torch.int32)), {}),
+]
+def cumulative_sums(x, d, k, m, h):
+    # long f32 rows (PyTorch accumulates them in double), f64 down columns, an int32 promoted to
+    # int64, a bool mask counted, an int32 summed as f32 (dtype=), f16 (accumulated in f32), a
+    # transposed input
+    return (x.cumsum(1), d.cumsum(0), k.cumsum(-1), m.cumsum(1), k.cumsum(0, dtype=torch.float32), h.cumsum(1),
+            x.t().cumsum(1))
+
+
+PROGRAMS += [
+    ("cumulative_sums", cumulative_sums, lambda: (R(4, 3000) * 100, R(50, 3, dtype=torch.float64), torch.randint(-2**31, 2**31 - 1, (3, 40), dtype=torch.int32),
+                                                  R(5, 9) > 0, R(3, 700).half()), {}),
+]
+PROGRAMS += [
+    ("amin_edges", amin_edges, lambda: (_edge_rows(6, 37), _edge_rows(6, 70, torch.float64, False).reshape(6, 7, 10),
+                                        torch.randint(-2**31, 2**31 - 1, (5, 40), dtype=torch.int32)), {}),
+]
+
+
 
 # ----- matrix products (mm, addmm, bmm, baddbmm: extern kernels, a BLAS on either side; compared
 # with a tolerance per dtype, docs/guide.md) -----

@@ -107,6 +107,12 @@ std::string_view dsl(op_kind k) {
     case op_kind::scatter_: return "`ctfx::scatter_(x, dim, idx, src, add)`";
     case op_kind::sum: return "`x.sum(dims, keepdim)`";
     case op_kind::amax: return "`x.amax(dims, keepdim)`";
+    case op_kind::amin: return "`x.amin(dims, keepdim)`";
+    case op_kind::argmax: return "`x.argmax(dim, keepdim)`";
+    case op_kind::argmin: return "`x.argmin(dim, keepdim)`";
+    case op_kind::cumsum: return "`x.cumsum(dim, dtype)`";
+    case op_kind::var: return "`x.var(dims, correction, keepdim)`";
+    case op_kind::var_mean: return "`x.var_mean_mean(dims, correction, keepdim)` (var_mean's mean)";
     case op_kind::mean: return "`x.mean(dims, keepdim)`";
     case op_kind::cat: return "`ctfx::cat({t...}, dim)`";
     case op_kind::mm: return "`ctfx::mm(a, b)`, `ctfx::matmul(a, b)`";
@@ -165,7 +171,11 @@ std::string_view dtypes(op_kind k) {
     case ctfx::op_family::index:
       if (ctfx::is_along_dim(k)) return "any values; an i64 index in [0, size) (no wrapping)";
       return "any values; indices i32, i64 or a b8 mask";
-    case ctfx::op_family::reduction: return k == op_kind::cat ? "any (promoted)" : "any (sum of ints in i64, mean of floats)";
+    case ctfx::op_family::reduction:
+      if (k == op_kind::argmax || k == op_kind::argmin) return "any, an i64 result (`aten.argmax` refuses b8, as PyTorch)";
+      if (k == op_kind::var || k == op_kind::var_mean) return "f32, f64 (Welford in double, as PyTorch's CPU kernel)";
+      if (k == op_kind::cumsum) return "floats, and i64 (integers and bools converted to it first); in double for f32";
+      return k == op_kind::cat ? "any (promoted)" : "any (sum of ints in i64, mean of floats)";
     case ctfx::op_family::collective: return "any (reductions: sum, max, min)";
     case ctfx::op_family::user: return "the op's schema";
     case ctfx::op_family::product: return "f32 f64 (BLAS), i8 i32 i64 (exact loop); operands of one dtype";

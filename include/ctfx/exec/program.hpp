@@ -38,6 +38,7 @@
 #include "../analysis/liveness.hpp"
 #include "../analysis/order.hpp"
 #include "../graph/fingerprint.hpp"
+#include "../kernels/arg_reduce.hpp"
 #include "../kernels/collectives.hpp"
 #include "product_step.hpp"
 #include "../kernels/copy_siblings.hpp"
@@ -48,6 +49,8 @@
 #include "index_operands.hpp"
 #include "../kernels/pointwise.hpp"
 #include "../kernels/reduce.hpp"
+#include "../kernels/scan.hpp"
+#include "../kernels/welford.hpp"
 #include "../ops/meta.hpp"
 #include "../plan/copy_siblings.hpp"
 #include "../plan/make_plan.hpp"
@@ -179,7 +182,7 @@ inline constexpr int fill = 1 << 1;        ///< zeros, ones, full, fill_
 inline constexpr int collective = 1 << 2;  ///< communication
 inline constexpr int index_put = 1 << 3;   ///< index_put and masked puts
 inline constexpr int index = 1 << 4;       ///< gathers
-inline constexpr int reduce = 1 << 5;      ///< sum, amax, mean
+inline constexpr int reduce = 1 << 5;      ///< sum, amax, amin, mean, argmax, argmin, cumsum, var
 inline constexpr int pointwise = 1 << 6;   ///< unary, binary, where, foreach (run-time dtypes)
 inline constexpr int custom = 1 << 7;      ///< user ops
 inline constexpr int groups = 1 << 8;      ///< fused groups run as chunked loops
@@ -212,7 +215,9 @@ constexpr int of(op_kind k) {
     case op_kind::scatter: case op_kind::scatter_:
       return index_put;
     case op_kind::index: case op_kind::gather: return index;
-    case op_kind::sum: case op_kind::amax: case op_kind::mean: return reduce;
+    case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean: case op_kind::argmax: case op_kind::argmin:
+    case op_kind::cumsum: case op_kind::var: case op_kind::var_mean:
+      return reduce;
     case op_kind::custom: case op_kind::auto_functionalized: return custom;
     case op_kind::foreach_add: case op_kind::foreach_mul: case op_kind::foreach_add_: case op_kind::foreach_mul_:
       return pointwise;
@@ -1183,7 +1188,7 @@ class basic_program {
         kernels::fill(f.ctx, out, std::numeric_limits<double>::quiet_NaN());
         return;
       }
-      kernels::run_fused_reduce(f.ctx, k, out, {g_[r].op == op_kind::amax, g_[r].op == op_kind::mean ? count : 0.0});
+      kernels::run_fused_reduce(f.ctx, k, out, {kernels::fold_of(g_[r].op), g_[r].op == op_kind::mean ? count : 0.0});
       return;
     }
     if (G.bound) {  // a run of a plan without symbols: its layouts are static_layouts_, only addresses move
@@ -1441,9 +1446,30 @@ class basic_program {
         }
         break;
       }
-      case op_kind::sum: case op_kind::amax: case op_kind::mean: {
+      case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean: {
         if constexpr (has<F>(kernel_family::of(op_kind::sum))) {
-          kernels::reduce_node(ctx, n.op == op_kind::amax, n.op == op_kind::mean, view(i), arg(0), reduction_dims(g_, i));
+          kernels::reduce_node(ctx, kernels::fold_of(n.op), n.op == op_kind::mean, view(i), arg(0), reduction_dims(g_, i));
+          return {};
+        }
+        break;
+      }
+      case op_kind::argmax: case op_kind::argmin: {
+        if constexpr (has<F>(kernel_family::of(op_kind::argmax))) {
+          kernels::arg_reduce(ctx, kernels::fold_of(n.op), view(i), arg(0), reduction_dims(g_, i));
+          return {};
+        }
+        break;
+      }
+      case op_kind::var: case op_kind::var_mean: {
+        if constexpr (has<F>(kernel_family::of(op_kind::var))) {
+          kernels::welford(ctx, n.op == op_kind::var_mean, n.scalar.d, view(i), arg(0), reduction_dims(g_, i));
+          return {};
+        }
+        break;
+      }
+      case op_kind::cumsum: {
+        if constexpr (has<F>(kernel_family::of(op_kind::cumsum))) {
+          kernels::cumsum(ctx, view(i), arg(0), scan_dim(g_, i));
           return {};
         }
         break;

@@ -79,6 +79,36 @@ struct tensor {
   /// `aten.amax` over `dims` (all when empty), `x.amax(dims, keepdim)` in PyTorch: any dtype, kept;
   /// NaN if a reduced element is NaN.
   constexpr tensor amax(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
+  /// `aten.amin` over `dims` (all when empty), `x.amin(dims, keepdim)` in PyTorch: any dtype, kept;
+  /// NaN if a reduced element is NaN; a reduced dimension of extent 0 is refused, as PyTorch does.
+  constexpr tensor amin(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
+  /// `aten.argmax`: the int64 index of the first maximum along `dim`, or in the row-major flattened
+  /// tensor when `dim` is std::nullopt (`x.argmax(dim, keepdim)`); a NaN counts as the maximum, its
+  /// first index wins. An empty or symbolic reduced extent is refused (PyTorch raises on empty).
+  /// `x.max(dim)` of PyTorch is `x.amax({dim})` with `x.argmax(dim)`.
+  constexpr tensor argmax(std::optional<index_t> dim = std::nullopt, bool keepdim = false, source_loc at = source_loc::current()) const;
+  /// `aten.argmin`: argmax's mirror (a NaN counts as the minimum); `x.min(dim)` is `x.amin({dim})`
+  /// with `x.argmin(dim)`.
+  constexpr tensor argmin(std::optional<index_t> dim = std::nullopt, bool keepdim = false, source_loc at = source_loc::current()) const;
+  /// `aten.cumsum` along `dim` (`x.cumsum(dim, dtype=dt)`): x converted to `dt` first, or an
+  /// integer or bool x to i64, as PyTorch does; each prefix summed sequentially in PyTorch's
+  /// accumulation type (double for f32 and f64, f32 for f16 and bf16) and rounded once.
+  constexpr tensor cumsum(index_t dim, std::optional<dtype> dt = std::nullopt, source_loc at = source_loc::current()) const;
+  /// `aten.var.correction` over `dims` (all when empty) as PyTorch's CPU kernel computes it: one
+  /// Welford pass in double over the elements in row-major order, m2 / max(n - correction, 0),
+  /// rounded once. f32 and f64; reduced extents static and above 0, under 32,768 elements per
+  /// result (PyTorch splits longer ones across threads), not every dimension (a two-pass algorithm
+  /// in PyTorch): others are refused.
+  constexpr tensor var(std::initializer_list<index_t> dims = {}, double correction = 1, bool keepdim = false,
+                       source_loc at = source_loc::current()) const;
+  /// The mean of `aten.var_mean.correction` (its second result: the Welford fold's mean, rounded
+  /// once, not the sum / n of `mean`); `x.var(...)` is its first (`var_mean_var`, which may also
+  /// reduce every dimension, as var_mean's does in PyTorch).
+  constexpr tensor var_mean_mean(std::initializer_list<index_t> dims = {}, double correction = 1, bool keepdim = false,
+                                 source_loc at = source_loc::current()) const;
+  /// The variance of `aten.var_mean.correction` (its first result): `var`'s, over every dimension too.
+  constexpr tensor var_mean_var(std::initializer_list<index_t> dims = {}, double correction = 1, bool keepdim = false,
+                                source_loc at = source_loc::current()) const;
   /// `aten.mean.dim` over `dims` (all when empty): the sum divided by the count; floating only.
   constexpr tensor mean(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
   /// `aten._to_copy` to dtype `d` (`convert_element_type`).
@@ -473,7 +503,7 @@ constexpr tensor tensor::clone(source_loc at) const {
   return b ? b->make(op_kind::clone, {*this}) : *this;
 }
 namespace detail {
-// sum, amax, mean: the reduced dimensions as params, keepdim as aux.
+// sum, amax, amin, mean: the reduced dimensions as params, keepdim as aux.
 constexpr tensor reduction(const tensor& t, op_kind k, std::initializer_list<index_t> dims, bool keepdim) {
   sym_expr p[max_rank]{};
   std::size_t n = 0;
@@ -490,6 +520,60 @@ constexpr tensor tensor::sum(std::initializer_list<index_t> dims, bool keepdim, 
 constexpr tensor tensor::amax(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);
   return detail::reduction(*this, op_kind::amax, dims, keepdim);
+}
+constexpr tensor tensor::amin(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return detail::reduction(*this, op_kind::amin, dims, keepdim);
+}
+namespace detail {
+// argmax, argmin: the dim as a param (none: the flattened tensor; a 0-d tensor's dim 0 or -1 too).
+constexpr tensor arg_reduction(const tensor& t, op_kind k, std::optional<index_t> dim, bool keepdim) {
+  if (!t.b || !t.b->check(t)) return t;
+  std::int32_t a[1] = {t.id};
+  sym_expr p[1]{};
+  std::size_t n = 0;
+  if (dim && (t.meta().rank > 0 || (*dim != 0 && *dim != -1))) p[n++] = sym_expr(*dim);
+  return {t.b, t.b->add(k, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, n), keepdim)};
+}
+}  // namespace detail
+namespace detail {
+// var, var_mean: the reduced dimensions as params, keepdim as aux, the correction as the scalar.
+constexpr tensor welford(const tensor& t, op_kind k, std::initializer_list<index_t> dims, double correction, std::int32_t aux) {
+  sym_expr p[max_rank]{};
+  std::size_t n = 0;
+  for (auto d : dims) if (n < max_rank) p[n++] = sym_expr(d);
+  if (!t.b || !t.b->check(t)) return t;
+  std::int32_t a[1] = {t.id};
+  return {t.b, t.b->add(k, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, n), aux, scalar_value(correction))};
+}
+}  // namespace detail
+constexpr tensor tensor::var(std::initializer_list<index_t> dims, double correction, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return detail::welford(*this, op_kind::var, dims, correction, keepdim ? 1 : 0);
+}
+constexpr tensor tensor::var_mean_mean(std::initializer_list<index_t> dims, double correction, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return detail::welford(*this, op_kind::var_mean, dims, correction, keepdim ? 1 : 0);
+}
+constexpr tensor tensor::var_mean_var(std::initializer_list<index_t> dims, double correction, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return detail::welford(*this, op_kind::var, dims, correction, keepdim ? 3 : 2);
+}
+constexpr tensor tensor::cumsum(index_t dim, std::optional<dtype> dt, source_loc at) const {
+  const builder::call_site site(b, at);
+  if (!b || !b->check(*this)) return *this;
+  const dtype xd = meta().dt;
+  const dtype od = dt ? *dt : is_floating(xd) ? xd : dtype::i64;
+  const tensor x = od == xd ? *this : b->make(op_kind::convert, {*this}, {}, static_cast<std::int32_t>(od));
+  return b->make(op_kind::cumsum, {x}, {sym_expr(dim)});
+}
+constexpr tensor tensor::argmax(std::optional<index_t> dim, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return detail::arg_reduction(*this, op_kind::argmax, dim, keepdim);
+}
+constexpr tensor tensor::argmin(std::optional<index_t> dim, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  return detail::arg_reduction(*this, op_kind::argmin, dim, keepdim);
 }
 constexpr tensor tensor::mean(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);

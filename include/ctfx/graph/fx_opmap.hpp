@@ -39,6 +39,10 @@ enum class lower : std::uint8_t {
   gather,              // (x, dim, index, sparse_grad=False)
   scatter,             // (x, dim, index, src or value) and scatter_add; scatter_reduce with reduce='sum', include_self=True
   reduce,              // (x, dims=[], keepdim=False)
+  arg_reduce,          // (x, dim=None, keepdim=False): argmax / argmin, int64 indices
+  var,                 // (x, dims=None, *, correction=1, keepdim=False): var.correction, var_mean.correction (a tuple read with [k])
+  cumsum,              // (x, dim, dtype=None): an integer or bool x (or one of another dtype=) converted first
+  max_dim,             // (x, dim, keepdim=False): max.dim / min.dim as (amax, argmax) / (amin, argmin), read with [k]
   any_all,             // (x), (x, dim, keepdim=False) or (x, dims, keepdim=False): any / all as amax of x != 0
   cat,                 // (tensors, dim=0)
   product,             // mm, bmm (self, mat2); addmm, baddbmm (self, mat1, mat2, beta=1, alpha=1)
@@ -119,9 +123,12 @@ inline constexpr op_row op_rows[] = {
     {"aten.all.dim", lower::any_all, op_kind::logical_not},
     {"aten.all.dims", lower::any_all, op_kind::logical_not},
     {"aten.amax.default", lower::reduce, op_kind::amax},
+    {"aten.amin.default", lower::reduce, op_kind::amin},
     {"aten.any.default", lower::any_all, op_kind::amax},
     {"aten.any.dim", lower::any_all, op_kind::amax},
     {"aten.any.dims", lower::any_all, op_kind::amax},
+    {"aten.argmax.default", lower::arg_reduce, op_kind::argmax},
+    {"aten.argmin.default", lower::arg_reduce, op_kind::argmin},
     {"aten.as_strided.default", lower::as_strided, op_kind::as_strided},
     {"aten.as_strided_scatter.default", lower::as_strided_scatter, op_kind::as_strided_scatter},
     {"aten.baddbmm.default", lower::product, op_kind::baddbmm},
@@ -141,6 +148,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.copy.default", lower::unary, op_kind::copy},
     {"aten.copy_.default", lower::unary, op_kind::copy_},
     {"aten.cos.default", lower::unary, op_kind::cos},
+    {"aten.cumsum.default", lower::cumsum, op_kind::cumsum},
     {"aten.diagonal.default", lower::diagonal, op_kind::diagonal},
     {"aten.diagonal_scatter.default", lower::diagonal_scatter, op_kind::diagonal_scatter},
     {"aten.div.Scalar", lower::binary, op_kind::div},
@@ -187,9 +195,13 @@ inline constexpr op_row op_rows[] = {
     {"aten.logical_xor.default", lower::logical_xor, op_kind::ne},
     {"aten.lt.Scalar", lower::binary, op_kind::lt},
     {"aten.lt.Tensor", lower::binary, op_kind::lt},
+    {"aten.max.default", lower::reduce, op_kind::amax},
+    {"aten.max.dim", lower::max_dim, op_kind::argmax},
     {"aten.maximum.default", lower::binary, op_kind::maximum},
     {"aten.mean.default", lower::reduce, op_kind::mean},
     {"aten.mean.dim", lower::reduce, op_kind::mean},
+    {"aten.min.default", lower::reduce, op_kind::amin},
+    {"aten.min.dim", lower::max_dim, op_kind::argmin},
     {"aten.minimum.default", lower::binary, op_kind::minimum},
     {"aten.mm.default", lower::product, op_kind::mm},
     {"aten.mul.Scalar", lower::binary, op_kind::mul},
@@ -247,6 +259,8 @@ inline constexpr op_row op_rows[] = {
     {"aten.trunc.default", lower::unary, op_kind::trunc},
     {"aten.unbind.int", lower::unbind, op_kind::select},
     {"aten.unsqueeze.default", lower::dim, op_kind::unsqueeze},
+    {"aten.var.correction", lower::var, op_kind::var},
+    {"aten.var_mean.correction", lower::var, op_kind::var_mean},
     {"aten.view.default", lower::view, op_kind::view},
     {"aten.where.Scalar", lower::where, op_kind::where},
     {"aten.where.ScalarOther", lower::where, op_kind::where},
@@ -280,7 +294,7 @@ constexpr const op_row* find_op(std::string_view name) {
 // node is): never the name printed back for a node.
 constexpr bool rewritten_on_import(lower how) {
   return how == lower::embedding || how == lower::index_select || how == lower::any_all || how == lower::squeeze_all ||
-         how == lower::unbind;
+         how == lower::max_dim || how == lower::unbind;
 }
 
 // The overload fx_print writes for a node (binary ops with a scalar use .Tensor too, as PyTorch's

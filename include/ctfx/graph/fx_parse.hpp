@@ -1339,7 +1339,43 @@ class parser {
         const value* keep = arg(call, 2, "keepdim");
         const value* dt = arg(call, 99, "dtype");
         if (dt && dt->k != vkind::none) { fail(dt->at, "a reduction with a dtype argument is not supported"); return; }
+        if (row->name == "aten.max.default") {  // x.max(): PyTorch raises on an empty x, an amax would not
+          const tensor_meta& xm = b_.g.meta(abuf_[0]);
+          for (int d = 0; d < xm.rank; ++d)
+            if (!xm.size[d].is_static() || xm.size[d].value() == 0) {
+              fail(at, "node '", name, "': max() of a tensor whose extents are 0 or symbolic (PyTorch raises on an empty one)");
+              return;
+            }
+        }
         emit_bufs(name, t, k, keep && keep->k == vkind::integer && keep->i ? 1 : 0, 0.0, at);
+        return;
+      }
+      case lower::var: {
+        lower_var(name, t, call, k == op_kind::var_mean, at);
+        return;
+      }
+      case lower::cumsum: {
+        // PyTorch's cumsum converts x to the dtype= given (else an integer or bool x to int64) and
+        // sums in that dtype: the conversion is a node <name>_convert before the cumsum.
+        if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dim", required, x0, at)) return;
+        std::int32_t x = abuf_[0];
+        const dtype xd = b_.g.meta(x).dt;
+        dtype od = is_floating(xd) ? xd : dtype::i64;
+        if (const value* dt = arg(call, 99, "dtype"); dt && dt->k != vkind::none) {
+          if (!dtype_arg(dt, od)) return;
+          if (od == dtype::b8) { fail(dt->at, "node '", name, "': a cumsum in bool is not supported"); return; }
+        }
+        if (od != xd) x = part(name, "convert", op_kind::convert, {x}, static_cast<std::int32_t>(od), 0.0, at);
+        if (x < 0) return;
+        abuf_.clear();
+        abuf_.push_back(x);
+        pbuf_.clear();
+        pbuf_.push_back(x0);
+        emit_bufs(name, t, k, 0, 0.0, at);
+        return;
+      }
+      case lower::arg_reduce: case lower::max_dim: {
+        lower_arg_reduce(name, t, call, k, row->how == lower::max_dim, at);
         return;
       }
       case lower::product: {  // beta and alpha as the params (ops/products.hpp)
@@ -1856,6 +1892,72 @@ class parser {
       r = part(name, cn.view(), op_kind::copy_, {xs[j], r}, 0, 0.0, at);
     }
     if (stopped()) return;
+    lists_.push_back(l);
+    entry e{};
+    e.name = name;
+    e.items = static_cast<std::int32_t>(lists_.size()) - 1;
+    define(e, at);
+  }
+
+  // argmax/argmin (x, dim=None, keepdim=False): one node (a 0-d x takes dim 0 or -1, as none);
+  // max.dim/min.dim (x, dim, keepdim=False): the tuple (values, indices) as an amax (amin) node
+  // <name>_values and an argmax (argmin) node <name>_indices over the same dim, read with [k] (the
+  // value at the first index of the maximum is amax's answer: the same order, ties and NaNs).
+  constexpr void lower_arg_reduce(std::string_view name, const annotation& t, const value& call, op_kind k, bool pair, position at) {
+    if (!tensor_arg(call, 0, "self", at)) return;
+    const std::int32_t x = abuf_[0];
+    const tensor_meta& xm = b_.g.meta(x);
+    const value* d = arg(call, 1, "dim");
+    sym_expr dim{};
+    if (pair || (d && d->k != vkind::none)) {
+      if (!int_arg(call, 1, "dim", sym_expr(INT64_MIN), dim, at)) return;
+      if (xm.rank > 0 || !dim.is_static() || (dim.value() != 0 && dim.value() != -1)) pbuf_.push_back(dim);  // else 0-d: none
+    }
+    if (!pair && xm.dt == dtype::b8) { fail(at, "node '", name, "': argmax/argmin of a bool tensor is not supported (PyTorch raises; convert it first)"); return; }
+    const value* keep = arg(call, 2, "keepdim");
+    const std::int32_t aux = keep && keep->k == vkind::integer && keep->i ? 1 : 0;
+    if (!pair) { emit_bufs(name, t, k, aux, 0.0, at); return; }
+    list_items l{static_cast<std::int32_t>(list_nodes_.size()), 2};
+    for (const op_kind kind : {k == op_kind::argmax ? op_kind::amax : op_kind::amin, k}) {
+      const std::int32_t id = b_.add(kind, std::span<const std::int32_t>(&x, 1), std::span<const sym_expr>(pbuf_.data(), pbuf_.size()), aux);
+      if (!b_.g.error.ok()) { locate_builder_error(at, name); return; }
+      text_buf<max_name + 16> tn;
+      tn << name << (kind == k ? "_indices" : "_values");
+      b_.g[id].name = name_t(tn.view());
+      list_nodes_.push_back(id);
+    }
+    lists_.push_back(l);
+    entry e{};
+    e.name = name;
+    e.items = static_cast<std::int32_t>(lists_.size()) - 1;
+    define(e, at);
+  }
+
+  // var.correction (x, dims=None, *, correction=1, keepdim=False): a var node (scalar: the
+  // correction); var_mean.correction: the tuple (var, mean) as nodes <name>_var and <name>_mean
+  // over the same dims, read with [k].
+  constexpr void lower_var(std::string_view name, const annotation& t, const value& call, bool pair, position at) {
+    if (!tensor_arg(call, 0, "self", at)) return;
+    const value* dims = arg(call, 1, "dim");
+    if (dims && dims->k != vkind::none && !list_arg(call, 1, "dim", at)) return;
+    scalar_value c = 1.0;
+    bool integral = false;
+    if (const value* cv = arg(call, 99, "correction"); cv && cv->k != vkind::none && !scalar_of(cv, c, integral, "correction")) return;
+    c = c.d;  // a float scalar either way: the kernels divide by max(n - correction, 0)
+    const value* keep = arg(call, 99, "keepdim");
+    const std::int32_t aux = keep && keep->k == vkind::integer && keep->i ? 1 : 0;
+    if (!pair) { emit_bufs(name, t, op_kind::var, aux, c, at); return; }  // (var_mean's var: aux bit 1)
+    const std::int32_t x = abuf_[0];
+    list_items l{static_cast<std::int32_t>(list_nodes_.size()), 2};
+    for (const op_kind kind : {op_kind::var, op_kind::var_mean}) {
+      const std::int32_t id = b_.add(kind, std::span<const std::int32_t>(&x, 1), std::span<const sym_expr>(pbuf_.data(), pbuf_.size()),
+                                     kind == op_kind::var ? aux | 2 : aux, c);
+      if (!b_.g.error.ok()) { locate_builder_error(at, name); return; }
+      text_buf<max_name + 16> tn;
+      tn << name << (kind == op_kind::var ? "_var" : "_mean");
+      b_.g[id].name = name_t(tn.view());
+      list_nodes_.push_back(id);
+    }
     lists_.push_back(l);
     entry e{};
     e.name = name;

@@ -122,9 +122,25 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       add(name_ref(g, a[1]));
       if (n.aux) return op(n.op == op_kind::scatter ? "aten.scatter_add.default" : "aten.scatter_add_.default");
       return op(aten_name(n.op));
-    case op_kind::sum: case op_kind::amax: case op_kind::mean:
+    case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
       add(name_ref(g, a[0]));
       add(sizes(g, p));
+      if (n.aux) add("True");
+      return op(aten_name(n.op));
+    case op_kind::var: case op_kind::var_mean: {  // var_mean's: element [0] or [1] of the call (to_fx prints the call)
+      add(name_ref(g, a[0]));
+      add(p.empty() ? std::string("None") : sizes(g, p));
+      add("correction = " + py_float(n.scalar.d));
+      if (n.aux & 1) add("keepdim = True");
+      return op(n.op == op_kind::var && (n.aux & 2) == 0 ? "aten.var.correction" : "aten.var_mean.correction");
+    }
+    case op_kind::cumsum:
+      add(name_ref(g, a[0]));
+      add(to_string(g, p[0]));
+      return op(aten_name(n.op));
+    case op_kind::argmax: case op_kind::argmin:  // (x), (x, dim), (x, dim, True) or (x, None, True)
+      add(name_ref(g, a[0]));
+      if (!p.empty() || n.aux) add(p.empty() ? std::string("None") : to_string(g, p[0]));
       if (n.aux) add("True");
       return op(aten_name(n.op));
     case op_kind::cat:
@@ -241,6 +257,10 @@ inline std::string to_fx(const ir& g, std::span<const fx_custom> customs = {}) {
     }
     std::string rhs = fx::fx_call(g, i, customs);
     if (rhs.empty()) { s += "        # no FX form: " + node_text(g, i) + "\n"; continue; }
+    if (n.op == op_kind::var_mean || (n.op == op_kind::var && (n.aux & 2) != 0)) {  // the tuple's call, then its element
+      s += "        " + std::string(n.name.view()) + "_pair = " + rhs + "\n";
+      rhs = std::string(n.name.view()) + (n.op == op_kind::var ? "_pair[0]" : "_pair[1]");
+    }
     s += "        " + std::string(n.name.view());
     if (n.op == op_kind::sym_size) {
       const tensor_meta& x = g.meta(g.arg(i, 0));

@@ -29,7 +29,10 @@
 //   index_put(x, values, idx...)   aux: accumulate (0/1); a None index is -1
 //   index(x, idx...)         x[idx...]; a None index is -1
 //   where(cond, a, b)
-//   sum/amax/mean(x)         params: dims              aux: keepdim
+//   sum/amax/amin/mean(x)    params: dims              aux: keepdim
+//   argmax/argmin(x)         params: dim (none: all)   aux: keepdim
+//   cumsum(x)                params: dim
+//   var/var_mean(x)          params: dims              aux: keepdim   scalar: correction
 //   cat(t...)                params: dim
 //   foreach_*(a..., b...)    aux: list length; scalar operand when only one list is given
 //   all_reduce(x)            aux: reduce op (0 = sum)

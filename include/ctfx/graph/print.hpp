@@ -112,8 +112,16 @@ inline std::string call_text(const ir& g, std::int32_t i) {
     case op_kind::scatter: case op_kind::scatter_:
       s = ref(g, a[0]) + ", " + to_string(g, p[0]) + ", " + ref(g, a[2]) + ", " + ref(g, a[1]) + (n.aux ? ", reduce=add" : "");
       break;
-    case op_kind::sum: case op_kind::amax: case op_kind::mean:
+    case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
       s = ref(g, a[0]) + ", " + int_list(g, p) + (n.aux ? ", keepdim=True" : "");
+      break;
+    case op_kind::cumsum: s = ref(g, a[0]) + ", " + to_string(g, p[0]); break;
+    case op_kind::var: case op_kind::var_mean:
+      s = ref(g, a[0]) + ", " + int_list(g, p) + ", correction=" + fmt_num(n.scalar) + ((n.aux & 1) ? ", keepdim=True" : "") +
+          ((n.aux & 2) ? ", of var_mean" : "");
+      break;
+    case op_kind::argmax: case op_kind::argmin:
+      s = ref(g, a[0]) + ", " + (p.empty() ? std::string("None") : to_string(g, p[0])) + (n.aux ? ", keepdim=True" : "");
       break;
     case op_kind::cat: s = args_list(0, a.size()) + ", dim=" + to_string(g, p[0]); break;
     case op_kind::addmm: case op_kind::baddbmm: {

@@ -1,4 +1,4 @@
-// ctfx/kernels/fused_reduce.hpp — a sum, amax or mean whose input is computed by a fused group
+// ctfx/kernels/fused_reduce.hpp — a sum, amax, amin or mean whose input is computed by a fused group
 // (plan/fusion.hpp's is_fusible_reduction): the group's values are folded into the outputs as they
 // are computed, so the reduction's input is never written to memory.
 //
@@ -18,9 +18,9 @@
 
 namespace ctfx::kernels {
 
-// What a reduction does with its values: the fold (sum or max), and a mean's divisor (0: none).
+// What a reduction does with its values: the fold (sum, max or min), and a mean's divisor (0: none).
 struct fold_spec {
-  bool is_max = false;
+  fold_op fold = fold_op::sum;
   double divisor = 0;
 };
 
@@ -67,7 +67,7 @@ struct fold_sink {
   fold_acc<C> acc;   // n > tile_size: the current output's fold so far
 
   fold_sink(fold_spec s, index_t values_per_output, const strided& out, index_t first_output)
-      : spec(s), n(values_per_output), at(out, first_output), acc(s.is_max) {}
+      : spec(s), n(values_per_output), at(out, first_output), acc(s.fold) {}
 
   void finish(const fold_acc<C>& a) {
     store_result<O>(reinterpret_cast<element_t<O>*>(at.out.p) + at.off, a.result(), spec.divisor);
@@ -78,7 +78,7 @@ struct fold_sink {
   void drain() {
     const index_t outs = have / n;
     for (index_t o = 0; o < outs; ++o) {
-      fold_acc<C> a(spec.is_max);
+      fold_acc<C> a(spec.fold);
       a.template add_run<S>(tile + o * n, n);
       finish(a);
     }
@@ -108,7 +108,7 @@ struct fold_sink {
       m -= t;
       if (acc.count == n) {
         finish(acc);
-        acc = fold_acc<C>(spec.is_max);
+        acc = fold_acc<C>(spec.fold);
       }
     }
   }
@@ -194,7 +194,7 @@ struct fused_fold_fn {
     for (int t = 0; t < m; ++t) x[t] = load_as<S, C>(reinterpret_cast<const element_t<S>*>(v[t]));
   }
   CTFX_HD void store(index_t o, C v) const { store_fold<O>(out, o, v, spec.divisor); }
-  CTFX_HD void operator()(index_t o) const { fold_in_thread<C>(*this, o, n, spec.is_max); }
+  CTFX_HD void operator()(index_t o) const { fold_in_thread<C>(*this, o, n, spec.fold); }
 };
 
 // The reduction `out` of the group k over its domain's last dimensions: k.out describes the
@@ -214,7 +214,7 @@ inline void run_fused_reduce(const device_ctx& ctx, const fused_kernel& k, const
     constexpr dtype S = decltype(sd)::value, O = decltype(od)::value;
     if constexpr (device_kernels_compiled) {
       if (runs_device_kernels(ctx)) {
-        fold_outputs_on_device<compute_t<O>>(ctx, fused_fold_fn<S, O>{fused_elem_fn{k}, out, spec, n}, outputs, n, spec.is_max);
+        fold_outputs_on_device<compute_t<O>>(ctx, fused_fold_fn<S, O>{fused_elem_fn{k}, out, spec, n}, outputs, n, spec.fold);
         return;
       }
     }

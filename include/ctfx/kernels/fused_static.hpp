@@ -246,7 +246,7 @@ struct static_fold_fn {
     return load_as<S, C>(&e);
   }
   CTFX_HD void store(index_t o, C v) const { store_fold<O>(out, o, v, spec.divisor); }
-  CTFX_HD void operator()(index_t o) const { fold_in_thread<C>(*this, o, n, spec.is_max); }
+  CTFX_HD void operator()(index_t o) const { fold_in_thread<C>(*this, o, n, spec.fold); }
 };
 
 template <class GV, std::int32_t R>
@@ -512,7 +512,7 @@ struct static_group {
                                            const fold_spec& spec, index_t n, index_t o0) {
     constexpr dtype O = at(R).meta.dt;
     using C = compute_t<O>;
-    if (spec.is_max || n == 0 || nest.inner % n != 0 || !dense_leaves(nest)) return false;
+    if (spec.fold != fold_op::sum || n == 0 || nest.inner % n != 0 || !dense_leaves(nest)) return false;
     output_cursor to(out, o0);
     auto* base = reinterpret_cast<element_t<O>*>(out.p);
     const index_t per_row = nest.inner / n;
@@ -545,7 +545,7 @@ struct static_group {
       return;
     }
     const index_t n = total / outputs;
-    const fold_spec spec{at(R).op == op_kind::amax, mean ? static_cast<double>(n) : 0.0};
+    const fold_spec spec{fold_of(at(R).op), mean ? static_cast<double>(n) : 0.0};
     if constexpr (device_kernels_compiled) {
       if (runs_device_kernels(ctx)) {
         const fused_nest nest = make_nest(k);
@@ -558,7 +558,7 @@ struct static_group {
         f.out = out;
         f.spec = spec;
         f.n = n;
-        fold_outputs_on_device<compute_t<O>>(ctx, f, outputs, n, spec.is_max);
+        fold_outputs_on_device<compute_t<O>>(ctx, f, outputs, n, spec.fold);
         return;
       }
     }

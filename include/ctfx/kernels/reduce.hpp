@@ -1,8 +1,8 @@
-// ctfx/kernels/reduce.hpp — sum, amax and mean over any set of dimensions, in one fixed order on
+// ctfx/kernels/reduce.hpp — sum, amax, amin and mean over any set of dimensions, in one fixed order on
 // every backend, so host and CUDA results, and every run, are bit-identical (not a tree whose shape
 // depends on the launch or the CPU's vector width):
-//   - amax folds each output's elements in row-major order of the reduced dimensions (the first NaN
-//     is the result; of equal values the first is kept);
+//   - amax (amin) folds each output's elements in row-major order of the reduced dimensions (the
+//     first NaN is the result; of equal values the first is kept);
 //   - a sum (and mean's sum) whose outputs each fold a run of consecutive elements of the input in
 //     row-major order (the reduced dimensions are its last ones: a row sum, a full sum) deals the
 //     run to 32 lanes round-robin (element r to lane r mod 32), each lane a sequential chain of adds
@@ -91,21 +91,26 @@ void visit_fold_dtypes(dtype s, dtype o, F&& f) {
   }
 }
 
-// The amax of n > 0 floats as the fold computes it, on integer keys that order floats as `<` does:
-// a loop compilers vectorize (a float compare is not, under g++'s default -ftrapping-math). Where
-// keys cannot tell the fold's answer — a NaN (the first is the result) or a maximum of +0 (a -0 may
-// have come first) — it returns false and the caller folds. Always inlined: its one caller, add_run,
-// is compiled once per ISA level, and an out-of-line copy would run at the build's baseline.
-CTFX_INLINE bool amax_by_keys(const float* p, index_t n, float& out) {
+// The amax (Min: amin) of n > 0 floats as the fold computes it, on integer keys that order floats
+// as `<` does (an amin's keys complemented, so the largest key is still the answer): a loop
+// compilers vectorize (a float compare is not, under g++'s default -ftrapping-math). Where keys
+// cannot tell the fold's answer — a NaN (the first is the result), a maximum of +0 or a minimum
+// of -0 (the other zero may have come first) — it returns false and the caller folds. Always
+// inlined: its one caller, add_run, is compiled once per ISA level, and an out-of-line copy would
+// run at the build's baseline.
+template <bool Min>
+CTFX_INLINE bool extremum_by_keys(const float* p, index_t n, float& out) {
   std::int32_t best = INT32_MIN, nan = 0;
   for (index_t r = 0; r < n; ++r) {
     const std::int32_t u = __builtin_bit_cast(std::int32_t, p[r]);
-    const std::int32_t key = u ^ ((u >> 31) & 0x7fffffff);
+    const std::int32_t key = (u ^ ((u >> 31) & 0x7fffffff)) ^ (Min ? -1 : 0);
     best = key > best ? key : best;
     nan |= static_cast<std::int32_t>((u & 0x7fffffff) > 0x7f800000);
   }
-  out = __builtin_bit_cast(float, best ^ ((best >> 31) & 0x7fffffff));
-  return nan == 0 && (best & 0x7fffffff) != 0;
+  const std::int32_t key = best ^ (Min ? -1 : 0);
+  const std::int32_t bits = key ^ ((key >> 31) & 0x7fffffff);
+  out = __builtin_bit_cast(float, bits);
+  return nan == 0 && bits != (Min ? INT32_MIN : 0);
 }
 
 // The lanes a sum deals its elements to (the order above): on CUDA, a warp's (warp_fold.hpp).
@@ -123,21 +128,21 @@ inline bool folds_runs(const strided& in, unsigned dims) {
   return true;
 }
 
-// One output's fold in progress, `count` values in: a maximum (lane[0]), a sequential sum (lane[0])
-// or a sum's 32 lanes. Lanes start at +0 and so never hold -0 (+0 + -0 is +0), which makes adding
+// One output's fold in progress, `count` values in: a maximum or minimum (lane[0]), a sequential
+// sum (lane[0]) or a sum's 32 lanes. Lanes start at +0 and so never hold -0 (+0 + -0 is +0), which makes adding
 // a lane no value reached an exact identity: result() adds only the lanes that were reached.
 template <class C>
 struct fold_acc {
-  bool is_max = false;
+  fold_op op = fold_op::sum;
   bool lanes = true;  // a sum over runs (folds_runs): the 32 lanes; else sequential
   index_t count = 0;
   C lane[sum_lanes];
 
-  CTFX_HD explicit fold_acc(bool max, bool in_lanes = true) : is_max(max), lanes(in_lanes && !max) {
+  CTFX_HD explicit fold_acc(fold_op f, bool in_lanes = true) : op(f), lanes(in_lanes && f == fold_op::sum) {
     for (int l = 0; l < sum_lanes; ++l) lane[l] = C(0);
   }
   CTFX_HD void add(C v) {
-    if (is_max) lane[0] = count == 0 ? v : binary_value<C>(op_kind::maximum, lane[0], v);
+    if (op != fold_op::sum) lane[0] = count == 0 ? v : fold_extremum(op, lane[0], v);
     else if (!lanes) lane[0] = wrap_add(lane[0], v);
     else lane[lane_of(count)] = wrap_add(lane[lane_of(count)], v);
     ++count;
@@ -145,7 +150,7 @@ struct fold_acc {
   // The lane value number k goes to.
   CTFX_HD static int lane_of(index_t k) { return static_cast<int>(static_cast<std::uint64_t>(k) % sum_lanes); }
   // Adds p[0, m), of dtype S: whole rounds of 32 as a loop over the lanes (it vectorizes), an f32
-  // maximum by integer keys where they decide it.
+  // maximum or minimum by integer keys where they decide it.
   template <dtype S>
   CTFX_VECTORIZE void add_run(const element_t<S>* p, index_t m) {
     isa::on_host_isa([&]() CTFX_ISA_BODY { add_run_loop<S>(p, m); });
@@ -153,11 +158,11 @@ struct fold_acc {
   template <dtype S>
   CTFX_INLINE void add_run_loop(const element_t<S>* p, index_t m) {
     index_t r = 0;
-    if (is_max) {
+    if (op != fold_op::sum) {
       if constexpr (S == dtype::f32 && std::is_same_v<C, float>) {
-        C best;  // a run without a NaN and with a nonzero maximum has exactly that maximum
-        if (m > 0 && amax_by_keys(p, m, best)) {
-          lane[0] = count == 0 ? best : binary_value<C>(op_kind::maximum, lane[0], best);
+        C best;  // a run without a NaN whose answer is not a zero the other zero may precede: exactly it
+        if (m > 0 && (op == fold_op::min ? extremum_by_keys<true>(p, m, best) : extremum_by_keys<false>(p, m, best))) {
+          lane[0] = count == 0 ? best : fold_extremum(op, lane[0], best);
           count += m;
           return;
         }
@@ -185,7 +190,7 @@ struct fold_acc {
     for (int l = 0; l < sum_lanes; ++l) lane[l] = a[l];
     count += m - r0;
   }
-  // The fold's value: the maximum, the sum, or the lanes added in order (0 when nothing was added).
+  // The fold's value: the maximum or minimum, the sum, or the lanes added in order (0 when nothing was added).
   CTFX_HD C result() const { return lanes ? in_order(lane, count) : lane[0]; }
   // The 32 lanes of a sum of `count` values added in order.
   CTFX_HD static C in_order(const C* lane, index_t count) {
@@ -199,9 +204,9 @@ struct fold_acc {
 // Output o of a fold functor (warp_fold.hpp) by one thread, value after value into fold_acc: the
 // kernel of folds shorter than a warp.
 template <class C, class F>
-CTFX_HD void fold_in_thread(const F& f, index_t o, index_t n, bool is_max) {
+CTFX_HD void fold_in_thread(const F& f, index_t o, index_t n, fold_op fold) {
   const auto src = f.source(o);
-  fold_acc<C> a(is_max);
+  fold_acc<C> a(fold);
   constexpr int B = fold_batch<F>();
   for (index_t r = 0; r < n; r += B) {
     C x[B];
@@ -221,8 +226,8 @@ CTFX_HD inline void store_result(element_t<O>* at, C v, double divisor) {
 // The fold of one output's elements from base, walked with an odometer over the collapsed
 // reduced dimensions (no division per element).
 template <dtype S, class C>
-CTFX_HD inline fold_acc<C> fold_walk(const element_t<S>* base, const reduced_dims& red, bool is_max, bool runs) {
-  fold_acc<C> acc(is_max, runs);
+CTFX_HD inline fold_acc<C> fold_walk(const element_t<S>* base, const reduced_dims& red, fold_op fold, bool runs) {
+  fold_acc<C> acc(fold, runs);
   index_t idx[max_rank]{}, off = 0;
   for (index_t r = 0; r < red.n; ++r) {
     acc.add(load_as<S, C>(base + off));
@@ -239,7 +244,7 @@ struct reduce_fn {
   strided out;
   strided kept;  // the input over the output's extents
   reduced_dims red;
-  bool is_max = false;
+  fold_op fold = fold_op::sum;
   double divisor = 0;  // mean: the count; 0 otherwise
   bool runs = true;    // a sum's outputs fold runs of the input (folds_runs): in 32 lanes
   CTFX_HD void operator()(index_t o) const {
@@ -252,7 +257,7 @@ struct reduce_fn {
       koff += c * kept.stride[d];
     }
     const auto* base = reinterpret_cast<const element_t<S>*>(kept.p) + koff;
-    store_result<O>(reinterpret_cast<element_t<O>*>(out.p) + ooff, fold_walk<S, C>(base, red, is_max, runs).result(), divisor);
+    store_result<O>(reinterpret_cast<element_t<O>*>(out.p) + ooff, fold_walk<S, C>(base, red, fold, runs).result(), divisor);
   }
 };
 
@@ -278,13 +283,13 @@ struct reduce_run_fold {
 // neighbouring outputs and vectorizes. A sum over runs of the input (`runs`: the input laid out
 // transposed) keeps each output's lanes side by side, lane l of output j at acc[l·B + j].
 template <dtype S, dtype O>
-CTFX_INLINE void reduce_rows_loop(bool is_max, bool runs, const strided& out, const strided& kept, const reduced_dims& rd,
+CTFX_INLINE void reduce_rows_loop(fold_op fold, bool runs, const strided& out, const strided& kept, const reduced_dims& rd,
                                   double divisor, index_t r0, index_t r1) {
   using C = compute_t<O>;
   using E = element_t<S>;
   constexpr index_t room = 4096;  // 16–32 KiB of accumulators: B outputs' lanes
   C acc[room];
-  const int lanes = is_max || !runs ? 1 : rd.n < sum_lanes ? static_cast<int>(rd.n) : sum_lanes;  // those reached
+  const int lanes = fold != fold_op::sum || !runs ? 1 : rd.n < sum_lanes ? static_cast<int>(rd.n) : sum_lanes;  // those reached
   const index_t B = room / lanes;  // whole rows of outputs where one lane: long unit-stride runs
   const int lr = out.rank - 1;
   const index_t inner = out.size[lr];
@@ -299,10 +304,12 @@ CTFX_INLINE void reduce_rows_loop(bool is_max, bool runs, const strided& out, co
         const E* q = base + roff;
         C* a = acc + (lanes == 1 ? 0 : fold_acc<C>::lane_of(r) * B);
         if (r < lanes) {  // a lane's first value
-          if (is_max) for (index_t j = 0; j < nb; ++j) a[j] = load_as<S, C>(q + j);
+          if (fold != fold_op::sum) for (index_t j = 0; j < nb; ++j) a[j] = load_as<S, C>(q + j);
           else for (index_t j = 0; j < nb; ++j) a[j] = wrap_add(C(0), load_as<S, C>(q + j));
-        } else if (is_max) {
+        } else if (fold == fold_op::max) {
           for (index_t j = 0; j < nb; ++j) a[j] = binary_value<C>(op_kind::maximum, a[j], load_as<S, C>(q + j));
+        } else if (fold == fold_op::min) {
+          for (index_t j = 0; j < nb; ++j) a[j] = binary_value<C>(op_kind::minimum, a[j], load_as<S, C>(q + j));
         } else {
           for (index_t j = 0; j < nb; ++j) a[j] = wrap_add(a[j], load_as<S, C>(q + j));
         }
@@ -320,16 +327,16 @@ CTFX_INLINE void reduce_rows_loop(bool is_max, bool runs, const strided& out, co
 
 // reduce_rows_loop at the host's widest vector level (core/isa.hpp).
 template <dtype S, dtype O>
-CTFX_VECTORIZE void reduce_rows(bool is_max, bool runs, const strided& out, const strided& kept, const reduced_dims& rd,
+CTFX_VECTORIZE void reduce_rows(fold_op fold, bool runs, const strided& out, const strided& kept, const reduced_dims& rd,
                                 double divisor, index_t r0, index_t r1) {
-  isa::on_host_isa([&]() CTFX_ISA_BODY { reduce_rows_loop<S, O>(is_max, runs, out, kept, rd, divisor, r0, r1); });
+  isa::on_host_isa([&]() CTFX_ISA_BODY { reduce_rows_loop<S, O>(fold, runs, out, kept, rd, divisor, r0, r1); });
 }
 
 // Outputs [o0, o1) one by one, each folding its elements in the order above: a unit-stride run
 // with fold_acc::add_run (its 32 lanes are a vectorized loop's accumulators), others element by
 // element with an odometer.
 template <dtype S, dtype O>
-void reduce_each(bool is_max, bool runs, const strided& out, const strided& kept, const reduced_dims& rd,
+void reduce_each(fold_op fold, bool runs, const strided& out, const strided& kept, const reduced_dims& rd,
                  double divisor, index_t o0, index_t o1) {
   using C = compute_t<O>;
   using E = element_t<S>;
@@ -337,9 +344,9 @@ void reduce_each(bool is_max, bool runs, const strided& out, const strided& kept
   seek_output(out, kept, out.rank, o0, oidx, ooff, koff);
   for (index_t o = o0; o < o1; ++o) {
     const E* base = reinterpret_cast<const E*>(kept.p) + koff;
-    fold_acc<C> acc(is_max, runs);
+    fold_acc<C> acc(fold, runs);
     if (rd.unit_run()) acc.template add_run<S>(base, rd.n);
-    else acc = fold_walk<S, C>(base, rd, is_max, runs);
+    else acc = fold_walk<S, C>(base, rd, fold, runs);
     store_result<O>(reinterpret_cast<element_t<O>*>(out.p) + ooff, acc.result(), divisor);
     next_output(out, kept, out.rank, oidx, ooff, koff);
   }
@@ -349,7 +356,7 @@ void reduce_each(bool is_max, bool runs, const strided& out, const strided& kept
 // odometer, each folding its reduced elements in the order above (the same as reduce_fn's).
 // On the OMP backend the outputs are split across threads (each output's order is unchanged).
 template <dtype S, dtype O>
-void reduce_host(const device_ctx& ctx, bool is_max, bool runs, const strided& out, const strided& kept,
+void reduce_host(const device_ctx& ctx, fold_op fold, bool runs, const strided& out, const strided& kept,
                  const strided& red, double divisor) {
   const reduced_dims rd(red);
   const index_t m = out.numel();
@@ -357,8 +364,8 @@ void reduce_host(const device_ctx& ctx, bool is_max, bool runs, const strided& o
   const bool by_rows = lr >= 0 && rd.n > 0 && out.size[lr] >= 8 && out.stride[lr] == 1 && kept.stride[lr] == 1;
   const index_t units = by_rows ? m / out.size[lr] : m;
   auto part = [&](const strided& o, const strided& kp, index_t u0, index_t u1) {
-    if (by_rows) reduce_rows<S, O>(is_max, runs, o, kp, rd, divisor, u0, u1);
-    else reduce_each<S, O>(is_max, runs, o, kp, rd, divisor, u0, u1);
+    if (by_rows) reduce_rows<S, O>(fold, runs, o, kp, rd, divisor, u0, u1);
+    else reduce_each<S, O>(fold, runs, o, kp, rd, divisor, u0, u1);
   };
 #if defined(_OPENMP)
   // Worth threads only when each output folds enough elements or there are many outputs.
@@ -390,7 +397,7 @@ void reduce_host(const device_ctx& ctx, bool is_max, bool runs, const strided& o
   part(out, kept, 0, units);
 }
 
-// out = sum/amax of `in` over the dimensions flagged in `dims` (bit d), keepdim or not. A nonzero
+// out = sum/amax/amin of `in` over the dimensions flagged in `dims` (bit d), keepdim or not. A nonzero
 // `divisor` makes the sum a mean: PyTorch's CPU mean.dim sums in the accumulation type (float for
 // f16/bf16), divides there, and rounds once to the result's dtype.
 // The input seen over the output's extents (`kept`: reduced dimensions removed, or of extent 1
@@ -415,32 +422,32 @@ inline void split_reduction(const strided& out, const strided& in, unsigned dims
   }
 }
 
-inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims,
+inline void reduce(const device_ctx& ctx, fold_op fold, const strided& out, const strided& in, unsigned dims,
                    double divisor = 0);
 
 // A reduction with the element types fixed: S, the input's, and O, the output's (compiled<G> knows
 // them; reduce below picks them at run time).
 template <dtype S, dtype O>
-inline void reduce_typed(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims, double divisor) {
+inline void reduce_typed(const device_ctx& ctx, fold_op fold, const strided& out, const strided& in, unsigned dims, double divisor) {
   if (out.numel() == 0) return;  // nothing to write (and no extent to walk the outputs by)
   strided kept, red;
   split_reduction(out, in, dims, kept, red);
   const bool runs = folds_runs(in, dims);
   if (!runs_device_kernels(ctx)) {
-    reduce_host<S, O>(ctx, is_max, runs, out, kept, red, divisor);
+    reduce_host<S, O>(ctx, fold, runs, out, kept, red, divisor);
     return;
   }
   const reduced_dims rd(red);
-  if ((is_max || runs) && rd.unit_run() && rd.n >= sum_lanes)  // a row each: one warp per output
-    fold_by_warps<compute_t<O>>(ctx, reduce_run_fold<S, O>{out, kept, divisor}, out.numel(), rd.n, is_max);
+  if ((fold != fold_op::sum || runs) && rd.unit_run() && rd.n >= sum_lanes)  // a row each: one warp per output
+    fold_by_warps<compute_t<O>>(ctx, reduce_run_fold<S, O>{out, kept, divisor}, out.numel(), rd.n, fold);
   else
-    parallel_for(ctx, out.numel(), reduce_fn<S, O>{out, kept, rd, is_max, divisor, runs});
+    parallel_for(ctx, out.numel(), reduce_fn<S, O>{out, kept, rd, fold, divisor, runs});
 }
 
-inline void reduce(const device_ctx& ctx, bool is_max, const strided& out, const strided& in, unsigned dims,
+inline void reduce(const device_ctx& ctx, fold_op fold, const strided& out, const strided& in, unsigned dims,
                    double divisor) {
   visit_fold_dtypes(in.dt, out.dt, [&](auto sd, auto od) {
-    reduce_typed<decltype(sd)::value, decltype(od)::value>(ctx, is_max, out, in, dims, divisor);
+    reduce_typed<decltype(sd)::value, decltype(od)::value>(ctx, fold, out, in, dims, divisor);
   });
 }
 
@@ -452,26 +459,26 @@ inline double mean_count(const strided& in, unsigned dims) {
   return count;
 }
 
-// A reduction node over `dims` of `in`, the element types fixed: a sum, a maximum (`is_max`) or a
-// mean (`mean`: the sum divided by the number of elements folded into each result; 0 / 0, NaN,
+// A reduction node over `dims` of `in`, the element types fixed: a sum, a maximum or a minimum
+// (`fold`), or a mean (`mean`: the sum divided by the number of elements folded into each result; 0 / 0, NaN,
 // when there are none).
 template <dtype S, dtype O>
-inline void reduce_node_typed(const device_ctx& ctx, bool is_max, bool mean, const strided& out, const strided& in, unsigned dims) {
+inline void reduce_node_typed(const device_ctx& ctx, fold_op fold, bool mean, const strided& out, const strided& in, unsigned dims) {
   const double count = mean ? mean_count(in, dims) : 0;
   if (mean && count == 0) {
     fill_typed<O>(ctx, out, std::numeric_limits<double>::quiet_NaN());
     return;
   }
-  reduce_typed<S, O>(ctx, is_max, out, in, dims, count);
+  reduce_typed<S, O>(ctx, fold, out, in, dims, count);
 }
 // The same, the element types read from the views.
-inline void reduce_node(const device_ctx& ctx, bool is_max, bool mean, const strided& out, const strided& in, unsigned dims) {
+inline void reduce_node(const device_ctx& ctx, fold_op fold, bool mean, const strided& out, const strided& in, unsigned dims) {
   const double count = mean ? mean_count(in, dims) : 0;
   if (mean && count == 0) {
     fill(ctx, out, std::numeric_limits<double>::quiet_NaN());
     return;
   }
-  reduce(ctx, is_max, out, in, dims, count);
+  reduce(ctx, fold, out, in, dims, count);
 }
 
 }  // namespace ctfx::kernels

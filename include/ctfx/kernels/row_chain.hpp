@@ -106,7 +106,7 @@ struct row_chain_map {
   }
 };
 
-// A sum, amax or mean over the last dimension: row r of its input folded into its output r.
+// A sum, amax, amin or mean over the last dimension: row r of its input folded into its output r.
 template <class GV, std::int32_t I>
 struct row_chain_fold {
   // (values, not a reference to the node: nvcc's front end rejects a static constexpr reference
@@ -136,13 +136,13 @@ struct row_chain_fold {
     return true;
   }
   CTFX_INLINE void row(index_t r) {
-    fold_acc<C> a(K == op_kind::amax);
+    fold_acc<C> a(fold_of(K));
     a.template add_run<S>(x + r * x_row, n);
     store_result<O>(o + r * o_row, a.result(), divisor);
   }
 };
 
-// A sum, amax or mean over the last dimension of values a group computes (RMSNorm's mean of
+// A sum, amax, amin or mean over the last dimension of values a group computes (RMSNorm's mean of
 // squares): row r of the group computed chunk by chunk into a buffer and folded from it in
 // reduce.hpp's order (fold_acc: the unchained fused fold's bits), never stored.
 template <class GV, std::int32_t I>
@@ -182,13 +182,13 @@ struct row_chain_fused_fold {
   CTFX_INLINE void row(index_t r) {
     leaf_ptrs q = p;
     for (int l = 0; l < G::leaves.n; ++l) q.p[l] += r * step[l];
-    if constexpr (K != op_kind::amax) {
+    if constexpr (fold_of(K) == fold_op::sum) {
       if (unit) {  // a sum's values straight into its 32 lanes, as static_group::fold_direct adds them
         store_result<O>(o + r * o_row, G::template sum_in_lanes<C>(q, n), divisor);
         return;
       }
     }
-    fold_acc<C> a(K == op_kind::amax);
+    fold_acc<C> a(fold_of(K));
     alignas(64) E buf[fused_chunk];
     for (index_t c0 = 0; c0 < n; c0 += fused_chunk) {
       const index_t len = n - c0 < fused_chunk ? n - c0 : fused_chunk;

@@ -57,7 +57,8 @@ struct meta_answer {
 constexpr bool memoizable(op_kind k) {
   switch (k) {
     case op_kind::copy_: case op_kind::copy: case op_kind::clone: case op_kind::empty_like: case op_kind::fill_:
-    case op_kind::convert: case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::sum: case op_kind::amax: case op_kind::mean:
+    case op_kind::convert: case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
+    case op_kind::argmax: case op_kind::argmin:
     case op_kind::slice_scatter: case op_kind::select_scatter: case op_kind::diagonal_scatter:
       return true;
     default: return is_view_op(k) || is_unary(k) || is_binary(k);
@@ -234,9 +235,15 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::scatter: case op_kind::scatter_:
       if (!need(3)) return false;
       return scatter_dim_meta(g, id, p, out);
-    case op_kind::sum: case op_kind::amax: case op_kind::mean:
+    case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean: case op_kind::var: case op_kind::var_mean:
       if (!need(1)) return false;
-      return reduction_meta(g, id, N[A[0]].meta, p, n.aux != 0, out);
+      return reduction_meta(g, id, N[A[0]].meta, p, (n.aux & 1) != 0, out);  // (var's bit 1: var_mean's var)
+    case op_kind::cumsum:
+      if (!need(1)) return false;
+      return cumsum_meta(g, id, N[A[0]].meta, p, out);
+    case op_kind::argmax: case op_kind::argmin:
+      if (!need(1)) return false;
+      return arg_reduction_meta(g, id, N[A[0]].meta, p, n.aux != 0, out);
     case op_kind::where:
       if (!need(3)) return false;
       return where_meta(g, id, N[A[0]].meta, N[A[1]].meta, N[A[2]].meta, out);

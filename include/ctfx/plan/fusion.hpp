@@ -87,7 +87,7 @@ struct fusion {
 
 // Ops that can be the last op of a group (they may write their first argument in place).
 constexpr bool is_fusion_consumer(op_kind k) { return is_fusible_elementwise(k) || (is_binary(k) && is_mutating(k)) || k == op_kind::copy_; }
-constexpr bool is_reduction(op_kind k) { return k == op_kind::sum || k == op_kind::amax || k == op_kind::mean; }
+constexpr bool is_reduction(op_kind k) { return k == op_kind::sum || k == op_kind::amax || k == op_kind::amin || k == op_kind::mean; }
 
 // The dimensions reduction i folds, as bits of its input's dimensions (none listed: all of them).
 constexpr unsigned reduction_dims(const ir& g, std::int32_t i) {
@@ -100,6 +100,15 @@ constexpr unsigned reduction_dims(const ir& g, std::int32_t i) {
     dims |= 1u << (d < 0 ? d + r : d);
   }
   return dims;
+}
+
+// A cumsum's dimension, normalized (-1: a 0-d input).
+constexpr int scan_dim(const ir& g, std::int32_t i) {
+  const node& n = g.nodes[static_cast<std::size_t>(i)];
+  const int r = g.nodes[static_cast<std::size_t>(g.args[static_cast<std::size_t>(n.arg0)])].meta.rank;
+  if (r == 0) return -1;
+  const index_t d = g.iparam(i, 0);
+  return static_cast<int>(d < 0 ? d + r : d);
 }
 
 // A reduction that folds its input's values as they are computed (kernels/fused_reduce.hpp): the

@@ -1,0 +1,55 @@
+// ctfx/kernels/scan.hpp — cumsum: each row along a dimension summed sequentially from its start,
+// out[..., j, ...] = x[..., 0, ...] + ... + x[..., j, ...], as PyTorch's CPU kernel computes it:
+// in its accumulation type (double for f32 and f64, float for f16 and bf16, int64 wrapping for the
+// integers, which the front ends have converted to int64), each prefix rounded to the dtype once.
+// One thread per row on CUDA, the same loop on the host: every backend gives the same bits.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
+#pragma once
+#include "../core/diagnostics_push.hpp"
+#include "pointwise.hpp"
+
+namespace ctfx::kernels {
+
+// The type a cumsum of dtype D accumulates in (PyTorch's at::acc_type on the CPU).
+template <dtype D>
+using scan_acc_t = std::conditional_t<D == dtype::f32, double, compute_t<D>>;
+
+// Row r: the elements along `dim` (the other dimensions fixed at r's position in row-major order).
+template <dtype D>
+struct cumsum_fn {
+  strided out, in;
+  int dim = 0;  // -1: a 0-d tensor, one row of one element
+  CTFX_HD void operator()(index_t r) const {
+    using A = scan_acc_t<D>;
+    index_t ooff = 0, ioff = 0;
+    for (int d = out.rank - 1; d >= 0; --d) {
+      if (d == dim) continue;
+      const index_t c = r % out.size[d];
+      r /= out.size[d];
+      ooff += c * out.stride[d];
+      ioff += c * in.stride[d];
+    }
+    const index_t n = dim < 0 ? 1 : out.size[dim], os = dim < 0 ? 0 : out.stride[dim], is = dim < 0 ? 0 : in.stride[dim];
+    const auto* x = reinterpret_cast<const element_t<D>*>(in.p) + ioff;
+    auto* o = reinterpret_cast<element_t<D>*>(out.p) + ooff;
+    A acc = A(0);
+    for (index_t j = 0; j < n; ++j) {
+      acc = wrap_add(acc, load_as<D, A>(x + j * is));
+      store_as<D, A>(o + j * os, acc);
+    }
+  }
+};
+
+// out = cumsum of `in` along `dim` (of `in`'s dtype, which is out's).
+template <dtype D>
+inline void cumsum_typed(const device_ctx& ctx, const strided& out, const strided& in, int dim) {
+  const index_t n = out.numel();
+  if (n == 0) return;
+  parallel_for(ctx, dim < 0 ? 1 : n / out.size[dim], cumsum_fn<D>{out, in, dim});
+}
+inline void cumsum(const device_ctx& ctx, const strided& out, const strided& in, int dim) {
+  visit_dtype(out.dt, [&](auto d) { cumsum_typed<decltype(d)::value>(ctx, out, in, dim); });
+}
+
+}  // namespace ctfx::kernels
+#include "../core/diagnostics_pop.hpp"
