@@ -338,10 +338,10 @@ TEST_CASE("products: addmm accumulates in its c's buffer where c dies, mm never 
     for (ctfx::index_t j = 0; j < Q; ++j) {
       auto x = [&](ctfx::index_t r, ctfx::index_t q) { return static_cast<double>(ins[0].at<float>(static_cast<std::size_t>(r * Q + q))); };
       auto w = [&](ctfx::index_t q) { return static_cast<double>(ins[1].at<float>(static_cast<std::size_t>(q * Q + j))); };
-      const double y = exact([&](ctfx::index_t q) { return x(i, q); }, w, [&] { return 2 * x(i, j); }, Q, 0.5, 1.0);
-      const double z = exact([&](ctfx::index_t q) { return x(i, q) + 1; }, w, [] { return 0.0; }, Q, 0, 1);
-      wrong += out[0].at<float>(static_cast<std::size_t>(i * Q + j)) != static_cast<float>(y);
-      wrong += out[1].at<float>(static_cast<std::size_t>(i * Q + j)) != static_cast<float>(z);
+      const double ey = exact([&](ctfx::index_t q) { return x(i, q); }, w, [&] { return 2 * x(i, j); }, Q, 0.5, 1.0);
+      const double ez = exact([&](ctfx::index_t q) { return x(i, q) + 1; }, w, [] { return 0.0; }, Q, 0, 1);
+      wrong += out[0].at<float>(static_cast<std::size_t>(i * Q + j)) != static_cast<float>(ey);
+      wrong += out[1].at<float>(static_cast<std::size_t>(i * Q + j)) != static_cast<float>(ez);
     }
   CHECK(wrong == 0);
 }
