@@ -87,7 +87,7 @@ TEST_CASE("compiled dispatch: the families print by name") {
   CHECK(fam::to_text(pointwise_plan::dispatched_families) == "none");
   CHECK(fam::to_text(mixed_plan::dispatched_families) == "index_put");
   CHECK(fam::to_text(fam::copy | fam::index_put | fam::reduce) == "copy, index_put, reduce");
-  CHECK(fam::to_text(fam::all) == "copy, fill, collective, index_put, index, reduce, pointwise, custom, groups");
+  CHECK(fam::to_text(fam::all) == "copy, fill, collective, index_put, index, reduce, pointwise, custom, groups, product");
 }
 
 TEST_CASE("compiled dispatch: a program without a step's family says so instead of running it") {

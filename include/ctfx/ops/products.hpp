@@ -25,7 +25,8 @@ struct baddbmm_t : op_tag<op_kind::baddbmm, "baddbmm(Tensor self, Tensor batch1,
 
 /// beta and alpha of an addmm or baddbmm (1 and 1 for mm and bmm).
 struct product_scalars {
-  double beta = 1.0, alpha = 1.0;
+  double beta = 1.0;   ///< the factor of the added tensor c
+  double alpha = 1.0;  ///< the factor of the product
 };
 /// The params that carry beta and alpha (exact: a double's bits in an integer).
 constexpr sym_expr product_param(double v) { return sym_expr(std::bit_cast<std::int64_t>(v)); }

@@ -41,7 +41,7 @@ constexpr bool pins_updates(op_kind k) {
 }
 }  // namespace detail
 
-// `moved`: set when the pass moved a write-back.
+/// The pass (see the header's comment); `moved` is set when it moved a write-back.
 constexpr ir schedule_updates_moved(ir g, bool& moved) {
   moved = false;
   if (!g.error.ok()) return g;
@@ -146,6 +146,7 @@ constexpr ir schedule_updates_moved(ir g, bool& moved) {
   return static_cast<rebuilder&&>(rb).finish();
 }
 
+/// The pass, as a pipeline stage: write-backs moved to where their value is computed.
 constexpr ir schedule_updates(ir g) {
   bool moved = false;
   return schedule_updates_moved(static_cast<ir&&>(g), moved);
