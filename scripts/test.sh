@@ -10,11 +10,11 @@ jobs=$(nproc)
 export CTFX_BUILD_TYPE=${CTFX_BUILD_TYPE:-Release}
 start=$SECONDS
 step() { printf '\n== test.sh [%d/4, %dm%02ds] %s\n' "$1" $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)) "$2"; }
-# The whole suite compiles ~270 targets (~4,500 CPU-seconds, up to 6 GB of memory) and runs ~1,150
-# tests: about 40 minutes on a clean 2-core machine, more on a loaded one.
-est=$((80 / jobs)); [ "$est" -lt 5 ] && est=5
+# The whole suite compiles ~300 targets (~5,500 CPU-seconds, up to 6 GB of memory) and runs ~1,250
+# tests: about 50 minutes on a clean 2-core machine, more on a loaded one.
+est=$((100 / jobs)); [ "$est" -lt 5 ] && est=5
 echo "test.sh: building and running every test takes about $est minutes with $jobs cores" \
-     "(about 40 on 2 idle cores; more when the machine is loaded). Build tree: $build"
+     "(about 50 on 2 idle cores; more when the machine is loaded). Build tree: $build"
 step 1 "dependencies (scripts/bootstrap.sh)"
 bash "$root/scripts/bootstrap.sh"
 step 2 "configure ($CTFX_BUILD_TYPE, CTFX_WERROR=ON)"
