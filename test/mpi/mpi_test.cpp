@@ -9,6 +9,7 @@
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/graph/fx_parse.hpp>
+#include <climits>
 #include <cstdint>
 #include <vector>
 
@@ -377,6 +378,15 @@ TEST_CASE("PyTorch's functional collectives, parsed at run time, on 4 ranks") {
     for (int q = 0; q < 4; ++q) CHECK(a[static_cast<std::size_t>(q * 32 + i)] == static_cast<float>(q * 100 + i));
   }
   for (int k = 0; k < 8; ++k) CHECK(b[static_cast<std::size_t>(k)] == static_cast<float>(600 + 4 * (r * 8 + k)));
+}
+
+TEST_CASE("mpi_communicator: device buffers as the MPI says, or as the caller says") {
+  ctfx::mpi_communicator asked(MPI_COMM_WORLD);
+  CHECK(asked.device_buffers() == ctfx::mpi_cuda_aware());
+  ctfx::mpi_communicator host_only(MPI_COMM_WORLD, INT_MAX, ctfx::mpi_device_buffers::no);
+  CHECK_FALSE(host_only.device_buffers());
+  ctfx::mpi_communicator told(MPI_COMM_WORLD, INT_MAX, ctfx::mpi_device_buffers::yes);
+  CHECK(told.device_buffers());
 }
 
 int main(int argc, char** argv) {

@@ -266,6 +266,47 @@ TEST_CASE("a stream-ordered (NCCL) communicator on a host backend is refused bef
 }
 
 namespace {
+// A world that may be given device buffers or not, as an MPI that is CUDA-aware or not.
+struct device_world final : ctfx::communicator {
+  bool device = false;
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  const char* engine() const override { return "mpi"; }
+  bool device_buffers() const override { return device; }
+  bool supports(ctfx::dtype, ctfx::reduce_op) const override { return true; }
+  std::string all_reduce(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return {}; }
+  std::string broadcast(void*, std::size_t, ctfx::dtype, int) override { return {}; }
+  std::string all_gather(const void*, void*, std::size_t, ctfx::dtype) override { return {}; }
+  std::string reduce_scatter(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return {}; }
+  std::string sendrecv(const void*, std::size_t, int, void*, std::size_t, int) override { return {}; }
+  int agree(bool ok, std::span<std::uint64_t>) override { return ok ? -1 : 0; }
+  void share(std::string&, std::int32_t&, int) override {}
+};
+}  // namespace
+
+TEST_CASE("device buffers go only to an engine that takes them, checked with the run's other rules") {
+  device_world w;
+  float cell[4] = {};
+  ctfx::strided x;
+  x.p = reinterpret_cast<std::byte*>(cell);
+  x.rank = 1;
+  x.size[0] = 4;
+  x.stride[0] = 1;
+  const ctfx::kernels::collective_node c{ctfx::op_kind::all_reduce_, 0, {1, 0, 0}};
+  const ctfx::device_ctx on_gpu{ctfx::backend::cuda, nullptr, &w};
+  const std::string no = ctfx::kernels::check_collective(on_gpu, c, x);
+  CHECK(no.find("rule comm-backend: the mpi communicator may not be given device buffers") == 0);
+  CHECK(no.find("mpi_device_buffers::yes") != std::string::npos);
+  // The same collective on the host, or with an engine that takes device pointers, passes.
+  CHECK(ctfx::kernels::check_collective(ctfx::device_ctx{ctfx::backend::host, nullptr, &w}, c, x).empty());
+  w.device = true;
+  CHECK(ctfx::kernels::check_collective(on_gpu, c, x).empty());
+  // A stream-ordered engine (NCCL) off the CUDA backend is the other half of the rule.
+  stream_world nccl;
+  CHECK(ctfx::kernels::check_collective(ctfx::device_ctx{ctfx::backend::host, nullptr, &nccl}, c, x).find("rule comm-backend") == 0);
+}
+
+namespace {
 // Rank 2 of a world of 4 whose other ranks hold `100 * r + i` in every block: records where the
 // engine was asked to send and receive, and answers as the other ranks would.
 struct blocks_world final : ctfx::communicator {

@@ -39,6 +39,10 @@ class communicator {
   /// Whether calls are ordered on the run's CUDA stream (NCCL); otherwise the executor synchronizes
   /// the stream before handing device buffers to the engine (a CUDA-aware MPI).
   virtual bool stream_ordered() const { return false; }
+  /// Whether the engine may be given device pointers (a run on backend::cuda): NCCL always, an MPI
+  /// only when it is CUDA-aware. A run on the CUDA backend with an engine that may not is refused
+  /// before any write (rule comm-backend).
+  virtual bool device_buffers() const { return false; }
   /// Whether the engine reduces (or moves) elements of `dt` with `op`.
   virtual bool supports(dtype dt, reduce_op op) const = 0;
   /// recv = op over ranks of send; `send == recv` is the in-place form (MPI_IN_PLACE).

@@ -8,7 +8,10 @@
 // application's receives, whatever their tags; errors come back as text (MPI_ERRORS_RETURN on the
 // duplicate; the caller's communicator and its error handler are left as they are).
 // Host buffers; device buffers too with a CUDA-aware MPI (the executor synchronizes the run's
-// stream before each call, since MPI is not stream-ordered). In-place collectives pass
+// stream before each call, since MPI is not stream-ordered). Whether the MPI is CUDA-aware is asked
+// of the MPI when the object is made (Open MPI's MPIX_Query_cuda_support, MPICH's
+// MPIX_GPU_query_support); an MPI that cannot say counts as not CUDA-aware unless the caller says
+// otherwise (mpi_device_buffers::yes), and a run on backend::cuda is then refused before any write. In-place collectives pass
 // MPI_IN_PLACE. Every dtype: f16 and bf16 move as 2-byte elements and reduce with MPI ops of the
 // library's (in float, rounded back after each step, as NCCL does); a count above what one call
 // takes (an int, or `max_count`) is split into several calls, or into derived datatypes where the
@@ -17,6 +20,9 @@
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI's and MPICH's extensions: the CUDA-awareness queries
+#endif
 #include <algorithm>
 #include <climits>
 #include <cstddef>
@@ -28,12 +34,31 @@
 
 namespace ctfx {
 
+/// Whether an mpi_communicator may be given device buffers: as the MPI says (`detect`), or as the
+/// caller knows (`yes`: a CUDA-aware MPI that cannot be asked; `no`: host buffers only).
+enum class mpi_device_buffers { detect, yes, no };
+
+/// Whether this process's MPI says it is CUDA-aware at run time (false when it cannot say).
+inline bool mpi_cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  return MPIX_Query_cuda_support() == 1;  // Open MPI: the library loaded may differ from the headers
+#elif defined(MPIX_GPU_SUPPORT_CUDA)
+  int yes = 0;  // MPICH 4
+  return MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &yes) == MPI_SUCCESS && yes != 0;
+#else
+  return false;
+#endif
+}
+
 /// A communicator over a duplicate of an `MPI_Comm` (the caller's is only read when constructing).
 class mpi_communicator final : public communicator {
  public:
   /// Duplicates `c` (collective over `c`). `max_count`: the most elements one MPI call is given
-  /// (INT_MAX; smaller only to exercise the split of large messages).
-  explicit mpi_communicator(MPI_Comm c, std::size_t max_count = INT_MAX) : max_count_(std::max<std::size_t>(1, std::min<std::size_t>(max_count, INT_MAX))) {
+  /// (INT_MAX; smaller only to exercise the split of large messages). `device`: whether runs on
+  /// backend::cuda may hand it device pointers (by default, as the MPI says).
+  explicit mpi_communicator(MPI_Comm c, std::size_t max_count = INT_MAX, mpi_device_buffers device = mpi_device_buffers::detect)
+      : max_count_(std::max<std::size_t>(1, std::min<std::size_t>(max_count, INT_MAX))),
+        device_(device == mpi_device_buffers::yes || (device == mpi_device_buffers::detect && mpi_cuda_aware())) {
     MPI_Comm_dup(c, &comm_);
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     MPI_Comm_rank(comm_, &rank_);
@@ -63,6 +88,7 @@ class mpi_communicator final : public communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   const char* engine() const override { return "mpi"; }
+  bool device_buffers() const override { return device_; }
   // Every dtype moves; every one but bool reduces (f16 and bf16 with the library's ops).
   bool supports(dtype dt, reduce_op) const override { return dt != dtype::b8; }
 
@@ -221,6 +247,7 @@ class mpi_communicator final : public communicator {
   }
 
   std::size_t max_count_;
+  bool device_;  // device pointers accepted (a CUDA-aware MPI)
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   MPI_Datatype half_[2]{MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};  // f16, bf16

@@ -40,6 +40,7 @@ class nccl_communicator final : public communicator {
   int size() const override { return size_; }
   const char* engine() const override { return "nccl"; }
   bool stream_ordered() const override { return true; }
+  bool device_buffers() const override { return true; }
   bool supports(dtype dt, reduce_op) const override { return dt != dtype::b8; }
 
   std::string all_reduce(const void* send, void* recv, std::size_t count, dtype dt, reduce_op op) override {

@@ -58,6 +58,11 @@ inline std::string check_collective(const device_ctx& ctx, const collective_node
     return std::string("rule comm-backend: the ") + ctx.comm->engine() +
            " communicator moves device buffers on a CUDA stream; run on backend::cuda (with device pointers), or "
            "communicate host buffers with an mpi_communicator";
+  if (ctx.comm && ctx.where == backend::cuda && !ctx.comm->device_buffers())
+    return std::string("rule comm-backend: the ") + ctx.comm->engine() +
+           " communicator may not be given device buffers (its MPI is not CUDA-aware, or ctfx cannot tell: see "
+           "docs/cluster.md); run on the host, use an nccl_communicator, or construct the mpi_communicator with "
+           "mpi_device_buffers::yes if the MPI is CUDA-aware";
   switch (c.op) {
     case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::reduce_scatter:
     case op_kind::reduce_scatter_blocks: case op_kind::reduce_scatter_blocks_:
