@@ -126,12 +126,15 @@ struct program_options {
 /// arena planner.
 struct arena_planned_t {};
 
-// What a call will need: outputs' shapes (contiguous) and the workspace size.
+/// What a call with given inputs will need, from `runtime_plan::bind(inputs)` before any run: the
+/// outputs' shapes (contiguous, to allocate them), the workspace a caller-supplied buffer must
+/// hold, and the values bound to the graph's symbols. `status` says why binding failed (an input
+/// whose dtype, rank or extents the graph does not accept), naming the node and the rule.
 struct binding {
-  run_status status;
-  std::vector<tensor_desc> outputs;
-  std::size_t workspace_bytes = 0;
-  std::vector<index_t> symbols;
+  run_status status;  ///< ok, or the first rule the inputs break
+  std::vector<tensor_desc> outputs;  ///< each output's dtype and extents, contiguous
+  std::size_t workspace_bytes = 0;  ///< bytes of the workspace a run with these inputs uses
+  std::vector<index_t> symbols;  ///< each symbol's value, in the graph's symbol order
 };
 
 struct static_scatter;  // (exec/static_plan.hpp)

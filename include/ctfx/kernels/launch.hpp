@@ -27,13 +27,19 @@ namespace ctfx {
 
 class communicator;  // ctfx/comm/communicator.hpp
 
+/// Where a run's kernels execute: `host` (one thread, vectorized loops), `omp` (OpenMP threads;
+/// a build with OpenMP and the ctfx::omp target) or `cuda` (a CUDA device; the translation unit
+/// compiled by nvcc, device pointers in the run's tensors). A run asks for one in its device_ctx,
+/// or passes it alone (`plan.run(in, out, ctfx::backend::omp)`); a backend the translation unit
+/// was not compiled for is refused before any write (rule backend).
 enum class backend : std::uint8_t { host, omp, cuda };
 
+/// The backend's name as messages and listings print it: "host", "omp" or "cuda".
 constexpr const char* name_of(backend b) {
   return b == backend::host ? "host" : b == backend::omp ? "omp" : "cuda";
 }
 
-// True when this translation unit can run kernels on `b`.
+/// True when this translation unit can run kernels on `b` (cuda only under nvcc).
 constexpr bool backend_compiled(backend b) {
 #if defined(__CUDACC__)
   if (b == backend::cuda) return true;
@@ -41,12 +47,18 @@ constexpr bool backend_compiled(backend b) {
   return b != backend::cuda;
 }
 
-// Where a run executes: the backend and, for CUDA, the stream (0 = the legacy default stream); and
-// the world it communicates over (ctfx/comm: MPI or NCCL), none for a world of one rank.
+/// Where a run executes: the backend and, for CUDA, the stream (null: the legacy default stream);
+/// and the world it communicates over (ctfx/comm: MPI or NCCL), none for a world of one rank.
+///
+///     plan.run(in, out, ctfx::device_ctx{ctfx::backend::cuda, stream, &world});
+///
+/// On CUDA every kernel is enqueued on `stream`; the host waits for the stream only where it must
+/// read what the device holds: an index check reading indices computed on the device, an MPI call
+/// (MPI is not stream-ordered), the NCCL agreement before the first write.
 struct device_ctx {
-  backend where = backend::host;
-  void* stream = nullptr;  // cudaStream_t
-  communicator* comm = nullptr;
+  backend where = backend::host;  ///< the backend the kernels run on
+  void* stream = nullptr;  ///< a `cudaStream_t` for backend::cuda; unused otherwise
+  communicator* comm = nullptr;  ///< the ranks' world (not owned), or null for one rank
 };
 
 // CTFX_EMULATE_DEVICE_KERNELS, a test build's switch (in a translation unit without CUDA): the
