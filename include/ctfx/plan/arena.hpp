@@ -534,10 +534,9 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
   // the floor's 1.0076: the floor leaves a 42 MB staircase of 1.25 MiB blocks that live to the end
   // above the peak, which the blocks fixed at the peak first no longer leave room for.
   auto at_peak = [&](std::int32_t i) {
-    const auto& x = b[static_cast<std::size_t>(i)];
-    return P.live(i) && P.lo[static_cast<std::size_t>(i)] <= peak_at && peak_at < P.hi[static_cast<std::size_t>(i)] && x.size > 0;
+    return P.live(i) && P.lo[static_cast<std::size_t>(i)] <= peak_at && peak_at < P.hi[static_cast<std::size_t>(i)];
   };
-  // The sequence of (order k, best fit?) runs (k = -9: the floor's order): small instances as
+  // The sequence of (order k, best fit?) runs: small instances as
   // before (k = -1..3, best fit then first fit, after the floor's order with first fit above);
   // large ones the contention order with best fit (iopddl_Y_1: 1.0000, optimal, where the floor's
   // order with first fit, formerly next, gives 1.0036 and left no budget for it; S_1 1.0026) and
@@ -549,14 +548,9 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
   constexpr int large_runs[] = {4, 1, 5, 0};
   const int* runs = use_contention ? large_runs : small_runs;
   const int n_runs = use_contention ? static_cast<int>(sizeof(large_runs) / sizeof(int)) / 2 : static_cast<int>(sizeof(small_runs) / sizeof(int)) / 2;
-  std::vector<std::int32_t> floor_order;
-  if (use_contention) floor_order = order;
   for (int run = 0; run < n_runs; ++run) {
     const int k = runs[2 * run];
     const bool best_fit = runs[2 * run + 1] == 1;
-    if (k == -9) {  // the floor's order
-      order = floor_order;
-    } else {  // (not re-indented)
     order.clear();
     for (std::int32_t i = 0; i < n; ++i) order.push_back(i);
     auto cmp = [&](std::int32_t p, std::int32_t q) {
@@ -577,7 +571,6 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
       }
     };
     std::sort(order.begin(), order.end(), [&](std::int32_t p, std::int32_t q) { return cmp(p, q) || (!cmp(q, p) && p < q); });
-    }
     if (out_of_budget()) return finish();
     try_order(best_fit);
     if (r.pool_bytes == r.lower_bound) return finish();
