@@ -243,3 +243,23 @@ TEST_CASE("exact packings: the blocks tile the rectangle") {
     CHECK(ctfx::exact_packing(seed) == b);  // a function of the seed
   }
 }
+
+TEST_CASE("arena: on 1,024 blocks or more the peak order tiles the peak (its blocks first, by size)") {
+  // Eight blocks whose live bytes peak at 25 at t = 4 (found by a random search: greedy by size
+  // plans 26 and the contention order does not reach 25), padded with unit blocks that live one
+  // at a time after t = 100, so that the instance takes the large-instance runs: the floor (run
+  // 0), the contention order with best fit (1), the peak order with first fit (2).
+  blocks b{{2, 3, 8}, {5, 7, 5}, {2, 6, 1}, {3, 8, 5}, {2, 5, 7}, {4, 6, 1}, {3, 7, 7}, {0, 5, 4}};
+  for (std::int64_t t = 100; t < 1120; ++t) b.push_back({t, t + 1, 1});
+  REQUIRE(b.size() >= 1024);
+  CHECK(ctfx::arena_lower_bound(b) == 25);
+  CHECK(ctfx::arena_greedy_by_size(b).pool_bytes == 26);
+  ctfx::arena_options opt;
+  opt.work = 2'000'000;
+  const auto r = ctfx::plan_arena_blocks(b, opt);
+  CHECK(ctfx::arena_check(b, r.offset).ok());
+  CHECK(r.pool_bytes == 25);
+  CHECK(r.optimal());
+  CHECK(r.best_run == 2);
+  CHECK(r.greedy_bytes == 26);
+}

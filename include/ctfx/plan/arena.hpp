@@ -8,10 +8,12 @@
 //   0. the floor: greedy by size with best fit, exactly as TFLite's ArenaPlanner/SimpleMemoryArena
 //      (arena_greedy_by_size); it always runs first and always completes, and the result is never
 //      larger than it;
-//   1. a portfolio of greedy orders — on ≥ 1,024 blocks contention first (the largest live total
-//      over the block's lifetime, then lifetime), size desc, lifetime length desc, area desc, start time — each
-//      placed twice, best fit (the smallest gap that holds the block, TFLite's rule) and first fit
-//      (the lowest gap), into the gaps left by the already-placed blocks that overlap in time;
+//   1. a portfolio of greedy orders — size desc, lifetime length desc, area desc, start time —
+//      each placed twice, best fit (the smallest gap that holds the block, TFLite's rule) and
+//      first fit (the lowest gap), into the gaps left by the already-placed blocks that overlap in
+//      time; on ≥ 1,024 blocks instead only contention (the largest live total over the block's
+//      lifetime, then lifetime; best fit) and the peak order (the blocks live at the peak time
+//      first, by size, then the others by lifetime; first fit), leaving the budget to step 3;
 //   2. on instances whose blocks overlap in time in at most arena_options::search_max_pairs pairs
 //      (the minimalloc set, resnet50: hundreds to a thousand blocks), an exact branch and bound in
 //      the style of MiniMalloc (arena_search.hpp) with shrinking targets, for the rest of the budget;
@@ -469,10 +471,15 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
   try_order(true);
   r.greedy_bytes = r.pool_bytes;
   if (r.pool_bytes == r.lower_bound) return finish();  // optimal
+  // Large instances (n ≥ 1024) run the contention and peak orders (below) first, while the budget
+  // still covers them; small ones (the compiler's graphs) keep this sequence and their plans.
+  const bool use_contention = n >= 1024;
   // The same order with first fit (iopddl_Y_1: 1.0036 × the lower bound, the floor 1.0042).
-  if (out_of_budget()) return finish();
-  try_order(false);
-  if (r.pool_bytes == r.lower_bound) return finish();
+  if (!use_contention) {
+    if (out_of_budget()) return finish();
+    try_order(false);
+    if (r.pool_bytes == r.lower_bound) return finish();
+  }
   // 2. The portfolio: other orders, best fit and first fit. The first is the floor's order with
   // sizes in classes of ×1.3 (first use decides within a class): on iopddl_S_1 it plans 1.0150 ×
   // the lower bound where the floor plans 1.0158.
@@ -486,8 +493,8 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
   // 1.0026 × the lower bound with best fit (the orders above: 1.0150 at best).
   // Only on large instances (n ≥ 1024; the compiler's small graphs keep their plans and compile
   // time).
-  const bool use_contention = n >= 1024;
   std::vector<std::int64_t> contention = detail::filled<std::int64_t>(b.size(), 0);
+  std::int64_t peak_at = 0;  // the first time (compressed) where the live bytes reach the lower bound
   if (use_contention) {
     std::vector<std::int64_t> times;
     for (const auto& x : b) { times.push_back(x.lower); times.push_back(x.upper); }
@@ -499,6 +506,8 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
     for (const auto& x : b)
       if (x.lower < x.upper && x.size > 0) { live[at(x.lower)] += x.size; live[at(x.upper)] -= x.size; }
     for (std::size_t t = 1; t < T; ++t) live[t] += live[t - 1];
+    for (std::size_t t = 1; t < T; ++t)
+      if (live[t] > live[static_cast<std::size_t>(peak_at)]) peak_at = static_cast<std::int64_t>(t);
     std::size_t levels = 1;
     while ((std::size_t{1} << levels) <= T) ++levels;
     // mx[j * T + t]: the max of live[t, t + 2^j) (one allocation: they are slow in the compiler)
@@ -518,13 +527,38 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
     }
   }
   auto con = [&](std::int32_t i) { return contention[static_cast<std::size_t>(i)]; };
-  for (int kk = -2; kk < 4; ++kk) {  // the contention order first: large traces run out of budget within this loop
-    const int k = kk == -2 ? 4 : kk;
-    if (k == 4 && !use_contention) continue;
+  // The peak order (k = 5): the blocks live at the peak time first, by size (placed first, they
+  // tile the peak from 0 without a hole, so the plan's top there is the lower bound), then the
+  // others by lifetime, longest first, around them. On somas pangu_2.6B (one peak instant, 547
+  // blocks live there) first fit plans 1.0038 × the lower bound where every order above stays at
+  // the floor's 1.0076: the floor leaves a 42 MB staircase of 1.25 MiB blocks that live to the end
+  // above the peak, which the blocks fixed at the peak first no longer leave room for.
+  auto at_peak = [&](std::int32_t i) {
+    return P.live(i) && P.lo[static_cast<std::size_t>(i)] <= peak_at && peak_at < P.hi[static_cast<std::size_t>(i)];
+  };
+  // The sequence of (order k, best fit?) runs: small instances as
+  // before (k = -1..3, best fit then first fit, after the floor's order with first fit above);
+  // large ones the contention order with best fit (iopddl_Y_1: 1.0000, optimal, where the floor's
+  // order with first fit, formerly next, gives 1.0036 and left no budget for it; S_1 1.0026) and
+  // the peak order with first fit, then straight to the squeaky wheel (step 4), which starts from
+  // the better of them: pangu_2.6B reaches the lower bound in its 7th round, at 0.42 G units of
+  // work; with the other orders of the portfolio first, the budget ran out before it (they never
+  // gave the best plan on the large traces).
+  constexpr int small_runs[] = {-1, 1, -1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 2, 1, 2, 0, 3, 1, 3, 0};
+  constexpr int large_runs[] = {4, 1, 5, 0};
+  const int* runs = use_contention ? large_runs : small_runs;
+  const int n_runs = use_contention ? static_cast<int>(sizeof(large_runs) / sizeof(int)) / 2 : static_cast<int>(sizeof(small_runs) / sizeof(int)) / 2;
+  for (int run = 0; run < n_runs; ++run) {
+    const int k = runs[2 * run];
+    const bool best_fit = runs[2 * run + 1] == 1;
     order.clear();
     for (std::int32_t i = 0; i < n; ++i) order.push_back(i);
     auto cmp = [&](std::int32_t p, std::int32_t q) {
       switch (k) {
+        case 5:
+          if (at_peak(p) != at_peak(q)) return at_peak(p);
+          if (at_peak(p)) return sz(p) > sz(q);
+          return len(p) > len(q);
         case -1:
           if (cls(p) != cls(q)) return cls(p) > cls(q);
           if (b[static_cast<std::size_t>(p)].lower != b[static_cast<std::size_t>(q)].lower) return b[static_cast<std::size_t>(p)].lower < b[static_cast<std::size_t>(q)].lower;
@@ -537,11 +571,9 @@ constexpr arena_result plan_arena_blocks(const std::vector<arena_block>& b, aren
       }
     };
     std::sort(order.begin(), order.end(), [&](std::int32_t p, std::int32_t q) { return cmp(p, q) || (!cmp(q, p) && p < q); });
-    for (int fit = 0; fit < 2; ++fit) {
-      if (out_of_budget()) return finish();
-      try_order(fit == 0);
-      if (r.pool_bytes == r.lower_bound) return finish();
-    }
+    if (out_of_budget()) return finish();
+    try_order(best_fit);
+    if (r.pool_bytes == r.lower_bound) return finish();
   }
   if (!opt.improve) return finish();
   // 3. The exact search (arena_search.hpp), on instances with few enough overlapping pairs (and
