@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <vector>
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
@@ -47,6 +49,49 @@ TEST_CASE("kernels: index_put with accumulate and duplicates, rows and elements"
   // row 2 gets rows 0, 2, 4 of v; row 0 gets row 1; row 3 (index -1) gets row 3
   CHECK(acc == std::vector<float>{1 + 3, 1 + 4, 1 + 5, 1, 1, 1, 1 + 0 + 6 + 12, 1 + 1 + 7 + 13, 1 + 2 + 8 + 14, 1 + 9, 1 + 10, 1 + 11});
   CHECK(put == std::vector<float>{3, 4, 5, 1, 1, 1, 12, 13, 14, 9, 10, 11});  // the last write wins
+}
+
+// Rows accumulated in place (an embedding backward), rows long enough for vector loops and their
+// tails, duplicates and a negative index; integers wrap as PyTorch's do. Checked against a plain
+// loop over the same values.
+template <class T>
+void check_rows_accumulate(ctfx::dtype dt, T big) {
+  constexpr ctfx::index_t V = 7, D = 37, N = 11;
+  auto g = ctfx::build_checked([dt](ctfx::builder& b) {
+    auto acc = b.input("acc", dt, {V, D});
+    auto idx = b.input("idx", ctfx::i64, {N});
+    auto v = b.input("v", dt, {N, D});
+    b.update(acc, ctfx::index_put(acc, {idx}, v, true));
+  });
+  std::vector<T> acc(V * D), v(N * D);
+  for (std::size_t e = 0; e < acc.size(); ++e) acc[e] = e % 5 == 0 ? big : static_cast<T>(static_cast<int>(e % 9) - 4);
+  for (std::size_t e = 0; e < v.size(); ++e) v[e] = e % 7 == 0 ? big : static_cast<T>(static_cast<int>(e % 11) - 5) / static_cast<T>(4);
+  std::vector<std::int64_t> idx = {3, 0, 3, -1, 6, 3, 2, -7, 5, 0, 3};
+  std::vector<T> want = acc;
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const std::size_t row = static_cast<std::size_t>(idx[k] < 0 ? idx[k] + V : idx[k]);
+    for (std::size_t j = 0; j < D; ++j) {
+      T& w = want[row * D + j];
+      if constexpr (std::is_integral_v<T>)  // two's complement wrap, as PyTorch's integer add
+        w = static_cast<T>(static_cast<std::make_unsigned_t<T>>(w) + static_cast<std::make_unsigned_t<T>>(v[k * D + j]));
+      else
+        w = w + v[k * D + j];
+    }
+  }
+  // (untyped pointers: the dtype is this function's argument)
+  std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(static_cast<void*>(acc.data()), dt, {V, D}),
+                                      ctfx::tensor_ref::contiguous(idx.data(), ctfx::i64, {N}),
+                                      ctfx::tensor_ref::contiguous(static_cast<void*>(v.data()), dt, {N, D})};
+  auto st = ctfx::runtime_plan(g).run(in, {});
+  REQUIRE_MESSAGE(st.ok, st.message);
+  CHECK(std::memcmp(acc.data(), want.data(), acc.size() * sizeof(T)) == 0);
+}
+
+TEST_CASE("kernels: rows accumulated in place, every arithmetic dtype, against a plain loop") {
+  check_rows_accumulate<float>(ctfx::f32, 1e30f);
+  check_rows_accumulate<double>(ctfx::f64, 1e300);
+  check_rows_accumulate<std::int32_t>(ctfx::i32, std::numeric_limits<std::int32_t>::max());
+  check_rows_accumulate<std::int64_t>(ctfx::i64, std::numeric_limits<std::int64_t>::max());
 }
 
 TEST_CASE("kernels: index_put on an inner dimension, values broadcast") {
