@@ -232,25 +232,6 @@ struct index_put_seq_fn {  // the whole put, in order, by one thread
         return;
       }
     }
-    using E = element_t<D>;
-#if !defined(__CUDACC__)
-    if constexpr (std::is_arithmetic_v<E> && !std::is_same_v<E, std::uint8_t> && !std::is_same_v<E, bool>) {
-      if (a.accumulate) {
-        // Rows added element by element as typed pointers, at the host's widest ISA level: the
-        // loop a user writes (`acc[idx[k] * D + j] += g[k * D + j]`), vectorized (an embedding
-        // backward); the same operation per element as put_element, so the same bits.
-        isa::on_host_isa([&]() CTFX_ISA_BODY {
-          put_walk rw = w;
-          for (index_t row = 0; row < n_rows; ++row, rw.next(r - 1)) {
-            E* p = reinterpret_cast<E*>(a.x.p) + (fixed ? rw.fo + fixed_part : rw.dest());
-            const E* v = reinterpret_cast<const E*>(a.values.p) + rw.vo;
-            for (index_t e = 0; e < inner; ++e) p[e] = static_cast<E>(wrap_add<compute_t<D>>(p[e], v[e]));
-          }
-        });
-        return;
-      }
-    }
-#endif
     for (index_t row = 0; row < n_rows; ++row, w.next(r - 1)) {
       std::byte* p = a.x.p + (fixed ? w.fo + fixed_part : w.dest()) * size_of(D);
       const std::byte* v = a.values.p + w.vo * size_of(D);
