@@ -120,12 +120,19 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       add(to_string(g, p[0]));
       add(name_ref(g, a[2]));
       add(name_ref(g, a[1]));
-      if (n.aux) return op(n.op == op_kind::scatter ? "aten.scatter_add.default" : "aten.scatter_add_.default");
+      if (n.aux == 1) return op(n.op == op_kind::scatter ? "aten.scatter_add.default" : "aten.scatter_add_.default");
+      if (n.aux != 0) {  // scatter_reduce: its combine by name, include_self when False
+        constexpr const char* how[] = {"", "sum", "prod", "amax", "amin", "", "", ""};
+        add(std::string("'") + how[n.aux & scatter_reduce_mask] + "'");
+        if (n.aux & scatter_without_self) add("include_self = False");
+        return op(n.op == op_kind::scatter ? "aten.scatter_reduce.two" : "aten.scatter_reduce_.two");
+      }
       return op(aten_name(n.op));
     case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
       add(name_ref(g, a[0]));
       add(sizes(g, p));
-      if (n.aux) add("True");
+      if (n.aux & 1) add("True");
+      if (n.aux & sum_in_input_dtype) add("dtype = " + torch_dtype(n.meta.dt));
       return op(aten_name(n.op));
     case op_kind::var: case op_kind::var_mean: {  // var_mean's: element [0] or [1] of the call (to_fx prints the call)
       add(name_ref(g, a[0]));

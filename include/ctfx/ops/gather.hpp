@@ -70,6 +70,12 @@ constexpr bool scatter_dim_meta(ir& g, std::int32_t id, std::span<const sym_expr
                              << " (PyTorch refuses it too; convert the source)";
     fail(g, id, rule::dtype_mismatch, m); return false;
   }
+  if (const std::int32_t c = g[id].aux & scatter_reduce_mask; c > 4 || (c > 1 && x.dt == dtype::b8)) {
+    auto m = about(g, id);
+    m << (c > 4 ? "has an unknown reduction (scatter_reduce takes sum, prod, mean, amax or amin)"
+                : "reduces bool values with prod, amax or amin, which ctfx does not (convert to an integer dtype first)");
+    fail(g, id, rule::bad_argument, m); return false;
+  }
   if (!along_dim_shapes(g, id, x, idx, &src, p[0].value())) return false;
   out = is_mutating(g[id].op) ? x : contiguous_like(x, x.dt);
   return true;
