@@ -1,6 +1,7 @@
 // ctfx/ops/gather.hpp — the index ops along one dimension: gather (out[p] = x[p with p[dim] :=
-// idx[p]]) and scatter (x[p with p[dim] := idx[p]] = src[p] over idx's positions p, or += with
-// add), as PyTorch's aten.gather / aten.scatter.src / aten.scatter_add. Their index is one int64
+// idx[p]]) and scatter (x[p with p[dim] := idx[p]] = src[p] over idx's positions p, or combined
+// with sum, prod, amax or amin, with or without self: aux, graph/ir.hpp), as PyTorch's aten.gather /
+// aten.scatter.src / aten.scatter_add / aten.scatter_reduce.two. Their index is one int64
 // tensor of x's rank; dimension `dim` (param 0, in [0, rank)) is addressed through it.
 #pragma once
 #include "../core/diagnostics_push.hpp"
