@@ -7,7 +7,7 @@
 // means among them), views of views, view scatters (also the nested view->scatter chains
 // canonicalize_view_scatter_ops fuses), index_put with input or computed indices (with and without
 // accumulate, with duplicates) or a computed bool mask, gathers (index, gather), scatters along dim 0
-// (scatter, scatter_add), clones, reductions (also
+// (scatter, scatter_add, scatter_reduce), clones, reductions (also
 // softmax and centered rows: row chains in compiled<G>), cat (also of channels-last views, whose
 // result is channels-last), foreach lists, a mutating user op (auto_functionalized), copy_
 // epilogues into inputs (also of values that alias the input through views) and outputs that may
@@ -321,10 +321,16 @@ class generator {
           if (t.rank() == 3) nn = nn.unsqueeze(1).unsqueeze(2).expand({len, t.size(1), t.size(2)});
           const tensor got = ctfx::gather(t, 0, nn);
           const tensor src = ctfx::is_floating(tdt) ? got * 0.5 + 1.25 : got * 3 + 1;  // of nn's shape and t's dtype
-          switch (pick(3)) {
+          switch (pick(4)) {
             case 0: push(ctfx::gather(t, 0, nn)); note("gather"); break;
             case 1: push(ctfx::scatter(t, 0, nn, src)); note("scatter"); break;
-            default: push(ctfx::scatter_add(t, 0, nn, src)); note("scatter_add"); break;
+            case 2: push(ctfx::scatter_add(t, 0, nn, src)); note("scatter_add"); break;
+            default: {  // every reduction, with and without self
+              constexpr const char* how[] = {"sum", "prod", "mean", "amax", "amin"};
+              push(ctfx::scatter_reduce(t, 0, nn, src, how[pick(5)], coin()));
+              note("scatter_reduce");
+              break;
+            }
           }
           break;
         }

@@ -116,7 +116,7 @@ TEST_CASE("var and var_mean: what PyTorch computes another way is refused, namin
   CHECK(refusal([](ctfx::builder& b) { b.output(b.input("x", ctfx::i32, {3, 4}).var({1})); }).find("f32 and f64 only") != std::string::npos);
 }
 
-TEST_CASE("var_mean from FX text: the tuple as a var and a mean node, printed back as a var_mean call read with [1]") {
+TEST_CASE("var_mean from FX text: the tuple as a var and a mean node, printed back as one var_mean call read with [0] and [1]") {
   const auto r = ctfx::parse_fx(R"fx(def forward(self, arg0_1: "f32[2, 6][6, 1]cpu"):
     var_mean = torch.ops.aten.var_mean.correction(arg0_1, [1], correction = 0, keepdim = True)
     getitem: "f32[2, 1][1, 1]cpu" = var_mean[0]
@@ -138,8 +138,15 @@ TEST_CASE("var_mean from FX text: the tuple as a var and a mean node, printed ba
   const std::string text = ctfx::to_fx(r.graph);
   CHECK(text.find("torch.ops.aten.var_mean.correction(arg0_1, [1], correction = 0.0, keepdim = True)") != std::string::npos);
   CHECK(text.find("torch.ops.aten.var.correction(arg0_1, [0], correction = 1.0)") != std::string::npos);
-  CHECK(text.find("_pair[0]") != std::string::npos);
-  CHECK(text.find("_pair[1]") != std::string::npos);
+  // one call, read with [0] and [1] into the two nodes' own names
+  CHECK_MESSAGE(text.find("        var_mean = torch.ops.aten.var_mean.correction(") != std::string::npos, text);
+  CHECK_MESSAGE(text.find("var_mean_var: \"f32[2, 1][1, 1]cpu\" = var_mean[0]") != std::string::npos, text);
+  CHECK_MESSAGE(text.find("var_mean_mean: \"f32[2, 1][1, 1]cpu\" = var_mean[1]") != std::string::npos, text);
+  CHECK(text.find("_pair") == std::string::npos);
   const auto again = ctfx::parse_fx(text);
-  CHECK_MESSAGE(again.error.ok(), ctfx::to_string(again.error) << "\n" << text);
+  REQUIRE_MESSAGE(again.error.ok(), ctfx::to_string(again.error) << "\n" << text);
+  // the same graph: as many nodes, the same listing, and the same text printed again
+  CHECK(again.graph.size() == r.graph.size());
+  CHECK(ctfx::to_text(again.graph) == ctfx::to_text(r.graph));
+  CHECK(ctfx::to_fx(again.graph) == text);
 }

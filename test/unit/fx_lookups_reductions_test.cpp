@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 #include <ctfx.hpp>
+#include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/graph/fx_parse.hpp>
 #include <ctfx/graph/fx_print.hpp>
@@ -22,6 +23,11 @@ constexpr auto select_text = R"(def forward(self, x: "f32[3, 4][4, 1]cpu", j: "i
     return (index_select, index_select_1, embedding)
 )";
 static_assert(ctfx::parse_fx(select_text).error.ok());
+static_assert(ctfx::parse_fx(R"(def forward(self, m: "b8[2, 3][3, 1]cpu", y: "f32[2, 3][3, 1]cpu"):
+    sum_1: "i32[2][1]cpu" = torch.ops.aten.sum.dim_IntList(m, [1], dtype = torch.int32)
+    mean: "f64[][]cpu" = torch.ops.aten.mean.default(y, dtype = torch.float64)
+    return (sum_1, mean)
+)").error.ok());
 // Printed back, the nodes these calls become keep their own names (not embedding's, any's or all's).
 static_assert(ctfx::fx::aten_name(ctfx::op_kind::index) == "aten.index.Tensor");
 static_assert(ctfx::fx::aten_name(ctfx::op_kind::logical_not) == "aten.logical_not.default");
@@ -116,4 +122,86 @@ TEST_CASE("fx any/all and squeeze(): an empty or symbolic reduced dimension and 
   CHECK(al == std::vector<std::uint8_t>{1, 0});
   CHECK(an == std::vector<std::uint8_t>{1, 1, 1});
   CHECK(sq == x);
+}
+
+TEST_CASE("fx sum and mean with dtype=: converted first and reduced in that dtype (an int32 sum stays int32), printed back the same") {
+  const auto r = ctfx::parse_fx(R"fx(def forward(self, x: "f16[2, 3][3, 1]cpu", m: "b8[2, 3][3, 1]cpu", i: "i32[2, 3][3, 1]cpu"):
+    sum_1: "f32[][]cpu" = torch.ops.aten.sum.default(x, dtype = torch.float32)
+    sum_2: "i32[2][1]cpu" = torch.ops.aten.sum.dim_IntList(m, [1], dtype = torch.int32)
+    sum_3: "i32[1, 3][3, 1]cpu" = torch.ops.aten.sum.dim_IntList(i, [0], True, dtype = torch.int32)
+    sum_4: "i64[][]cpu" = torch.ops.aten.sum.default(i)
+    mean: "f64[2][1]cpu" = torch.ops.aten.mean.dim(i, [1], dtype = torch.float64)
+    return (sum_1, sum_2, sum_3, sum_4, mean)
+)fx");
+  REQUIRE_MESSAGE(r.error.ok(), ctfx::to_string(r.error));
+  const std::string text = ctfx::to_fx(r.graph);
+  CHECK_MESSAGE(text.find("torch.ops.aten.sum.dim_IntList(sum_1_convert, [], dtype = torch.float32)") != std::string::npos, text);
+  CHECK_MESSAGE(text.find("torch.ops.aten.sum.dim_IntList(i, [0], True, dtype = torch.int32)") != std::string::npos, text);
+  const auto again = ctfx::parse_fx(text);
+  REQUIRE_MESSAGE(again.error.ok(), ctfx::to_string(again.error) << "\n" << text);
+  CHECK(ctfx::to_fx(again.graph) == text);
+  // x: 2048 and five 1s: in f16 steps the sum would stay 2048, in f32 it is 2053; i wraps in int32
+  std::vector<ctfx::half_t> x(6, ctfx::half_t(1.0f));
+  x[0] = ctfx::half_t(2048.0f);
+  bool m[6] = {true, false, true, true, true, true};
+  std::vector<std::int32_t> i = {2147483647, 5, -7, 1, 2, 3};
+  for (const ctfx::ir* g : {&r.graph, &again.graph}) {
+    ctfx::runtime_plan p(*g);
+    REQUIRE(p.error().ok());
+    for (int how = 0; how < 3; ++how) {
+      float s1 = 0;
+      std::vector<std::int32_t> s2(2), s3(3);
+      std::int64_t s4 = 0;
+      std::vector<double> mean(2);
+      const std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f16, {2, 3}), ctfx::tensor_ref::contiguous(m, ctfx::b8, {2, 3}),
+                                                ctfx::tensor_ref::contiguous(i.data(), ctfx::i32, {2, 3})};
+      const std::vector<ctfx::tensor_ref> out = {ctfx::tensor_ref::contiguous(&s1, ctfx::f32, {}), ctfx::tensor_ref::contiguous(s2.data(), ctfx::i32, {2}),
+                                                 ctfx::tensor_ref::contiguous(s3.data(), ctfx::i32, {1, 3}), ctfx::tensor_ref::contiguous(&s4, ctfx::i64, {}),
+                                                 ctfx::tensor_ref::contiguous(mean.data(), ctfx::f64, {2})};
+      const auto st = how == 0 ? p.run(in, out) : how == 1 ? p.run(in, out, ctfx::device_ctx{ctfx::backend::omp}) : ctfx::reference_run(*g, in, out);
+      REQUIRE_MESSAGE(st.ok, st.message);
+      CHECK(s1 == 2053.0f);
+      CHECK(s2 == std::vector<std::int32_t>{2, 3});
+      CHECK(s3 == std::vector<std::int32_t>{-2147483647 - 1 + 0, 7, -4});  // 2147483647 + 1 wraps in int32
+      CHECK(s4 == 2147483647LL + 5 - 7 + 1 + 2 + 3);
+      CHECK(mean == std::vector<double>{(2147483647.0 + 5 - 7) / 3, 2.0});
+    }
+  }
+  // dtype=bool, and a dtype on amax, are refused by name
+  std::string e = parse_error(R"fx(def forward(self, m: "b8[2, 3][3, 1]cpu"):
+    sum_1: "b8[][]cpu" = torch.ops.aten.sum.default(m, dtype = torch.bool)
+    return (sum_1,)
+)fx");
+  CHECK_MESSAGE(e.find("node 'sum_1': a reduction in bool") != std::string::npos, e);
+}
+
+namespace {
+// The builder's sum / mean with a dtype, on compiled<G> and the run-time plan.
+constexpr auto sum_dtype_graph = ctfx::graph([](ctfx::builder& g) {
+  auto m = g.input("m", ctfx::b8, {2, 3});
+  auto y = g.input("y", ctfx::f32, {2, 3});
+  g.output(m.sum({1}, false, ctfx::i32), y.sum({}, false, ctfx::f64), y.mean({0}, true, ctfx::f64), m.sum());
+});
+}  // namespace
+
+TEST_CASE("builder sum and mean with a dtype: the result in that dtype, on compiled and the run-time plan") {
+  bool m[6] = {true, true, false, true, true, true};
+  std::vector<float> y = {0.1f, 0.2f, 0.3f, 1e8f, 1.0f, -1e8f};
+  double want_sum = 0;
+  for (float v : y) want_sum += static_cast<double>(v);
+  for (int how = 0; how < 2; ++how) {
+    std::vector<std::int32_t> a(2);
+    double b = 0;
+    std::vector<double> c(3);
+    std::int64_t d = 0;
+    const std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(m, ctfx::b8, {2, 3}), ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {2, 3})};
+    const std::vector<ctfx::tensor_ref> out = {ctfx::tensor_ref::contiguous(a.data(), ctfx::i32, {2}), ctfx::tensor_ref::contiguous(&b, ctfx::f64, {}),
+                                               ctfx::tensor_ref::contiguous(c.data(), ctfx::f64, {1, 3}), ctfx::tensor_ref::contiguous(&d, ctfx::i64, {})};
+    const auto st = how == 0 ? ctfx::compiled<decltype(sum_dtype_graph)>::run(in, out) : ctfx::runtime_plan(sum_dtype_graph.get()).run(in, out);
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(a == std::vector<std::int32_t>{2, 3});
+    CHECK(b == want_sum);  // in f64: 1e8 - 1e8 cancels exactly, the small terms survive
+    CHECK(c == std::vector<double>{(0.1f + 1e8) / 2, (static_cast<double>(0.2f) + 1.0) / 2, (static_cast<double>(0.3f) - 1e8) / 2});
+    CHECK(d == 5);
+  }
 }

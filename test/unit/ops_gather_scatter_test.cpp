@@ -5,7 +5,9 @@
 // reinplaced into scatter_ for ctfx's executors; shapes PyTorch rejects refused when built.
 #include <doctest/doctest.h>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 #include <ctfx.hpp>
@@ -207,4 +209,169 @@ TEST_CASE("scatter: a source that is x itself stays functional, and x is rotated
     REQUIRE_MESSAGE(st.ok, st.message);
     CHECK(x == std::vector<float>{14, 10, 11, 12, 13});
   }
+}
+
+namespace {
+
+// scatter_reduce along dim 0 of an f32 [3, 4] with a [5, 4] index (repeated destinations, row 2 of
+// x never written), every reduction with and without self; i32 mean (floor division); an f16
+// sum and mean over 1-D (accumulated in f32, rounded once).
+constexpr const char* reductions[] = {"sum", "prod", "mean", "amax", "amin"};
+constexpr auto reduce_graph = ctfx::graph([](ctfx::builder& g) {
+  auto x = g.input("x", ctfx::f32, {3, 4});
+  auto i = g.input("i", ctfx::i64, {5, 4});
+  auto s = g.input("s", ctfx::f32, {5, 4});
+  auto xi = g.input("xi", ctfx::i32, {3, 4});
+  auto si = g.input("si", ctfx::i32, {5, 4});
+  auto h = g.input("h", ctfx::f16, {3});
+  auto j = g.input("j", ctfx::i64, {6});
+  auto sh = g.input("sh", ctfx::f16, {6});
+  g.output(ctfx::scatter_reduce(x, 0, i, s, "sum", true), ctfx::scatter_reduce(x, 0, i, s, "sum", false),
+           ctfx::scatter_reduce(x, 0, i, s, "prod", true), ctfx::scatter_reduce(x, 0, i, s, "prod", false),
+           ctfx::scatter_reduce(x, 0, i, s, "mean", true), ctfx::scatter_reduce(x, 0, i, s, "mean", false),
+           ctfx::scatter_reduce(x, 0, i, s, "amax", true), ctfx::scatter_reduce(x, 0, i, s, "amax", false),
+           ctfx::scatter_reduce(x, 0, i, s, "amin", true), ctfx::scatter_reduce(x, 0, i, s, "amin", false),
+           ctfx::scatter_reduce(xi, 0, i, si, "mean", true), ctfx::scatter_reduce(xi, 0, i, si, "mean", false),
+           ctfx::scatter_add(h, 0, j, sh), ctfx::scatter_reduce(h, 0, j, sh, "mean", false));
+});
+
+// PyTorch's CPU loop, written out: out = x; without self each destination first takes the
+// identity; then out[d] = op(out[d], s) in the index's order, at T's precision (A: the
+// accumulator's type, f32 for f16); mean divides by the count (floor for integers).
+template <class T, class A = T>
+std::vector<T> scatter_reduce_loop(const std::vector<T>& x, int rows_s, int cols, const std::vector<std::int64_t>& idx, const std::vector<T>& s,
+                                   const std::string& how, bool self) {
+  std::vector<A> acc(x.size());
+  std::vector<long long> count(x.size(), self ? 1 : 0);
+  for (std::size_t e = 0; e < x.size(); ++e) acc[e] = static_cast<A>(x[e]);
+  const auto at = [&](int r, int c) { return static_cast<std::size_t>(idx[static_cast<std::size_t>(r * cols + c)] * cols + c); };
+  if (!self)
+    for (int r = 0; r < rows_s; ++r)
+      for (int c = 0; c < cols; ++c) {
+        A id{};
+        if (how == "prod") id = A(1);
+        if (how == "amax") id = std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest();
+        if (how == "amin") id = std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max();
+        acc[at(r, c)] = id;
+      }
+  for (int r = 0; r < rows_s; ++r)
+    for (int c = 0; c < cols; ++c) {
+      A& d = acc[at(r, c)];
+      const A v = static_cast<A>(s[static_cast<std::size_t>(r * cols + c)]);
+      if (how == "sum" || how == "mean") d = static_cast<A>(d + v);
+      if (how == "prod") d = static_cast<A>(d * v);
+      if (how == "amax") d = v != v ? v : (d < v ? v : d);
+      if (how == "amin") d = v != v ? v : (v < d ? v : d);
+      ++count[at(r, c)];
+    }
+  std::vector<T> out(x.size());
+  for (std::size_t e = 0; e < x.size(); ++e) {
+    out[e] = static_cast<T>(acc[e]);
+    if (how != "mean") continue;
+    const long long n = count[e] == 0 ? 1 : count[e];
+    if constexpr (std::is_integral_v<T>) {
+      const long long q = static_cast<long long>(out[e]) / n;
+      out[e] = static_cast<T>(q * n > static_cast<long long>(out[e]) ? q - 1 : q);  // floor
+    } else {
+      out[e] = static_cast<T>(static_cast<float>(out[e]) / static_cast<float>(static_cast<T>(n)));  // T's division (f16: in float, rounded)
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("scatter_reduce: sum, prod, mean, amax, amin with and without self equal PyTorch's CPU loop on every executor") {
+  std::vector<float> x = {0.5f, -1.0f, 2.0f, 3.5f, 1e8f, 0.0f, -0.0f, 7.0f, 4.0f, 5.0f, 6.0f, -8.0f};
+  std::vector<std::int64_t> i = {0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 0, 1};  // column 2 sends only -0 to row 1
+  std::vector<float> s = {1.25f, -3.0f, 0.1f, NAN, 1e8f, 2.0f, -0.0f, 0.3f, -1e8f, 0.7f, 3.0f, 2.5f, 1.0f, -2.0f, 0.9f, -7.0f, 0.25f, 5.0f, 1.5f, 1.0f};
+  std::vector<std::int32_t> xi = {7, -7, 3, 0, 5, 9, -4, 1, 2, 2, 2, 2}, si = {-3, 4, 1, 2, 6, -5, 0, 0, 1, 1, 8, -9, 2, 3, -1, 4, 5, 5, 5, 5};
+  std::vector<ctfx::half_t> h(3), sh(6);
+  const float hv[3] = {1.0f, 2048.0f, -0.5f}, shv[6] = {0.0009765625f, 1.0f, 1.0f, 0.0009765625f, 3.0f, 1.0f};
+  for (int e = 0; e < 3; ++e) h[static_cast<std::size_t>(e)] = ctfx::half_t(hv[e]);
+  for (int e = 0; e < 6; ++e) sh[static_cast<std::size_t>(e)] = ctfx::half_t(shv[e]);
+  std::vector<std::int64_t> j = {0, 1, 1, 0, 1, 1};
+  std::vector<std::vector<float>> want;
+  for (const char* how : reductions)
+    for (const bool self : {true, false}) want.push_back(scatter_reduce_loop(x, 5, 4, i, s, how, self));
+  const auto want_mi = scatter_reduce_loop(xi, 5, 4, i, si, "mean", true), want_mo = scatter_reduce_loop(xi, 5, 4, i, si, "mean", false);
+  const auto want_h = scatter_reduce_loop<ctfx::half_t, float>(h, 6, 1, j, sh, "sum", true);
+  const auto want_hm = scatter_reduce_loop<ctfx::half_t, float>(h, 6, 1, j, sh, "mean", false);
+  // f16 sums in f32: 2048 + 1 + 1 + 3 + 1 = 2054 (in f16, 2048 + 1 rounds back to 2048 at every step)
+  CHECK(static_cast<float>(want_h[1]) == 2054.0f);
+  CHECK(want[1][6] == 0.0f);
+  CHECK_FALSE(std::signbit(want[1][6]));  // -0 summed without self starts from +0: +0
+  CHECK(std::signbit(want[0][6]));        // with self: -0 + -0
+  CHECK(std::isnan(want[6][3]));  // amax takes the NaN source
+  for (int how = 0; how < 4; ++how) {
+    std::vector<std::vector<float>> got(10, std::vector<float>(12, -1.0f));
+    std::vector<std::int32_t> mi(12), mo(12);
+    std::vector<ctfx::half_t> oh(3), ohm(3);
+    std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {3, 4}), tensor_ref::contiguous(i.data(), ctfx::i64, {5, 4}),
+                                  tensor_ref::contiguous(s.data(), ctfx::f32, {5, 4}), tensor_ref::contiguous(xi.data(), ctfx::i32, {3, 4}),
+                                  tensor_ref::contiguous(si.data(), ctfx::i32, {5, 4}), tensor_ref::contiguous(h.data(), ctfx::f16, {3}),
+                                  tensor_ref::contiguous(j.data(), ctfx::i64, {6}), tensor_ref::contiguous(sh.data(), ctfx::f16, {6})};
+    std::vector<tensor_ref> out;
+    for (auto& o : got) out.push_back(tensor_ref::contiguous(o.data(), ctfx::f32, {3, 4}));
+    out.push_back(tensor_ref::contiguous(mi.data(), ctfx::i32, {3, 4}));
+    out.push_back(tensor_ref::contiguous(mo.data(), ctfx::i32, {3, 4}));
+    out.push_back(tensor_ref::contiguous(oh.data(), ctfx::f16, {3}));
+    out.push_back(tensor_ref::contiguous(ohm.data(), ctfx::f16, {3}));
+    const auto st = run_how(how, reduce_graph, in, out);
+    REQUIRE_MESSAGE(st.ok, st.message);
+    for (std::size_t k = 0; k < 10; ++k) {
+      CAPTURE(how);
+      CAPTURE(k);
+      CHECK(std::memcmp(got[k].data(), want[k].data(), 12 * sizeof(float)) == 0);  // bits: NaN, -0
+    }
+    CHECK(mi == want_mi);
+    CHECK(mo == want_mo);
+    CHECK(std::memcmp(oh.data(), want_h.data(), 3 * sizeof(ctfx::half_t)) == 0);
+    CHECK(std::memcmp(ohm.data(), want_hm.data(), 3 * sizeof(ctfx::half_t)) == 0);
+  }
+}
+
+TEST_CASE("scatter_reduce: a negative index is refused before any write, an unknown reduction and bool amax when built") {
+  std::vector<float> x(12, 1.0f), s(20, 2.0f);
+  std::vector<std::int64_t> i(20, 0);
+  i[7] = -1;
+  std::vector<std::int32_t> xi(12), si(20);
+  std::vector<ctfx::half_t> h(3), sh(6);
+  std::vector<std::int64_t> j(6, 0);
+  for (int how = 0; how < 4; ++how) {
+    std::vector<std::vector<float>> got(10, std::vector<float>(12, -1.0f));
+    std::vector<std::int32_t> mi(12, -1), mo(12, -1);
+    std::vector<ctfx::half_t> oh(3), ohm(3);
+    std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {3, 4}), tensor_ref::contiguous(i.data(), ctfx::i64, {5, 4}),
+                                  tensor_ref::contiguous(s.data(), ctfx::f32, {5, 4}), tensor_ref::contiguous(xi.data(), ctfx::i32, {3, 4}),
+                                  tensor_ref::contiguous(si.data(), ctfx::i32, {5, 4}), tensor_ref::contiguous(h.data(), ctfx::f16, {3}),
+                                  tensor_ref::contiguous(j.data(), ctfx::i64, {6}), tensor_ref::contiguous(sh.data(), ctfx::f16, {6})};
+    std::vector<tensor_ref> out;
+    for (auto& o : got) out.push_back(tensor_ref::contiguous(o.data(), ctfx::f32, {3, 4}));
+    out.push_back(tensor_ref::contiguous(mi.data(), ctfx::i32, {3, 4}));
+    out.push_back(tensor_ref::contiguous(mo.data(), ctfx::i32, {3, 4}));
+    out.push_back(tensor_ref::contiguous(oh.data(), ctfx::f16, {3}));
+    out.push_back(tensor_ref::contiguous(ohm.data(), ctfx::f16, {3}));
+    const auto st = run_how(how, reduce_graph, in, out);
+    REQUIRE_FALSE(st.ok);
+    CHECK_MESSAGE(st.message.find("rule index-in-range") != std::string::npos, st.message);
+    CHECK_MESSAGE(st.message.find("index -1 ") != std::string::npos, st.message);
+    for (auto& o : got) CHECK(o == std::vector<float>(12, -1.0f));
+    CHECK(mi == std::vector<std::int32_t>(12, -1));
+  }
+  auto error_of = [](auto f) {
+    ctfx::diagnostic d;
+    (void)ctfx::build_checked(f, &d);
+    return d.ok() ? std::string() : ctfx::to_string(d);
+  };
+  std::string e = error_of([](ctfx::builder& g) {
+    auto v = g.input("x", ctfx::f32, {3});
+    g.output(ctfx::scatter_reduce(v, 0, g.input("k", ctfx::i64, {3}), v, "max"));
+  });
+  CHECK_MESSAGE(e.find("unknown reduction") != std::string::npos, e);
+  e = error_of([](ctfx::builder& g) {
+    auto v = g.input("x", ctfx::b8, {3});
+    g.output(ctfx::scatter_reduce(v, 0, g.input("k", ctfx::i64, {3}), v, "amax"));
+  });
+  CHECK_MESSAGE(e.find("rule valid-argument") != std::string::npos, e);
 }

@@ -1758,6 +1758,56 @@ def gather_empty_index(x, i):
     return x.gather(0, i), x.scatter(0, i, x[:0]) * 2
 
 
+# ----- scatter_reduce with prod, mean, amax, amin and include_self=False: an embedding bag's max
+# (NaN in a row), a segment mean (an empty segment), integer means (floor), f16 / bf16 sums and
+# means and products (PyTorch's kernel accumulates them in f32), prod and amin along dim 1 -----
+def embedding_bag_max(table, idx, bag):
+    rows = table[idx]
+    d = rows.shape[1]
+    out = torch.full((3, d), float("-inf")).scatter_reduce(0, bag[:, None].expand(-1, d), rows, "amax", include_self=False)
+    return out, torch.zeros(3, d).scatter_reduce(0, bag[:, None].expand(-1, d), rows, "amax")
+
+
+def segment_mean(x, seg):
+    idx = seg[:, None].expand(-1, x.shape[1])
+    return (torch.zeros(5, x.shape[1]).scatter_reduce(0, idx, x, "mean", include_self=False),
+            x.new_full((5, x.shape[1]), 0.5).scatter_reduce(0, idx, x, "mean"))
+
+
+def scatter_prod_amin(x, k, s, xi, si):
+    return (x.scatter_reduce(1, k, s, "prod"), x.scatter_reduce(1, k, s, "amin", include_self=False),
+            x.scatter_reduce(1, k, s, "sum", include_self=False), xi.scatter_reduce(1, k, si, "mean"),
+            xi.scatter_reduce(1, k, si, "mean", include_self=False), xi.scatter_reduce(1, k, si, "prod", include_self=False))
+
+
+def scatter_reduce_half(h, seg, s):
+    return (h.scatter_reduce(0, seg, s, "sum"), h.scatter_reduce(0, seg, s, "mean", include_self=False),
+            h.scatter_add(0, seg, s), h.scatter_reduce(0, seg, s * 3, "prod"), h.scatter_reduce(0, seg, s, "amax"))
+
+
+# ----- sum / mean with dtype= (PyTorch converts, then reduces in that dtype: an int32 sum stays
+# int32), and the int64 sum of a bool mask and of an int32 tensor -----
+def sum_mean_dtype(x16, m, y, i):
+    return (x16.sum(dtype=torch.float32), m.sum(1, dtype=torch.int32), y.sum(0, keepdim=True, dtype=torch.float64),
+            y.mean(1, dtype=torch.float64), m.sum(), i.sum(0), i.mean(dtype=torch.float32), (y * 1e3).sum(dtype=torch.float16))
+
+
+PROGRAMS += [
+    ("embedding_bag_max", embedding_bag_max,
+     lambda: (torch.cat([R(6, 4), torch.tensor([[float("nan"), 1.0, -0.0, 2.0]])]), torch.tensor([0, 6, 2, 2, 5, 1, 3]),
+              torch.tensor([0, 0, 0, 2, 2, 2, 2])), {}),
+    ("sum_mean_dtype", sum_mean_dtype,
+     lambda: (R(3, 50).half() * 10, R(3, 50) > 0, R(4, 50), torch.randint(-2**31, 2**31 - 1, (7, 3), dtype=torch.int32)), {}),
+    ("segment_mean", segment_mean, lambda: (R(9, 3) * 100, torch.tensor([0, 0, 1, 4, 4, 4, 0, 1, 4])), {}),
+    ("scatter_prod_amin", scatter_prod_amin,
+     lambda: (R(3, 4), torch.tensor([[2, 0, 2, 2], [1, 1, 3, 1], [0, 0, 0, 0]]), R(3, 5) * 2,
+              torch.randint(-20, 20, (3, 4)), torch.randint(-9, 9, (3, 5))), {}),
+    ("scatter_reduce_half", scatter_reduce_half,
+     lambda: (torch.tensor([1.0, 2048.0, -0.5, 3.0]).half(), torch.tensor([0, 1, 1, 1, 1, 0, 3, 1]),
+              torch.tensor([1e-3, 1.0, 1.0, 1.0, 3.0, 0.1, 0.3, 1.0]).half()), {}),
+]
+
+
 PROGRAMS += [
     ("label_smoothing_gather", label_smoothing_gather,
      lambda: (torch.log_softmax(R(8, 5), -1), torch.tensor([0, 4, 2, 2, 1, 3, 0, 4])), {}),

@@ -103,7 +103,7 @@ std::string_view dsl(op_kind k) {
     case op_kind::unsafe_index_put_: return "";
     case op_kind::index: return "`ctfx::index(x, {idx...})`";
     case op_kind::gather: return "`ctfx::gather(x, dim, idx)`";
-    case op_kind::scatter: return "`ctfx::scatter(x, dim, idx, src)`, `ctfx::scatter(x, dim, idx, value)`, `ctfx::scatter_add(x, dim, idx, src)`";
+    case op_kind::scatter: return "`ctfx::scatter(x, dim, idx, src)`, `ctfx::scatter(x, dim, idx, value)`, `ctfx::scatter_add(x, dim, idx, src)`, `ctfx::scatter_reduce(x, dim, idx, src, reduce, include_self)`";
     case op_kind::scatter_: return "`ctfx::scatter_(x, dim, idx, src, add)`";
     case op_kind::sum: return "`x.sum(dims, keepdim)`";
     case op_kind::amax: return "`x.amax(dims, keepdim)`";

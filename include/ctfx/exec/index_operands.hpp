@@ -25,6 +25,8 @@ struct index_operands {
   bool gather = false;       ///< index (a read), else a put
   bool inplace = false;      ///< index_put_ / unsafe_index_put_: x is written (else the op's own result)
   bool accumulate = false;   ///< the put adds (+=) rather than assigns
+  kernels::put_reduce reduce = kernels::put_reduce::assign;  ///< a scatter's combine (aux's low bits)
+  bool include_self = true;  ///< a scatter_reduce's include_self (aux's bit 8 clear)
   int along = -1;            ///< gather / scatter: the dimension the one index addresses (every other is its own coordinate)
   int n_index = 0;           ///< index tensors (a dimension without one is taken whole)
   std::int32_t index[max_rank]{};  ///< their nodes, in dimension order
@@ -42,6 +44,9 @@ constexpr index_operands index_operands_of(const ir& g, std::int32_t i) {
   o.inplace = k == op_kind::index_put_ || k == op_kind::unsafe_index_put_ || k == op_kind::scatter_;
   o.accumulate = g[i].aux != 0;
   if (is_along_dim(k)) {
+    o.reduce = static_cast<kernels::put_reduce>(g[i].aux & scatter_reduce_mask);
+    o.include_self = (g[i].aux & scatter_without_self) == 0;
+    o.accumulate = o.reduce != kernels::put_reduce::assign;
     o.along = static_cast<int>(g.iparam(i, 0));
     o.n_index = 1;
     o.index[0] = g.arg(i, first_index_arg(k));
@@ -104,6 +109,8 @@ inline kernels::index_put_args index_args(const index_operands& o, const bound_l
   kernels::index_put_args a;
   a.x = dst.at(dst_base);
   a.accumulate = o.accumulate;
+  a.reduce = o.reduce;
+  a.include_self = o.include_self;
   const bound_layout& v = L[o.values];
   if (o.along >= 0) return along_args(o, L, base, a, v);
   if (o.n_index == 0) {

@@ -76,6 +76,10 @@ struct tensor {
   /// `aten.sum` over `dims` (all when empty), `x.sum(dims, keepdim)` in PyTorch: an integer or bool
   /// x sums in i64 (PyTorch's dtype), a floating x in its own dtype.
   constexpr tensor sum(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
+  /// `x.sum(dims, keepdim, dtype=dt)`: x converted to dt, then summed in dt; the result is of dt
+  /// (also an integer dt: `mask.sum(dtype=torch.int32)` is int32, where a plain sum of an integer
+  /// or bool x is int64). dt may not be bool.
+  constexpr tensor sum(std::initializer_list<index_t> dims, bool keepdim, dtype dt, source_loc at = source_loc::current()) const;
   /// `aten.amax` over `dims` (all when empty), `x.amax(dims, keepdim)` in PyTorch: any dtype, kept;
   /// NaN if a reduced element is NaN.
   constexpr tensor amax(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
@@ -111,6 +115,8 @@ struct tensor {
                                 source_loc at = source_loc::current()) const;
   /// `aten.mean.dim` over `dims` (all when empty): the sum divided by the count; floating only.
   constexpr tensor mean(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
+  /// `x.mean(dims, keepdim, dtype=dt)`: x converted to dt (a floating dtype), then averaged in dt.
+  constexpr tensor mean(std::initializer_list<index_t> dims, bool keepdim, dtype dt, source_loc at = source_loc::current()) const;
   /// `aten._to_copy` to dtype `d` (`convert_element_type`).
   constexpr tensor to(dtype d, source_loc at = source_loc::current()) const;
   /// `aten.sym_size` of dimension `dim`.
@@ -503,27 +509,33 @@ constexpr tensor tensor::clone(source_loc at) const {
   return b ? b->make(op_kind::clone, {*this}) : *this;
 }
 namespace detail {
-// sum, amax, amin, mean: the reduced dimensions as params, keepdim as aux.
-constexpr tensor reduction(const tensor& t, op_kind k, std::initializer_list<index_t> dims, bool keepdim) {
+// sum, amax, amin, mean: the reduced dimensions as params, keepdim (bit 0) and a sum's dtype= (bit 1) as aux.
+constexpr tensor reduction(const tensor& t, op_kind k, std::initializer_list<index_t> dims, std::int32_t aux) {
   sym_expr p[max_rank]{};
   std::size_t n = 0;
   for (auto d : dims) if (n < max_rank) p[n++] = sym_expr(d);
   if (!t.b || !t.b->check(t)) return t;
   std::int32_t a[1] = {t.id};
-  return {t.b, t.b->add(k, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, n), keepdim)};
+  return {t.b, t.b->add(k, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, n), aux)};
 }
 }  // namespace detail
 constexpr tensor tensor::sum(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);
-  return detail::reduction(*this, op_kind::sum, dims, keepdim);
+  return detail::reduction(*this, op_kind::sum, dims, keepdim ? 1 : 0);
+}
+constexpr tensor tensor::sum(std::initializer_list<index_t> dims, bool keepdim, dtype dt, source_loc at) const {
+  const builder::call_site site(b, at);
+  if (!b || !b->check(*this)) return *this;
+  const tensor x = meta().dt == dt ? *this : to(dt);
+  return detail::reduction(x, op_kind::sum, dims, (keepdim ? 1 : 0) | sum_in_input_dtype);
 }
 constexpr tensor tensor::amax(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);
-  return detail::reduction(*this, op_kind::amax, dims, keepdim);
+  return detail::reduction(*this, op_kind::amax, dims, keepdim ? 1 : 0);
 }
 constexpr tensor tensor::amin(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);
-  return detail::reduction(*this, op_kind::amin, dims, keepdim);
+  return detail::reduction(*this, op_kind::amin, dims, keepdim ? 1 : 0);
 }
 namespace detail {
 // argmax, argmin: the dim as a param (none: the flattened tensor; a 0-d tensor's dim 0 or -1 too).
@@ -577,7 +589,12 @@ constexpr tensor tensor::argmin(std::optional<index_t> dim, bool keepdim, source
 }
 constexpr tensor tensor::mean(std::initializer_list<index_t> dims, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);
-  return detail::reduction(*this, op_kind::mean, dims, keepdim);
+  return detail::reduction(*this, op_kind::mean, dims, keepdim ? 1 : 0);
+}
+constexpr tensor tensor::mean(std::initializer_list<index_t> dims, bool keepdim, dtype dt, source_loc at) const {
+  const builder::call_site site(b, at);
+  if (!b || !b->check(*this)) return *this;
+  return detail::reduction(meta().dt == dt ? *this : to(dt), op_kind::mean, dims, keepdim ? 1 : 0);
 }
 constexpr tensor tensor::to(dtype d, source_loc at) const {
   const builder::call_site site(b, at);
@@ -1024,16 +1041,69 @@ constexpr tensor scatter(tensor x, index_t dim, tensor idx, scalar_value value, 
 }
 /// `torch.scatter_add(x, dim, idx, src)` (`aten.scatter_add`; also scatter_reduce with 'sum' and
 /// include_self=True): like scatter, adding. Repeated destinations add in idx's row-major order
-/// (the order of PyTorch's CPU kernel, so float sums match it bit for bit).
-constexpr tensor scatter_add(tensor x, index_t dim, tensor idx, tensor src, source_loc at = source_loc::current()) {
-  const builder::call_site site(x.b, at);
-  return detail::scatter_impl(op_kind::scatter, x, dim, idx, src, true);
-}
+/// (the order of PyTorch's CPU kernel, so float sums match it bit for bit; f16 and bf16 sums
+/// accumulate in f32 and round once, as that kernel's float accumulator does).
+constexpr tensor scatter_add(tensor x, index_t dim, tensor idx, tensor src, source_loc at = source_loc::current());
 /// `x.scatter_(dim, idx, src)` / `x.scatter_add_(...)` in place: only in graphs already reinplaced
 /// (in a user graph, write `g.update(x, ctfx::scatter(...))`).
 constexpr tensor scatter_(tensor x, index_t dim, tensor idx, tensor src, bool add = false, source_loc at = source_loc::current()) {
   const builder::call_site site(x.b, at);
   return detail::scatter_impl(op_kind::scatter_, x, dim, idx, src, add);
+}
+
+namespace detail {
+// scatter_reduce's `reduce` as a scatter node's combine (graph/ir.hpp); mean is a sum (divided
+// afterwards), anything else an invalid code that the op's rule refuses.
+constexpr std::int32_t scatter_combine_of(std::string_view reduce) {
+  return reduce == "sum" || reduce == "mean" ? 1 : reduce == "prod" ? 2 : reduce == "amax" ? 3 : reduce == "amin" ? 4 : scatter_reduce_mask;
+}
+// scatter_reduce as PyTorch's CPU kernel computes it: one scatter node that combines in index
+// order (without include_self every destination first takes the identity). For f16 and bf16, sum,
+// prod and mean accumulate in f32 and round once (the kernel's float accumulator), so the node runs
+// on f32 copies. mean divides the sum by a count scattered the same way in x's dtype (1 for self
+// when included, 0 counts made 1), true division for floats and floor division for integers.
+constexpr tensor scatter_reduce_impl(op_kind k, tensor x, index_t dim, tensor idx, tensor src, std::string_view reduce, bool include_self) {
+  builder* b = x.b;
+  if (!b || !b->check(x) || !b->check(idx) || !b->check(src)) return x;
+  const dtype dt = x.dt();
+  const std::int32_t code = scatter_combine_of(reduce);
+  const bool mean = reduce == "mean";
+  const bool widen = (dt == dtype::f16 || dt == dtype::bf16) && src.dt() == dt && (code == 1 || code == 2);
+  const sym_expr p[1] = {along_dim_param(x, dim)};
+  const tensor xs = widen ? x.to(dtype::f32) : x, ss = widen ? src.to(dtype::f32) : src;
+  const std::int32_t a[3] = {xs.id, ss.id, idx.id};
+  tensor r{b, b->add(k, std::span<const std::int32_t>(a, 3), std::span<const sym_expr>(p, 1), code | (include_self ? 0 : scatter_without_self))};
+  if (widen) r = r.to(dt);
+  if (!mean || !b->g.error.ok()) return r;
+  // The count, in x's dtype: self's 1 (or 0) plus one per position of idx.
+  const tensor one{b, b->add(op_kind::full, std::span<const std::int32_t>{}, {}, static_cast<std::int32_t>(dt), scalar_value::integer(1))};
+  const tensor_meta im = b->g.meta(idx.id), xm = b->g.meta(x.id);
+  const std::int32_t o[1] = {one.id};
+  const tensor ones{b, b->add(op_kind::expand, std::span<const std::int32_t>(o, 1), std::span<const sym_expr>(im.size, static_cast<std::size_t>(im.rank)))};
+  const tensor self_count{b, b->add(op_kind::full, std::span<const std::int32_t>{}, {}, static_cast<std::int32_t>(dt), scalar_value::integer(include_self ? 1 : 0))};
+  const std::int32_t c[1] = {self_count.id};
+  const tensor base{b, b->add(op_kind::expand, std::span<const std::int32_t>(c, 1), std::span<const sym_expr>(xm.size, static_cast<std::size_t>(xm.rank)))};
+  tensor count = scatter_reduce_impl(op_kind::scatter, base, dim, idx, ones, "sum", true);
+  if (!include_self) count = where(eq(count, 0), one, count);
+  return is_floating(dt) ? r / count : floor_divide(r, count);
+}
+}  // namespace detail
+/// `torch.scatter_reduce(x, dim, idx, src, reduce, include_self)` (`aten.scatter_reduce.two`):
+/// a copy of x where each position p of idx combines src[p] into x[p with p[dim] := idx[p]], in
+/// idx's row-major order. `reduce`: "sum", "prod", "mean", "amax" or "amin"; without
+/// `include_self` a destination's own value is left out (it starts from the identity: 0, 1, -inf,
+/// +inf, or the integer limits). As PyTorch's CPU kernel: amax / amin propagate NaN, f16 and bf16
+/// sums and products accumulate in f32 and round once, mean divides by the count (self included
+/// when it is; floor division for integers). Indices as gather's, checked before anything is written.
+constexpr tensor scatter_reduce(tensor x, index_t dim, tensor idx, tensor src, std::string_view reduce, bool include_self = true,
+                                source_loc at = source_loc::current()) {
+  const builder::call_site site(x.b, at);
+  return detail::scatter_reduce_impl(op_kind::scatter, x, dim, idx, src, reduce, include_self);
+}
+
+constexpr tensor scatter_add(tensor x, index_t dim, tensor idx, tensor src, source_loc at) {
+  const builder::call_site site(x.b, at);
+  return detail::scatter_reduce_impl(op_kind::scatter, x, dim, idx, src, "sum", true);
 }
 
 /// `torch.cat(ts, dim)` (`aten.cat`): the tensors joined along `dim` (equal other extents); the

@@ -37,7 +37,7 @@ enum class lower : std::uint8_t {
   embedding,           // (weight, indices, padding_idx=-1, ...): weight[indices], an index on dim 0
   index_select,        // (x, dim, index): x[:, ..., index] with the index at dim
   gather,              // (x, dim, index, sparse_grad=False)
-  scatter,             // (x, dim, index, src or value) and scatter_add; scatter_reduce with reduce='sum', include_self=True
+  scatter,             // (x, dim, index, src or value), scatter_add and scatter_reduce (every reduce, include_self either way)
   reduce,              // (x, dims=[], keepdim=False)
   arg_reduce,          // (x, dim=None, keepdim=False): argmax / argmin, int64 indices
   var,                 // (x, dims=None, *, correction=1, keepdim=False): var.correction, var_mean.correction (a tuple read with [k])

@@ -1337,8 +1337,21 @@ class parser {
         const value* dims = arg(call, 1, "dim");
         if (dims && dims->k != vkind::none && !list_arg(call, 1, "dim", at)) return;
         const value* keep = arg(call, 2, "keepdim");
-        const value* dt = arg(call, 99, "dtype");
-        if (dt && dt->k != vkind::none) { fail(dt->at, "a reduction with a dtype argument is not supported"); return; }
+        std::int32_t aux = keep && keep->k == vkind::integer && keep->i ? 1 : 0;
+        // sum / mean with dtype=: PyTorch converts x to it and reduces in it (a sum in an integer
+        // dtype stays in it): the conversion is a node <name>_convert before the reduction.
+        if (const value* dt = arg(call, 99, "dtype"); dt && dt->k != vkind::none) {
+          dtype od{};
+          if (k != op_kind::sum && k != op_kind::mean) { fail(dt->at, "node '", name, "': only sum and mean take a dtype argument"); return; }
+          if (!dtype_arg(dt, od)) return;
+          if (od == dtype::b8) { fail(dt->at, "node '", name, "': a reduction in bool (dtype=torch.bool) is not supported"); return; }
+          if (od != b_.g.meta(abuf_[0]).dt) {
+            const std::int32_t x = part(name, "convert", op_kind::convert, {abuf_[0]}, static_cast<std::int32_t>(od), 0.0, at);
+            if (x < 0) return;
+            abuf_[0] = x;
+          }
+          if (k == op_kind::sum) aux |= sum_in_input_dtype;
+        }
         if (row->name == "aten.max.default") {  // x.max(): PyTorch raises on an empty x, an amax would not
           const tensor_meta& xm = b_.g.meta(abuf_[0]);
           for (int d = 0; d < xm.rank; ++d)
@@ -1347,7 +1360,7 @@ class parser {
               return;
             }
         }
-        emit_bufs(name, t, k, keep && keep->k == vkind::integer && keep->i ? 1 : 0, 0.0, at);
+        emit_bufs(name, t, k, aux, 0.0, at);
         return;
       }
       case lower::var: {
@@ -1759,24 +1772,31 @@ class parser {
     return true;
   }
   // scatter.src / .value, scatter_add and scatter_reduce.two (callee: the overload's name) and their
-  // in-place forms: the node scatter(self, src, index) along dim, adding for scatter_add and for
-  // scatter_reduce with reduce='sum' and include_self=True (the same loop in PyTorch's CPU kernel).
-  // A number (.value) becomes <name>_value, a 0-d full of self's dtype, expanded to the index's
-  // shape as <name>_src. Other reductions are refused.
+  // in-place forms: the node scatter(self, src, index) along dim. scatter_add is scatter_reduce with
+  // sum and include_self; both are built as the builder's scatter_reduce builds them (f16 / bf16
+  // sums on f32 copies, mean divided by a count), the nodes before the last named <name>__<k>.
+  // The in-place forms take only what is one node (assign; sum, prod, amax, amin without f16 /
+  // bf16 widening). A number (.value) becomes <name>_value, a 0-d full of self's dtype, expanded
+  // to the index's shape as <name>_src.
   constexpr void lower_scatter(std::string_view name, const annotation& t, op_kind k, std::string_view callee, const value& call, position at) {
     sym_expr dim;
     if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dim", INT64_MIN, dim, at) || !tensor_arg(call, 2, "index", at)) return;
     if (!along_dim(name, dim, at)) return;
     const std::int32_t self = abuf_[0], idx = abuf_[1];
-    const bool reduce = callee.starts_with("aten.scatter_reduce");
-    if (reduce) {
-      const value* how = arg(call, 4, "reduce");
+    const bool add = callee.starts_with("aten.scatter_add");
+    const bool reduce = add || callee.starts_with("aten.scatter_reduce");
+    std::string_view how = "sum";
+    bool include_self = true;
+    if (reduce && !add) {
+      const value* r = arg(call, 4, "reduce");
       const value* incl = arg(call, 5, "include_self");
-      const bool sum = how && how->k == vkind::string && how->text == "sum";
-      if (!sum || (incl && incl->k == vkind::integer && !incl->i)) {
-        fail(at, "node '", name, "': scatter_reduce is supported with reduce='sum' and include_self=True only (prod, mean, amax, amin and include_self=False are not)");
+      if (!r || r->k != vkind::string || detail::scatter_combine_of(r->text) == scatter_reduce_mask) {
+        fail(at, "node '", name, "': scatter_reduce's reduce must be one of sum, prod, mean, amax, amin");
         return;
       }
+      how = r->text;
+      if (incl && incl->k != vkind::integer) { fail(at, "node '", name, "': scatter_reduce's include_self must be True or False"); return; }
+      include_self = !incl || incl->i != 0;
     }
     std::int32_t src = -1;
     if (callee.ends_with(".value")) {
@@ -1805,11 +1825,41 @@ class parser {
       if (!v) { fail(at, "node '", name, "': scatter needs a src"); return; }
       if ((src = node_of(*v, "src")) < 0) return;
     }
-    abuf_.clear();
-    abuf_.push_back(self);
-    abuf_.push_back(src);
-    abuf_.push_back(idx);
-    emit_bufs(name, t, k, reduce || callee.starts_with("aten.scatter_add") ? 1 : 0, 0.0, at);
+    if (!reduce) {
+      abuf_.clear();
+      abuf_.push_back(self);
+      abuf_.push_back(src);
+      abuf_.push_back(idx);
+      emit_bufs(name, t, k, 0, 0.0, at);
+      return;
+    }
+    const dtype dt = b_.g.meta(self).dt;
+    if (is_mutating(k) && (how == "mean" || ((dt == dtype::f16 || dt == dtype::bf16) && (how == "sum" || how == "prod")))) {
+      fail(at, "node '", name,
+           "': this in-place scatter reduction takes more than one node (f16 / bf16 accumulate in f32, mean divides by a count); "
+           "ctfx takes its functional form (scatter_reduce / scatter_add), which PyTorch's functionalized graphs use");
+      return;
+    }
+    const std::int32_t first = b_.g.size();
+    const tensor r = detail::scatter_reduce_impl(k, tensor{&b_, self}, pbuf_[0].value(), tensor{&b_, idx}, tensor{&b_, src}, how, include_self);
+    adopt(name, first, r.id, t, at);
+  }
+  // Names the nodes a builder composite added (ids first.. : the last, `id`, is the FX node `name`,
+  // the others <name>__<k>) and defines `name` as emit does.
+  constexpr void adopt(std::string_view name, std::int32_t first, std::int32_t id, const annotation& t, position at) {
+    if (!b_.g.error.ok()) { locate_builder_error(at, name); return; }
+    for (std::int32_t i = first, k = 0; i < b_.g.size(); ++i) {
+      if (i == id) continue;
+      text_buf<max_name + 16> n;
+      n << name << "__" << k++;
+      b_.g[i].name = name_t(n.view());
+    }
+    b_.g[id].name = name_t(name);
+    entry e{};
+    e.name = name;
+    e.node = id;
+    if (!define(e, at)) return;
+    check_meta(id, t, at);
   }
 
   // The list ops lowered element by element (callee: the overload's name), and their in-place forms

@@ -120,12 +120,19 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       add(to_string(g, p[0]));
       add(name_ref(g, a[2]));
       add(name_ref(g, a[1]));
-      if (n.aux) return op(n.op == op_kind::scatter ? "aten.scatter_add.default" : "aten.scatter_add_.default");
+      if (n.aux == 1) return op(n.op == op_kind::scatter ? "aten.scatter_add.default" : "aten.scatter_add_.default");
+      if (n.aux != 0) {  // scatter_reduce: its combine by name, include_self when False
+        constexpr const char* how[] = {"", "sum", "prod", "amax", "amin", "", "", ""};
+        add(std::string("'") + how[n.aux & scatter_reduce_mask] + "'");
+        if (n.aux & scatter_without_self) add("include_self = False");
+        return op(n.op == op_kind::scatter ? "aten.scatter_reduce.two" : "aten.scatter_reduce_.two");
+      }
       return op(aten_name(n.op));
     case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
       add(name_ref(g, a[0]));
       add(sizes(g, p));
-      if (n.aux) add("True");
+      if (n.aux & 1) add("True");
+      if (n.aux & sum_in_input_dtype) add("dtype = " + torch_dtype(n.meta.dt));
       return op(aten_name(n.op));
     case op_kind::var: case op_kind::var_mean: {  // var_mean's: element [0] or [1] of the call (to_fx prints the call)
       add(name_ref(g, a[0]));
@@ -235,6 +242,23 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
   return name.empty() ? std::string() : op(name);
 }
 
+// The var_mean node that pairs with var node i as the FX importer makes them from one call <c>:
+// i is var_mean's var (aux bit 1) named <c>_var, the next node var_mean of the same input, dims,
+// correction and keepdim, named <c>_mean. -1 otherwise (each is printed as its own call).
+inline std::int32_t var_mean_partner(const ir& g, std::int32_t i) {
+  const node& v = g[i];
+  if (v.op != op_kind::var || (v.aux & 2) == 0 || i + 1 >= g.size()) return -1;
+  const node& m = g[i + 1];
+  if (m.op != op_kind::var_mean || m.aux != (v.aux & 1) || m.nargs != v.nargs || g.arg(i, 0) != g.arg(i + 1, 0) ||
+      m.scalar.d != v.scalar.d || m.npar != v.npar)
+    return -1;
+  for (std::int32_t k = 0; k < v.npar; ++k)
+    if (!(g.params_of(v)[static_cast<std::size_t>(k)] == g.params_of(m)[static_cast<std::size_t>(k)])) return -1;
+  const std::string_view vn = v.name.view(), mn = m.name.view();
+  if (vn.size() <= 4 || !vn.ends_with("_var") || mn != std::string(vn.substr(0, vn.size() - 4)) + "_mean") return -1;
+  return i + 1;
+}
+
 }  // namespace fx
 
 /// The whole graph as `class GraphModule(torch.nn.Module): def forward(self, ...): ...`.
@@ -257,6 +281,17 @@ inline std::string to_fx(const ir& g, std::span<const fx_custom> customs = {}) {
     }
     std::string rhs = fx::fx_call(g, i, customs);
     if (rhs.empty()) { s += "        # no FX form: " + node_text(g, i) + "\n"; continue; }
+    if (const std::int32_t m = fx::var_mean_partner(g, i); m >= 0) {
+      // var_mean's two nodes <c>_var, <c>_mean as PyTorch writes them: one call <c>, then its
+      // elements [0] and [1] (parsed back, the same two nodes with the same names)
+      const std::string_view vn = n.name.view();
+      const std::string c(vn.substr(0, vn.size() - 4));
+      s += "        " + c + " = " + rhs + "\n";
+      s += "        " + std::string(vn) + ": \"" + fx::type_of(g, n.meta) + "\" = " + c + "[0]\n";
+      s += "        " + std::string(g[m].name.view()) + ": \"" + fx::type_of(g, g[m].meta) + "\" = " + c + "[1]\n";
+      i = m;
+      continue;
+    }
     if (n.op == op_kind::var_mean || (n.op == op_kind::var && (n.aux & 2) != 0)) {  // the tuple's call, then its element
       s += "        " + std::string(n.name.view()) + "_pair = " + rhs + "\n";
       rhs = std::string(n.name.view()) + (n.op == op_kind::var ? "_pair[0]" : "_pair[1]");

@@ -28,8 +28,10 @@
 //   generalized_scatter(inp, src)  params: the view chain, each view as (kind, count, params...)
 //   index_put(x, values, idx...)   aux: accumulate (0/1); a None index is -1
 //   index(x, idx...)         x[idx...]; a None index is -1
+//   gather(x, idx)           params: dim
+//   scatter(x, src, idx)     params: dim   aux: combine (0 assign, 1 sum, 2 prod, 3 amax, 4 amin) | 8 without self
 //   where(cond, a, b)
-//   sum/amax/amin/mean(x)    params: dims              aux: keepdim
+//   sum/amax/amin/mean(x)    params: dims              aux: keepdim | 2 (sum_in_input_dtype)
 //   argmax/argmin(x)         params: dim (none: all)   aux: keepdim
 //   cumsum(x)                params: dim
 //   var/var_mean(x)          params: dims              aux: keepdim   scalar: correction
@@ -52,6 +54,14 @@
 #include "diagnostic.hpp"
 
 namespace ctfx {
+
+/// A sum node's aux: set when the sum keeps its input's dtype (PyTorch's dtype= argument, the input
+/// converted to it first), where a plain sum of an integer or bool input is int64.
+inline constexpr std::int32_t sum_in_input_dtype = 2;
+/// A scatter node's aux: its combine (kernels::put_reduce: assign, sum, prod, amax, amin) in these bits.
+inline constexpr std::int32_t scatter_reduce_mask = 7;
+/// A scatter node's aux: set when the reduction leaves self out (scatter_reduce's include_self=False).
+inline constexpr std::int32_t scatter_without_self = 8;
 
 /// A node of the graph: its op, name, arguments and parameters (ranges in the ir's arrays) and its metadata.
 struct node {

@@ -49,6 +49,12 @@ inline std::string fmt_num(const scalar_value& v) {
 }
 // Separators and references are appended, never prepended (`", " + std::string(...)`): g++ 12 at -O2
 // and above reports a false -Wrestrict overlap inside libstdc++'s insert-at-front for that pattern.
+// A scatter's combine as the listing shows it (nothing for an assignment; "reduce=add" for a sum).
+inline std::string scatter_reduce_text(std::int32_t aux) {
+  constexpr const char* how[] = {"", "add", "prod", "amax", "amin", "?", "?", "?"};
+  if (aux == 0) return "";
+  return std::string(", reduce=") + how[aux & scatter_reduce_mask] + ((aux & scatter_without_self) ? ", include_self=False" : "");
+}
 inline std::string ref(const ir& g, std::int32_t a) {
   if (a < 0) return "None";
   std::string s(1, '%');
@@ -110,10 +116,11 @@ inline std::string call_text(const ir& g, std::int32_t i) {
     case op_kind::index: s = ref(g, a[0]) + ", " + args_list(1, a.size()); break;
     case op_kind::gather: s = ref(g, a[0]) + ", " + to_string(g, p[0]) + ", " + ref(g, a[1]); break;
     case op_kind::scatter: case op_kind::scatter_:
-      s = ref(g, a[0]) + ", " + to_string(g, p[0]) + ", " + ref(g, a[2]) + ", " + ref(g, a[1]) + (n.aux ? ", reduce=add" : "");
+      s = ref(g, a[0]) + ", " + to_string(g, p[0]) + ", " + ref(g, a[2]) + ", " + ref(g, a[1]) + scatter_reduce_text(n.aux);
       break;
     case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
-      s = ref(g, a[0]) + ", " + int_list(g, p) + (n.aux ? ", keepdim=True" : "");
+      s = ref(g, a[0]) + ", " + int_list(g, p) + ((n.aux & 1) ? ", keepdim=True" : "") +
+          ((n.aux & sum_in_input_dtype) ? ", dtype=" + std::string(name_of(n.meta.dt)) : "");
       break;
     case op_kind::cumsum: s = ref(g, a[0]) + ", " + to_string(g, p[0]); break;
     case op_kind::var: case op_kind::var_mean:

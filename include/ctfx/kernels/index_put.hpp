@@ -16,6 +16,7 @@
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "../core/diagnostics_push.hpp"
+#include <limits>
 #include "../core/isa.hpp"
 #include "pointwise.hpp"
 #if defined(__CUDACC__)
@@ -25,6 +26,10 @@
 namespace ctfx::kernels {
 
 inline constexpr int max_indices = max_rank;
+
+/// How a scatter combines a source element with its destination (scatter_reduce's `reduce`; mean
+/// is a sum divided afterwards, built in the graph). assign and sum are also index_put's two forms.
+enum class put_reduce : std::uint8_t { assign = 0, sum = 1, prod = 2, amax = 3, amin = 4 };
 
 struct index_put_args {
   strided x;             // destination (written in place)
@@ -37,6 +42,11 @@ struct index_put_args {
   bool accumulate = false;
   bool nonneg = false;   // indices must lie in [0, extent) (gather, scatter); else [-extent, extent), negatives wrapping
   index_t count = 0;     // numel of S
+  put_reduce reduce = put_reduce::assign;  // scatter_reduce's combine (accumulate: sum)
+  bool include_self = true;                // false: every destination first takes the reduction's identity
+
+  // A put outside the assign / add loops: prod, amax, amin, or a reduction without self.
+  CTFX_HD bool reducing() const { return reduce > put_reduce::sum || (reduce != put_reduce::assign && !include_self); }
 
   CTFX_HD index_t dest(index_t j) const {
     index_t off = free.offset_of(j);
@@ -163,10 +173,57 @@ CTFX_VECTORIZE inline void copy_rows_host(std::byte* p, index_t pstep, const std
 }
 #endif
 
+// scatter_reduce's identity (what a destination holds first without include_self) and combine
+// step, as PyTorch's CPU kernel: 0, 1, -inf / lowest, +inf / max; amax / amin take a NaN source
+// (`isnan(src) ? src : std::max(self, src)`), and std::max / std::min keep a NaN self.
+template <dtype D>
+CTFX_HD inline compute_t<D> reduce_identity(put_reduce r) {
+  using C = compute_t<D>;
+  using E = element_t<D>;
+  if (r == put_reduce::prod) return C(1);
+  if (r == put_reduce::amax || r == put_reduce::amin) {
+    const bool lo = r == put_reduce::amax;
+    if constexpr (std::is_floating_point_v<C>) return lo ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::infinity();
+    else if constexpr (std::is_integral_v<E>) return static_cast<C>(lo ? std::numeric_limits<E>::lowest() : std::numeric_limits<E>::max());
+  }
+  return C(0);
+}
+template <dtype D>
+CTFX_HD inline compute_t<D> reduce_combine(put_reduce r, compute_t<D> self, compute_t<D> src) {
+  switch (r) {
+    case put_reduce::assign: return src;
+    case put_reduce::sum: return wrap_add(self, src);
+    case put_reduce::prod: return wrap_mul(self, src);
+    case put_reduce::amax: return src != src ? src : (self < src ? src : self);
+    case put_reduce::amin: return src != src ? src : (src < self ? src : self);
+  }
+  return src;
+}
+
+// A reducing scatter (a.reducing()), in row-major order of S: without include_self, every
+// destination first takes the identity (a pass of its own, as PyTorch fills them before reducing);
+// then each position combines its source into its destination, rounded to D at every step.
+template <dtype D>
+CTFX_HD inline void scatter_reduce_seq(const index_put_args& a) {
+  using C = compute_t<D>;
+  const int r = a.free.rank;
+  if (!a.include_self) {
+    const C id = reduce_identity<D>(a.reduce);
+    put_walk w{a};
+    for (index_t j = 0; j < a.count; ++j, w.next(r)) store_as<D, C>(a.x.p + w.dest() * size_of(D), id);
+  }
+  put_walk w{a};
+  for (index_t j = 0; j < a.count; ++j, w.next(r)) {
+    std::byte* p = a.x.p + w.dest() * size_of(D);
+    store_as<D, C>(p, reduce_combine<D>(a.reduce, load_as<D, C>(p), load_as<D, C>(a.values.p + w.vo * size_of(D))));
+  }
+}
+
 template <dtype D>
 struct index_put_seq_fn {  // the whole put, in order, by one thread
   index_put_args a;
   CTFX_HD void operator()(index_t) const {
+    if (a.reducing()) { scatter_reduce_seq<D>(a); return; }
     const int r = a.free.rank;
     // Rows: when the innermost selected dimension is a unit-stride dimension of x and of the
     // values, and no index varies along it, a row is one memcpy (or one add loop).
@@ -513,6 +570,14 @@ struct index_put_runs_fn {  // one thread per sorted position that starts a run
   CTFX_HD void operator()(index_t s) const {
     if (s > 0 && keys[s - 1] == keys[s]) return;
     index_t e = s;
+    if (a.reducing()) {  // the run folded in j order, rounded to D at every step as on the host
+      using C = compute_t<D>;
+      std::byte* p = a.x.p + keys[s] * size_of(D);
+      if (!a.include_self) store_as<D, C>(p, reduce_identity<D>(a.reduce));
+      for (; e < a.count && keys[e] == keys[s]; ++e)
+        store_as<D, C>(p, reduce_combine<D>(a.reduce, load_as<D, C>(p), load_as<D, C>(a.values.at(pos[e]))));
+      return;
+    }
     if (!a.accumulate) {
       while (e + 1 < a.count && keys[e + 1] == keys[s]) ++e;
       put_one<D>(a, pos[e], keys[s]);  // the last write wins
@@ -543,7 +608,7 @@ inline void index_put([[maybe_unused]] const device_ctx& ctx, const index_put_ar
 #if defined(__CUDACC__)
     if (ctx.where == backend::cuda) {
       auto stream = static_cast<cudaStream_t>(ctx.stream);
-      if (atomic && a.accumulate) {
+      if (atomic && a.accumulate && !a.reducing()) {
         thrust::for_each_n(thrust::cuda::par_nosync.on(stream), thrust::counting_iterator<index_t>(0), a.count,
                            index_put_atomic_fn<D>{a});
         return;

@@ -1,6 +1,7 @@
 // ctfx/ops/gather.hpp — the index ops along one dimension: gather (out[p] = x[p with p[dim] :=
-// idx[p]]) and scatter (x[p with p[dim] := idx[p]] = src[p] over idx's positions p, or += with
-// add), as PyTorch's aten.gather / aten.scatter.src / aten.scatter_add. Their index is one int64
+// idx[p]]) and scatter (x[p with p[dim] := idx[p]] = src[p] over idx's positions p, or combined
+// with sum, prod, amax or amin, with or without self: aux, graph/ir.hpp), as PyTorch's aten.gather /
+// aten.scatter.src / aten.scatter_add / aten.scatter_reduce.two. Their index is one int64
 // tensor of x's rank; dimension `dim` (param 0, in [0, rank)) is addressed through it.
 #pragma once
 #include "../core/diagnostics_push.hpp"
@@ -69,6 +70,12 @@ constexpr bool scatter_dim_meta(ir& g, std::int32_t id, std::span<const sym_expr
     auto m = about(g, id); m << "source dtype " << name_of(src.dt) << " differs from the input's " << name_of(x.dt)
                              << " (PyTorch refuses it too; convert the source)";
     fail(g, id, rule::dtype_mismatch, m); return false;
+  }
+  if (const std::int32_t c = g[id].aux & scatter_reduce_mask; c > 4 || (c > 1 && x.dt == dtype::b8)) {
+    auto m = about(g, id);
+    m << (c > 4 ? "has an unknown reduction (scatter_reduce takes sum, prod, mean, amax or amin)"
+                : "reduces bool values with prod, amax or amin, which ctfx does not (convert to an integer dtype first)");
+    fail(g, id, rule::bad_argument, m); return false;
   }
   if (!along_dim_shapes(g, id, x, idx, &src, p[0].value())) return false;
   out = is_mutating(g[id].op) ? x : contiguous_like(x, x.dt);

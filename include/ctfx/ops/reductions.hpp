@@ -108,7 +108,14 @@ constexpr bool reduction_meta(ir& g, std::int32_t id, const tensor_meta& x, std:
     return false;
   }
   tensor_meta r{};
-  r.dt = g[id].op == op_kind::sum && !is_floating(x.dt) ? dtype::i64 : x.dt;
+  const bool own_dtype = g[id].op == op_kind::sum && (g[id].aux & sum_in_input_dtype) != 0;  // dtype= given
+  if (own_dtype && x.dt == dtype::b8) {
+    auto m = about(g, id);
+    m << "sum with dtype=bool: ctfx sums in an integer or floating dtype (sum in int64 and compare with 0)";
+    fail(g, id, rule::dtype_mismatch, m);
+    return false;
+  }
+  r.dt = g[id].op == op_kind::sum && !is_floating(x.dt) && !own_dtype ? dtype::i64 : x.dt;
   int k = 0;
   for (int i = 0; i < x.rank; ++i) {
     if (!reduce[i]) r.size[k++] = x.size[i];
