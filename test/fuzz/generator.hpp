@@ -222,7 +222,11 @@ class generator {
           case 1: push(ctfx::abs(t)); break;
           case 2: push(ctfx::relu(t)); break;
           case 3: push(ctfx::floor(t)); break;
-          case 4: push(libm_ops_ ? ctfx::sin(t) : ctfx::exp(t)); break;
+          case 4:
+            if (!libm_ops_) push(ctfx::exp(t));
+            else if (unsigned f = pick(3); f == 0) push(ctfx::sin(t));
+            else push(f == 1 ? ctfx::log1p(ctfx::abs(t)) : ctfx::expm1(t));
+            break;
           case 5: push(ctfx::exp(t)); break;
           default: push(ctfx::sqrt(ctfx::abs(t))); break;
         }

@@ -1754,6 +1754,11 @@ def erf_op(x, i):
     return torch.erf(x), torch.erf(i)  # an i64 input computes in f32
 
 
+def log1p_expm1_op(x, i):
+    # softplus (log1p of exp), log-sigmoid, ELU: the functions exact near 0; an i64 input computes in f32
+    return torch.log1p(x.abs()), torch.expm1(x), torch.nn.functional.softplus(x), torch.nn.functional.elu(x), torch.log1p(i), torch.expm1(i)
+
+
 def gather_empty_index(x, i):
     return x.gather(0, i), x.scatter(0, i, x[:0]) * 2
 
@@ -1825,6 +1830,9 @@ PROGRAMS += [
     ("erf_op", erf_op,
      lambda: (torch.cat([R(300) * 2, torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e-30, 6.0, -4.0])]),
               torch.tensor([0, 1, -1, 3, -7])), {}),
+    ("log1p_expm1_op", log1p_expm1_op,
+     lambda: (torch.cat([R(300) * 3, torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e-30, -1e-8, 3e-8, 30.0, -30.0, 90.0])]),
+              torch.tensor([0, 1, 2, 3, 10, -1])), {}),
 ]
 
 

@@ -50,6 +50,8 @@ std::string_view dsl(op_kind k) {
     case op_kind::trunc: return "`ctfx::trunc(x)`";
     case op_kind::tanh: return "`ctfx::tanh(x)`";
     case op_kind::erf: return "`ctfx::erf(x)`";
+    case op_kind::log1p: return "`ctfx::log1p(x)`";
+    case op_kind::expm1: return "`ctfx::expm1(x)`";
     case op_kind::sigmoid: return "`ctfx::sigmoid(x)`";
     case op_kind::rsqrt: return "`ctfx::rsqrt(x)`";
     case op_kind::sign: return "`ctfx::sign(x)`";
@@ -226,7 +228,7 @@ int main() {
               "`docs.op_table` fails when this file and the registry differ. Regenerate with\n"
               "`build/tools/op_table/op_table > docs/ops.md`.\n\n");
   std::printf("Semantics are PyTorch's (CPU eager), bit for bit, with these stated exceptions: an integer\n"
-              "division or remainder by zero gives 0 (PyTorch raises); `exp`, `tanh`, `erf`, `sigmoid` and `pow` use\n"
+              "division or remainder by zero gives 0 (PyTorch raises); `exp`, `expm1`, `log1p`, `tanh`, `erf`, `sigmoid` and `pow` use\n"
               "libm-quality functions where PyTorch's vectorized kernels (SLEEF) may differ by 1 ulp.\n"
               "Python numbers keep their category (an int is an exact int64, a float a correctly rounded\n"
               "double) and promote as `torch.result_type` decides; a 0-d tensor promotes as PyTorch's does.\n"

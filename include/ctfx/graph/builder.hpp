@@ -872,11 +872,18 @@ CTFX_UNARY_FN(cos) CTFX_UNARY_FN(sqrt) CTFX_UNARY_FN(relu) CTFX_UNARY_FN(ceil) C
 /// `torch.tanh(a)` (`aten.tanh`); libm's tanh (PyTorch's vectorized kernel may differ by 1 ulp).
 /// \fn constexpr tensor ctfx::erf(tensor a, source_loc at)
 /// `torch.erf(a)` (`aten.erf`, exact GELU's); libm's erf, within 1 ulp of PyTorch's CPU kernel.
+/// \fn constexpr tensor ctfx::log1p(tensor a, source_loc at)
+/// `torch.log1p(a)` (`aten.log1p`): log(1 + a), exact near 0 (softplus, log-sigmoid); libm's, PyTorch's
+/// vectorized kernel may differ by 1 ulp.
+/// \fn constexpr tensor ctfx::expm1(tensor a, source_loc at)
+/// `torch.expm1(a)` (`aten.expm1`): exp(a) - 1, exact near 0 (ELU, SELU); libm's, PyTorch's vectorized
+/// kernel may differ by 1 ulp.
 /// \fn constexpr tensor ctfx::sigmoid(tensor a, source_loc at)
 /// `torch.sigmoid(a)` (`aten.sigmoid`): 1 / (1 + exp(-a)).
 /// \fn constexpr tensor ctfx::rsqrt(tensor a, source_loc at)
 /// `torch.rsqrt(a)` (`aten.rsqrt`): 1 / sqrt(a).
-CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc) CTFX_UNARY_FN(tanh) CTFX_UNARY_FN(erf) CTFX_UNARY_FN(sigmoid) CTFX_UNARY_FN(rsqrt)
+CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc) CTFX_UNARY_FN(tanh) CTFX_UNARY_FN(erf) CTFX_UNARY_FN(log1p) CTFX_UNARY_FN(expm1)
+CTFX_UNARY_FN(sigmoid) CTFX_UNARY_FN(rsqrt)
 /// `aten.sign`: (0 < x) - (x < 0) (sign(nan) = 0, sign(-0.0) = +0.0).
 CTFX_UNARY_FN(sign)
 #undef CTFX_UNARY_FN

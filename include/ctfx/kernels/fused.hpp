@@ -358,7 +358,7 @@ inline op_chunk_fn op_chunk_for(op_kind k, bool scalar) {
   switch (k) {
     CTFX_UNARY(neg) CTFX_UNARY(abs) CTFX_UNARY(exp) CTFX_UNARY(log) CTFX_UNARY(sin) CTFX_UNARY(cos)
     CTFX_UNARY(sqrt) CTFX_UNARY(relu) CTFX_UNARY(ceil) CTFX_UNARY(floor) CTFX_UNARY(round) CTFX_UNARY(trunc)
-    CTFX_UNARY(tanh) CTFX_UNARY(erf) CTFX_UNARY(sigmoid) CTFX_UNARY(rsqrt) CTFX_UNARY(sign)
+    CTFX_UNARY(tanh) CTFX_UNARY(erf) CTFX_UNARY(log1p) CTFX_UNARY(expm1) CTFX_UNARY(sigmoid) CTFX_UNARY(rsqrt) CTFX_UNARY(sign)
     CTFX_BINARY(add, add_) CTFX_BINARY(sub, sub_) CTFX_BINARY(mul, mul_) CTFX_BINARY(div, div_)
     CTFX_UNARY(logical_not)
     CTFX_BINARY(maximum, clamp_min) CTFX_BINARY(minimum, clamp_max)

@@ -123,6 +123,8 @@ CTFX_INLINE CTFX_HD C unary_value(op_kind k, C x) {
       case op_kind::trunc: return std::trunc(x);
       case op_kind::tanh: return std::tanh(x);
       case op_kind::erf: return std::erf(x);  // within 1 ulp of PyTorch's CPU erf (f32, f64; measured)
+      case op_kind::log1p: return std::log1p(x);  // libm's; PyTorch's vectorized kernel (SLEEF) within 1 ulp
+      case op_kind::expm1: return std::expm1(x);
       case op_kind::sigmoid: return C(1) / (C(1) + math::exp_of(-x));
       case op_kind::rsqrt: return C(1) / std::sqrt(x);
       case op_kind::sign: return ops::detail::sign_of(x);
@@ -205,6 +207,8 @@ CTFX_HD inline void visit_unary_kind(op_kind k, F&& f) {
     case op_kind::trunc: return f(kind_c<op_kind::trunc>{});
     case op_kind::tanh: return f(kind_c<op_kind::tanh>{});
     case op_kind::erf: return f(kind_c<op_kind::erf>{});
+    case op_kind::log1p: return f(kind_c<op_kind::log1p>{});
+    case op_kind::expm1: return f(kind_c<op_kind::expm1>{});
     case op_kind::sigmoid: return f(kind_c<op_kind::sigmoid>{});
     case op_kind::rsqrt: return f(kind_c<op_kind::rsqrt>{});
     case op_kind::sign: return f(kind_c<op_kind::sign>{});
@@ -245,7 +249,7 @@ CTFX_HD inline void visit_binary_kind(op_kind k, F&& f) {
   }
   f(kind_c<op_kind::count_>{});
 }
-static_assert(static_cast<int>(op_kind::logical_not) - static_cast<int>(op_kind::neg) + 1 == 19 &&
+static_assert(static_cast<int>(op_kind::logical_not) - static_cast<int>(op_kind::neg) + 1 == 21 &&
                   static_cast<int>(op_kind::logical_or) - static_cast<int>(op_kind::add) + 1 == 24,
               "ctfx: visit_unary_kind / visit_binary_kind must name every unary and binary op_kind");
 

@@ -26,6 +26,8 @@ CTFX_UNARY(round, "round(Tensor self) -> Tensor")
 CTFX_UNARY(trunc, "trunc(Tensor self) -> Tensor")
 CTFX_UNARY(tanh, "tanh(Tensor self) -> Tensor")
 CTFX_UNARY(erf, "erf(Tensor self) -> Tensor")
+CTFX_UNARY(log1p, "log1p(Tensor self) -> Tensor")
+CTFX_UNARY(expm1, "expm1(Tensor self) -> Tensor")
 CTFX_UNARY(sigmoid, "sigmoid(Tensor self) -> Tensor")
 CTFX_UNARY(rsqrt, "rsqrt(Tensor self) -> Tensor")
 CTFX_UNARY(sign, "sign(Tensor self) -> Tensor")
@@ -155,7 +157,8 @@ constexpr bool cast_before_compute(op_kind k, int j, dtype from, dtype to, bool 
 constexpr bool promotes_int_to_float(op_kind k) {
   switch (k) {
     case op_kind::exp: case op_kind::log: case op_kind::sin: case op_kind::cos: case op_kind::sqrt:
-    case op_kind::tanh: case op_kind::erf: case op_kind::sigmoid: case op_kind::rsqrt: return true;
+    case op_kind::tanh: case op_kind::erf: case op_kind::log1p: case op_kind::expm1: case op_kind::sigmoid: case op_kind::rsqrt:
+      return true;
     default: return false;
   }
 }

@@ -18,7 +18,7 @@ enum class op_kind : std::uint8_t {
   // factories
   empty, empty_like, zeros, ones, full, fill_,
   // elementwise unary
-  neg, abs, exp, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, erf, sigmoid, rsqrt, sign, convert,
+  neg, abs, exp, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, erf, log1p, expm1, sigmoid, rsqrt, sign, convert,
   logical_not,
   // elementwise binary (a tensor or a scalar right operand) and their in-place twins
   add, sub, mul, div, maximum, minimum, pow, remainder, floor_divide, trunc_divide,
@@ -99,6 +99,8 @@ inline constexpr op_facts op_table[] = {
     {"trunc", op_family::unary},
     {"tanh", op_family::unary},
     {"erf", op_family::unary},
+    {"log1p", op_family::unary},
+    {"expm1", op_family::unary},
     {"sigmoid", op_family::unary},
     {"rsqrt", op_family::unary},
     {"sign", op_family::unary},
