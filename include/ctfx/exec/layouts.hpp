@@ -10,7 +10,7 @@
 #include <vector>
 #include "../graph/ir.hpp"
 #include "../graph/sym_ops.hpp"
-#include "../detail/meta_util.hpp"
+#include "../ops/meta_util.hpp"
 #include "../kernels/strided.hpp"
 #include "run_checks.hpp"
 #include "tensor.hpp"

@@ -2,7 +2,7 @@
 // copy, clone. (alias is a view: ops/views.hpp.)
 #pragma once
 #include "../core/diagnostics_push.hpp"
-#include "../detail/meta_util.hpp"
+#include "meta_util.hpp"
 #include "result_layout.hpp"
 #include "schema.hpp"
 

@@ -28,7 +28,7 @@
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <string_view>
-#include "../detail/meta_util.hpp"
+#include "meta_util.hpp"
 #include "basic.hpp"
 
 namespace ctfx {

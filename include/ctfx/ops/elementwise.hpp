@@ -4,7 +4,7 @@
 // (kernels/pointwise.hpp: unary_value, binary_value, scalar_binary_value).
 #pragma once
 #include "../core/diagnostics_push.hpp"
-#include "../detail/meta_util.hpp"
+#include "meta_util.hpp"
 #include "result_layout.hpp"
 #include "schema.hpp"
 

@@ -1,7 +1,7 @@
 // ctfx/ops/factories.hpp — tensors made from nothing: empty, empty_like, zeros, ones, full, fill_.
 #pragma once
 #include "../core/diagnostics_push.hpp"
-#include "../detail/meta_util.hpp"
+#include "meta_util.hpp"
 #include "schema.hpp"
 
 namespace ctfx {

@@ -3,7 +3,7 @@
 // each list lays out its result (ops/custom.hpp: getitem_meta).
 #pragma once
 #include "../core/diagnostics_push.hpp"
-#include "../detail/meta_util.hpp"
+#include "meta_util.hpp"
 #include "schema.hpp"
 
 namespace ctfx {

@@ -17,7 +17,7 @@
 // one, and otherwise, while the rule searches for the printed order, by an `order_decider`.
 #pragma once
 #include "../core/diagnostics_push.hpp"
-#include "../detail/meta_util.hpp"
+#include "meta_util.hpp"
 
 namespace ctfx::detail {
 

@@ -12,7 +12,7 @@
 #include "../core/diagnostics_push.hpp"
 #include <bit>
 #include <cstdint>
-#include "../detail/meta_util.hpp"
+#include "meta_util.hpp"
 #include "schema.hpp"
 
 namespace ctfx {

@@ -2,7 +2,7 @@
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <span>
-#include "../detail/meta_util.hpp"
+#include "meta_util.hpp"
 #include "result_layout.hpp"
 #include "schema.hpp"
 

@@ -16,7 +16,7 @@
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <type_traits>
-#include "../detail/meta_util.hpp"
+#include "meta_util.hpp"
 #include "layout_compare.hpp"
 
 namespace ctfx::detail {

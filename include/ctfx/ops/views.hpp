@@ -3,7 +3,7 @@
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <span>
-#include "../detail/meta_util.hpp"
+#include "meta_util.hpp"
 #include "schema.hpp"
 
 namespace ctfx {

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <span>
 #include "../analysis/liveness.hpp"
-#include "../detail/meta_util.hpp"
+#include "../ops/meta_util.hpp"
 #include "../passes/report.hpp"
 #include "fusion.hpp"
 #include "outputs.hpp"

@@ -1,4 +1,4 @@
-// ctfx/detail/meta_util.hpp — helpers shared by the metadata rules: error sentences that name the
+// ctfx/ops/meta_util.hpp — helpers shared by the metadata rules: error sentences that name the
 // node and the rule, shape text, dimension normalization and broadcasting.
 #pragma once
 #include "../core/diagnostics_push.hpp"
