@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -1068,10 +1069,18 @@ TEST_CASE("kernels: every unary op on special values gives its scalar function's
       {op_kind::trunc, [](tensor t) { return ctfx::trunc(t); }, true},
       {op_kind::tanh, [](tensor t) { return ctfx::tanh(t); }, false},
       {op_kind::erf, [](tensor t) { return ctfx::erf(t); }, false},
+      {op_kind::log1p, [](tensor t) { return ctfx::log1p(t); }, false},
+      {op_kind::expm1, [](tensor t) { return ctfx::expm1(t); }, false},
       {op_kind::sigmoid, [](tensor t) { return ctfx::sigmoid(t); }, false},
       {op_kind::rsqrt, [](tensor t) { return ctfx::rsqrt(t); }, false},
       {op_kind::sign, [](tensor t) { return ctfx::sign(t); }, true},
   };
+  // Every unary op is swept (convert and logical_not change the dtype: their own tests).
+  for (int k = static_cast<int>(op_kind::neg); k <= static_cast<int>(op_kind::logical_not); ++k) {
+    const auto kind = static_cast<op_kind>(k);
+    const bool listed = std::any_of(std::begin(ops), std::end(ops), [&](const entry& e) { return e.k == kind; });
+    CHECK_MESSAGE((listed || kind == op_kind::convert || kind == op_kind::logical_not), ctfx::facts(kind).name);
+  }
   for (const entry& e : ops) {
     sweep::unary<float>(e.k, e.op);
     sweep::unary<double>(e.k, e.op);
