@@ -2097,7 +2097,7 @@ struct fx_graph_def {
   /// Parses and verifies the text.
   static constexpr checked check() {
     fx_parse_result r = parse_fx(Text.view(), std::span<const fx_custom>(customs.data(), customs.size()));
-    return {sizes_of(r.graph), r.error};
+    return {sizes_of(r.graph), refuse_subgraphs(r.graph, r.error)};
   }
   static constexpr checked info = check();  ///< the parse's sizes and verdict
   static constexpr ir_sizes sizes = info.sizes;  ///< the graph's sizes
