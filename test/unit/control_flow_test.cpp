@@ -7,6 +7,7 @@
 #include <vector>
 #include <ctfx.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <ctfx/graph/fx_parse.hpp>
 
 namespace {
 
@@ -202,4 +203,178 @@ TEST_CASE("control flow: printer and passes inside subgraphs") {
   std::vector<float> x{0, 1, -1, 2}, out(4);
   REQUIRE(plan.run({f32v(x)}, {f32v(out)}));
   for (int k = 0; k < 4; ++k) CHECK(out[static_cast<std::size_t>(k)] == std::exp(x[static_cast<std::size_t>(k)]));
+}
+
+// ----- the FX importer: nested graph modules, cond and while_loop as torch 2.15 prints them -----
+
+namespace {
+// torch.cond(flag > 0, write, nowrite, (cache, k)): a KV-cache write in one branch (captured).
+constexpr std::string_view kv_text = R"(class <lambda>(torch.nn.Module):
+    def forward(self, arg0_1: "f32[][]cpu", arg1_1: "f32[2, 8, 4][32, 4, 1]cpu", arg2_1: "f32[2, 1, 4][4, 4, 1]cpu"):
+        true_graph_0 = self.true_graph_0
+        false_graph_0 = self.false_graph_0
+        gt: "b8[][]cpu" = torch.ops.aten.gt.Scalar(arg0_1, 0);  arg0_1 = None
+        cond = torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, (arg1_1, arg2_1));  gt = true_graph_0 = false_graph_0 = arg1_1 = arg2_1 = None
+        getitem: "f32[2, 8, 4][32, 4, 1]cpu" = cond[0];  cond = None
+        return (getitem,)
+
+    class true_graph_0(torch.nn.Module):
+        def forward(self, arg0_1: "f32[2, 8, 4][32, 4, 1]cpu", arg1_1: "f32[2, 1, 4][4, 4, 1]cpu"):
+            slice_1: "f32[2, 1, 4][32, 4, 1]cpu" = torch.ops.aten.slice.Tensor(arg0_1, 1, 3, 4)
+            copy: "f32[2, 1, 4][32, 4, 1]cpu" = torch.ops.aten.copy.default(slice_1, arg1_1);  slice_1 = arg1_1 = None
+            slice_scatter_default: "f32[2, 8, 4][32, 4, 1]cpu" = torch.ops.aten.slice_scatter.default(arg0_1, copy, 1, 3, 4);  arg0_1 = copy = None
+            return (slice_scatter_default,)
+
+    class false_graph_0(torch.nn.Module):
+        def forward(self, arg0_1: "f32[2, 8, 4][32, 4, 1]cpu", arg1_1: "f32[2, 1, 4][4, 4, 1]cpu"):
+            clone: "f32[2, 8, 4][32, 4, 1]cpu" = torch.ops.aten.clone.default(arg0_1);  arg0_1 = None
+            return (clone,)
+)";
+
+// while_loop(cf, bf, (zeros, x), (n,)): x doubled n times (captured; the condition returns `lt` bare).
+constexpr std::string_view loop_text = R"(class <lambda>(torch.nn.Module):
+    def forward(self, arg0_1: "f32[5][1]cpu", arg1_1: "i64[][]cpu"):
+        while_loop_cond_graph_0 = self.while_loop_cond_graph_0
+        while_loop_body_graph_0 = self.while_loop_body_graph_0
+        full_default: "i64[][]cpu" = torch.ops.aten.full.default([], 0, dtype = torch.int64, layout = torch.strided, device = device(type='cpu'), pin_memory = False)
+        while_loop = torch.ops.higher_order.while_loop(while_loop_cond_graph_0, while_loop_body_graph_0, (full_default, arg0_1), (arg1_1,));  while_loop_cond_graph_0 = while_loop_body_graph_0 = full_default = arg0_1 = arg1_1 = None
+        getitem: "i64[][]cpu" = while_loop[0]
+        getitem_1: "f32[5][1]cpu" = while_loop[1];  while_loop = None
+        return (getitem_1, getitem)
+
+    class while_loop_cond_graph_0(torch.nn.Module):
+        def forward(self, arg0_1: "i64[][]cpu", arg1_1: "f32[5][1]cpu", arg2_1: "i64[][]cpu"):
+            lt: "b8[][]cpu" = torch.ops.aten.lt.Tensor(arg0_1, arg2_1);  arg0_1 = arg2_1 = None
+            return lt
+
+    class while_loop_body_graph_0(torch.nn.Module):
+        def forward(self, arg0_1: "i64[][]cpu", arg1_1: "f32[5][1]cpu", arg2_1: "i64[][]cpu"):
+            add: "i64[][]cpu" = torch.ops.aten.add.Tensor(arg0_1, 1);  arg0_1 = None
+            mul: "f32[5][1]cpu" = torch.ops.aten.mul.Tensor(arg1_1, 2);  arg1_1 = None
+            return (add, mul)
+)";
+
+// Nested conds: the inner modules have the outer ones' names, one level deeper.
+constexpr std::string_view nested_text = R"(class <lambda>(torch.nn.Module):
+    def forward(self, arg0_1: "f32[3][1]cpu"):
+        true_graph_0 = self.true_graph_0
+        false_graph_0 = self.false_graph_0
+        sum_1: "f32[][]cpu" = torch.ops.aten.sum.dim_IntList(arg0_1, None)
+        gt: "b8[][]cpu" = torch.ops.aten.gt.Scalar(sum_1, 10.0)
+        cond = torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, (arg0_1, sum_1));  gt = true_graph_0 = false_graph_0 = arg0_1 = sum_1 = None
+        getitem: "f32[3][1]cpu" = cond[0];  cond = None
+        return (getitem,)
+
+    class true_graph_0(torch.nn.Module):
+        def forward(self, arg0_1: "f32[3][1]cpu", arg1_1: "f32[][]cpu"):
+            true_graph_0 = self.true_graph_0
+            false_graph_0 = self.false_graph_0
+            gt: "b8[][]cpu" = torch.ops.aten.gt.Scalar(arg1_1, 100.0)
+            cond = torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, (arg0_1, arg1_1));  gt = true_graph_0 = false_graph_0 = arg0_1 = arg1_1 = None
+            getitem: "f32[3][1]cpu" = cond[0];  cond = None
+            return (getitem,)
+
+        class true_graph_0(torch.nn.Module):
+            def forward(self, arg0_1: "f32[3][1]cpu", arg1_1: "f32[][]cpu"):
+                div: "f32[3][1]cpu" = torch.ops.aten.div.Tensor(arg0_1, arg1_1);  arg0_1 = arg1_1 = None
+                return (div,)
+
+        class false_graph_0(torch.nn.Module):
+            def forward(self, arg0_1: "f32[3][1]cpu", arg1_1: "f32[][]cpu"):
+                mul: "f32[3][1]cpu" = torch.ops.aten.mul.Tensor(arg0_1, 0.5);  arg0_1 = None
+                return (mul,)
+
+    class false_graph_0(torch.nn.Module):
+        def forward(self, arg0_1: "f32[3][1]cpu", arg1_1: "f32[][]cpu"):
+            clone: "f32[3][1]cpu" = torch.ops.aten.clone.default(arg0_1);  arg0_1 = None
+            return (clone,)
+)";
+
+std::string replaced(std::string_view text, std::string_view from, std::string_view to) {
+  std::string s(text);
+  s.replace(s.find(from), from.size(), to);
+  return s;
+}
+}  // namespace
+
+TEST_CASE("control flow FX: a captured cond with a KV-cache write in one branch") {
+  ctfx::fx_parse_result r = ctfx::parse_fx(kv_text);
+  REQUIRE(r.ok());
+  const ctfx::ir& g = r.graph;
+  REQUIRE(g.subgraphs.size() == 2);
+  CHECK(ctfx::to_text(g).find("%cond = cond(%gt, subgraph_0, subgraph_1, (%arg1_1, %arg2_1))") != std::string::npos);
+  CHECK(ctfx::to_text(g.subgraphs[0]).find("slice_scatter") != std::string::npos);
+  CHECK(ctfx::verify(g).ok());
+  ctfx::runtime_plan plan(g);
+  REQUIRE(plan.error().ok());
+  for (float flag : {1.0f, 0.0f}) {
+    std::vector<float> cache(64), k(8), out(64);
+    for (std::size_t j = 0; j < 64; ++j) cache[j] = static_cast<float>(j);
+    for (std::size_t j = 0; j < 8; ++j) k[j] = -1.0f - static_cast<float>(j);
+    float f = flag;
+    REQUIRE(plan.run({ctfx::tensor_ref::contiguous(&f, {}), ctfx::tensor_ref::contiguous(cache.data(), {2, 8, 4}),
+                      ctfx::tensor_ref::contiguous(k.data(), {2, 1, 4})},
+                     {ctfx::tensor_ref::contiguous(out.data(), {2, 8, 4})}));
+    std::vector<float> want = cache;
+    if (flag > 0)
+      for (std::size_t b = 0; b < 2; ++b)
+        for (std::size_t d = 0; d < 4; ++d) want[b * 32 + 3 * 4 + d] = k[b * 4 + d];
+    CHECK(out == want);
+  }
+}
+
+TEST_CASE("control flow FX: a captured while_loop with a literal-free carried counter, zero and three trips") {
+  ctfx::fx_parse_result r = ctfx::parse_fx(loop_text);
+  REQUIRE(r.ok());
+  CHECK(ctfx::to_text(r.graph).find("while_loop(subgraph_0, subgraph_1, (%full_default, %arg0_1), (%arg1_1,))") != std::string::npos);
+  ctfx::runtime_plan plan(r.graph);
+  REQUIRE(plan.error().ok());
+  for (std::int64_t n : {0, 3}) {
+    std::vector<float> x{1, 2, 3, 4, 5}, out(5);
+    std::int64_t nn = n, i = -1;
+    REQUIRE(plan.run({ctfx::tensor_ref::contiguous(x.data(), {5}), ctfx::tensor_ref::contiguous(&nn, {})},
+                     {ctfx::tensor_ref::contiguous(out.data(), {5}), ctfx::tensor_ref::contiguous(&i, {})}));
+    CHECK(i == n);
+    for (std::size_t j = 0; j < 5; ++j) CHECK(out[j] == x[j] * static_cast<float>(1 << n));
+  }
+}
+
+TEST_CASE("control flow FX: nested conds read their own nested modules") {
+  ctfx::fx_parse_result r = ctfx::parse_fx(nested_text);
+  REQUIRE(r.ok());
+  REQUIRE(r.graph.subgraphs.size() == 2);
+  REQUIRE(r.graph.subgraphs[0].subgraphs.size() == 2);
+  CHECK(ctfx::to_text(r.graph.subgraphs[0].subgraphs[0]).find("div(") != std::string::npos);
+  ctfx::runtime_plan plan(r.graph);
+  REQUIRE(plan.error().ok());
+  auto run = [&](std::vector<float> x) {
+    std::vector<float> out(3);
+    REQUIRE(plan.run({ctfx::tensor_ref::contiguous(x.data(), {3})}, {ctfx::tensor_ref::contiguous(out.data(), {3})}));
+    return out;
+  };
+  CHECK(run({1, 2, 3}) == std::vector<float>{1, 2, 3});                    // sum 6: the outer else
+  CHECK(run({10, 2, 3}) == std::vector<float>{5, 1, 1.5f});                // sum 15: inner else (x * 0.5)
+  CHECK(run({100, 50, 50}) == std::vector<float>{100 / 200.0f, 50 / 200.0f, 50 / 200.0f});  // sum 200: inner then
+}
+
+TEST_CASE("control flow FX: errors name the line of the whole text") {
+  // A bad op inside a nested module: its line in the whole text, and the module's name.
+  ctfx::fx_parse_result bad_op = ctfx::parse_fx(replaced(nested_text, "aten.mul.Tensor(arg0_1, 0.5)", "aten.nope.Tensor(arg0_1, 0.5)"));
+  REQUIRE(!bad_op.ok());
+  CHECK(bad_op.line == 27);  // two levels down: the inner module placed in the outer, the outer in the text
+  CHECK(std::string(bad_op.error.message()).find("in graph module 'false_graph_0'") != std::string::npos);
+  CHECK(std::string(bad_op.error.message()).find("unsupported op") != std::string::npos);
+  // A branch whose output differs from the other's: the signature rule, on the cond's line.
+  ctfx::fx_parse_result mismatch = ctfx::parse_fx(replaced(kv_text, "return (clone,)", "return (arg1_1,)"));
+  REQUIRE(!mismatch.ok());
+  CHECK(std::string(mismatch.error.message()).find("output 0 of its else-graph is f32[2, 1, 4]") != std::string::npos);
+  CHECK(mismatch.line == 6);
+  // A literal operand (a Python int carried through a loop) is refused by name.
+  ctfx::fx_parse_result literal = ctfx::parse_fx(replaced(loop_text, "(full_default, arg0_1), (arg1_1,))", "(0, arg0_1), (arg1_1,))"));
+  REQUIRE(!literal.ok());
+  CHECK(std::string(literal.error.message()).find("an operand that is not a tensor") != std::string::npos);
+  // A module attribute that names no nested class stays what it was: a tensor without annotation.
+  ctfx::fx_parse_result missing = ctfx::parse_fx(replaced(kv_text, "false_graph_0 = self.false_graph_0", "false_graph_0 = self.other_graph"));
+  REQUIRE(!missing.ok());
+  CHECK(std::string(missing.error.message()).find("'self.other_graph' is a module attribute") != std::string::npos);
 }
