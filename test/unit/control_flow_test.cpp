@@ -2,6 +2,7 @@
 // rule, the printer, the passes inside subgraphs, and runs of runtime_plan on the host against
 // hand-written references (both branches, zero trips, nested).
 #include <doctest/doctest.h>
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -377,4 +378,99 @@ TEST_CASE("control flow FX: errors name the line of the whole text") {
   ctfx::fx_parse_result missing = ctfx::parse_fx(replaced(kv_text, "false_graph_0 = self.false_graph_0", "false_graph_0 = self.other_graph"));
   REQUIRE(!missing.ok());
   CHECK(std::string(missing.error.message()).find("'self.other_graph' is a module attribute") != std::string::npos);
+}
+
+namespace {
+// A Jacobi sweep with a fixed trip count (captured): the body writes the interior of the carried grid.
+constexpr std::string_view jacobi_text = R"(class <lambda>(torch.nn.Module):
+    def forward(self, arg0_1: "f32[16][1]cpu", arg1_1: "f32[16][1]cpu"):
+        while_loop_cond_graph_0 = self.while_loop_cond_graph_0
+        while_loop_body_graph_0 = self.while_loop_body_graph_0
+        full_default: "i64[][]cpu" = torch.ops.aten.full.default([], 0, dtype = torch.int64, layout = torch.strided, device = device(type='cpu'), pin_memory = False)
+        while_loop = torch.ops.higher_order.while_loop(while_loop_cond_graph_0, while_loop_body_graph_0, (full_default, arg0_1), (arg1_1,));  while_loop_cond_graph_0 = while_loop_body_graph_0 = full_default = arg0_1 = arg1_1 = None
+        getitem_1: "f32[16][1]cpu" = while_loop[1];  while_loop = None
+        return (getitem_1,)
+
+    class while_loop_cond_graph_0(torch.nn.Module):
+        def forward(self, arg0_1: "i64[][]cpu", arg1_1: "f32[16][1]cpu", arg2_1: "f32[16][1]cpu"):
+            lt: "b8[][]cpu" = torch.ops.aten.lt.Scalar(arg0_1, 10);  arg0_1 = None
+            return lt
+
+    class while_loop_body_graph_0(torch.nn.Module):
+        def forward(self, arg0_1: "i64[][]cpu", arg1_1: "f32[16][1]cpu", arg2_1: "f32[16][1]cpu"):
+            slice_4: "f32[14][1]cpu" = torch.ops.aten.slice.Tensor(arg1_1, 0, 1, -1);  slice_4 = None
+            add_1: "i64[][]cpu" = torch.ops.aten.add.Tensor(arg0_1, 1);  arg0_1 = None
+            slice_1: "f32[14][1]cpu" = torch.ops.aten.slice.Tensor(arg1_1, 0, 0, -2)
+            slice_2: "f32[14][1]cpu" = torch.ops.aten.slice.Tensor(arg1_1, 0, 2, 9223372036854775807)
+            add: "f32[14][1]cpu" = torch.ops.aten.add.Tensor(slice_1, slice_2);  slice_1 = slice_2 = None
+            mul: "f32[14][1]cpu" = torch.ops.aten.mul.Tensor(add, 0.5);  add = None
+            slice_3: "f32[14][1]cpu" = torch.ops.aten.slice.Tensor(arg2_1, 0, 1, -1);  arg2_1 = None
+            sub: "f32[14][1]cpu" = torch.ops.aten.sub.Tensor(mul, slice_3);  mul = slice_3 = None
+            slice_scatter_default: "f32[16][1]cpu" = torch.ops.aten.slice_scatter.default(arg1_1, sub, 0, 1, -1);  arg1_1 = sub = None
+            return (add_1, slice_scatter_default)
+)";
+
+std::vector<float> jacobi_reference(std::vector<float> u, const std::vector<float>& f, int trips) {
+  for (int t = 0; t < trips; ++t) {
+    std::vector<float> v = u;
+    for (std::size_t j = 1; j + 1 < u.size(); ++j) v[j] = (u[j - 1] + u[j + 1]) * 0.5f - f[j];
+    u = v;
+  }
+  return u;
+}
+}  // namespace
+
+TEST_CASE("control flow: a loop body updates its carried grid in place where nothing reads the old value") {
+  ctfx::fx_parse_result r = ctfx::parse_fx(jacobi_text);
+  REQUIRE(r.ok());
+  const ctfx::ir o = ctfx::run_pipeline<ctfx::executor_inplace_table>(r.graph);
+  REQUIRE(o.error.ok());
+  // The in-place body: the interior written into the carried grid's slice, no grid-size value.
+  REQUIRE(o.subgraphs.size() == 3);
+  const std::string body = ctfx::to_text(o.subgraphs[2]);
+  CHECK(ctfx::to_text(o).find("in_place_body=subgraph_2") != std::string::npos);
+  CHECK(body.find("slice_scatter") == std::string::npos);
+  CHECK(body.find("copy_(%slice, %sub)") != std::string::npos);
+  CHECK(body.find("f32[16] =") == std::string::npos);
+  ctfx::runtime_plan plan(r.graph);
+  REQUIRE(plan.error().ok());
+  std::vector<float> u(16), f(16), out(16);
+  for (std::size_t j = 0; j < 16; ++j) {
+    u[j] = static_cast<float>(j % 5) - 1.5f;
+    f[j] = 0.01f * static_cast<float>(j);
+  }
+  const std::vector<float> u0 = u;
+  REQUIRE(plan.run({f32v(u), f32v(f)}, {f32v(out)}));
+  CHECK(out == jacobi_reference(u0, f, 10));
+  CHECK(u == u0);  // the initial grid is the caller's: copied once, never written
+  // A body that reads the old value after writing the new one (a convergence test on v - u) keeps
+  // a second buffer: its in-place form copies the new grid in after the test reads the old one.
+  ctfx::ir conv = ctfx::build_checked([](ctfx::builder& g) {
+    auto x = g.input("x", ctfx::f32, {4});
+    auto e = g.full({}, 1.0, ctfx::f32);
+    auto res = g.while_loop(
+        [](ctfx::builder& b) {
+          (void)b.input("v", ctfx::f32, {4});
+          b.output(cmp(GT, b.input("err", ctfx::f32, {}), 0.01));
+        },
+        [](ctfx::builder& b) {
+          auto v = b.input("v", ctfx::f32, {4});
+          (void)b.input("err", ctfx::f32, {});
+          auto w = v * 0.5;
+          b.output(w, (w - v).amax({0}) * -1.0);
+        },
+        {x, e});
+    g.output(res[0]);
+  });
+  ctfx::runtime_plan cp(conv);
+  REQUIRE(cp.error().ok());
+  std::vector<float> x{1, 2, 3, 4}, y(4);
+  REQUIRE(cp.run({f32v(x)}, {f32v(y)}));
+  // err = -max(v / 2 - v) = min(v / 2): the values halve until their minimum is at most 0.01
+  std::vector<float> want = x;
+  for (float err = 1; err > 0.01f;) {
+    for (auto& w : want) w *= 0.5f;
+    err = std::min(std::min(want[0], want[1]), std::min(want[2], want[3]));
+  }
+  CHECK(y == want);
 }

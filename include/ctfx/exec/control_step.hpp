@@ -3,12 +3,14 @@
 //
 //   cond:        the predicate is read where it was computed (host memory), then the branch's plan
 //                runs with the operands as its inputs and the node's result buffers as its outputs.
-//   while_loop:  the condition's plan writes one flag (host memory), read after each trip; the body
-//                reads the carried values from one set of buffers and writes the next into the
-//                other (the node's result buffers and one scratch set, alternately: the body's plan
-//                never writes its inputs, so it cannot update a carried value in place); after the
-//                last trip the values are moved into the result buffers if they are not there
-//                (after none: the initial values are copied).
+//   while_loop:  the condition's plan writes one flag (host memory), read after each trip. A body
+//                with an in-place form (ops/control.hpp: carried_in_place) updates the carried
+//                values where they live: they are copied into the node's result buffers once, and
+//                the body's plan writes each back into its buffer (reinplacing decides where that
+//                needs a copy). Otherwise the body reads the carried values from one set of
+//                buffers and writes the next into the other (the node's result buffers and one
+//                scratch set, alternately); after the last trip the values are moved into the
+//                result buffers if they are not there (after none: the initial values are copied).
 //
 // What is refused: a subgraph's plan that writes one of its inputs (a subgraph is functional; its
 // operands are the parent's buffers, which the parent may still read), and a device backend (the
@@ -53,7 +55,7 @@ inline bool read_flag(const strided& t) {
 // views (predicate first for cond), `results` its result buffers (row-major). Program: basic_program.
 template <class Program, class Kernels>
 run_status run_control_step(const ir& g, std::int32_t i, const Program& then_or_cond, const Program& else_or_body,
-                            const std::vector<strided>& args, const std::vector<strided>& results, const device_ctx& ctx,
+                            bool in_place, const std::vector<strided>& args, const std::vector<strided>& results, const device_ctx& ctx,
                             const Kernels* kt) {
   const node& n = g[i];
   auto label = [&] { return "node '" + std::string(n.name.view()) + "' (" + std::string(name_of(n.op)) + ")"; };
@@ -66,6 +68,24 @@ run_status run_control_step(const ir& g, std::int32_t i, const Program& then_or_
   auto sub_failed = [&](const char* role, const run_status& st) {
     return run_status::failure(i, label() + ", in its " + role + ": " + st.message);
   };
+  // The loop's condition: its plan writes one b8 into `flag`, read here (host memory).
+  bool flag = false;
+  tensor_desc fd;
+  fd.dt = dtype::b8;
+  fd.rank = 0;
+  if (n.op == op_kind::while_loop) {
+    const ir& c = g.subgraphs[static_cast<std::size_t>(n.aux)];
+    const tensor_meta& m = c.meta(detail::subgraph_output(c, 0));
+    fd.rank = m.rank;
+    for (int d = 0; d < m.rank; ++d) { fd.size[d] = 1; fd.stride[d] = 1; }
+  }
+  run_status cond_status{};
+  auto loop_condition = [&](const Program& p, const std::vector<tensor_ref>& in) {
+    std::vector<tensor_ref> fo{tensor_ref(&flag, fd)};
+    cond_status = p.run(in, fo, ctx, {}, kt);
+    if (!cond_status) cond_status = sub_failed("condition graph", cond_status);
+    return static_cast<bool>(cond_status);
+  };
   if (n.op == op_kind::cond) {
     const bool taken = read_flag(args[0]);
     std::vector<tensor_ref> in;
@@ -77,6 +97,17 @@ run_status run_control_step(const ir& g, std::int32_t i, const Program& then_or_
   }
   // while_loop
   const auto carried = static_cast<std::size_t>(carried_count(g, i));
+  if (in_place) {  // the carried values live in the result buffers; the body updates them there
+    for (std::size_t k = 0; k < carried; ++k) kernels::copy(ctx, results[k], args[k]);
+    std::vector<tensor_ref> in;
+    for (const auto& t : results) in.push_back(ref_of_view(t));
+    for (std::size_t k = carried; k < args.size(); ++k) in.push_back(ref_of_view(args[k]));
+    for (;;) {
+      if (!loop_condition(then_or_cond, in)) return cond_status;
+      if (!flag) return {};
+      if (run_status st = else_or_body.run(in, std::vector<tensor_ref>{}, ctx, {}, kt); !st) return sub_failed("body graph", st);
+    }
+  }
   std::vector<std::vector<std::byte>> scratch(carried);
   std::vector<strided> other(carried);
   for (std::size_t k = 0; k < carried; ++k) {
@@ -86,22 +117,11 @@ run_status run_control_step(const ir& g, std::int32_t i, const Program& then_or_
   }
   std::vector<strided> cur(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(carried));
   int where = -1;  // -1: the initial values; 0: the result buffers; 1: the scratch set
-  bool flag = false;
-  tensor_desc fd;
-  fd.dt = dtype::b8;
-  fd.rank = 0;
-  {
-    const ir& c = g.subgraphs[static_cast<std::size_t>(n.aux)];
-    const tensor_meta& m = c.meta(detail::subgraph_output(c, 0));
-    fd.rank = m.rank;
-    for (int d = 0; d < m.rank; ++d) { fd.size[d] = 1; fd.stride[d] = 1; }
-  }
   for (;;) {
     std::vector<tensor_ref> in;
     for (const auto& t : cur) in.push_back(ref_of_view(t));
     for (std::size_t k = carried; k < args.size(); ++k) in.push_back(ref_of_view(args[k]));
-    std::vector<tensor_ref> fo{tensor_ref(&flag, fd)};
-    if (run_status st = then_or_cond.run(in, fo, ctx, {}, kt); !st) return sub_failed("condition graph", st);
+    if (!loop_condition(then_or_cond, in)) return cond_status;
     if (!flag) break;
     const int next = where == 0 ? 1 : 0;
     const std::vector<strided>& dst = next == 0 ? results : other;

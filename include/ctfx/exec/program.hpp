@@ -716,6 +716,7 @@ class basic_program {
   std::vector<std::pair<std::int32_t, tensor_meta>> hidden_;  // (node, meta) of results no getitem reads
   // Per control-flow node: the plans of its two subgraphs (shared: a plan is copied with its graph).
   std::vector<std::array<std::shared_ptr<const basic_program>, 2>> subs_;
+  std::vector<std::uint8_t> subs_in_place_;  // per while_loop node: its body's plan updates the carried values in place
   // Outputs computed straight into the caller's buffer (when it is dense): per output position,
   // the storage it owns whole, or -1 (then it is computed in the workspace and copied at the end).
   std::vector<std::int32_t> direct_storage_;
@@ -916,14 +917,20 @@ class basic_program {
       }
       if (is_control_op(n.op)) {  // each subgraph planned as a program of its own
         subs_.resize(static_cast<std::size_t>(g_.size()));
+        subs_in_place_.resize(static_cast<std::size_t>(g_.size()));
+        // A loop body in its in-place form (ops/control.hpp: carried_in_place) writes its carried
+        // inputs, and only those.
+        const bool in_place = n.op == op_kind::while_loop && n.npar >= 2;
+        subs_in_place_[static_cast<std::size_t>(i)] = in_place;
         for (int w = 0; w < 2; ++w) {
-          auto p = std::make_shared<basic_program>(g_.subgraphs[static_cast<std::size_t>(n.aux + w)], opt_);
+          const auto k = static_cast<std::size_t>(in_place && w == 1 ? g_.iparam(i, 1) : n.aux + w);
+          auto p = std::make_shared<basic_program>(g_.subgraphs[k], opt_);
           if (!p->error().ok) {
             prepare_error_ = run_status::failure(i, detail::node_label(g_, i) + ", in its " + detail::subgraph_role(n.op, w) +
                                                         ": " + p->error().message);
             return;
           }
-          if (!p->mutated_inputs().empty()) {
+          if (!p->mutated_inputs().empty() && !(in_place && w == 1 && p->mutated_inputs().back() < carried_count(g_, i))) {
             prepare_error_ = run_status::failure(i, "rule subgraph-inputs-read-only: " + detail::node_label(g_, i) + ": its " +
                                                         detail::subgraph_role(n.op, w) + " writes its input " +
                                                         std::to_string(p->mutated_inputs()[0]) +
@@ -1666,7 +1673,7 @@ class basic_program {
       ++hidden_seen;
     }
     const auto& sp = subs_[static_cast<std::size_t>(i)];
-    return detail::run_control_step(g_, i, *sp[0], *sp[1], args, results, ctx, kt);
+    return detail::run_control_step(g_, i, *sp[0], *sp[1], subs_in_place_[static_cast<std::size_t>(i)] != 0, args, results, ctx, kt);
   }
 
   // The CUDA index checker's flag, then the deterministic index_put's sort scratch (CUDA only).

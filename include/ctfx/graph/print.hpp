@@ -175,6 +175,7 @@ inline std::string call_text(const ir& g, std::int32_t i) {
       } else {
         const auto c = static_cast<std::size_t>(carried_count(g, i));
         s = subs + ", " + tuple(0, c) + ", " + tuple(c, a.size());
+        if (n.npar >= 2) s += ", in_place_body=subgraph_" + std::to_string(p[1].value());
       }
       break;
     }

@@ -224,6 +224,40 @@ constexpr bool control_result_meta(const ir& g, std::int32_t tup, std::int32_t k
   return true;
 }
 
+/// The body of a while_loop in its in-place form, or an empty graph when it has none: the same
+/// nodes, its outputs written back into its carried placeholders by a copy_ epilogue (as a program
+/// updates its inputs), and no outputs. Reinplacing then writes each carried value where it lives
+/// when nothing in the body reads the old value after the write (a Jacobi sweep whose neighbours
+/// are read before the write), and copies it in where something does (the convergence test that
+/// subtracts the old value): a second buffer only where the body needs one. Only for a body whose
+/// every output is a fresh value (not a placeholder, nor a view of one): an output that is another
+/// carried input (a swap) would read a value its own epilogue overwrote.
+constexpr ir carried_in_place(const ir& body, std::int32_t carried) {
+  const std::int32_t o = body.output_node();
+  if (o < 0 || o != body.size() - 1 || body[o].nargs != carried || carried == 0) return {};
+  for (std::int32_t k = 0; k < carried; ++k) {
+    const std::int32_t v = body.arg(o, k);
+    if (v < 0 || !body.meta(v).is_tensor()) return {};
+    for (std::int32_t j = 0; j < body.size(); ++j)
+      if (body[j].op == op_kind::placeholder && body[j].meta.storage == body.meta(v).storage) return {};
+  }
+  ir b = body;
+  const node out = b.nodes.data()[o];
+  b.nodes.pop_back();
+  for (std::int32_t k = 0; k < carried; ++k) {
+    node c{};
+    c.op = op_kind::copy_;
+    c.name = with_suffix(name_t("copy__carried"), 13, k + 1);
+    const std::int32_t a[2] = {placeholder_at(b, k), body.arg(o, k)};
+    if (a[0] < 0) return {};
+    const std::int32_t id = b.append(c, std::span<const std::int32_t>(a, 2), {});
+    b[id].meta = b.meta(a[0]);  // copy_'s rule: the destination's (the signature rule matched the extents)
+  }
+  node end = out;
+  b.append(end, {}, {});
+  return b;
+}
+
 }  // namespace detail
 }  // namespace ctfx
 #include "../core/diagnostics_pop.hpp"
