@@ -344,7 +344,6 @@ class builder {
            "a tensor handle names no node of this graph (a handle from another graph, or a default-constructed one) [rule undefined-node]");
     return false;
   }
-  /// Appends a node of op `k` with argument ids and parameters, and infers its metadata; returns its id.
   /// A subgraph given as a graph (cond, while_loop).
   static constexpr ir subgraph_of(const ir& sub) { return sub; }
   /// A subgraph given as a lambda that builds it on a fresh builder (cond, while_loop).
@@ -354,6 +353,7 @@ class builder {
     f(b);
     return static_cast<builder&&>(b).finish();
   }
+  /// Appends a node of op `k` with argument ids and parameters, and infers its metadata; returns its id.
   constexpr std::int32_t add(op_kind k, std::span<const std::int32_t> a, std::span<const sym_expr> p = {},
                              std::int32_t aux = 0, scalar_value scalar = {}) {
     // A binary op's tensor operands in PyTorch's common dtype where the kernels' loads would skip
