@@ -503,3 +503,15 @@ TEST_CASE("control flow: the parent does not overwrite a buffer a branch reads b
   CHECK(out == std::vector<float>{2, 4, -1});
   CHECK(x == std::vector<float>{0, -1, 1.5f});
 }
+
+TEST_CASE("control flow: a graph made at compile time refuses subgraphs, naming the node") {
+  const ctfx::ir g = sgd_skip();
+  const ctfx::diagnostic d = ctfx::refuse_subgraphs(g, ctfx::verify(g));
+  REQUIRE(!d.ok());
+  const std::string m(d.message());
+  CHECK(m.find("node 'cond' (cond): holds subgraphs") != std::string::npos);
+  CHECK(m.find("ctfx::runtime_plan") != std::string::npos);
+  // (a graph without control flow passes through)
+  const ctfx::ir plain = ctfx::build_checked([](ctfx::builder& b) { b.output(b.input("x", ctfx::f32, {2}) * 2.0); });
+  CHECK(ctfx::refuse_subgraphs(plain, ctfx::verify(plain)).ok());
+}

@@ -163,8 +163,7 @@ constexpr diagnostic refuse_subgraphs(const ir& g, diagnostic d) {
     if (is_control_op(g[i].op)) {
       ir t = g;
       auto m = detail::about(t, i);
-      m << "holds subgraphs, which graphs made at compile time (ctfx::graph, compiled<G>) do not take yet; "
-        << "build the graph at run time (ctfx::build_checked, ctfx::parse_fx) and run it with ctfx::runtime_plan";
+      m << "holds subgraphs, which compile-time graphs do not take yet; run it with ctfx::runtime_plan";
       detail::fail(t, i, rule::bad_argument, m);
       return t.error;
     }
