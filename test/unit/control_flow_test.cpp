@@ -515,3 +515,35 @@ TEST_CASE("control flow: a graph made at compile time refuses subgraphs, naming 
   const ctfx::ir plain = ctfx::build_checked([](ctfx::builder& b) { b.output(b.input("x", ctfx::f32, {2}) * 2.0); });
   CHECK(ctfx::refuse_subgraphs(plain, ctfx::verify(plain)).ok());
 }
+
+TEST_CASE("control flow: a body that swaps its carried values keeps two buffer sets") {
+  // (i, a, b) -> (i + 1, b, a): an output that is another carried input has no in-place form.
+  const ctfx::ir prog = ctfx::build_checked([](ctfx::builder& g) {
+    auto a = g.input("a", ctfx::f32, {2});
+    auto b = g.input("b", ctfx::f32, {2});
+    auto r = g.while_loop(
+        [](ctfx::builder& s) {
+          auto i = s.input("i", ctfx::i64, {});
+          (void)s.input("a", ctfx::f32, {2});
+          (void)s.input("b", ctfx::f32, {2});
+          s.output(cmp(LT, i, std::int64_t{3}));
+        },
+        [](ctfx::builder& s) {
+          auto i = s.input("i", ctfx::i64, {});
+          auto x = s.input("a", ctfx::f32, {2});
+          auto y = s.input("b", ctfx::f32, {2});
+          s.output(i + 1, y, x);
+        },
+        {g.zeros({}, ctfx::i64), a, b});
+    g.output(r[1], r[2]);
+  });
+  const ctfx::ir o = ctfx::run_pipeline<ctfx::executor_inplace_table>(prog);
+  REQUIRE(o.error.ok());
+  CHECK(o.subgraphs.size() == 2);  // no in-place body
+  ctfx::runtime_plan plan(prog);
+  REQUIRE(plan.error().ok());
+  std::vector<float> a{1, 2}, b{3, 4}, ra(2), rb(2);
+  REQUIRE(plan.run({f32v(a), f32v(b)}, {f32v(ra), f32v(rb)}));
+  CHECK(ra == b);  // three swaps
+  CHECK(rb == a);
+}
