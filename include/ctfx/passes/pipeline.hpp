@@ -102,7 +102,8 @@ constexpr ir run_pipeline(ir g, reinplace_log* log = nullptr, verify_level betwe
     ir sub = run_pipeline<Table>(static_cast<ir&&>(g.subgraphs[k]), nullptr, between);
     if (!sub.error.ok()) {
       for (std::int32_t i = 0; i < g.size(); ++i)
-        if (is_control_op(g[i].op) && (g[i].aux == static_cast<std::int32_t>(k) || g[i].aux + 1 == static_cast<std::int32_t>(k))) {
+        if (is_control_op(g[i].op) && (g[i].aux == static_cast<std::int32_t>(k) || g[i].aux + 1 == static_cast<std::int32_t>(k) ||
+                                       (g[i].npar >= 2 && g.iparam(i, 1) == static_cast<index_t>(k)))) {
           auto t = detail::about(g, i);
           t << "in its " << detail::subgraph_role(g[i].op, g[i].aux == static_cast<std::int32_t>(k) ? 0 : 1) << ": " << sub.error.message();
           detail::fail(g, i, sub.error.r, t);
