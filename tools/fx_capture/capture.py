@@ -1663,7 +1663,11 @@ def capture(name, fn, make_args, opts):
     before = [a.clone() for a in args]
     compiled = torch.compile(fn, backend=backend, fullgraph=True, **opts)
     compiled(*args)
-    assert len(texts) == 1 and len(placeholders) == 1, f"{name}: expected one graph"
+    # A program with torch.cond or while_loop: Inductor runs the pass on each subgraph before their
+    # parent, whose text holds them all as nested `class ...(torch.nn.Module)` blocks; the parent is last.
+    assert len(placeholders) == 1 and ("higher_order" in texts[-1] or len(texts) == 1), f"{name}: expected one graph"
+    texts[:] = texts[-1:]
+    calls = len(texts)
     # Eager on fresh copies gives the reference outputs and the inputs after mutation.
     eager_args = [b.clone() for b in before]
     out = fn(*eager_args)
@@ -1681,7 +1685,7 @@ def capture(name, fn, make_args, opts):
         more = make()
         more_before = [a.clone() for a in more]
         compiled(*[a.clone() for a in more])
-        assert len(texts) == 1 and torch._dynamo.utils.counters["stats"]["unique_graphs"] == frames, f"{name}: size {k} recompiled"
+        assert len(texts) == calls and torch._dynamo.utils.counters["stats"]["unique_graphs"] == frames, f"{name}: size {k} recompiled"
         more_eager = [b.clone() for b in more_before]
         out = fn(*more_eager)
         save_run(f"{name}.size{k}", order, more_before, more_eager,
@@ -1992,6 +1996,112 @@ PROGRAMS += [
     ("mm_transposed", mm_transposed, lambda: (R(6, 5), R(6, 4)), {}),
     ("int_matmul", int_matmul, lambda: (torch.randint(-1000, 1000, (4, 6)), torch.randint(-1000, 1000, (6, 3))), {}),
     ("f64_matmul", f64_matmul, lambda: (R(5, 12, dtype=torch.float64), R(7, 12, dtype=torch.float64)), {}),
+]
+
+
+# ----- control flow: torch.cond and while_loop (each subgraph a nested graph module of the text) -----
+from torch._higher_order_ops.while_loop import while_loop  # noqa: E402
+
+
+def cf_sgd_skip(p, g):  # an optimizer step skipped on overflow
+    finite = torch.isfinite(g).all()
+    return torch.cond(finite, lambda p, g: p - 0.01 * g, lambda p, g: p.clone(), (p, g))
+
+
+def cf_running_stats(x, rm, training):  # running stats updated only in training
+    return torch.cond(training.sum() > 0, lambda x, rm: rm * 0.9 + 0.1 * x.mean(0), lambda x, rm: rm.clone(), (x, rm))
+
+
+def cf_kv_write(cache, k, flag):  # a KV-cache write in one branch
+    def write(cache, k):
+        c = cache.clone()
+        c[:, 3:4] = k
+        return c
+    return torch.cond(flag > 0, write, lambda cache, k: cache.clone(), (cache, k))
+
+
+def cf_nested(g):  # nested conds: clip by the norm, twice
+    n = g.norm()
+
+    def big(g, n):
+        return torch.cond(n > 100.0, lambda g, n: g * (1.0 / n), lambda g, n: g * 0.5, (g, n))
+    return torch.cond(n > 10.0, big, lambda g, n: g.clone(), (g, n))
+
+
+def cf_two_outs(x, y):
+    return torch.cond(x.sum() > y.sum(), lambda x, y: (x + y, x * y), lambda x, y: (x - y, x / (y.abs() + 1)), (x, y))
+
+
+def cf_clip(g1, g2):  # gradient clipping of two tensors by their joint norm
+    norm = torch.sqrt((g1 * g1).sum() + (g2 * g2).sum())
+
+    def clip(g1, g2, norm):
+        s = 1.0 / (norm + 1e-6)
+        return g1 * s, g2 * s
+    return torch.cond(norm > 1.0, clip, lambda g1, g2, norm: (g1.clone(), g2.clone()), (g1, g2, norm))
+
+
+def cf_scale_update(x, s):  # a loss scaler: grow on finite values, back off on overflow
+    return torch.cond(torch.isfinite(x).all(), lambda x, s: (x * s, s * 2.0), lambda x, s: (x.clone(), s * 0.5), (x, s))
+
+
+def cf_jacobi_fixed(u, f):  # Jacobi sweeps, a fixed trip count
+    def body(i, u):
+        v = u.clone()
+        v[1:-1] = 0.5 * (u[:-2] + u[2:]) - f[1:-1]
+        return i + 1, v
+    i, u = while_loop(lambda i, u: i < 10, body, (torch.zeros((), dtype=torch.int64), u))
+    return u
+
+
+def cf_jacobi_conv(u, f):  # Jacobi sweeps until converged
+    def body(u, err):
+        v = u.clone()
+        v[1:-1] = 0.5 * (u[:-2] + u[2:] + f[1:-1])
+        return v, (v - u).abs().max()
+    return while_loop(lambda u, err: err > 1e-3, body, (u, torch.ones(())))
+
+
+def cf_loop_n(x, n):  # n trips, zero included
+    i, x = while_loop(lambda i, x: i < n, lambda i, x: (i + 1, x * 2), (torch.zeros((), dtype=torch.int64), x))
+    return x, i
+
+
+def cf_bisect(a):  # cube roots by bisection
+    def body(lo, hi, i):
+        mid = (lo + hi) * 0.5
+        big = mid * mid * mid > a
+        return torch.where(big, lo, mid), torch.where(big, mid, hi), i + 1
+    lo, hi, i = while_loop(lambda lo, hi, i: i < 30, body, (torch.zeros_like(a), a + 1.0, torch.zeros((), dtype=torch.int64)))
+    return (lo + hi) * 0.5
+
+
+def cf_cond_in_loop(x):  # a cond inside a loop body
+    def body(i, x):
+        return i + 1, torch.cond(x.sum() > 0, lambda x: x - 1.0, lambda x: x + 2.0, (x,))
+    i, x = while_loop(lambda i, x: i < 6, body, (torch.zeros((), dtype=torch.int64), x))
+    return x
+
+
+PROGRAMS += [
+    ("cf_sgd_skip", cf_sgd_skip, lambda: (R(8, 4), R(8, 4)), {}),
+    ("cf_sgd_skip_inf", cf_sgd_skip, lambda: (R(8, 4), torch.full((8, 4), float("inf"))), {}),
+    ("cf_running_stats", cf_running_stats, lambda: (R(16, 5), R(5), torch.ones(1)), {}),
+    ("cf_running_stats_eval", cf_running_stats, lambda: (R(16, 5), R(5), torch.zeros(1)), {}),
+    ("cf_kv_write", cf_kv_write, lambda: (R(2, 8, 4), R(2, 1, 4), torch.ones(())), {}),
+    ("cf_nested", cf_nested, lambda: (R(10, 10) * 5,), {}),
+    ("cf_nested_small", cf_nested, lambda: (R(3) * 0.1,), {}),
+    ("cf_two_outs", cf_two_outs, lambda: (R(6), R(6)), {}),
+    ("cf_clip", cf_clip, lambda: (R(5, 4), R(7)), {}),
+    ("cf_clip_small", cf_clip, lambda: (R(5, 4) * 0.01, R(7) * 0.01), {}),
+    ("cf_scale_update", cf_scale_update, lambda: (R(9), torch.tensor(1024.0)), {}),
+    ("cf_scale_update_inf", cf_scale_update, lambda: (torch.tensor([1.0, float("inf"), 2.0]), torch.tensor(1024.0)), {}),
+    ("cf_jacobi_fixed", cf_jacobi_fixed, lambda: (R(16), R(16) * 0.1), {}),
+    ("cf_jacobi_conv", cf_jacobi_conv, lambda: (torch.zeros(12), R(12) * 0.01), {}),
+    ("cf_loop_zero", cf_loop_n, lambda: (R(5), torch.tensor(0)), {}),
+    ("cf_loop_three", cf_loop_n, lambda: (R(5), torch.tensor(3)), {}),
+    ("cf_bisect", cf_bisect, lambda: (torch.rand(6) * 5,), {}),
+    ("cf_cond_in_loop", cf_cond_in_loop, lambda: (R(7),), {}),
 ]
 
 if __name__ == "__main__":

@@ -139,6 +139,8 @@ std::string_view dsl(op_kind k) {
     case op_kind::halo_exchange_: return "";
     case op_kind::custom: return "`g.call<Op>(args...)`";
     case op_kind::auto_functionalized: return "`g.call<Op>(args...)` (functional form)";
+    case op_kind::cond: return "`g.cond(pred, then_graph, else_graph, {operands...})`";
+    case op_kind::while_loop: return "`g.while_loop(cond_graph, body_graph, {carried...}, {additional...})`";
     case op_kind::count_: return "";
   }
   return "";
@@ -160,6 +162,7 @@ std::string_view family(ctfx::op_family f) {
     case ctfx::op_family::collective: return "collective";
     case ctfx::op_family::user: return "user op";
     case ctfx::op_family::product: return "matrix product";
+    case ctfx::op_family::control: return "control flow";
   }
   return "";
 }
@@ -181,6 +184,7 @@ std::string_view dtypes(op_kind k) {
     case ctfx::op_family::collective: return "any (reductions: sum, max, min)";
     case ctfx::op_family::user: return "the op's schema";
     case ctfx::op_family::product: return "f32 f64 (BLAS), i8 i32 i64 (exact loop); operands of one dtype";
+    case ctfx::op_family::control: return "a 0-d b8 predicate; any operands";
     default: return "any";
   }
 }
@@ -190,6 +194,7 @@ std::string_view backends(op_kind k) {
     case ctfx::op_family::user: return "the user op's kernels";
     case ctfx::op_family::product: return "host, omp (a CBLAS: link ctfx::blas), cuda (cuBLAS: f32, f64)";
     case ctfx::op_family::structure: return "—";
+    case ctfx::op_family::control: return "host, omp (runtime_plan); compiled<G> refuses";
     default: return "host, omp, cuda";
   }
 }

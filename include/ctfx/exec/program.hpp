@@ -30,6 +30,7 @@
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -54,6 +55,7 @@
 #include "../ops/meta.hpp"
 #include "../plan/copy_siblings.hpp"
 #include "../plan/make_plan.hpp"
+#include "control_step.hpp"
 #include "kernel_table.hpp"
 #include "layouts.hpp"
 #include "run_checks.hpp"
@@ -222,6 +224,7 @@ constexpr int of(op_kind k) {
     case op_kind::cumsum: case op_kind::var: case op_kind::var_mean:
       return reduce;
     case op_kind::custom: case op_kind::auto_functionalized: return custom;
+    case op_kind::cond: case op_kind::while_loop: return custom;  // subgraphs' plans: exec/control_step.hpp
     case op_kind::foreach_add: case op_kind::foreach_mul: case op_kind::foreach_add_: case op_kind::foreach_mul_:
       return pointwise;
     default: break;
@@ -714,6 +717,9 @@ class basic_program {
   std::int32_t first_custom_ = -1;
   bool kernels_needed_ = false;
   std::vector<std::pair<std::int32_t, tensor_meta>> hidden_;  // (node, meta) of results no getitem reads
+  // Per control-flow node: the plans of its two subgraphs (shared: a plan is copied with its graph).
+  std::vector<std::array<std::shared_ptr<const basic_program>, 2>> subs_;
+  std::vector<std::uint8_t> subs_in_place_;  // per while_loop node: its body's plan updates the carried values in place
   // Outputs computed straight into the caller's buffer (when it is dense): per output position,
   // the storage it owns whole, or -1 (then it is computed in the workspace and copied at the end).
   std::vector<std::int32_t> direct_storage_;
@@ -912,6 +918,31 @@ class basic_program {
         kernels_needed_ = true;
         if (first_custom_ < 0) first_custom_ = i;
       }
+      if (is_control_op(n.op)) {  // each subgraph planned as a program of its own
+        subs_.resize(static_cast<std::size_t>(g_.size()));
+        subs_in_place_.resize(static_cast<std::size_t>(g_.size()));
+        // A loop body in its in-place form (ops/control.hpp: carried_in_place) writes its carried
+        // inputs, and only those.
+        const bool in_place = n.op == op_kind::while_loop && n.npar >= 2;
+        subs_in_place_[static_cast<std::size_t>(i)] = in_place;
+        for (int w = 0; w < 2; ++w) {
+          const auto k = static_cast<std::size_t>(in_place && w == 1 ? g_.iparam(i, 1) : n.aux + w);
+          auto p = std::make_shared<basic_program>(g_.subgraphs[k], opt_);
+          if (!p->error().ok) {
+            prepare_error_ = run_status::failure(i, detail::node_label(g_, i) + ", in its " + detail::subgraph_role(n.op, w) +
+                                                        ": " + p->error().message);
+            return;
+          }
+          if (!p->mutated_inputs().empty() && !(in_place && w == 1 && p->mutated_inputs().back() < carried_count(g_, i))) {
+            prepare_error_ = run_status::failure(i, "rule subgraph-inputs-read-only: " + detail::node_label(g_, i) + ": its " +
+                                                        detail::subgraph_role(n.op, w) + " writes its input " +
+                                                        std::to_string(p->mutated_inputs()[0]) +
+                                                        "; a subgraph returns new values and never writes its operands");
+            return;
+          }
+          subs_[static_cast<std::size_t>(i)][w] = static_cast<std::shared_ptr<const basic_program>&&>(p);
+        }
+      }
     }
     if (!scratch_ir.error.ok()) {
       prepare_error_ = run_status::failure(scratch_ir.error.node, std::string(scratch_ir.error.message()));
@@ -930,6 +961,13 @@ class basic_program {
         }
       });
       const node& n = g_[i];
+      if (is_control_op(n.op)) {  // results no getitem reads: the subgraph still writes them
+        for (int r = 0;; ++r) {
+          tensor_meta m;
+          if (!detail::control_result_meta(g_, i, r, m)) break;
+          if (result_node(i, r) < 0) hidden_.push_back({i, m});
+        }
+      }
       if (n.op == op_kind::custom || n.op == op_kind::auto_functionalized) {
         const auto& s = g_.customs[static_cast<std::size_t>(n.aux)];
         const int total = s.n_returns + detail::mutated_count(s);
@@ -1517,6 +1555,9 @@ class basic_program {
       case op_kind::custom: case op_kind::auto_functionalized:
         if constexpr (has<F>(kernel_family::of(op_kind::custom))) return run_custom(i, L, base, ctx, scratch, kt, sym);
         break;
+      case op_kind::cond: case op_kind::while_loop:
+        if constexpr (has<F>(kernel_family::of(op_kind::cond))) return run_control(i, L, base, ctx, scratch, kt, sym);
+        break;
       case op_kind::mm: case op_kind::addmm: case op_kind::bmm: case op_kind::baddbmm:
         if constexpr (has<F>(kernel_family::product)) return detail::product_step(g_, i, ctx, view(i), view);
         break;
@@ -1602,6 +1643,40 @@ class basic_program {
     if (!k) return run_status::failure(i, "rule custom-kernel: no kernel for user op '" + std::string(s.name.view()) + "'");
     (*k)(custom_call{args, results, ctx});
     return {};
+  }
+
+  // A control-flow node: its arguments and result buffers (hidden ones in the scratch, as a user
+  // op's), then its subgraphs' plans (exec/control_step.hpp).
+  run_status run_control(std::int32_t i, const std::vector<bound_layout>& L, const std::vector<std::byte*>& base,
+                         const device_ctx& ctx, std::byte* scratch, const kernel_table* kt, const std::vector<index_t>& sym) const {
+    auto view = [&](std::int32_t id) {
+      const bound_layout& l = L[static_cast<std::size_t>(id)];
+      return l.at(base[static_cast<std::size_t>(l.storage)]);
+    };
+    std::vector<strided> args, results;
+    for (std::int32_t k = 0; k < g_[i].nargs; ++k) args.push_back(view(g_.arg(i, k)));
+    std::size_t off = scratch_bytes_without_hidden(sym);
+    int hidden_seen = 0;
+    for (int r = 0;; ++r) {
+      tensor_meta m;
+      if (!detail::control_result_meta(g_, i, r, m)) break;
+      if (const std::int32_t rn = result_node(i, r); rn >= 0) {
+        results.push_back(view(rn));
+        continue;
+      }
+      std::size_t o = off;
+      int seen = 0;
+      for (const auto& h : hidden_) {
+        if (h.first == i && seen++ == hidden_seen) {
+          results.push_back(evaluate(h.second, sym).at(scratch + o));
+          break;
+        }
+        o += detail::align_ws(storage_bytes(h.second).eval(sym));
+      }
+      ++hidden_seen;
+    }
+    const auto& sp = subs_[static_cast<std::size_t>(i)];
+    return detail::run_control_step(g_, i, *sp[0], *sp[1], subs_in_place_[static_cast<std::size_t>(i)] != 0, args, results, ctx, kt);
   }
 
   // The CUDA index checker's flag, then the deterministic index_put's sort scratch (CUDA only).

@@ -300,6 +300,44 @@ class builder {
     return call<Op>({args...});
   }
 
+  /// `torch.cond(pred, then, else, operands)`: runs `then_graph` when the one-element b8 `pred` is
+  /// true, else `else_graph`, on `operands`; element k of the result is the branch's output k. Each
+  /// branch is a whole graph with one input per operand (of its dtype and extents): an ir
+  /// (ctfx::build_checked) or a lambda taking a ctfx::builder& that declares them with b.input.
+  template <class Then, class Else>
+  constexpr tuple_ref cond(tensor pred, Then then_graph, Else else_graph, std::initializer_list<tensor> operands,
+                           source_loc at = source_loc::current()) {
+    const call_site site(this, at);
+    if (!check(pred)) return {this, -1};
+    std::int32_t ids[33]{pred.id};
+    std::size_t k = 1;
+    for (auto t : operands) { if (!check(t)) return {this, -1}; if (k < 33) ids[k++] = t.id; }
+    const auto first = static_cast<std::int32_t>(g.subgraphs.size());
+    g.subgraphs.push_back(subgraph_of(then_graph));
+    g.subgraphs.push_back(subgraph_of(else_graph));
+    return {this, add(op_kind::cond, std::span<const std::int32_t>(ids, k), {}, first)};
+  }
+  /// `while_loop(cond_fn, body_fn, carried, additional)`: while `cond_graph` (on the carried then the
+  /// additional values) returns true, the carried values become `body_graph`'s outputs; element k of
+  /// the result is carried value k after the last trip (its initial value after none). Subgraphs as
+  /// for cond: each takes one input per carried and additional value; the body returns one output
+  /// per carried value, of its dtype and extents.
+  template <class Cond, class Body>
+  constexpr tuple_ref while_loop(Cond cond_graph, Body body_graph, std::initializer_list<tensor> carried,
+                                 std::initializer_list<tensor> additional = {}, source_loc at = source_loc::current()) {
+    const call_site site(this, at);
+    std::int32_t ids[32]{};
+    std::size_t k = 0;
+    for (auto t : carried) { if (!check(t)) return {this, -1}; if (k < 32) ids[k++] = t.id; }
+    const auto n_carried = static_cast<index_t>(k);
+    for (auto t : additional) { if (!check(t)) return {this, -1}; if (k < 32) ids[k++] = t.id; }
+    const auto first = static_cast<std::int32_t>(g.subgraphs.size());
+    g.subgraphs.push_back(subgraph_of(cond_graph));
+    g.subgraphs.push_back(subgraph_of(body_graph));
+    const sym_expr p[1] = {sym_expr(n_carried)};
+    return {this, add(op_kind::while_loop, std::span<const std::int32_t>(ids, k), std::span<const sym_expr>(p, 1), first)};
+  }
+
   /// Ends the current partition: later nodes go to the next one (separately planned functions, as
   /// Inductor's graph partitions around CUDA-graph-unsafe ops).
   constexpr void partition_boundary() { ++partition_; }
@@ -311,6 +349,15 @@ class builder {
     g.fail(rule::undefined_node, -1,
            "a tensor handle names no node of this graph (a handle from another graph, or a default-constructed one) [rule undefined-node]");
     return false;
+  }
+  /// A subgraph given as a graph (cond, while_loop).
+  static constexpr ir subgraph_of(const ir& sub) { return sub; }
+  /// A subgraph given as a lambda that builds it on a fresh builder (cond, while_loop).
+  template <class F>
+  static constexpr ir subgraph_of(F f) {
+    builder b;
+    f(b);
+    return static_cast<builder&&>(b).finish();
   }
   /// Appends a node of op `k` with argument ids and parameters, and infers its metadata; returns its id.
   constexpr std::int32_t add(op_kind k, std::span<const std::int32_t> a, std::span<const sym_expr> p = {},

@@ -61,6 +61,8 @@ enum class lower : std::uint8_t {
   split,               // (x, split_size or split_sizes, dim=0): a tuple of slices, read with [k]
   repeat,              // (x, repeats): unsqueeze, expand, a contiguous clone, view (PyTorch's decomposition)
   unbind,              // (x, dim=0): a tuple of selects, read with [k]
+  control,             // cond(pred, then, else, (operands)) / while_loop(cond, body, (carried), (additional)):
+                       // graph modules (graph/fx_modules.hpp) run as subgraphs (ops/control.hpp)
 };
 
 struct op_row {
@@ -270,6 +272,8 @@ inline constexpr op_row op_rows[] = {
     {"aten.where.self", lower::where, op_kind::where},
     {"aten.zeros.default", lower::factory, op_kind::zeros},
     {"higher_order.auto_functionalized", lower::auto_functionalized, op_kind::auto_functionalized},
+    {"higher_order.cond", lower::control, op_kind::cond},
+    {"higher_order.while_loop", lower::control, op_kind::while_loop},
     {"prims.convert_element_type.default", lower::convert, op_kind::convert},
     {"prims.fma.default", lower::fma, op_kind::fma},
 };

@@ -36,6 +36,7 @@
 #include <vector>
 #include "../detail/fnv.hpp"
 #include "fx_lexer.hpp"
+#include "fx_modules.hpp"
 #include "fx_opmap.hpp"
 #include "graph.hpp"
 
@@ -144,6 +145,7 @@ struct entry {
   sym_expr sym{};
   std::int32_t split = -1;  // a split's tuple of slices (parser::splits_), read with [k]
   std::int32_t items = -1;  // a decomposed list op's results (parser::lists_), read with [k]
+  std::int32_t module = -1;  // a graph module (`true_graph_0 = self.true_graph_0`): parser::modules_
 };
 
 /// A list op lowered element by element (_foreach_sub, ...): no node of its own; `name[k]` is node
@@ -173,7 +175,7 @@ struct annotation {
 
 class parser {
  public:
-  constexpr parser(std::string_view text, std::span<const fx_custom> customs) : customs_(customs) {
+  constexpr parser(std::string_view text, std::span<const fx_custom> customs) : customs_(customs), text_(text) {
     c_.reset(text);
     std::size_t lines = text.size() / 48 + 16;  // a guess for reserve(); the name table grows
     b_.g.nodes.reserve(lines + 1);
@@ -228,6 +230,8 @@ class parser {
   cursor c_{};
   builder b_{};
   std::span<const fx_custom> customs_;
+  std::string_view text_;  // the whole text: its nested graph modules are read from it
+  std::vector<module_block> modules_;  // the graph modules the forward names (entry::module)
   std::vector<entry> entries_;
   std::vector<std::int32_t> slots_;
   std::vector<value> pool_, stack_;
@@ -531,6 +535,14 @@ class parser {
     // as Inductor treats get_attr: a graph input, written only through a copy_ epilogue).
     if (callee.size() > 5 && callee.substr(0, 5) == "self.") {
       std::string_view attr = callee.substr(5);
+      if (const module_block m = find_module(text_, attr); !t.present && m.line > 0) {
+        entry e{};  // a graph module: cond and while_loop take it as a subgraph
+        e.name = name;
+        e.module = static_cast<std::int32_t>(modules_.size());
+        modules_.push_back(m);
+        define(e, at);
+        return;
+      }
       if (!t.present || t.is_sym) {
         fail(op_at, "'", callee, "' is a module attribute without a tensor type annotation (print with print_readable())");
         return;
@@ -594,6 +606,7 @@ class parser {
     if (!e) { fail(v.at, "'", v.text, "' is not defined before its use"); return -1; }
     if (e->split >= 0) { fail(v.at, "'", v.text, "' is a split's tuple of views: use one of its elements ([k])"); return -1; }
     if (e->items >= 0) { fail(v.at, "'", v.text, "' is a list op's tuple of results: use one of its elements ([k])"); return -1; }
+    if (e->module >= 0) { fail(v.at, "'", v.text, "' is a graph module: only cond and while_loop take one"); return -1; }
     if (e->node < 0 || e->is_sym) { fail(v.at, "'", v.text, "' is a symbolic size, not a tensor"); return -1; }
     return e->node;
   }
@@ -1527,7 +1540,79 @@ class parser {
         return;
       }
       case lower::auto_functionalized: lower_user_op(name, t, call, at); return;
+      case lower::control: lower_control(name, t, call, k, at); return;
     }
+  }
+
+  // torch.ops.higher_order.cond(pred, true_graph_0, false_graph_0, (operands...)) and
+  // while_loop(cond_graph, body_graph, (carried...), (additional...)): each graph module is parsed
+  // as a graph of its own (its own placeholders and output) and held by the node (ops/control.hpp).
+  constexpr void lower_control(std::string_view name, const annotation& t, const value& call, op_kind k, position at) {
+    const bool is_cond = k == op_kind::cond;
+    const int first_graph = is_cond ? 1 : 0;
+    abuf_.clear();
+    pbuf_.clear();
+    if (is_cond) {
+      const value* p = arg(call, 0, "pred");
+      if (!p) { fail(at, "node '", name, "': cond expects (pred, true_fn, false_fn, operands)"); return; }
+      const std::int32_t pred = node_of(*p, "the predicate");
+      if (pred < 0) return;
+      abuf_.push_back(pred);
+    }
+    // The operand tuples: cond's operands; while_loop's carried then additional values.
+    std::int32_t carried = 0;
+    for (int which = 0; which < (is_cond ? 1 : 2); ++which) {
+      const value* l = arg(call, first_graph + 2 + which, {});
+      if (!l) {
+        if (which == 1) break;  // while_loop without additional inputs
+        fail(at, "node '", name, "': expected a tuple of operands after the graph modules");
+        return;
+      }
+      if (l->k != vkind::list) { fail(l->at, "node '", name, "': expected a tuple of operands"); return; }
+      for (std::int32_t j = 0; j < l->count; ++j) {
+        const value& x = pool_[static_cast<std::size_t>(l->first + j)];
+        if (x.k != vkind::name) {
+          fail(x.at, "node '", name, "': an operand that is not a tensor (a literal or a symbolic value); ctfx's subgraphs take tensors");
+          return;
+        }
+        const std::int32_t id = node_of(x, "an operand");
+        if (id < 0) return;
+        abuf_.push_back(id);
+      }
+      if (which == 0) carried = l->count;
+    }
+    ir graphs[2];
+    for (int w = 0; w < 2; ++w) {
+      const value* v = arg(call, first_graph + w, {});
+      const entry* e = v && v->k == vkind::name ? lookup(v->text) : nullptr;
+      if (!e || e->module < 0) {
+        fail(v ? v->at : at, "node '", name, "': expected a graph module (`name = self.name`, a nested class of the text)");
+        return;
+      }
+      const module_block& m = modules_[static_cast<std::size_t>(e->module)];
+      fx_parse_result r = parser(m.text, customs_).run();
+      if (!r.ok()) {  // the module's error, placed in the whole text
+        std::string_view msg = r.error.message();
+        if (msg.starts_with("fx line ")) {
+          const std::size_t colon = msg.find(": ");
+          if (colon != std::string_view::npos) msg.remove_prefix(colon + 2);
+        }
+        const std::int32_t line = m.line + (r.line > 0 ? r.line - 1 : 0);
+        text_buf<200> text;
+        text << "fx line " << static_cast<int>(line) << ", column " << static_cast<int>(r.column) << ": in graph module '" << m.name
+             << "': " << msg;
+        b_.g.fail(r.error.r, -1, text.view());
+        err_line_ = line;
+        err_col_ = r.column;
+        return;
+      }
+      graphs[w] = static_cast<ir&&>(r.graph);
+    }
+    const auto aux = static_cast<std::int32_t>(b_.g.subgraphs.size());
+    b_.g.subgraphs.push_back(static_cast<ir&&>(graphs[0]));
+    b_.g.subgraphs.push_back(static_cast<ir&&>(graphs[1]));
+    if (!is_cond) pbuf_.push_back(sym_expr(static_cast<index_t>(carried)));
+    emit_bufs(name, t, k, aux, 0.0, at);
   }
 
   constexpr void append_op_name(std::string_view callee) {
@@ -2147,7 +2232,7 @@ struct fx_graph_def {
   /// Parses and verifies the text.
   static constexpr checked check() {
     fx_parse_result r = parse_fx(Text.view(), std::span<const fx_custom>(customs.data(), customs.size()));
-    return {sizes_of(r.graph), r.error};
+    return {sizes_of(r.graph), refuse_subgraphs(r.graph, r.error)};
   }
   static constexpr checked info = check();  ///< the parse's sizes and verdict
   static constexpr ir_sizes sizes = info.sizes;  ///< the graph's sizes

@@ -274,7 +274,8 @@ struct graph_def {
   /// Builds and verifies the graph.
   static constexpr checked check() {
     ir g = build();
-    return {sizes_of(g), verify(static_cast<ir&&>(g), verify_level::structure)};
+    const ir_sizes sz = sizes_of(g);
+    return {sz, refuse_subgraphs(g, verify(static_cast<ir&&>(g), verify_level::structure))};
   }
   static constexpr checked info = check();  ///< the build's sizes and verdict
   static constexpr ir_sizes sizes = info.sizes;  ///< the graph's sizes

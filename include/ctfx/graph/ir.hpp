@@ -39,6 +39,9 @@
 //   foreach_*(a..., b...)    aux: list length; scalar operand when only one list is given
 //   all_reduce(x)            aux: reduce op (0 = sum)
 //   custom / auto_functionalized (args...)   aux: index into ir::customs
+//   cond(pred, operands...)  aux: its then-graph in ir::subgraphs (the else-graph is aux + 1)
+//   while_loop(carried..., additional...)   aux: its condition graph in ir::subgraphs (the body
+//                            is aux + 1); params: the number of carried values (ops/control.hpp)
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <cstdint>
@@ -207,6 +210,9 @@ struct ir {
   detail::cvec<sym_expr> params;  ///< every node's parameters (dims, bounds, sizes)
   detail::cvec<symbol> syms;  ///< the symbols
   detail::cvec<custom_schema> customs;  ///< the user ops' schemas
+  /// The graphs that control-flow nodes run (cond's branches, while_loop's condition and body),
+  /// each a whole graph with its own placeholders and output (ops/control.hpp).
+  detail::cvec<ir> subgraphs;
   std::int32_t next_storage = 0;  ///< the next fresh storage id
   graph_phase phase = graph_phase::functional;  ///< functional, or after reinplacing
   diagnostic error{};  ///< the first broken rule

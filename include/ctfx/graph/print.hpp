@@ -7,6 +7,7 @@
 #include <charconv>
 #include <string>
 #include "../comm/types.hpp"
+#include "../ops/control.hpp"
 #include "../ops/products.hpp"
 #include "../ops/scatters.hpp"
 
@@ -167,6 +168,24 @@ inline std::string call_text(const ir& g, std::int32_t i) {
       break;
     }
     case op_kind::sym_size: s = ref(g, a[0]) + ", " + to_string(g, p[0]); break;
+    case op_kind::cond: case op_kind::while_loop: {
+      // cond(%pred, subgraph_0, subgraph_1, (%operands...)); while_loop(subgraph_0, subgraph_1,
+      // (%carried...), (%additional...)): as torch.ops.higher_order.cond and while_loop print
+      auto tuple = [&](std::size_t from, std::size_t to) {
+        std::string l = "(";
+        for (std::size_t k = from; k < to; ++k) { if (k > from) l += ", "; l += ref(g, a[k]); }
+        return l + (to - from == 1 ? ",)" : ")");
+      };
+      const std::string subs = "subgraph_" + std::to_string(n.aux) + ", subgraph_" + std::to_string(n.aux + 1);
+      if (n.op == op_kind::cond) {
+        s = ref(g, a[0]) + ", " + subs + ", " + tuple(1, a.size());
+      } else {
+        const auto c = static_cast<std::size_t>(carried_count(g, i));
+        s = subs + ", " + tuple(0, c) + ", " + tuple(c, a.size());
+        if (n.npar >= 2) s += ", in_place_body=subgraph_" + std::to_string(p[1].value());
+      }
+      break;
+    }
     default:
       for (auto x : a) { sep(); s += ref(g, x); }
       if (is_binary(n.op) && n.aux != 0) {  // a float scalar prints as PyTorch does: 1.0, not 1
@@ -225,6 +244,16 @@ inline std::string to_text(const ir& g) {
   s += "):\n";
   for (std::int32_t i = 0; i < g.size(); ++i)
     if (g[i].op != op_kind::placeholder) s += "  " + node_text(g, i) + "\n";
+  // The subgraphs of control-flow nodes, each as a graph of its own, indented under its number.
+  for (std::size_t k = 0; k < g.subgraphs.size(); ++k) {
+    s += "subgraph_" + std::to_string(k) + " = ";
+    const std::string sub = to_text(g.subgraphs[k]);
+    for (std::size_t b = 0; b < sub.size();) {
+      const std::size_t e = sub.find('\n', b);
+      s += (b ? "  " : "") + sub.substr(b, e - b + 1);
+      b = e + 1;
+    }
+  }
   return s;
 }
 

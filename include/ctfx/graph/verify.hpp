@@ -111,6 +111,22 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
       }
     }
   }
+  // Each subgraph of a control-flow node is a graph of its own, verified as one; its broken rule is
+  // reported on the node that holds it.
+  for (std::int32_t i = 0; i < n; ++i) {
+    if (!is_control_op(N[i].op)) continue;
+    for (int which = 0; which < 2; ++which) {
+      const std::size_t k = static_cast<std::size_t>(N[i].aux + which);
+      if (k >= g.subgraphs.size()) break;  // (control_meta names it at the full level)
+      ir sub = g.subgraphs[k];
+      const diagnostic d = verify_in(sub, level);
+      if (d.ok()) continue;
+      auto t = about(g, i);
+      t << "in its " << subgraph_role(N[i].op, which) << ": " << d.message();
+      fail(g, i, d.r, t);
+      return g.error;
+    }
+  }
   if (level == verify_level::links) return g.error;
   // Unique names: an open-addressing table of node ids keyed by the names' hashes, linear in nodes
   // (sorting (hash, id) pairs cost ~5x more in constant evaluation, the names themselves far
@@ -138,6 +154,21 @@ constexpr diagnostic verify_in(ir& g, verify_level level) {
   return g.error;
 }
 }  // namespace detail
+
+/// A graph ctfx::graph builds at compile time holds no subgraphs (it is frozen into fixed arrays,
+/// which have none): `d`, or a broken rule naming the first control-flow node.
+constexpr diagnostic refuse_subgraphs(const ir& g, diagnostic d) {
+  if (!d.ok()) return d;
+  for (std::int32_t i = 0; i < g.size(); ++i)
+    if (is_control_op(g[i].op)) {
+      ir t = g;
+      auto m = detail::about(t, i);
+      m << "holds subgraphs, which compile-time graphs do not take yet; run it with ctfx::runtime_plan";
+      detail::fail(t, i, rule::bad_argument, m);
+      return t.error;
+    }
+  return d;
+}
 
 /// Returns the first broken rule, naming the node; ok() when the graph is valid.
 constexpr diagnostic verify(ir g, verify_level level = verify_level::full) { return detail::verify_in(g, level); }

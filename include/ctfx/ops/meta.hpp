@@ -5,6 +5,7 @@
 #include "../core/diagnostics_push.hpp"
 #include "basic.hpp"
 #include "collectives.hpp"
+#include "control.hpp"
 #include "custom.hpp"
 #include "elementwise.hpp"
 #include "factories.hpp"
@@ -186,6 +187,12 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::placeholder: out = n.meta; return true;
     case op_kind::output: out = tensor_meta{}; out.storage = -1; return true;
     case op_kind::getitem:
+      if (a.size() == 1 && a[0] >= 0 && is_control_op(N[A[0]].op)) {
+        if (control_result_meta(g, A[0], n.aux, out)) return true;
+        auto m = about(g, id); m << "index " << n.aux << " is out of range for '" << N[A[0]].name.view() << "'";
+        fail(g, id, rule::bad_argument, m);
+        return false;
+      }
       if (a.size() != 1 || a[0] < 0) { auto m = about(g, id); m << "expects one tuple argument"; fail(g, id, rule::bad_argument, m); return false; }
       return getitem_meta(g, id, out);
     case op_kind::sym_size: if (!need(1)) return false; out = tensor_meta{}; out.dt = dtype::i64; out.storage = -1; return true;
@@ -265,6 +272,9 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::custom: case op_kind::auto_functionalized:
       if (!need(a.size())) return false;
       return custom_meta(g, id, out);
+    case op_kind::cond: case op_kind::while_loop:
+      if (!need(a.size())) return false;
+      return control_meta(g, id, out);
     default: break;
   }
   if (is_view_op(n.op)) return need(1) && view_meta(g, id, n.op, N[A[0]].meta, p, out);

@@ -51,12 +51,17 @@ enum class op_kind : std::uint8_t {
   // pure user op); `auto_functionalized` is its functional form (returns the op's results followed by
   // the new value of each mutated argument), as Inductor's auto_functionalized_v1.
   custom, auto_functionalized,
+  // control flow (ops/control.hpp): cond(pred, operands...) runs one of two subgraphs;
+  // while_loop(carried..., additional...) runs its body subgraph while its condition subgraph holds.
+  // Both return a tuple read with getitem.
+  cond, while_loop,
   count_
 };
 
 /// The op families of docs/ops.md: what the passes and the executors treat alike.
 enum class op_family : std::uint8_t {
-  structure, copy, factory, unary, binary, ternary, view, scatter, index, reduction, list, collective, user, product
+  structure, copy, factory, unary, binary, ternary, view, scatter, index, reduction, list, collective, user, product,
+  control
 };
 
 /// What the passes know of an op kind: its name, family, view-ness, in-place twin, and more.
@@ -188,6 +193,8 @@ inline constexpr op_facts op_table[] = {
     {"halo_exchange_", op_family::collective, false, true, 0, op_kind::halo_exchange},
     {"custom", op_family::user},
     {"auto_functionalized", op_family::user},
+    {"cond", op_family::control},
+    {"while_loop", op_family::control},
 };
 static_assert(sizeof(op_table) / sizeof(op_table[0]) == static_cast<std::size_t>(op_kind::count_),
               "ctfx: op_table must have one row per op_kind, in enum order");

@@ -81,6 +81,39 @@ constexpr ir verified(ir g, std::string_view after, verify_level level = verify_
 /// The log also lists the program's unused values (found on `g` before the first pass).
 template <class Table = builtin_inplace_table>
 constexpr ir run_pipeline(ir g, reinplace_log* log = nullptr, verify_level between = verify_level::full) {
+  // Each subgraph first, through the whole pipeline, as Inductor runs its post-grad passes on a
+  // subgraph before its parent (a subgraph never writes its placeholders: it is functional, and
+  // the control node passes it its operands read-only; exec/control_step.hpp checks it).
+  // A loop body whose carried values can be updated where they live gets its in-place form too,
+  // named by the node's second parameter (ops/control.hpp: carried_in_place); the executors run
+  // that one.
+  for (std::int32_t i = 0; i < g.size(); ++i) {
+    if (g[i].op != op_kind::while_loop || g[i].npar != 1) continue;
+    ir b = detail::carried_in_place(g.subgraphs[static_cast<std::size_t>(g[i].aux + 1)], carried_count(g, i));
+    if (b.size() == 0) continue;
+    const sym_expr p[2] = {g.param(i, 0), sym_expr(static_cast<index_t>(g.subgraphs.size()))};
+    g.subgraphs.push_back(static_cast<ir&&>(b));
+    node& n = g[i];
+    n.par0 = static_cast<std::int32_t>(g.params.size());
+    n.npar = 2;
+    g.params.append(p, p + 2);
+  }
+  for (std::size_t k = 0; k < g.subgraphs.size(); ++k) {
+    ir sub = run_pipeline<Table>(static_cast<ir&&>(g.subgraphs[k]), nullptr, between);
+    if (!sub.error.ok()) {
+      for (std::int32_t i = 0; i < g.size(); ++i)
+        if (is_control_op(g[i].op) && (g[i].aux == static_cast<std::int32_t>(k) || g[i].aux + 1 == static_cast<std::int32_t>(k) ||
+                                       (g[i].npar >= 2 && g.iparam(i, 1) == static_cast<index_t>(k)))) {
+          auto t = detail::about(g, i);
+          t << "in its " << detail::subgraph_role(g[i].op, g[i].aux == static_cast<std::int32_t>(k) ? 0 : 1) << ": " << sub.error.message();
+          detail::fail(g, i, sub.error.r, t);
+          break;
+        }
+      if (g.error.ok()) g.error = sub.error;
+      return g;
+    }
+    g.subgraphs[k] = static_cast<ir&&>(sub);
+  }
   std::vector<unused_value> unused;
   if (log) find_unused_values(g, unused);
   g = detail::verified(remove_noop_ops(static_cast<ir&&>(g)), "remove_noop_ops", between);

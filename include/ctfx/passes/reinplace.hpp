@@ -83,12 +83,12 @@ constexpr std::int32_t view_root(const ir& g, std::int32_t i) {
 // `x[1:3] = s; x.as_strided(...).add_(1)` reinplaces the slice write as Inductor does.
 constexpr bool needs_realized_inputs(op_kind k) {
   return k == op_kind::custom || k == op_kind::auto_functionalized || facts(k).family == op_family::collective ||
-         is_list_op(k) || k == op_kind::as_strided;
+         is_list_op(k) || k == op_kind::as_strided || is_control_op(k);
 }
 constexpr bool is_buffer(const ir& g, std::int32_t i) {
   op_kind k = g[i].op;
   if (k == op_kind::placeholder || k == op_kind::output || k == op_kind::custom || k == op_kind::auto_functionalized ||
-      is_list_op(k))
+      is_list_op(k) || is_control_op(k))
     return true;
   return k == op_kind::getitem && is_buffer(g, g.arg(i, 0));
 }
@@ -670,6 +670,7 @@ constexpr ir rebuild(const ir& g, reinplacer& R) {
   out.params.reserve(g.params.size());
   out.syms = g.syms;
   out.customs = g.customs;
+  out.subgraphs = g.subgraphs;
   for (const auto& c : R.extra_customs) out.customs.push_back(c);
   out.next_storage = g.next_storage;
   out.phase = graph_phase::reinplaced;

@@ -109,6 +109,7 @@ class rebuilder {
     out.params.reserve(old.params.size());
     out.syms = old.syms;
     out.customs = old.customs;
+    out.subgraphs = old.subgraphs;
     out.next_storage = old.next_storage;
     out.phase = old.phase;
     out.error = old.error;

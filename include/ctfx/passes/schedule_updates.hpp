@@ -37,7 +37,8 @@ namespace detail {
 // Nodes a caller-buffer write may not move ahead of (they can fail a run-time check, or other ranks
 // take part in them), or that may touch more memory than they declare.
 constexpr bool pins_updates(op_kind k) {
-  return k == op_kind::custom || k == op_kind::auto_functionalized || facts(k).family == op_family::collective || is_index_op(k);
+  return k == op_kind::custom || k == op_kind::auto_functionalized || facts(k).family == op_family::collective || is_index_op(k) ||
+         is_control_op(k);  // a subgraph's plan can fail at run time
 }
 }  // namespace detail
 
