@@ -20,7 +20,7 @@
 // a symbolic extent in a subgraph is refused (static extents only, for now).
 #pragma once
 #include "../core/diagnostics_push.hpp"
-#include "../detail/meta_util.hpp"
+#include "meta_util.hpp"
 
 namespace ctfx {
 
