@@ -277,10 +277,11 @@ class basic_program {
   // the next step run with it, else -1 (listing_options::copy_siblings); empty when none are.
   const std::vector<std::int32_t>& copy_siblings_next() const { return copy_next_; }
 
-  CTFX_RUNTIME_ENTRY binding bind(std::span<const tensor_desc> inputs) const {
+  // `data`: the inputs themselves (host memory), for a graph that reads values from them (item()).
+  CTFX_RUNTIME_ENTRY binding bind(std::span<const tensor_desc> inputs, std::span<const tensor_ref> data = {}) const {
     binding b;
     if (!prepare_error_.ok) { b.status = prepare_error_; return b; }
-    b.status = bind_symbols(g_, inputs_, inputs, b.symbols);
+    b.status = bind_symbols(g_, inputs_, inputs, b.symbols, data);
     if (!b.status) return b;
     if (static_) {  // no symbols: what follows was computed when the program was made
       b.outputs = static_outputs_;
@@ -323,7 +324,9 @@ class basic_program {
     const bool same = static_ && static_inputs_match(inputs);
     if (!same) {
       const std::vector<tensor_desc> descs(inputs.begin(), inputs.end());
-      b = bind(descs);
+      // Values read with item() are read on the host, with the shapes: every check on them runs
+      // before anything is written. (On a device the bind has shapes only and refuses them.)
+      b = bind(descs, ctx.where == backend::cuda ? std::span<const tensor_ref>{} : inputs);
       if (!b.status) return b.status;
     }
     const std::vector<tensor_desc>& bound_outputs = same ? static_outputs_ : b.outputs;

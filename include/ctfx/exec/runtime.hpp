@@ -83,6 +83,12 @@ class basic_runtime_plan {
   /// What a call with inputs of these shapes and dtypes needs: the outputs' shapes (contiguous), the
   /// workspace bytes and the symbols' values; a `status` that says why not when the inputs do not fit.
   binding bind(std::span<const tensor_desc> inputs) const { return prog_.bind(inputs); }
+  /// bind() with the inputs themselves (host memory): a graph that reads values from its inputs
+  /// (item(): a position, a valid length) binds only so, its sizes and checks depending on them.
+  binding bind_values(tensor_refs inputs) const {
+    const std::vector<tensor_desc> descs(inputs.begin(), inputs.end());
+    return prog_.bind(descs, inputs);
+  }
   /// bind() on a braced list of input descriptions.
   binding bind(std::initializer_list<tensor_desc> inputs) const { return prog_.bind({inputs.begin(), inputs.size()}); }
 

@@ -1,0 +1,57 @@
+// ctfx/exec/input_values.hpp — binding the values a graph reads from its inputs with item()
+// (graph/data_dependent.hpp): each such unbacked symbol takes the value of its one-element input
+// when a call binds, with the symbols of the input shapes, so that every check on it (slice and
+// select bounds, assertions) runs before anything is written. A bind that has only the inputs'
+// shapes cannot take them: it refuses, naming the symbol and the input.
+// ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
+#pragma once
+#include "../core/diagnostics_push.hpp"
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+#include "../graph/data_dependent.hpp"
+#include "run_checks.hpp"
+#include "tensor.hpp"
+
+namespace ctfx {
+
+/// Whether the graph reads a value from an input with item().
+inline bool reads_input_values(const ir& g) {
+  for (const symbol& s : g.syms)
+    if (is_input_value(s)) return true;
+  return false;
+}
+
+/// Binds each symbol the graph reads from an input with item() from `data` (the caller's inputs,
+/// in host memory, in graph-input order; empty: only shapes are known, and a graph that reads
+/// values is refused, rule unbacked-symbol).
+inline run_status bind_input_values(const ir& g, std::span<const tensor_ref> data, std::vector<index_t>& values) {
+  for (std::size_t s = 0; s < g.syms.size(); ++s) {
+    const symbol& y = g.syms[s];
+    if (!is_input_value(y)) continue;
+    const std::string what = "rule unbacked-symbol: symbol '" + std::string(y.name.view()) + "' is the value of input " +
+                             std::to_string(y.input) + " (item())";
+    if (data.empty())
+      return run_status::failure(-1, what + "; a bind with the inputs' shapes only cannot size the call: bind with their values "
+                                            "(runtime_plan::bind_values) or run()");
+    const auto k = static_cast<std::size_t>(y.input);
+    if (k >= data.size()) return run_status::failure(-1, what + ", and the call passes " + std::to_string(data.size()) + " inputs");
+    const tensor_ref& t = data[k];
+    if (t.data == nullptr || t.numel() != 1)
+      return run_status::failure(-1, what + ": pass it as a one-element tensor with a buffer");
+    index_t v = 0;
+    switch (t.dt) {
+      case dtype::i64: { std::int64_t x; std::memcpy(&x, t.data, sizeof x); v = x; break; }
+      case dtype::i32: { std::int32_t x; std::memcpy(&x, t.data, sizeof x); v = x; break; }
+      case dtype::i8: { std::int8_t x; std::memcpy(&x, t.data, sizeof x); v = x; break; }
+      case dtype::b8: { bool x; std::memcpy(&x, t.data, sizeof x); v = x ? 1 : 0; break; }
+      default: return run_status::failure(-1, what + ": its dtype must be i64, i32, i8 or b8");
+    }
+    values[s] = v;
+  }
+  return {};
+}
+
+}  // namespace ctfx
+#include "../core/diagnostics_pop.hpp"
