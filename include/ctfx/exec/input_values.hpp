@@ -24,9 +24,10 @@ inline bool reads_input_values(const ir& g) {
 }
 
 /// Binds each symbol the graph reads from an input with item() from `data` (the caller's inputs,
-/// in host memory, in graph-input order; empty: only shapes are known, and a graph that reads
-/// values is refused, rule unbacked-symbol).
-inline run_status bind_input_values(const ir& g, std::span<const tensor_ref> data, std::vector<index_t>& values) {
+/// in host memory, in graph-input order; `inputs`: their placeholders; empty data: only shapes are
+/// known, and a graph that reads values is refused, rule unbacked-symbol).
+inline run_status bind_input_values(const ir& g, const std::vector<std::int32_t>& inputs, std::span<const tensor_ref> data,
+                                    std::vector<index_t>& values) {
   for (std::size_t s = 0; s < g.syms.size(); ++s) {
     const symbol& y = g.syms[s];
     if (!is_input_value(y)) continue;
@@ -38,14 +39,25 @@ inline run_status bind_input_values(const ir& g, std::span<const tensor_ref> dat
     const auto k = static_cast<std::size_t>(y.input);
     if (k >= data.size()) return run_status::failure(-1, what + ", and the call passes " + std::to_string(data.size()) + " inputs");
     const tensor_ref& t = data[k];
-    if (t.data == nullptr || t.numel() != 1)
-      return run_status::failure(-1, what + ": pass it as a one-element tensor with a buffer");
+    // The element sits `dim` elements past the input's first one, in the strides the graph was
+    // made for (static: data_dependent.hpp): read it only where the caller's layout is that one.
+    const tensor_meta& m = g.meta(inputs[k]);
+    index_t last = 0;
+    bool same = t.rank == m.rank;
+    for (int d = 0; same && d < m.rank; ++d) {
+      same = t.size[d] <= 1 || m.stride[d].eval(values) == t.stride[d];
+      if (t.size[d] == 0) return run_status::failure(-1, what + ", and the input is empty");
+      last += (t.size[d] - 1) * t.stride[d];
+    }
+    if (t.data == nullptr || !same || y.dim < 0 || y.dim > last)
+      return run_status::failure(-1, what + ": pass the input with a buffer, in the strides the graph was made for");
+    const std::byte* at = static_cast<const std::byte*>(t.data) + static_cast<std::size_t>(y.dim) * size_of(t.dt);
     index_t v = 0;
     switch (t.dt) {
-      case dtype::i64: { std::int64_t x; std::memcpy(&x, t.data, sizeof x); v = x; break; }
-      case dtype::i32: { std::int32_t x; std::memcpy(&x, t.data, sizeof x); v = x; break; }
-      case dtype::i8: { std::int8_t x; std::memcpy(&x, t.data, sizeof x); v = x; break; }
-      case dtype::b8: { bool x; std::memcpy(&x, t.data, sizeof x); v = x ? 1 : 0; break; }
+      case dtype::i64: { std::int64_t x; std::memcpy(&x, at, sizeof x); v = x; break; }
+      case dtype::i32: { std::int32_t x; std::memcpy(&x, at, sizeof x); v = x; break; }
+      case dtype::i8: { std::int8_t x; std::memcpy(&x, at, sizeof x); v = x; break; }
+      case dtype::b8: { bool x; std::memcpy(&x, at, sizeof x); v = x ? 1 : 0; break; }
       default: return run_status::failure(-1, what + ": its dtype must be i64, i32, i8 or b8");
     }
     values[s] = v;

@@ -191,7 +191,7 @@ inline run_status bind_symbols(const ir& g, const std::vector<std::int32_t>& inp
                                            "' is not the extent of any input dimension, so no call can bind it");
     }
   if (reads_input_values(g))
-    if (const run_status st = bind_input_values(g, data, values); !st.ok) return st;
+    if (const run_status st = bind_input_values(g, inputs, data, values); !st.ok) return st;
   for (std::size_t s = 0; s < g.syms.size(); ++s)
     if (values[s] < 0 && g.syms[s].kind == symbol_kind::unbacked && !is_input_value(g.syms[s])) {
       bool used = false;

@@ -64,7 +64,9 @@ constexpr bool sym_assert(ir& g, const sym_relation& r) {
 constexpr bool is_input_value(const symbol& s) { return s.kind == symbol_kind::unbacked && s.input >= 0; }
 
 /// Makes unbacked symbol `s` the value of `x.item()`, where `x` must be a one-element integral (or
-/// bool) graph input; anything else is refused on the node (rule valid-argument), false.
+/// bool) graph input or a view of one (`lens[1].item()`, `tolist()`); anything else is refused on
+/// the node (rule valid-argument), false. The symbol records the input position (symbol::input)
+/// and the element's offset from the input's first element (symbol::dim).
 constexpr bool read_by_item(ir& g, tensor x, int s) {
   if (x.id < 0 || x.id >= g.size() || s < 0 || static_cast<std::size_t>(s) >= g.syms.size()) {
     g.fail(rule::undefined_node, -1, "item(): the tensor or the symbol is not of this graph");
@@ -73,13 +75,23 @@ constexpr bool read_by_item(ir& g, tensor x, int s) {
   const node& n = g[x.id];
   text_buf<200> m;
   m << "node '" << n.name.view() << "': item() ";
-  if (n.op != op_kind::placeholder) {
+  std::int32_t base = x.id;  // the input the value is read from, through views
+  while (is_view_op(g[base].op) && g[base].nargs > 0) base = g.arg(base, 0);
+  if (g[base].op != op_kind::placeholder) {
     m << "reads a value the graph computes (" << name_of(n.op)
       << "); ctfx reads data-dependent values only from graph inputs: pass it as a one-element input tensor";
     g.fail(rule::bad_argument, x.id, m.view());
     return false;
   }
   const tensor_meta& t = n.meta;
+  const sym_expr delta = t.offset - g[base].meta.offset;
+  bool static_strides = true;
+  for (int d = 0; d < g[base].meta.rank; ++d) static_strides = static_strides && g[base].meta.stride[d].is_static();
+  if (!delta.is_static() || !static_strides) {
+    m << "reads an element of input '" << g[base].name.view() << "' whose position is symbolic: make its extents static";
+    g.fail(rule::bad_argument, x.id, m.view());
+    return false;
+  }
   const sym_expr numel = t.numel();
   if (!numel.is_static() || numel.value() != 1) {
     m << "needs a tensor of one element";
@@ -93,7 +105,8 @@ constexpr bool read_by_item(ir& g, tensor x, int s) {
   }
   symbol& y = g.syms[static_cast<std::size_t>(s)];
   y.kind = symbol_kind::unbacked;
-  y.input = n.aux;
+  y.input = g[base].aux;
+  y.dim = static_cast<std::int32_t>(delta.value());
   return true;
 }
 

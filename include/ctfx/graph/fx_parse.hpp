@@ -632,6 +632,31 @@ class parser {
       define(e, at);
       return true;
     }
+    // A size computed from sizes: the storage offset of a view, a sum of sizes.
+    auto define_size = [&](const sym_expr& x) {
+      if (t.present && t.is_sym && !t.is_relation && !(t.sym == x) && !alias_fresh(t.sym, x)) { mismatch_sym(name, t, x); return true; }
+      entry e{};
+      e.name = name;
+      e.is_sym = true;
+      e.sym = x;
+      define(e, at);
+      return true;
+    };
+    if (callee == "torch.ops.aten.sym_storage_offset.default") {
+      if (!tensor_arg(call, 0, "self", at)) return true;
+      return define_size(b_.g.meta(abuf_[0]).offset);
+    }
+    if (callee == "torch.sym_sum") {
+      const value* v = arg(call, 0, "args");
+      if (!v || v->k != vkind::list) { fail(at, "torch.sym_sum expects a tuple of sizes"); return true; }
+      sym_expr sum{};
+      for (std::int32_t j = 0; j < v->count; ++j) {
+        sym_expr x;
+        if (!sym_of(&pool_[static_cast<std::size_t>(v->first + j)], x, "args")) return true;
+        sum = sum + x;
+      }
+      return define_size(sum);
+    }
     auto assert_at = [&](const sym_relation& r) {
       if (sym_assert(b_.g, r)) return true;
       fail(at, "'", name, "': the assertion never holds (PyTorch would fail every call)");
