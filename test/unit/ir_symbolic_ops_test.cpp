@@ -389,15 +389,66 @@ TEST_CASE("ir symbolic ops: comparisons of sizes parse in every form PyTorch pri
 )fx").find("'_assert_scalar': the assertion never holds") != std::string::npos);
 }
 
-TEST_CASE("ir symbolic ops: item() of a value the graph computes is refused naming the node") {
-  CHECK(parse_error(R"fx(class GraphModule(torch.nn.Module):
-    def forward(self, arg0_1: "i64[][]cpu", arg1_1: "f32[8][1]cpu"):
+TEST_CASE("ir symbolic ops: a value the graph computes is computed ahead and checked before any write") {
+  // `p = (pos + 1).item(); cache[p] = row`, returning pos + 1: the value's cone (add) runs when the
+  // call binds, so the bound check of the write's position runs before the cache is touched
+  const ctfx::ir g = parsed(R"fx(class GraphModule(torch.nn.Module):
+    def forward(self, arg0_1: "i64[][]cpu", arg1_1: "f32[4, 3][3, 1]cpu", arg2_1: "f32[3][1]cpu"):
         add: "i64[][]cpu" = torch.ops.aten.add.Tensor(arg0_1, 1)
         _local_scalar_dense: "Sym(u0)" = torch.ops.aten._local_scalar_dense.default(add)
-        select: "f32[][]cpu" = torch.ops.aten.select.int(arg1_1, 0, _local_scalar_dense)
-        clone: "f32[][]cpu" = torch.ops.aten.clone.default(select)
-        return (clone,)
-)fx").find("node 'add': item() reads a value the graph computes (add)") != std::string::npos);
+        select_scatter: "f32[4, 3][3, 1]cpu" = torch.ops.aten.select_scatter.default(arg1_1, arg2_1, 0, _local_scalar_dense)
+        copy_: "f32[4, 3][3, 1]cpu" = torch.ops.aten.copy_.default(arg1_1, select_scatter)
+        return (add,)
+)fx");
+  for (const bool reinplace : {true, false}) {
+    ctfx::plan_options o;
+    o.reinplace = reinplace;
+    const ctfx::runtime_plan p(g, o);
+    REQUIRE_MESSAGE(p.error().ok(), ctfx::to_string(p.error()));
+    std::vector<float> row{7, 8, 9};
+    for (std::int64_t n : {-1, 0, 2, 3, 9}) {
+      std::vector<float> cache(12, 0.5f);
+      std::int64_t pos = n, out = -5;
+      const auto st = p.run({i64_scalar(pos), f32_ref(cache, {4, 3}), f32_ref(row, {3})}, {i64_scalar(out)});
+      const bool in_range = n + 1 >= 0 && n + 1 < 4;
+      INFO(st.message);
+      CHECK(st.ok == in_range);
+      if (!in_range) {  // refused when the call binds: nothing was written, and the message says so
+        CHECK(st.message.find("rule symbolic-guard") == 0);
+        CHECK(st.message.find("nothing was written") != std::string::npos);
+        CHECK(cache == std::vector<float>(12, 0.5f));
+        CHECK(out == -5);
+        continue;
+      }
+      CHECK(out == n + 1);
+      for (std::size_t i = 0; i < 12; ++i) CHECK(cache[i] == (static_cast<std::int64_t>(i / 3) == n + 1 ? row[i % 3] : 0.5f));
+    }
+    // a bind with shapes only cannot compute the value
+    const auto b = p.bind({ctfx::tensor_desc::contiguous(ctfx::i64, {}), ctfx::tensor_desc::contiguous(ctfx::f32, {4, 3}),
+                           ctfx::tensor_desc::contiguous(ctfx::f32, {3})});
+    CHECK(b.status.message.find("rule unbacked-symbol: symbol 'u0' is a value the graph computes") == 0);
+  }
+  // the reference executor (the functional graph as written) computes it the same way
+  std::vector<float> cache(12, 0.0f), row{1, 2, 3};
+  std::int64_t pos = 0, out = 0;
+  REQUIRE(ctfx::reference_run(g, {i64_scalar(pos), f32_ref(cache, {4, 3}), f32_ref(row, {3})}, {i64_scalar(out)}).ok);
+  CHECK(cache[3] == 1.0f);
+  CHECK(out == 1);
+}
+
+TEST_CASE("ir symbolic ops: item() of a float, or of a computed value whose size depends on another, is refused") {
+  const ctfx::ir nested = parsed(R"fx(class GraphModule(torch.nn.Module):
+    def forward(self, arg0_1: "i64[][]cpu", arg1_1: "i64[8][1]cpu"):
+        _local_scalar_dense: "Sym(u0)" = torch.ops.aten._local_scalar_dense.default(arg0_1)
+        slice_1: "i64[u0][1]cpu" = torch.ops.aten.slice.Tensor(arg1_1, 0, 0, _local_scalar_dense)
+        sum_1: "i64[][]cpu" = torch.ops.aten.sum.default(slice_1)
+        _local_scalar_dense_1: "Sym(u1)" = torch.ops.aten._local_scalar_dense.default(sum_1)
+        add: "i64[][]cpu" = torch.ops.aten.add.Tensor(sum_1, 1)
+        return (add,)
+)fx");
+  const ctfx::runtime_plan p(nested);
+  CHECK(std::string(p.error().message()).find("node 'sum_1', read with item(), depends on node 'slice_1', whose size depends on another value") !=
+        std::string::npos);
   ctfx::diagnostic d{};
   (void)ctfx::build_checked([](ctfx::builder& b) {
     auto x = b.input("x", ctfx::f32, {8});

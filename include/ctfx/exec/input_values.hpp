@@ -16,20 +16,39 @@
 
 namespace ctfx {
 
-/// Whether the graph reads a value from an input with item().
+/// A value the graph computes and reads with item(), computed for this call
+/// (exec/computed_values.hpp): symbol `sym` has value `value`.
+struct computed_value {
+  std::size_t sym = 0;  ///< the symbol
+  index_t value = 0;    ///< its value for this call
+};
+
+/// Whether the graph reads a value with item() (from an input or a tensor it computes).
 inline bool reads_input_values(const ir& g) {
   for (const symbol& s : g.syms)
-    if (is_input_value(s)) return true;
+    if (is_read_value(s)) return true;
   return false;
 }
 
 /// Binds each symbol the graph reads from an input with item() from `data` (the caller's inputs,
 /// in host memory, in graph-input order; `inputs`: their placeholders; empty data: only shapes are
-/// known, and a graph that reads values is refused, rule unbacked-symbol).
+/// known, and a graph that reads values is refused, rule unbacked-symbol); and each value the graph
+/// computes from `computed` (absent: refused, naming the symbol and the node).
 inline run_status bind_input_values(const ir& g, const std::vector<std::int32_t>& inputs, std::span<const tensor_ref> data,
-                                    std::vector<index_t>& values) {
+                                    std::vector<index_t>& values, std::span<const computed_value> computed = {}) {
   for (std::size_t s = 0; s < g.syms.size(); ++s) {
     const symbol& y = g.syms[s];
+    if (is_computed_value(y)) {
+      bool found = false;
+      for (const computed_value& c : computed)
+        if (c.sym == s) { values[s] = c.value; found = true; }
+      if (!found)
+        return run_status::failure(-1, "rule unbacked-symbol: symbol '" + std::string(y.name.view()) +
+                                           "' is a value the graph computes and reads with item(); runtime_plan::run and "
+                                           "bind_values compute it ahead from the inputs on the host; this bind (shapes only, "
+                                           "a device backend, or compiled<G>'s plan) cannot: use runtime_plan on the host, or pass the value as an input");
+      continue;
+    }
     if (!is_input_value(y)) continue;
     const std::string what = "rule unbacked-symbol: symbol '" + std::string(y.name.view()) + "' is the value of input " +
                              std::to_string(y.input) + " (item())";

@@ -47,6 +47,16 @@ class basic_runtime_plan {
                     : o.inductor_table ? run_pipeline<builtin_inplace_table>(functional, &log_)
                                        : run_pipeline<executor_inplace_table>(functional, &log_),
                     program_options{o.reuse, o.check_lifetimes, o.atomic_index_put, nullptr, o.arena && o.reuse, o.fuse});
+    if (o.reinplace && functional.error.ok()) {  // the cones of computed values, from the graph as written
+      std::vector<value_cone> cones;
+      if (run_status st = value_cones(functional, cones); !st) {
+        ir tmp;
+        tmp.fail(rule::bad_argument, st.node, st.message);
+        error_ = tmp.error;
+        return;
+      }
+      prog_.set_value_cones(static_cast<std::vector<value_cone>&&>(cones));
+    }
     const ir& g = prog_.graph();
     if (!g.error.ok()) error_ = g.error;
     else if (!prog_.error().ok) {

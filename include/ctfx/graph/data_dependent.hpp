@@ -62,6 +62,11 @@ constexpr bool sym_assert(ir& g, const sym_relation& r) {
 
 /// Whether symbol `s` is a value read from an input tensor (item()), bound from its data.
 constexpr bool is_input_value(const symbol& s) { return s.kind == symbol_kind::unbacked && s.input >= 0; }
+/// Whether symbol `s` is a value read with item() from a tensor the graph computes (node s.dim of
+/// the functional graph), computed ahead of the run from the inputs (exec/computed_values.hpp).
+constexpr bool is_computed_value(const symbol& s) { return s.kind == symbol_kind::unbacked && s.input < 0 && s.dim >= 0; }
+/// Whether symbol `s` is a value read with item() (from an input or a computed tensor).
+constexpr bool is_read_value(const symbol& s) { return is_input_value(s) || is_computed_value(s); }
 
 /// Makes unbacked symbol `s` the value of `x.item()`, where `x` must be a one-element integral (or
 /// bool) graph input or a view of one (`lens[1].item()`, `tolist()`); anything else is refused on
@@ -77,13 +82,20 @@ constexpr bool read_by_item(ir& g, tensor x, int s) {
   m << "node '" << n.name.view() << "': item() ";
   std::int32_t base = x.id;  // the input the value is read from, through views
   while (is_view_op(g[base].op) && g[base].nargs > 0) base = g.arg(base, 0);
-  if (g[base].op != op_kind::placeholder) {
-    m << "reads a value the graph computes (" << name_of(n.op)
-      << "); ctfx reads data-dependent values only from graph inputs: pass it as a one-element input tensor";
-    g.fail(rule::bad_argument, x.id, m.view());
-    return false;
-  }
   const tensor_meta& t = n.meta;
+  if (g[base].op != op_kind::placeholder) {  // a value the graph computes: node x.id's element
+    const sym_expr numel = t.numel();
+    if (!numel.is_static() || numel.value() != 1 || (t.dt != dtype::i64 && t.dt != dtype::i32 && t.dt != dtype::i8 && t.dt != dtype::b8)) {
+      m << "reads a value the graph computes (" << name_of(n.op) << "): it must be one integer (or bool) element";
+      g.fail(rule::bad_argument, x.id, m.view());
+      return false;
+    }
+    symbol& y = g.syms[static_cast<std::size_t>(s)];
+    y.kind = symbol_kind::unbacked;
+    y.input = -1;
+    y.dim = x.id;
+    return true;
+  }
   const sym_expr delta = t.offset - g[base].meta.offset;
   bool static_strides = true;
   for (int d = 0; d < g[base].meta.rank; ++d) static_strides = static_strides && g[base].meta.stride[d].is_static();
