@@ -4,11 +4,13 @@
 // FX text (sizes, Sym lines, torch.sym_max), the binder's evaluation with Python's semantics, the
 // guards PyTorch relied on checked at run time, and the errors.
 #include <doctest/doctest.h>
+#include <cmath>
 #include <string>
 #include <vector>
 #include <ctfx.hpp>
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/graph/fx_parse.hpp>
+#include <ctfx/plan/listing.hpp>
 
 namespace {
 
@@ -458,4 +460,51 @@ TEST_CASE("ir symbolic ops: item() of a float, or of a computed value whose size
   }, &d);
   CHECK(d.r == ctfx::rule::bad_argument);
   CHECK(std::string(d.message()).find("item() of a f32 tensor is a float") != std::string::npos);
+}
+
+TEST_CASE("ir symbolic ops: a buffer sized by a value read with item() is planned once the value is known") {
+  // `m = n.item(); torch._check_is_size(m); torch.zeros(m, 3) + x[:1]` (test/data/fx/it_zeros_n.txt)
+  const ctfx::ir g = parsed(R"fx(class <lambda>(torch.nn.Module):
+    def forward(self, arg0_1: "i64[][]cpu", arg1_1: "f32[5, 3][3, 1]cpu"):
+        _local_scalar_dense: "Sym(u1)" = torch.ops.aten._local_scalar_dense.default(arg0_1);  arg0_1 = None
+        full: "f32[u1, 3][3, 1]cpu" = torch.ops.aten.full.default([_local_scalar_dense, 3], 0, dtype = torch.float32, layout = torch.strided, device = device(type='cpu'), pin_memory = False);  _local_scalar_dense = None
+        slice_1: "f32[1, 3][3, 1]cpu" = torch.ops.aten.slice.Tensor(arg1_1, 0, 0, 1)
+        add: "f32[u1, 3][3, 1]cpu" = torch.ops.aten.add.Tensor(full, slice_1);  full = slice_1 = None
+        exp: "f32[u1, 3][3, 1]cpu" = torch.ops.aten.exp.default(add)
+        sum_1: "f32[][]cpu" = torch.ops.aten.sum.default(exp);  arg1_1 = None
+        return (sum_1,)
+)fx");
+  ctfx::plan_options o;
+  o.fuse = false;  // each op its own kernel: `full`, `add` and `exp` need buffers
+  const ctfx::runtime_plan p(g, o);
+  REQUIRE(p.error().ok());
+  const ctfx::arena_plan per_buffer = ctfx::plan_arena(p.graph(), p.life());
+  const std::string listing = ctfx::arena_listing(p.graph(), p.life(), per_buffer);
+  INFO(listing);
+  CHECK(listing.find("def call(arg0_1, arg1_1):\n    u1 = arg0_1.item()\n") != std::string::npos);
+  CHECK(ctfx::listing(p.graph(), p.life(), p.memory_plan()).find("def call(arg0_1, arg1_1):\n    u1 = arg0_1.item()\n") != std::string::npos);
+  // each buffer sized by u1 is in a pool made at its first buffer, never in one made before u1 is read
+  std::size_t unbacked = 0;
+  for (std::size_t b = 0; b < p.life().buffers.size(); ++b) {
+    const auto& q = per_buffer.pools[static_cast<std::size_t>(per_buffer.slots[b].pool)];
+    if (!p.life().buffers[b].unbacked) continue;
+    ++unbacked;
+    CHECK(q.kind == ctfx::pool_kind::unbacked);
+    CHECK(q.begin <= p.life().buffers[b].begin);
+  }
+  CHECK(unbacked == 3);  // full, add, exp
+  CHECK(listing.find("  # after its data-dependent size is known") != std::string::npos);
+  std::vector<float> x{0.5f, -1.0f, 2.0f, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
+  for (std::int64_t n : {0, 1, 4}) {
+    std::int64_t m = n;
+    float out = -1.0f;
+    const auto st = p.run({i64_scalar(m), f32_ref(x, {5, 3})}, {ctfx::tensor_ref::contiguous(&out, {})});
+    REQUIRE_MESSAGE(st.ok, st.message);
+    float row = 0.0f;  // the hand reference: n rows of exp(x[0])
+    for (std::size_t c = 0; c < 3; ++c) row += std::exp(x[c]);
+    CHECK(out == doctest::Approx(static_cast<float>(n) * row));
+  }
+  std::int64_t negative = -1;  // torch._check_is_size
+  float out = 0.0f;
+  CHECK(p.run({i64_scalar(negative), f32_ref(x, {5, 3})}, {ctfx::tensor_ref::contiguous(&out, {})}).message.find("rule") == 0);
 }
