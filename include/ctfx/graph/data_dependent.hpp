@@ -2,13 +2,11 @@
 // and the run-time assertions on them (_assert_scalar, torch._check).
 //
 // A value read from a tensor is an unbacked symbol (PyTorch's u0): a size, a slice bound or an
-// index known only when the call runs. ctfx reads such a value from a graph *input* (a one-element
-// integral tensor: a KV position, a valid length, a table index): the symbol records the input
-// position (symbol::input), and a call binds it from the input's value together with the symbols
-// of the input shapes, so every check on it (slice and select bounds, assertions) runs with the
-// input checks, before anything is written. A value the graph computes (x.abs().max().item()) is
-// refused where it is read, naming the node: the executors would have to stop mid-run to size
-// what follows.
+// index known only when the call runs. It is one integer element of a graph input (through views:
+// `lens[1].item()`, `tolist()`), whose symbol records the input and the element, or of a tensor the
+// graph computes, whose symbol records the node (exec/computed_values.hpp computes it ahead). A
+// call binds every such value with the symbols of the input shapes (exec/input_values.hpp), so
+// every check on it (slice and select bounds, assertions) runs before anything is written.
 //
 // An assertion is a relation of two size expressions; it becomes a guard of the graph
 // (graph/sym_ops.hpp), which a call whose values break it fails (rule symbolic-guard).
