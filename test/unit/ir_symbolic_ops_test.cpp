@@ -426,6 +426,7 @@ TEST_CASE("ir symbolic ops: a value the graph computes is computed ahead and che
       for (std::size_t i = 0; i < 12; ++i) CHECK(cache[i] == (static_cast<std::int64_t>(i / 3) == n + 1 ? row[i % 3] : 0.5f));
     }
     // a bind with shapes only cannot compute the value
+    CHECK(ctfx::listing(p.graph(), p.life(), p.memory_plan()).find("    u0 = ...item()  # a value the graph computes, computed ahead") != std::string::npos);
     const auto b = p.bind({ctfx::tensor_desc::contiguous(ctfx::i64, {}), ctfx::tensor_desc::contiguous(ctfx::f32, {4, 3}),
                            ctfx::tensor_desc::contiguous(ctfx::f32, {3})});
     CHECK(b.status.message.find("rule unbacked-symbol: symbol 'u0' is a value the graph computes") == 0);

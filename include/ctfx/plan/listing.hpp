@@ -21,12 +21,16 @@ inline std::string tuple_text(const ir& g, const tensor_meta& m, bool strides) {
 }
 inline std::string buf_name(std::int32_t b) { return "buf" + std::to_string(b); }
 inline std::string bytes_text(const ir& g, const sym_expr& e) { return to_string(g, e) + " B"; }
-// The values the graph reads from its inputs with item(), as Inductor's wrapper code defines its
-// unbacked symbols (`u5 = arg0_1.item()`): read when the call binds, before the first step.
+// The values the graph reads with item(), as Inductor's wrapper code defines its unbacked symbols
+// (`u5 = arg0_1.item()`): known when the call binds, before the first step (a computed one is
+// computed ahead by its cone, whose nodes the plan's graph may no longer hold: it is not named).
 inline std::string symbol_definitions(const ir& g) {
   std::string s;
   for (const symbol& y : g.syms) {
-    if (y.kind != symbol_kind::unbacked || y.input < 0) continue;
+    if (y.kind != symbol_kind::unbacked) continue;
+    if (y.input < 0 && y.dim >= 0)  // a value the graph computes (exec/computed_values.hpp)
+      s += "    " + std::string(y.name.view()) + " = ...item()  # a value the graph computes, computed ahead from the inputs when the call binds\n";
+    if (y.input < 0) continue;
     for (std::int32_t i = 0; i < g.size(); ++i)
       if (g[i].op == op_kind::placeholder && g[i].aux == y.input)
         s += "    " + std::string(y.name.view()) + " = " + std::string(g[i].name.view()) + ".item()\n";
