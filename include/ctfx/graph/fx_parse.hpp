@@ -693,7 +693,7 @@ class parser {
     const int s = printed.as_symbol();
     if (s < 0) return false;
     const symbol& y = b_.g.syms[static_cast<std::size_t>(s)];
-    if (y.kind != symbol_kind::unbacked || y.input >= 0) return false;
+    if (y.kind != symbol_kind::unbacked || is_read_value(y)) return false;  // a value read with item() is no fresh name
     for (const node& n : b_.g.nodes)
       for (int d = 0; d < n.meta.rank; ++d)
         if (n.meta.size[d].uses(s) || n.meta.stride[d].uses(s)) return false;
