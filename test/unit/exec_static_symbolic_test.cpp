@@ -109,6 +109,24 @@ static_assert(ghosted_plan::run_plan.usable && ghosted_plan::run_plan.n_collecti
 #endif
 static_assert(!unbound_plan::run_plan.usable);
 
+// A KV-cache write at a position read from an input with item() (torch 2.15's graph of
+// `p = pos.item(); cache[:, p:p+1] = k`): the position is a data-dependent symbol, which the
+// static plan leaves to the run-time program; it reads the value when the call binds.
+constexpr auto kv_at = ctfx::fx_graph<R"fx(class <lambda>(torch.nn.Module):
+    def forward(self, arg0_1: "i64[][]cpu", arg1_1: "f32[2, 8, 3][24, 3, 1]cpu", arg2_1: "f32[2, 1, 3][3, 3, 1]cpu"):
+        _local_scalar_dense: "Sym(u5)" = torch.ops.aten._local_scalar_dense.default(arg0_1);  arg0_1 = None
+        add: "Sym(u5 + 1)" = _local_scalar_dense + 1
+        slice_1: "f32[2, u6, 3][24, 3, 1]cpu" = torch.ops.aten.slice.Tensor(arg1_1, 1, _local_scalar_dense, add)
+        sym_size_int: "Sym(u6)" = torch.ops.aten.sym_size.int(slice_1, 1)
+        expand: "f32[2, u6, 3][3, 0, 1]cpu" = torch.ops.aten.expand.default(arg2_1, [2, sym_size_int, 3]);  arg2_1 = sym_size_int = None
+        copy: "f32[2, u6, 3][24, 3, 1]cpu" = torch.ops.aten.copy.default(slice_1, expand);  slice_1 = expand = None
+        slice_scatter: "f32[2, 8, 3][24, 3, 1]cpu" = torch.ops.aten.slice_scatter.default(arg1_1, copy, 1, _local_scalar_dense, add);  copy = _local_scalar_dense = add = None
+        copy_: "f32[2, 8, 3][24, 3, 1]cpu" = torch.ops.aten.copy_.default(arg1_1, slice_scatter);  arg1_1 = slice_scatter = None
+        return (copy_,)
+)fx">();
+using kv_at_plan = ctfx::compiled<decltype(kv_at)>;
+static_assert(!kv_at_plan::run_plan.usable);
+
 std::vector<float> ramp(std::size_t n, float scale) {
   std::vector<float> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(static_cast<int>(i * 7 % 23) - 11) * scale;
@@ -361,3 +379,26 @@ TEST_CASE("static plan with symbolic extents: a halo exchange, its scratch sized
   }
 }
 #endif
+
+TEST_CASE("exec static symbolic: compiled<G> runs a position read with item() through the run-time program") {
+  CHECK(std::string(kv_at_plan::run_plan.why) == "a data-dependent symbol (the run-time program binds it)");
+  std::vector<float> k{1, 2, 3, 4, 5, 6};
+  for (std::int64_t pos : {3, 8}) {
+    std::vector<float> cache(48, 0.0f), out(48, -1.0f);
+    std::int64_t at = pos;
+    const ctfx::run_status st = kv_at_plan::run({ctfx::tensor_ref::contiguous(&at, {}), ctfx::tensor_ref::contiguous(cache.data(), {2, 8, 3}),
+                                                 ctfx::tensor_ref::contiguous(k.data(), {2, 1, 3})},
+                                                {ctfx::tensor_ref::contiguous(out.data(), {2, 8, 3})});
+    if (pos == 8) {  // one past the last row: refused before anything is written
+      CHECK_FALSE(st.ok);
+      CHECK(st.message.find("rule symbolic-guard") == 0);
+      CHECK(cache == std::vector<float>(48, 0.0f));
+      CHECK(out == std::vector<float>(48, -1.0f));
+      continue;
+    }
+    REQUIRE_MESSAGE(st.ok, st.message);
+    for (int b = 0; b < 2; ++b)
+      for (int c = 0; c < 3; ++c) CHECK(cache[static_cast<std::size_t>(b * 24 + 3 * 3 + c)] == k[static_cast<std::size_t>(b * 3 + c)]);
+    CHECK(out == cache);
+  }
+}

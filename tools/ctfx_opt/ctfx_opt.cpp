@@ -401,12 +401,14 @@ void run_graph(const ctfx::ir& functional, const options& user, const std::vecto
   }
   std::vector<ctfx::tensor_desc> descs;
   for (auto& a : in) descs.push_back(a.desc);
-  ctfx::binding b = p.bind(descs);
+  std::vector<ctfx::tensor_ref> in_refs, out_refs;
+  for (auto& a : in) in_refs.push_back(a.ref());
+  // On the host the bind reads the values the graph takes from its inputs (item()): its output
+  // sizes may depend on them.
+  ctfx::binding b = o.where == ctfx::backend::host ? p.bind_values(in_refs) : p.bind(descs);
   if (!b.status) throw failure{"cannot bind the inputs: " + b.status.message};
   std::vector<ctfx::host_array> out;
   for (const auto& d : b.outputs) out.push_back(ctfx::host_array::zeros(d));
-  std::vector<ctfx::tensor_ref> in_refs, out_refs;
-  for (auto& a : in) in_refs.push_back(a.ref());
   for (auto& a : out) out_refs.push_back(a.ref());
 
   ctfx::run_status st;

@@ -1658,6 +1658,10 @@ def capture(name, fn, make_args, opts):
     torch._dynamo.reset()
     opts = dict(opts)
     extra_sizes = opts.pop("sizes", [])
+    # Values read from tensors (item(), tolist()) as unbacked symbols, not graph breaks.
+    scalars = opts.pop("scalars", False)
+    torch._dynamo.config.capture_scalar_outputs = scalars
+    torch._dynamo.config.capture_dynamic_output_shape_ops = scalars
     torch._dynamo.config.enable_dynamo_decompositions = opts.pop("dynamo_decompositions", True)
     args = make_args()
     before = [a.clone() for a in args]
@@ -2102,6 +2106,102 @@ PROGRAMS += [
     ("cf_loop_three", cf_loop_n, lambda: (R(5), torch.tensor(3)), {}),
     ("cf_bisect", cf_bisect, lambda: (torch.rand(6) * 5,), {}),
     ("cf_cond_in_loop", cf_cond_in_loop, lambda: (R(7),), {}),
+]
+
+
+# ----- values read from tensors: item() and tolist() as unbacked symbols (u5), the assertions on
+# them, slices and writes at positions read from a tensor, sizes from them -----
+def it_kv_write(cache, k, pos):
+    p = pos.item()
+    cache[:, p:p + 1] = k
+    return cache
+
+
+def it_valid_len(x, n):
+    return x[:n.item()] * 2
+
+
+def it_table(table, i, x):
+    return table[i.item()] * x
+
+
+def it_mod(x, n):
+    return x[n.item() % 4]
+
+
+def it_tolist(x, ab):
+    a, b = ab.tolist()
+    return x[a:b] + 1
+
+
+def it_split_counts(x, counts):
+    parts = torch.split(x, counts.tolist())
+    return parts[0] * 2, parts[1].sum(0)
+
+
+def it_window(x, s):
+    i = s.item()
+    return x[2 * i: 2 * i + 2].clone()
+
+
+def it_select_write(cache, pos, v):
+    cache[pos.item()] = v
+
+
+def it_check_is_size(x, n):
+    m = n.item()
+    torch._check_is_size(m)
+    torch._check(m < x.shape[0])
+    return x[m] - x[0]
+
+
+def it_mask_len(x, lens):
+    return x[1, :lens[1].item()].mean()
+
+
+def it_moe_split(x, idx):
+    n0 = (idx == 0).sum().item()
+    torch._check_is_size(n0)
+    torch._check(n0 <= x.shape[0])
+    a, b = torch.split(x, [n0, x.shape[0] - n0])
+    return a * 2, b.sum(0)
+
+
+def it_argmax_row(x, table):
+    return table[x.argmax().item()] + 1
+
+
+def it_mask_prefix(x, mask):
+    return x[:mask.sum().item()] * 3
+
+
+def it_kv_computed(cache, k, lens):
+    p = lens.max().item()
+    cache[:, p:p + 1] = k
+
+
+def it_add_at(x, pos):
+    x[pos.item()] += 1
+    return x.sum()
+
+
+S = {"scalars": True}
+PROGRAMS += [
+    ("it_kv_write", it_kv_write, lambda: (torch.zeros(2, 8, 3), R(2, 1, 3), torch.tensor(5)), S),
+    ("it_valid_len", it_valid_len, lambda: (R(10, 3), torch.tensor(4)), S),
+    ("it_table", it_table, lambda: (R(7, 4), torch.tensor(3), R(4)), S),
+    ("it_mod", it_mod, lambda: (R(4, 3), torch.tensor(6)), S),
+    ("it_tolist", it_tolist, lambda: (R(10, 2), torch.tensor([2, 7])), S),
+    ("it_split_counts", it_split_counts, lambda: (R(9, 4), torch.tensor([3, 6])), S),
+    ("it_window", it_window, lambda: (R(12, 3), torch.tensor(3)), S),
+    ("it_select_write", it_select_write, lambda: (torch.zeros(6, 4), torch.tensor(2), R(4)), S),
+    ("it_check_is_size", it_check_is_size, lambda: (R(7, 2), torch.tensor(3)), S),
+    ("it_mask_len", it_mask_len, lambda: (R(3, 9), torch.tensor([2, 5, 7])), S),
+    ("it_moe_split", it_moe_split, lambda: (R(8, 4), torch.tensor([0, 1, 0, 0, 1, 1, 0, 1])), S),
+    ("it_argmax_row", it_argmax_row, lambda: (R(6), R(6, 3)), S),
+    ("it_mask_prefix", it_mask_prefix, lambda: (R(10, 2), torch.tensor([1, 1, 0, 1, 0, 0, 1, 0, 0, 0])), S),
+    ("it_kv_computed", it_kv_computed, lambda: (torch.zeros(2, 8, 3), R(2, 1, 3), torch.tensor([3, 5, 2])), S),
+    ("it_add_at", it_add_at, lambda: (torch.zeros(5, 2), torch.tensor(3)), S),
 ]
 
 if __name__ == "__main__":

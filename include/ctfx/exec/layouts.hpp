@@ -12,6 +12,7 @@
 #include "../graph/sym_ops.hpp"
 #include "../ops/meta_util.hpp"
 #include "../kernels/strided.hpp"
+#include "input_values.hpp"
 #include "run_checks.hpp"
 #include "tensor.hpp"
 
@@ -108,14 +109,19 @@ run_status bind_derived(const G& g, std::vector<index_t>& values) {
     detail::put_symbol(m, g, s);
     return std::string(m.view());
   };
+  // Unbound: a plain symbol with no value, or a derived one over an unbound one (a derived value
+  // may be negative, so -1 alone does not say it).
+  std::vector<unsigned char> unbound(g.syms.size(), 0);
   for (std::size_t s = 0; s < g.syms.size(); ++s) {
     const symbol& x = g.syms[s];
-    if (x.kind != symbol_kind::derived) continue;
+    if (x.kind != symbol_kind::derived) {
+      unbound[s] = values[s] < 0 && !is_read_value(x);
+      continue;
+    }
     bool bound = true;
     for (std::size_t u = 0; u < s && bound; ++u)
-      if (g.syms[u].kind != symbol_kind::derived && values[u] < 0 && (x.a.uses(static_cast<int>(u)) || x.b.uses(static_cast<int>(u))))
-        bound = false;
-    if (!bound) { values[s] = -1; continue; }
+      if (unbound[u] && (x.a.uses(static_cast<int>(u)) || x.b.uses(static_cast<int>(u)))) bound = false;
+    if (!bound) { values[s] = -1; unbound[s] = 1; continue; }
     if (eval_derived(g, s, values)) continue;
     if (x.op == sym_op::order) continue;  // a guard's comparison: checked below, a guard at a time
     if (x.op == sym_op::guard)
@@ -160,9 +166,11 @@ run_status bind_derived(const G& g, std::vector<index_t>& values) {
 }
 
 // Binds every symbol that an input's extent names, and checks the inputs against the graph:
-// count, dtype, rank, static extents, symbolic extents that must agree, and strides.
+// count, dtype, rank, static extents, symbolic extents that must agree, and strides; and, when
+// `data` holds the inputs (host memory), the values the graph reads from them with item().
 inline run_status bind_symbols(const ir& g, const std::vector<std::int32_t>& inputs, std::span<const tensor_desc> given,
-                               std::vector<index_t>& values) {
+                               std::vector<index_t>& values, std::span<const tensor_ref> data = {},
+                               std::span<const computed_value> computed = {}) {
   values.assign(g.syms.size(), -1);
   if (auto st = detail::check_input_count(inputs.size(), given.size()); !st) return st;
   // First pass: plain symbols bind; second pass: everything must agree.
@@ -188,8 +196,10 @@ inline run_status bind_symbols(const ir& g, const std::vector<std::int32_t>& inp
         return run_status::failure(-1, "rule symbol-bound: symbol '" + std::string(g.syms[s].name.view()) +
                                            "' is not the extent of any input dimension, so no call can bind it");
     }
+  if (reads_input_values(g))
+    if (const run_status st = bind_input_values(g, inputs, data, values, computed); !st.ok) return st;
   for (std::size_t s = 0; s < g.syms.size(); ++s)
-    if (values[s] < 0 && g.syms[s].kind == symbol_kind::unbacked) {
+    if (values[s] < 0 && g.syms[s].kind == symbol_kind::unbacked && !is_read_value(g.syms[s])) {
       bool used = false;
       for (const auto& nd : g.nodes)
         for (int d = 0; d < nd.meta.rank && !used; ++d) used = nd.meta.size[d].uses(static_cast<int>(s));

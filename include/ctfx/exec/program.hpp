@@ -55,6 +55,7 @@
 #include "../ops/meta.hpp"
 #include "../plan/copy_siblings.hpp"
 #include "../plan/make_plan.hpp"
+#include "computed_values.hpp"
 #include "control_step.hpp"
 #include "kernel_table.hpp"
 #include "layouts.hpp"
@@ -283,10 +284,18 @@ class basic_program {
   // the next step run with it, else -1 (listing_options::copy_siblings); empty when none are.
   const std::vector<std::int32_t>& copy_siblings_next() const { return copy_next_; }
 
-  CTFX_RUNTIME_ENTRY binding bind(std::span<const tensor_desc> inputs) const {
+  // `data`: the inputs themselves (host memory), for a graph that reads values from them (item()).
+  CTFX_RUNTIME_ENTRY binding bind(std::span<const tensor_desc> inputs, std::span<const tensor_ref> data = {}) const {
     binding b;
     if (!prepare_error_.ok) { b.status = prepare_error_; return b; }
-    b.status = bind_symbols(g_, inputs_, inputs, b.symbols);
+    std::vector<computed_value> computed;
+    if (!cones_.empty() && !data.empty()) {
+      b.status = compute_values(data, computed);
+      if (!b.status) return b;
+    }
+    b.status = bind_symbols(g_, inputs_, inputs, b.symbols, data, computed);
+    // A check on a value read with item() fails here, when the call binds: before any write.
+    if (!b.status && !data.empty() && reads_input_values(g_)) b.status.message += " (checked when the call binds: nothing was written)";
     if (!b.status) return b;
     if (static_) {  // no symbols: what follows was computed when the program was made
       b.outputs = static_outputs_;
@@ -317,7 +326,47 @@ class basic_program {
   // The first step that writes a caller buffer or communicates: where ranks agree on validation.
   std::int32_t sync_step() const { return sync_step_; }
 
+  // The cones of the values the graph computes and reads with item() (exec/computed_values.hpp),
+  // taken from the functional graph: a program made from it builds them itself; runtime_plan hands
+  // over those of the graph it reinplaced.
+  void set_value_cones(std::vector<value_cone> c) { cones_ = static_cast<std::vector<value_cone>&&>(c); }
+
  private:
+
+  // Runs each cone on the host with the caller's inputs (before anything of the call is written)
+  // and reads its one element.
+  run_status compute_values(std::span<const tensor_ref> data, std::vector<computed_value>& out) const {
+    for (const value_cone& c : cones_) {
+      std::vector<tensor_ref> in;
+      for (const std::int32_t k : c.inputs) {
+        if (static_cast<std::size_t>(k) >= data.size()) return detail::check_input_count(inputs_.size(), data.size());
+        in.push_back(data[static_cast<std::size_t>(k)]);
+      }
+      const ir& cg = c.graph;
+      const tensor_meta& m = cg.meta(cg.arg(cg.output_node(), 0));
+      tensor_desc d{};
+      d.dt = m.dt;
+      d.rank = m.rank;
+      for (int i = 0; i < m.rank; ++i) d.size[i] = m.size[i].value();
+      d.set_contiguous();
+      std::int64_t cell = 0;
+      basic_program sub(cg, program_options{false, false, false});
+      const tensor_ref o(&cell, d);
+      const std::string name(g_.syms[c.sym].name.view());
+      if (run_status st = sub.run(in, std::span<const tensor_ref>(&o, 1), device_ctx{backend::host, nullptr}, {}); !st)
+        return run_status::failure(-1, "rule unbacked-symbol: computing '" + name + "' (item()) ahead of the run failed: " + st.message);
+      index_t v = 0;
+      switch (d.dt) {
+        case dtype::i64: v = cell; break;
+        case dtype::i32: { std::int32_t x; std::memcpy(&x, &cell, sizeof x); v = x; break; }
+        case dtype::i8: { std::int8_t x; std::memcpy(&x, &cell, sizeof x); v = x; break; }
+        case dtype::b8: { bool x; std::memcpy(&x, &cell, sizeof x); v = x ? 1 : 0; break; }
+        default: return run_status::failure(-1, "rule unbacked-symbol: '" + name + "' is read from a tensor that is not an integer");
+      }
+      out.push_back({c.sym, v});
+    }
+    return {};
+  }
 
   run_status run_checked(std::span<const tensor_ref> inputs, std::span<const tensor_ref> outputs, const device_ctx& ctx,
                          std::span<std::byte> workspace, const kernel_table* kernels, const static_node_fn* static_kernels,
@@ -329,7 +378,9 @@ class basic_program {
     const bool same = static_ && static_inputs_match(inputs);
     if (!same) {
       const std::vector<tensor_desc> descs(inputs.begin(), inputs.end());
-      b = bind(descs);
+      // Values read with item() are read on the host, with the shapes: every check on them runs
+      // before anything is written. (On a device the bind has shapes only and refuses them.)
+      b = bind(descs, ctx.where == backend::cuda ? std::span<const tensor_ref>{} : inputs);
       if (!b.status) return b.status;
     }
     const std::vector<tensor_desc>& bound_outputs = same ? static_outputs_ : b.outputs;
@@ -699,6 +750,7 @@ class basic_program {
   reuse_plan reuse_;
   arena_plan arena_;
   std::vector<std::int32_t> inputs_, out_args_, mutated_inputs_;
+  std::vector<value_cone> cones_;  // the values the graph computes and reads with item()
   std::vector<slot> slots_;
   std::vector<std::int32_t> slot_of_storage_;  // per storage: its slot, or -1 (inputs)
   std::vector<std::int32_t> slot_of_buffer_;
@@ -807,6 +859,8 @@ class basic_program {
       prepare_error_ = run_status::failure(g_.error.node, std::string(g_.error.message()));
       return;
     }
+    if (g_.phase == graph_phase::functional)
+      if (run_status st = value_cones(g_, cones_); !st) { prepare_error_ = st; return; }
     // Every decision (grouping, schedule, reuse, slots, arena) is the plan's (plan/make_plan.hpp).
     planner_options po;
     po.fuse = opt_.fuse;

@@ -47,6 +47,16 @@ class basic_runtime_plan {
                     : o.inductor_table ? run_pipeline<builtin_inplace_table>(functional, &log_)
                                        : run_pipeline<executor_inplace_table>(functional, &log_),
                     program_options{o.reuse, o.check_lifetimes, o.atomic_index_put, nullptr, o.arena && o.reuse, o.fuse});
+    if (o.reinplace && functional.error.ok()) {  // the cones of computed values, from the graph as written
+      std::vector<value_cone> cones;
+      if (run_status st = value_cones(functional, cones); !st) {
+        ir tmp;
+        tmp.fail(rule::bad_argument, st.node, st.message);
+        error_ = tmp.error;
+        return;
+      }
+      prog_.set_value_cones(static_cast<std::vector<value_cone>&&>(cones));
+    }
     const ir& g = prog_.graph();
     if (!g.error.ok()) error_ = g.error;
     else if (!prog_.error().ok) {
@@ -83,6 +93,12 @@ class basic_runtime_plan {
   /// What a call with inputs of these shapes and dtypes needs: the outputs' shapes (contiguous), the
   /// workspace bytes and the symbols' values; a `status` that says why not when the inputs do not fit.
   binding bind(std::span<const tensor_desc> inputs) const { return prog_.bind(inputs); }
+  /// bind() with the inputs themselves (host memory): a graph that reads values from its inputs
+  /// (item(): a position, a valid length) binds only so, its sizes and checks depending on them.
+  binding bind_values(tensor_refs inputs) const {
+    const std::vector<tensor_desc> descs(inputs.begin(), inputs.end());
+    return prog_.bind(descs, inputs);
+  }
   /// bind() on a braced list of input descriptions.
   binding bind(std::initializer_list<tensor_desc> inputs) const { return prog_.bind({inputs.begin(), inputs.size()}); }
 

@@ -35,6 +35,7 @@
 #include <string_view>
 #include <vector>
 #include "../detail/fnv.hpp"
+#include "data_dependent.hpp"
 #include "fx_lexer.hpp"
 #include "fx_modules.hpp"
 #include "fx_opmap.hpp"
@@ -146,6 +147,7 @@ struct entry {
   std::int32_t split = -1;  // a split's tuple of slices (parser::splits_), read with [k]
   std::int32_t items = -1;  // a decomposed list op's results (parser::lists_), read with [k]
   std::int32_t module = -1;  // a graph module (`true_graph_0 = self.true_graph_0`): parser::modules_
+  std::int32_t rel = -1;    // a comparison of sizes (parser::relations_), what _assert_scalar takes
 };
 
 /// A list op lowered element by element (_foreach_sub, ...): no node of its own; `name[k]` is node
@@ -171,6 +173,7 @@ struct annotation {
   int rank = 0;
   sym_expr size[max_rank]{}, stride[max_rank]{};
   sym_expr sym{};
+  bool is_relation = false;  // "Sym(u1 >= 0)", "Sym(Eq(u1, 4))": a boolean of sizes
 };
 
 class parser {
@@ -244,6 +247,7 @@ class parser {
   std::vector<sym_expr> split_bounds_;
   std::vector<list_items> lists_;
   std::vector<std::int32_t> list_nodes_;
+  std::vector<sym_relation> relations_;
 
   constexpr bool stopped() const { return c_.failed || !b_.g.error.ok(); }
 
@@ -430,8 +434,15 @@ class parser {
       sub.i += 4;
       value e = vp.parse();
       sym_expr x;
-      if (sub.failed || !vp.as_sym(e, x) || !sub.eat(')')) return bad("malformed Sym(...) annotation");
+      sym_relation r{};
       t.is_sym = true;
+      // A comparison (`u1 >= 0`, `Eq(u1, 4)`, `True`): what a guard line holds.
+      if (!sub.failed && (relation_after(vp, sub, e, r) || relation_call(vp, e, r) || (e.k == vkind::integer && e.is_bool))) {
+        if (sub.failed || !sub.eat(')')) return bad("malformed Sym(...) annotation");
+        t.is_relation = true;
+        return true;
+      }
+      if (sub.failed || !vp.as_sym(e, x) || !sub.eat(')')) return bad("malformed Sym(...) annotation");
       t.sym = x;
       return true;
     }
@@ -566,6 +577,17 @@ class parser {
     value v = values().parse();
     if (stopped()) return;
     sym_expr x;
+    if (sym_relation r{}; relation_after(values(), c_, v, r)) {  // `ge: "Sym(u1 >= 1)" = u >= 1`
+      if (stopped()) return;
+      entry e{};
+      e.name = name;
+      e.is_sym = true;
+      e.rel = static_cast<std::int32_t>(relations_.size());
+      relations_.push_back(r);
+      define(e, at);
+      return;
+    }
+    if (stopped()) return;
     if ((v.k == vkind::sym || v.k == vkind::integer || v.k == vkind::call) && values().as_sym(v, x)) {
       if (t.present && t.is_sym && !(t.sym == x) &&
           !((uses_derived(b_.g, t.sym) || uses_derived(b_.g, x)) && sym_guard_equal(b_.g, x, t.sym))) {
@@ -580,6 +602,119 @@ class parser {
       return;
     }
     fail(op_at, "unsupported right-hand side for '", name, "' (expected an op call, t[i] or size arithmetic)");
+  }
+
+  // ----- comparisons of sizes and values read from tensors (graph/data_dependent.hpp) -----
+  // `a OP b` with the cursor after `a`: OP one of >= > <= < == !=; false (cursor unmoved) if none.
+  template <class VP>
+  constexpr bool relation_after(VP vp, cursor& c, const value& a, sym_relation& r) {
+    c.skip_space();
+    const char c0 = c.peek(), c1 = c.peek(1);
+    std::string_view op;
+    if ((c0 == '>' || c0 == '<' || c0 == '=' || c0 == '!') && c1 == '=') op = std::string_view(c.s.data() + c.i, 2);
+    else if (c0 == '>' || c0 == '<') op = std::string_view(c.s.data() + c.i, 1);
+    else return false;
+    position at = c.pos();
+    c.i += op.size();
+    value b = vp.parse();
+    if (c.failed) return true;
+    if (!sym_relation_of(op, r.op) || !vp.as_sym(a, r.a) || !vp.as_sym(b, r.b)) c.fail(at, "a comparison of sizes needs integer operands");
+    return true;
+  }
+  // `Eq(a, b)`, `Ne(a, b)`, ...: a comparison PyTorch prints as a sympy call.
+  template <class VP>
+  constexpr bool relation_call(VP vp, const value& v, sym_relation& r) {
+    if (v.k != vkind::call || v.count != 2 || !sym_relation_of(v.text, r.op)) return false;
+    return vp.as_sym(pool_[static_cast<std::size_t>(v.first)], r.a) && vp.as_sym(pool_[static_cast<std::size_t>(v.first + 1)], r.b);
+  }
+  // The calls on values read from tensors and on their assertions, which make no node:
+  // _local_scalar_dense / item (an unbacked symbol bound from an input's value), _assert_scalar
+  // and sym_constrain_range_for_size (guards). True when `callee` is one of them.
+  constexpr bool lower_data_dependent(std::string_view name, const annotation& t, std::string_view callee, const value& call,
+                                      position at) {
+    if (callee == "torch.ops.aten._local_scalar_dense.default" || callee == "torch.ops.aten.item.default") {
+      if (!tensor_arg(call, 0, "self", at)) return true;
+      sym_expr u = t.present && t.is_sym && !t.is_relation ? t.sym : b_.unbacked(name);
+      if (u.as_symbol() < 0) { fail(at, "'", name, "': PyTorch printed a value read by item() that is not a single symbol"); return true; }
+      if (!read_by_item(b_.g, tensor{&b_, abuf_[0]}, u.as_symbol())) { locate_builder_error(at); return true; }
+      entry e{};
+      e.name = name;
+      e.is_sym = true;
+      e.sym = u;
+      define(e, at);
+      return true;
+    }
+    // A size computed from sizes: the storage offset of a view, a sum of sizes.
+    auto define_size = [&](const sym_expr& x) {
+      if (t.present && t.is_sym && !t.is_relation && !(t.sym == x) && !alias_fresh(t.sym, x)) { mismatch_sym(name, t, x); return true; }
+      entry e{};
+      e.name = name;
+      e.is_sym = true;
+      e.sym = x;
+      define(e, at);
+      return true;
+    };
+    if (callee == "torch.ops.aten.sym_storage_offset.default") {
+      if (!tensor_arg(call, 0, "self", at)) return true;
+      return define_size(b_.g.meta(abuf_[0]).offset);
+    }
+    if (callee == "torch.sym_sum") {
+      const value* v = arg(call, 0, "args");
+      if (!v || v->k != vkind::list) { fail(at, "torch.sym_sum expects a tuple of sizes"); return true; }
+      sym_expr sum{};
+      for (std::int32_t j = 0; j < v->count; ++j) {
+        sym_expr x;
+        if (!sym_of(&pool_[static_cast<std::size_t>(v->first + j)], x, "args")) return true;
+        sum = sum + x;
+      }
+      return define_size(sum);
+    }
+    auto assert_at = [&](const sym_relation& r) {
+      if (sym_assert(b_.g, r)) return true;
+      fail(at, "'", name, "': the assertion never holds (PyTorch would fail every call)");
+      return false;
+    };
+    if (callee == "torch.ops.aten._assert_scalar.default") {
+      const value* v = arg(call, 0, "self");
+      if (v && v->k == vkind::integer && v->is_bool) {
+        if (!v->i) fail(at, "'", name, "': asserts False");
+        return true;
+      }
+      const entry* e = v && v->k == vkind::name ? lookup(v->text) : nullptr;
+      if (!e || e->rel < 0) { fail(at, "_assert_scalar expects a comparison of sizes (a `Sym(a >= b)` name)"); return true; }
+      assert_at(relations_[static_cast<std::size_t>(e->rel)]);
+      return true;
+    }
+    if (callee == "torch.ops.aten.sym_constrain_range_for_size.default" || callee == "torch.ops.aten.sym_constrain_range.default") {
+      sym_expr u, lo, hi;
+      if (!int_arg(call, 0, "size", sym_expr(INT64_MIN), u, at)) return true;
+      const bool for_size = callee.find("for_size") != std::string_view::npos;
+      if (!int_arg(call, 1, "min", sym_expr(for_size ? 0 : INT64_MIN + 1), lo, at)) return true;
+      if (!int_arg(call, 2, "max", sym_expr(INT64_MAX), hi, at)) return true;
+      if (!(lo == sym_expr(INT64_MIN + 1)) && !assert_at({sym_relation_op::ge, u, lo})) return true;
+      if (!(hi == sym_expr(INT64_MAX))) assert_at({sym_relation_op::le, u, hi});
+      return true;
+    }
+    return false;
+  }
+  // PyTorch names a size it cannot relate to the others by a fresh unbacked symbol (a slice at a
+  // position read by item(): `f32[2, u6, 3]`); ctfx's expression for it is equal wherever ctfx's
+  // guards hold (they refuse the bounds PyTorch would clamp), so from here on the symbol's name
+  // stands for ctfx's expression. False when `printed` is not such a symbol.
+  constexpr bool alias_fresh(const sym_expr& printed, const sym_expr& computed) {
+    const int s = printed.as_symbol();
+    if (s < 0) return false;
+    const symbol& y = b_.g.syms[static_cast<std::size_t>(s)];
+    if (y.kind != symbol_kind::unbacked || is_read_value(y)) return false;  // a value read with item() is no fresh name
+    for (const node& n : b_.g.nodes)
+      for (int d = 0; d < n.meta.rank; ++d)
+        if (n.meta.size[d].uses(s) || n.meta.stride[d].uses(s)) return false;
+    for (entry& e : entries_)
+      if (e.is_sym && e.node < 0 && e.name == y.name.view() && e.sym == printed) {
+        e.sym = computed;
+        return true;
+      }
+    return false;
   }
 
   // PyTorch's auto_functionalized returns (None, new values...) for an op that returns nothing;
@@ -736,7 +871,7 @@ class parser {
     // (s0//(s0//2)) where ctfx has 2) is equal under PyTorch's guards: ctfx keeps its own and
     // checks the equality at run time.
     for (int d = 0; same && d < t.rank; ++d)
-      same = m.size[d] == t.size[d] ||
+      same = m.size[d] == t.size[d] || alias_fresh(t.size[d], m.size[d]) ||
              ((uses_derived(b_.g, t.size[d]) || uses_derived(b_.g, m.size[d])) && sym_guard_equal(b_.g, m.size[d], t.size[d]));
     sym_expr numel = m.numel();
     bool empty = numel.is_static() && numel.value() == 0;
@@ -840,6 +975,7 @@ class parser {
       emit_bufs(name, t, op_kind::getitem, k, 0.0, at);
       return;
     }
+    if (lower_data_dependent(name, t, callee, call, at)) return;
     constexpr std::string_view prefix = "torch.ops.";
     const op_row* row = callee.substr(0, prefix.size()) == prefix ? find_op(callee.substr(prefix.size())) : nullptr;
     if (!row && callee.substr(0, prefix.size()) == prefix) {

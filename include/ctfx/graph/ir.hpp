@@ -111,8 +111,10 @@ struct symbol {
   name_t name{};  ///< its name (empty for a derived symbol: it prints as its definition)
   symbol_kind kind = symbol_kind::backed;  ///< backed, unbacked or derived
   sym_op op = sym_op::none;  ///< for derived symbols: the operation
-  std::int32_t input = -1;  ///< for backed symbols: the placeholder and dimension that bind it
-  std::int32_t dim = -1;  ///< the dimension of that placeholder
+  /// For backed symbols: the placeholder and dimension that bind it; for a value read from an input
+  /// with item() (graph/data_dependent.hpp): the input position and the element's offset in it.
+  std::int32_t input = -1;
+  std::int32_t dim = -1;  ///< the dimension of that placeholder (or the element's offset)
   sym_expr a{};  ///< for derived symbols: the first operand
   sym_expr b{};  ///< for derived symbols: the second operand
   sym_rel rel = sym_rel::eq;  ///< for an `order` symbol: the relation of a and b it needs

@@ -21,6 +21,22 @@ inline std::string tuple_text(const ir& g, const tensor_meta& m, bool strides) {
 }
 inline std::string buf_name(std::int32_t b) { return "buf" + std::to_string(b); }
 inline std::string bytes_text(const ir& g, const sym_expr& e) { return to_string(g, e) + " B"; }
+// The values the graph reads with item(), as Inductor's wrapper code defines its unbacked symbols
+// (`u5 = arg0_1.item()`): known when the call binds, before the first step (a computed one is
+// computed ahead by its cone, whose nodes the plan's graph may no longer hold: it is not named).
+inline std::string symbol_definitions(const ir& g) {
+  std::string s;
+  for (const symbol& y : g.syms) {
+    if (y.kind != symbol_kind::unbacked) continue;
+    if (y.input < 0 && y.dim >= 0)  // a value the graph computes (exec/computed_values.hpp)
+      s += "    " + std::string(y.name.view()) + " = ...item()  # a value the graph computes, computed ahead from the inputs when the call binds\n";
+    if (y.input < 0) continue;
+    for (std::int32_t i = 0; i < g.size(); ++i)
+      if (g[i].op == op_kind::placeholder && g[i].aux == y.input)
+        s += "    " + std::string(y.name.view()) + " = " + std::string(g[i].name.view()) + ".item()\n";
+  }
+  return s;
+}
 }  // namespace detail
 
 // Where a buffer's memory comes from, for the listing: an allocation of its own (or a reuse), or
@@ -167,6 +183,7 @@ inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, 
     } else {
       s += "def call(" + inputs_text() + "):\n";
     }
+    if (p == 0) s += detail::symbol_definitions(g);
     for (; st < L.n_steps() && L.step_partition[static_cast<std::size_t>(st)] == p; ++st) {
       lines_before_step(2 * static_cast<std::int64_t>(st) + 1);
       const std::int32_t nid = L.steps[static_cast<std::size_t>(st)];
@@ -248,6 +265,7 @@ inline std::string arena_listing(const ir& g, const liveness& L, const arena_pla
     } else {
       s += "def call(" + inputs_text() + "):\n";
     }
+    if (p == 0) s += detail::symbol_definitions(g);
     for (; st < L.n_steps() && L.step_partition[static_cast<std::size_t>(st)] == p; ++st) {
       for (; bi < L.buffers.size() && L.buffers[bi].def_step == st; ++bi) {
         const arena_slot& sl = A.slots[bi];
