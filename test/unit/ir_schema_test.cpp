@@ -72,8 +72,9 @@ using all_tags = tags<
     ops::all_gather_blocks_t, ops::all_gather_blocks__t, ops::reduce_scatter_blocks_t, ops::reduce_scatter_blocks__t,
     ops::halo_exchange_t, ops::halo_exchange__t>;
 static_assert(all_tags::agree());
-// Every built-in op but the two user-op kinds has a tag.
-static_assert(all_tags::count == static_cast<std::size_t>(op_kind::count_) - 2);
+// Every built-in op but the two user-op kinds and the two control-flow kinds (whose signature is
+// their subgraphs', checked by ops/control.hpp) has a tag.
+static_assert(all_tags::count == static_cast<std::size_t>(op_kind::count_) - 4);
 
 // View <-> scatter twins: a type on the scatter, the same pairing in the table, both ways.
 static_assert(std::is_same_v<ops::slice_scatter_t::view, ops::slice_t>);
