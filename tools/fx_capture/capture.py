@@ -1932,6 +1932,50 @@ PROGRAMS += [
 
 
 
+# ----- iota (arange): start + i * step in an integer dtype; float aranges are an int64 iota
+# scaled in f64 (Inductor's graph), tril/triu compare two iotas, one_hot and roll index with one -----
+def iota_tril_triu(x, y):
+    return torch.tril(x), torch.triu(y, 1), torch.tril(y, -2)
+
+
+def flip_forms(x):
+    # flip (prims.rev) of one and of two dims, and the reversed cumsum
+    return x.flip(-1), x.flip(0, 1) + 1, x.flip(-1).cumsum(-1).flip(-1)
+
+
+def arange_forms(x, d):
+    return (x + torch.arange(10, -3, -3)[:, None], x[0] * torch.arange(0.0, 1.0, 0.1),
+            # an exact step: with 0.3 eager's f64 kernel rounds base + j * step per vector block,
+            # which differs from its own graph's start + i * step (ctfx follows the graph)
+            d + torch.arange(-1.5, 2.0, 0.25, dtype=torch.float64), torch.arange(-2**40, 2**40, 2**39 + 1) * 3,
+            torch.arange(5, dtype=torch.int32) * 7)
+
+
+def one_hot_compare(y):
+    # F.one_hot's own graph also asserts the class range (_assert_async, not read by ctfx)
+    return (y[:, None] == torch.arange(7)).float().sum(0)
+
+
+def roll_last(x):
+    return torch.roll(x, 2, -1), x + torch.arange(x.shape[-1])
+
+
+def pad_forms(x, k):
+    # F.pad: positive pads with a value, negative pads (crops), zero pads, an integer tensor
+    F = torch.nn.functional
+    return (F.pad(x, (1, 2, 0, 3), value=0.5), F.pad(x, (-1, 2, 1, -2)), F.pad(x, (0, 0, 2, 0)) * 2, F.pad(k, (3, 1), value=-7),
+            F.pad(x, (2, 2, 1, 1, 1, 0), mode="constant", value=-0.0))
+
+
+PROGRAMS += [
+    ("iota_tril_triu", iota_tril_triu, lambda: (R(5, 5), R(4, 6)), {}),
+    ("arange_forms", arange_forms, lambda: (R(5, 10), R(14, dtype=torch.float64)), {}),
+    ("one_hot_compare", one_hot_compare, lambda: (torch.randint(0, 7, (20,)),), {}),
+    ("roll_last", roll_last, lambda: (R(3, 7),), {}),
+    ("flip_forms", flip_forms, lambda: (R(3, 4, 9),), {}),
+    ("pad_forms", pad_forms, lambda: (R(2, 3, 4), torch.arange(12).reshape(3, 4)), {}),
+]
+
 # ----- matrix products (mm, addmm, bmm, baddbmm: extern kernels, a BLAS on either side; compared
 # with a tolerance per dtype, docs/guide.md) -----
 def linear_bias(x, w, b):

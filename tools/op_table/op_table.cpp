@@ -209,6 +209,9 @@ std::string_view decomposition(ctfx::fx::lower how) {
     case lower::repeat: return "unsqueeze, expand, clone, view";
     case lower::scalar_tensor: return "a 0-d `full`";
     case lower::t: return "`transpose(0, 1)`";
+    case lower::constant_pad: return "a `slice` per negative pad, then `cat(full, x, full)` per padded dimension (a `clone` if none is positive)";
+    case lower::rev: return "an `index` per dimension by the iota -1, -2, ..., -n (a `clone` for no dims)";
+    case lower::iota: return "`full([n], step)`, its `cumsum`, plus `start - step` (int64, wrapping; `convert` to another integer dtype)";
     case lower::addcmul: return "`fma(mul(t1, value), t2, self)` (no `mul` for value 1); in place, copied into self";
     case lower::addcdiv: return "`add(self, div(mul(t1, value), t2))` (no `mul` for value 1); in place, copied into self";
     case lower::lerp: return "`fma(w, end - self, self)` where abs(w) < 0.5, else `fma(-(end - self), 1 - w, end)` (a number w picks its branch, a tensor w `where`s both); in place, copied into self";
