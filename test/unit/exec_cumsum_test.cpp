@@ -400,3 +400,70 @@ TEST_CASE("flip from FX text: prims.rev and aten.flip, printed back and parsed a
   REQUIRE_FALSE(bad.error.ok());
   CHECK(ctfx::to_string(bad.error).find("distinct") != std::string::npos);
 }
+
+namespace {
+constexpr auto prod_graph = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {3, 40});
+  auto k = b.input("k", ctfx::i32, {3, 40});
+  auto h = b.input("h", ctfx::f16, {1, 12});
+  b.output(x.cumprod(1), x.cumprod(0), k.cumprod(-1), h.cumprod(1), k.cumprod(1, ctfx::f64));
+});
+using prod_plan = ctfx::compiled<decltype(prod_graph)>;
+}  // namespace
+
+TEST_CASE("cumprod: each prefix multiplied in double for f32, f32 for f16, wrapping int64 for integers, on every plan and backend") {
+  std::vector<float> x(120);
+  std::vector<std::int32_t> k(120);
+  std::vector<ctfx::half_t> h(12);
+  std::uint32_t s = 11;
+  for (std::size_t i = 0; i < 120; ++i) {
+    s = s * 1664525u + 1013904223u;
+    x[i] = static_cast<float>(static_cast<int>(s % 2001) - 1000) * 0.0021f;  // products spanning many magnitudes, signs, a few zeros
+    k[i] = static_cast<std::int32_t>(s % 19) - 9;
+  }
+  x[5] = std::numeric_limits<float>::infinity();
+  for (std::size_t j = 0; j < 12; ++j) h[j] = ctfx::half_t(1.0f + 0.125f * static_cast<float>(j));
+  for (ctfx::backend where : {ctfx::backend::host, ctfx::backend::omp}) {
+    for (int compiled = 0; compiled < 2; ++compiled) {
+      CAPTURE(ctfx::name_of(where));
+      CAPTURE(compiled);
+      std::vector<float> o0(120), o1(120);
+      std::vector<std::int64_t> o2(120);
+      std::vector<ctfx::half_t> o3(12);
+      std::vector<double> o4(120);
+      const std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {3, 40}), ctfx::tensor_ref::contiguous(k.data(), ctfx::i32, {3, 40}),
+                                                ctfx::tensor_ref::contiguous(h.data(), ctfx::f16, {1, 12})};
+      const std::vector<ctfx::tensor_ref> out = {
+          ctfx::tensor_ref::contiguous(o0.data(), ctfx::f32, {3, 40}), ctfx::tensor_ref::contiguous(o1.data(), ctfx::f32, {3, 40}),
+          ctfx::tensor_ref::contiguous(o2.data(), ctfx::i64, {3, 40}), ctfx::tensor_ref::contiguous(o3.data(), ctfx::f16, {1, 12}),
+          ctfx::tensor_ref::contiguous(o4.data(), ctfx::f64, {3, 40})};
+      const auto st = compiled ? prod_plan::run(in, out, ctfx::device_ctx{where}) : ctfx::runtime_plan(prod_graph.get()).run(in, out, ctfx::device_ctx{where});
+      REQUIRE_MESSAGE(st.ok, st.message);
+      for (std::size_t r = 0; r < 3; ++r) {
+        double a = 1, a4 = 1;
+        std::uint64_t ai = 1;
+        for (std::size_t j = 0; j < 40; ++j) {
+          const std::size_t i = r * 40 + j;
+          a *= static_cast<double>(x[i]);
+          a4 *= static_cast<double>(k[i]);
+          ai *= static_cast<std::uint64_t>(static_cast<std::int64_t>(k[i]));
+          CHECK(((o0[i] == static_cast<float>(a)) || (o0[i] != o0[i] && a != a)));
+          CHECK(o2[i] == static_cast<std::int64_t>(ai));
+          CHECK(o4[i] == a4);
+        }
+      }
+      for (std::size_t j = 0; j < 40; ++j) {
+        double a = 1;
+        for (std::size_t r = 0; r < 3; ++r) {
+          a *= static_cast<double>(x[r * 40 + j]);
+          CHECK(((o1[r * 40 + j] == static_cast<float>(a)) || (o1[r * 40 + j] != o1[r * 40 + j] && a != a)));
+        }
+      }
+      float p = 1;
+      for (std::size_t j = 0; j < 12; ++j) {
+        p *= static_cast<float>(h[j]);
+        CHECK(static_cast<float>(o3[j]) == static_cast<float>(ctfx::half_t(p)));
+      }
+    }
+  }
+}

@@ -1956,8 +1956,15 @@ def one_hot_compare(y):
     return (y[:, None] == torch.arange(7)).float().sum(0)
 
 
-def roll_last(x):
-    return torch.roll(x, 2, -1), x + torch.arange(x.shape[-1])
+def cumulative_products(x, d, k, m, h):
+    # f32 rows (multiplied in double), f64 down columns, int32 and bool promoted to int64, f16
+    # (multiplied in f32), and a probability chain
+    return x.cumprod(1), d.cumprod(0), k.cumprod(-1), m.cumprod(1), h.cumprod(1), (1 - x * 0.1).cumprod(-1)
+
+
+def position_ids(x):
+    # (torch.roll's graph indexes by an iota taken modulo with fmod, which ctfx does not read)
+    return x + torch.arange(x.shape[-1]), x[:, 1:] * torch.arange(1, x.shape[-1], dtype=torch.int32)
 
 
 def pad_forms(x, k):
@@ -1971,7 +1978,9 @@ PROGRAMS += [
     ("iota_tril_triu", iota_tril_triu, lambda: (R(5, 5), R(4, 6)), {}),
     ("arange_forms", arange_forms, lambda: (R(5, 10), R(14, dtype=torch.float64)), {}),
     ("one_hot_compare", one_hot_compare, lambda: (torch.randint(0, 7, (20,)),), {}),
-    ("roll_last", roll_last, lambda: (R(3, 7),), {}),
+    ("cumulative_products", cumulative_products, lambda: (R(4, 300) * 0.5 + 1, R(50, 3, dtype=torch.float64), torch.randint(-3, 4, (3, 60), dtype=torch.int32),
+                                                          R(5, 9) > -1, R(3, 70).half() * 0.2 + 1), {}),
+    ("position_ids", position_ids, lambda: (R(3, 7),), {}),
     ("flip_forms", flip_forms, lambda: (R(3, 4, 9),), {}),
     ("pad_forms", pad_forms, lambda: (R(2, 3, 4), torch.arange(12).reshape(3, 4)), {}),
 ]

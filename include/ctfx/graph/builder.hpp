@@ -107,6 +107,9 @@ struct tensor {
   /// integer or bool x to i64, as PyTorch does; each prefix summed sequentially in PyTorch's
   /// accumulation type (double for f32 and f64, f32 for f16 and bf16) and rounded once.
   constexpr tensor cumsum(index_t dim, std::optional<dtype> dt = std::nullopt, source_loc at = source_loc::current()) const;
+  /// `aten.cumprod` along `dim` (`x.cumprod(dim, dtype=dt)`): cumsum's conversions, each prefix
+  /// multiplied sequentially as PyTorch's CPU kernel does (in double for f32, wrapping int64).
+  constexpr tensor cumprod(index_t dim, std::optional<dtype> dt = std::nullopt, source_loc at = source_loc::current()) const;
   /// `aten.var.correction` over `dims` (all when empty) as PyTorch's CPU kernel computes it: one
   /// Welford pass in double over the elements in row-major order, m2 / max(n - correction, 0),
   /// rounded once. f32 and f64; reduced extents static and above 0, under 32,768 elements per
@@ -669,6 +672,14 @@ constexpr tensor tensor::flip(std::span<const index_t> dims, source_loc at) cons
     fresh = true;
   }
   return fresh ? r : r.clone();
+}
+constexpr tensor tensor::cumprod(index_t dim, std::optional<dtype> dt, source_loc at) const {
+  const builder::call_site site(b, at);
+  if (!b || !b->check(*this)) return *this;
+  const dtype xd = meta().dt;
+  const dtype od = dt ? *dt : is_floating(xd) ? xd : dtype::i64;
+  const tensor x = od == xd ? *this : b->make(op_kind::convert, {*this}, {}, static_cast<std::int32_t>(od));
+  return b->make(op_kind::cumprod, {x}, {sym_expr(dim)});
 }
 constexpr tensor tensor::argmax(std::optional<index_t> dim, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);

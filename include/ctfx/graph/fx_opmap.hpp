@@ -44,7 +44,7 @@ enum class lower : std::uint8_t {
   constant_pad,        // (x, pad, value=0): builder's tensor::constant_pad (slices, fulls, cats)
   rev,                 // (x, dims): aten.flip, prims.rev as builder's tensor::flip (an index per dim)
   iota,                // (length, *, start, step, dtype, ...): builder::iota's full, cumsum and add
-  cumsum,              // (x, dim, dtype=None): an integer or bool x (or one of another dtype=) converted first
+  cumsum,              // cumsum, cumprod (x, dim, dtype=None): an integer or bool x (or one of another dtype=) converted first
   max_dim,             // (x, dim, keepdim=False): max.dim / min.dim as (amax, argmax) / (amin, argmin), read with [k]
   any_all,             // (x), (x, dim, keepdim=False) or (x, dims, keepdim=False): any / all as amax of x != 0
   cat,                 // (tensors, dim=0)
@@ -152,6 +152,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.copy.default", lower::unary, op_kind::copy},
     {"aten.copy_.default", lower::unary, op_kind::copy_},
     {"aten.cos.default", lower::unary, op_kind::cos},
+    {"aten.cumprod.default", lower::cumsum, op_kind::cumprod},
     {"aten.cumsum.default", lower::cumsum, op_kind::cumsum},
     {"aten.diagonal.default", lower::diagonal, op_kind::diagonal},
     {"aten.diagonal_scatter.default", lower::diagonal_scatter, op_kind::diagonal_scatter},
