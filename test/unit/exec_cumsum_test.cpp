@@ -467,3 +467,24 @@ TEST_CASE("cumprod: each prefix multiplied in double for f32, f32 for f16, wrapp
     }
   }
 }
+
+TEST_CASE("cumprod from FX text: an int32 input multiplied in int64, printed back as PyTorch writes it") {
+  const auto r = ctfx::parse_fx(R"fx(def forward(self, arg0_1: "i32[2, 3][3, 1]cpu"):
+    cumprod: "i64[2, 3][3, 1]cpu" = torch.ops.aten.cumprod.default(arg0_1, 1);  arg0_1 = None
+    return (cumprod,)
+)fx");
+  REQUIRE_MESSAGE(r.error.ok(), ctfx::to_string(r.error));
+  std::vector<std::int32_t> k = {-3, 5, 7, 2147483647, 2147483647, 4};
+  const auto run = [&](const ctfx::ir& g) {
+    std::vector<std::int64_t> a(6);
+    const auto st = ctfx::runtime_plan(g).run({ctfx::tensor_ref::contiguous(k.data(), ctfx::i32, {2, 3})}, {ctfx::tensor_ref::contiguous(a.data(), ctfx::i64, {2, 3})});
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(a == std::vector<std::int64_t>{-3, -15, -105, 2147483647, 4611686014132420609LL, -17179869180LL});  // (2^31 - 1)^2 * 4 wraps in int64
+  };
+  run(r.graph);
+  const std::string text = ctfx::to_fx(r.graph);
+  CHECK(text.find("torch.ops.aten.cumprod.default(cumprod_convert, 1)") != std::string::npos);
+  const auto again = ctfx::parse_fx(text);
+  REQUIRE_MESSAGE(again.error.ok(), ctfx::to_string(again.error) << "\n" << text);
+  run(again.graph);
+}
