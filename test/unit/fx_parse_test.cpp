@@ -95,7 +95,8 @@ TEST_CASE("fx: every captured PyTorch graph parses at run time, and prints back 
                          "slice_scatter_chain", "unsafe_index_put_like", "view_inplaced", "compare_ops",
                          "logical_ops", "where_ops", "clamp_ops", "maximum_minimum_full", "mean_dims", "masked_fill_put", "index_gather",
                          "masked_put_value", "masked_put_rows", "masked_put_accumulate", "masked_index_put",
-                         "compare_promotion"};
+                         "compare_promotion", "iota_tril_triu", "arange_forms", "one_hot_compare", "position_ids", "pad_forms", "flip_forms",
+                         "cumulative_products"};
   for (const char* n : names) {
     CAPTURE(n);
     auto r = parse_file(n);

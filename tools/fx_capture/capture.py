@@ -1948,6 +1948,59 @@ PROGRAMS += [
 
 
 
+# ----- iota (arange): start + i * step in an integer dtype; float aranges are an int64 iota
+# scaled in f64 (Inductor's graph), tril/triu compare two iotas, one_hot and roll index with one -----
+def iota_tril_triu(x, y):
+    return torch.tril(x), torch.triu(y, 1), torch.tril(y, -2)
+
+
+def flip_forms(x):
+    # flip (prims.rev) of one and of two dims, and the reversed cumsum
+    return x.flip(-1), x.flip(0, 1) + 1, x.flip(-1).cumsum(-1).flip(-1)
+
+
+def arange_forms(x, d):
+    return (x + torch.arange(10, -3, -3)[:, None], x[0] * torch.arange(0.0, 1.0, 0.1),
+            # an exact step: with 0.3 eager's f64 kernel rounds base + j * step per vector block,
+            # which differs from its own graph's start + i * step (ctfx follows the graph)
+            d + torch.arange(-1.5, 2.0, 0.25, dtype=torch.float64), torch.arange(-2**40, 2**40, 2**39 + 1) * 3,
+            torch.arange(5, dtype=torch.int32) * 7)
+
+
+def one_hot_compare(y):
+    # F.one_hot's own graph also asserts the class range (_assert_async, not read by ctfx)
+    return (y[:, None] == torch.arange(7)).float().sum(0)
+
+
+def cumulative_products(x, d, k, m, h):
+    # f32 rows (multiplied in double), f64 down columns, int32 and bool promoted to int64, f16
+    # (multiplied in f32), and a probability chain
+    return x.cumprod(1), d.cumprod(0), k.cumprod(-1), m.cumprod(1), h.cumprod(1), (1 - x * 0.1).cumprod(-1)
+
+
+def position_ids(x):
+    # (torch.roll's graph indexes by an iota taken modulo with fmod, which ctfx does not read)
+    return x + torch.arange(x.shape[-1]), x[:, 1:] * torch.arange(1, x.shape[-1], dtype=torch.int32)
+
+
+def pad_forms(x, k):
+    # F.pad: positive pads with a value, negative pads (crops), zero pads, an integer tensor
+    F = torch.nn.functional
+    return (F.pad(x, (1, 2, 0, 3), value=0.5), F.pad(x, (-1, 2, 1, -2)), F.pad(x, (0, 0, 2, 0)) * 2, F.pad(k, (3, 1), value=-7),
+            F.pad(x, (2, 2, 1, 1, 1, 0), mode="constant", value=-0.0))
+
+
+PROGRAMS += [
+    ("iota_tril_triu", iota_tril_triu, lambda: (R(5, 5), R(4, 6)), {}),
+    ("arange_forms", arange_forms, lambda: (R(5, 10), R(14, dtype=torch.float64)), {}),
+    ("one_hot_compare", one_hot_compare, lambda: (torch.randint(0, 7, (20,)),), {}),
+    ("cumulative_products", cumulative_products, lambda: (R(4, 300) * 0.5 + 1, R(50, 3, dtype=torch.float64), torch.randint(-3, 4, (3, 60), dtype=torch.int32),
+                                                          R(5, 9) > -1, R(3, 70).half() * 0.2 + 1), {}),
+    ("position_ids", position_ids, lambda: (R(3, 7),), {}),
+    ("flip_forms", flip_forms, lambda: (R(3, 4, 9),), {}),
+    ("pad_forms", pad_forms, lambda: (R(2, 3, 4), torch.arange(12).reshape(3, 4)), {}),
+]
+
 # ----- matrix products (mm, addmm, bmm, baddbmm: extern kernels, a BLAS on either side; compared
 # with a tolerance per dtype, docs/guide.md) -----
 def linear_bias(x, w, b):

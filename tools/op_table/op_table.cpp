@@ -113,6 +113,7 @@ std::string_view dsl(op_kind k) {
     case op_kind::argmax: return "`x.argmax(dim, keepdim)`";
     case op_kind::argmin: return "`x.argmin(dim, keepdim)`";
     case op_kind::cumsum: return "`x.cumsum(dim, dtype)`";
+    case op_kind::cumprod: return "`x.cumprod(dim, dtype)`";
     case op_kind::var: return "`x.var(dims, correction, keepdim)`";
     case op_kind::var_mean: return "`x.var_mean_mean(dims, correction, keepdim)` (var_mean's mean)";
     case op_kind::mean: return "`x.mean(dims, keepdim)`";
@@ -179,7 +180,7 @@ std::string_view dtypes(op_kind k) {
     case ctfx::op_family::reduction:
       if (k == op_kind::argmax || k == op_kind::argmin) return "any, an i64 result (`aten.argmax` refuses b8, as PyTorch)";
       if (k == op_kind::var || k == op_kind::var_mean) return "f32, f64 (Welford in double, as PyTorch's CPU kernel)";
-      if (k == op_kind::cumsum) return "floats, and i64 (integers and bools converted to it first); in double for f32";
+      if (k == op_kind::cumsum || k == op_kind::cumprod) return "floats, and i64 (integers and bools converted to it first); in double for f32";
       return k == op_kind::cat ? "any (promoted)" : "any (sum of ints in i64, mean of floats)";
     case ctfx::op_family::collective: return "any (reductions: sum, max, min)";
     case ctfx::op_family::user: return "the op's schema";
@@ -216,6 +217,9 @@ std::string_view decomposition(ctfx::fx::lower how) {
     case lower::repeat: return "unsqueeze, expand, clone, view";
     case lower::scalar_tensor: return "a 0-d `full`";
     case lower::t: return "`transpose(0, 1)`";
+    case lower::constant_pad: return "a `slice` per negative pad, then `cat(full, x, full)` per padded dimension (a `clone` if none is positive)";
+    case lower::rev: return "an `index` per dimension by the iota -1, -2, ..., -n (a `clone` for no dims)";
+    case lower::iota: return "`full([n], step)`, its `cumsum`, plus `start - step` (int64, wrapping; `convert` to another integer dtype)";
     case lower::addcmul: return "`fma(mul(t1, value), t2, self)` (no `mul` for value 1); in place, copied into self";
     case lower::addcdiv: return "`add(self, div(mul(t1, value), t2))` (no `mul` for value 1); in place, copied into self";
     case lower::lerp: return "`fma(w, end - self, self)` where abs(w) < 0.5, else `fma(-(end - self), 1 - w, end)` (a number w picks its branch, a tensor w `where`s both); in place, copied into self";

@@ -47,6 +47,15 @@ struct tensor {
   /// `aten.slice`: elements start, start + step, ... below end of dimension `dim` (a view).
   /// x[start:end:step] along dim; the bounds may be symbolic (b.floordiv(n, 2)).
   constexpr tensor slice(index_t dim, sym_expr start, sym_expr end = end_of_dim, index_t step = 1, source_loc at = source_loc::current()) const;
+  /// `aten.constant_pad_nd` (`F.pad(x, pads, value=v)`): `pads[2k]` and `pads[2k + 1]` elements of
+  /// `v` (converted to x's dtype) before and after dimension `rank - 1 - k`; a negative pad crops.
+  /// A new tensor, as PyTorch's: built from slices (the crops), fulls and a cat per padded dimension
+  /// (a clone where no pad is positive).
+  constexpr tensor constant_pad(std::span<const index_t> pads, scalar_value v = 0.0, source_loc at = source_loc::current()) const;
+  /// `aten.flip` / `prims.rev` (`x.flip(dims)`): each dimension of `dims` reversed. A new tensor, as
+  /// PyTorch's: an `index` per dimension by the iota -1, -2, ..., -n (a negative index counts from
+  /// the end), so a symbolic extent works too.
+  constexpr tensor flip(std::span<const index_t> dims, source_loc at = source_loc::current()) const;
   /// `aten.select`: dimension `dim` at `index` (a view).
   constexpr tensor select(index_t dim, sym_expr index, source_loc at = source_loc::current()) const;
   /// `aten.diagonal` (a view).
@@ -98,6 +107,9 @@ struct tensor {
   /// integer or bool x to i64, as PyTorch does; each prefix summed sequentially in PyTorch's
   /// accumulation type (double for f32 and f64, f32 for f16 and bf16) and rounded once.
   constexpr tensor cumsum(index_t dim, std::optional<dtype> dt = std::nullopt, source_loc at = source_loc::current()) const;
+  /// `aten.cumprod` along `dim` (`x.cumprod(dim, dtype=dt)`): cumsum's conversions, each prefix
+  /// multiplied sequentially as PyTorch's CPU kernel does (in double for f32, wrapping int64).
+  constexpr tensor cumprod(index_t dim, std::optional<dtype> dt = std::nullopt, source_loc at = source_loc::current()) const;
   /// `aten.var.correction` over `dims` (all when empty) as PyTorch's CPU kernel computes it: one
   /// Welford pass in double over the elements in row-major order, m2 / max(n - correction, 0),
   /// rounded once. f32 and f64; reduced extents static and above 0, under 32,768 elements per
@@ -245,6 +257,27 @@ class builder {
   constexpr tensor full(std::initializer_list<sym_expr> shape, scalar_value v, dtype dt = dtype::f32, source_loc at = source_loc::current()) {
     const call_site site(this, at);
     return factory(op_kind::full, shape, dt, v);
+  }
+
+  /// `prims.iota` (`torch.arange(start, start + n * step, step)` of an integer dtype): `n` elements,
+  /// element i is `start + i * step`, wrapping in int64 as PyTorch's kernel does, in an integer
+  /// `dt`. Built from existing ops, so every executor runs it: a full of `step` summed along its
+  /// dimension (a cumsum, `(i + 1) * step`), plus `start - step`, converted to `dt` when not i64.
+  constexpr tensor iota(sym_expr n, std::int64_t start = 0, std::int64_t step = 1, dtype dt = dtype::i64,
+                        source_loc at = source_loc::current()) {
+    const call_site site(this, at);
+    const std::int32_t steps = add(op_kind::full, {}, {n}, static_cast<std::int32_t>(dtype::i64), scalar_value::integer(step));
+    const std::int32_t sums = add(op_kind::cumsum, {steps}, {sym_expr(0)});
+    const std::int32_t r = add(op_kind::add, {sums}, {}, 2, scalar_value::integer(iota_offset(start, step)));
+    if (!is_integral(dt)) {
+      g.fail(rule::bad_argument, r, "iota (arange) of a non-integer dtype: PyTorch's iota makes integers only (convert the i64 result) [rule bad-argument]");
+      return {this, r};
+    }
+    return {this, dt == dtype::i64 ? r : add(op_kind::convert, {r}, {}, static_cast<std::int32_t>(dt))};
+  }
+  /// `start - step` wrapped to int64 (what iota adds to the running sum `(i + 1) * step`).
+  static constexpr std::int64_t iota_offset(std::int64_t start, std::int64_t step) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(step));
   }
 
   /// The epilogue: input `x` ends up holding `v` (a copy_ at the end of the graph).
@@ -625,6 +658,75 @@ constexpr tensor tensor::cumsum(index_t dim, std::optional<dtype> dt, source_loc
   const dtype od = dt ? *dt : is_floating(xd) ? xd : dtype::i64;
   const tensor x = od == xd ? *this : b->make(op_kind::convert, {*this}, {}, static_cast<std::int32_t>(od));
   return b->make(op_kind::cumsum, {x}, {sym_expr(dim)});
+}
+constexpr tensor tensor::constant_pad(std::span<const index_t> pads, scalar_value v, source_loc at) const {
+  const builder::call_site site(b, at);
+  if (!b || !b->check(*this)) return *this;
+  const int rank = meta().rank;
+  if (pads.size() % 2 != 0 || pads.size() / 2 > static_cast<std::size_t>(rank)) {
+    b->g.fail(rule::bad_argument, id, "constant_pad_nd takes a pair of pads per dimension, for at most every dimension [rule bad-argument]");
+    return *this;
+  }
+  tensor r = *this;
+  bool fresh = false;  // r is a new tensor (a cat), not a view of x
+  for (std::size_t k = 0; k < pads.size() / 2; ++k) {
+    const index_t d = rank - 1 - static_cast<index_t>(k), lo = pads[2 * k], hi = pads[2 * k + 1];
+    if (lo < 0 || hi < 0) {  // crop first: PyTorch pads the cropped tensor
+      const sym_expr n = r.meta().size[d];
+      r = r.slice(d, sym_expr(lo < 0 ? -lo : 0), hi < 0 ? n + sym_expr(hi) : n);
+    }
+    if (lo <= 0 && hi <= 0) continue;
+    std::int32_t parts[3]{};
+    std::size_t count = 0;
+    for (int side = 0; side < 3; ++side) {
+      const index_t w = side == 0 ? lo : hi;
+      if (side == 1) { parts[count++] = r.id; continue; }
+      if (w <= 0) continue;
+      sym_expr sz[max_rank]{};
+      for (int j = 0; j < rank; ++j) sz[j] = j == d ? sym_expr(w) : r.meta().size[j];
+      parts[count++] = b->add(op_kind::full, std::span<const std::int32_t>{}, std::span<const sym_expr>(sz, static_cast<std::size_t>(rank)),
+                              static_cast<std::int32_t>(meta().dt), v);
+    }
+    const sym_expr p[1] = {sym_expr(d)};
+    r = {b, b->add(op_kind::cat, std::span<const std::int32_t>(parts, count), std::span<const sym_expr>(p, 1))};
+    fresh = true;
+  }
+  return fresh ? r : r.clone();
+}
+constexpr tensor tensor::flip(std::span<const index_t> dims, source_loc at) const {
+  const builder::call_site site(b, at);
+  if (!b || !b->check(*this)) return *this;
+  const int rank = meta().rank;
+  bool seen[max_rank]{};
+  for (index_t d : dims) {
+    const index_t n = d < 0 ? d + rank : d;
+    if (n < 0 || n >= rank || seen[n]) {
+      b->g.fail(rule::bad_argument, id, "flip's dims must be distinct dimensions of its input [rule bad-argument]");
+      return *this;
+    }
+    seen[n] = true;
+  }
+  tensor r = *this;
+  bool fresh = false;
+  for (int d = 0; d < rank; ++d) {
+    if (!seen[d]) continue;
+    const tensor idx = b->iota(r.meta().size[d], -1, -1);
+    std::int32_t a[1 + max_rank]{};
+    a[0] = r.id;
+    for (int j = 0; j < d; ++j) a[1 + j] = -1;
+    a[1 + d] = idx.id;
+    r = {b, b->add(op_kind::index, std::span<const std::int32_t>(a, static_cast<std::size_t>(d + 2)))};
+    fresh = true;
+  }
+  return fresh ? r : r.clone();
+}
+constexpr tensor tensor::cumprod(index_t dim, std::optional<dtype> dt, source_loc at) const {
+  const builder::call_site site(b, at);
+  if (!b || !b->check(*this)) return *this;
+  const dtype xd = meta().dt;
+  const dtype od = dt ? *dt : is_floating(xd) ? xd : dtype::i64;
+  const tensor x = od == xd ? *this : b->make(op_kind::convert, {*this}, {}, static_cast<std::int32_t>(od));
+  return b->make(op_kind::cumprod, {x}, {sym_expr(dim)});
 }
 constexpr tensor tensor::argmax(std::optional<index_t> dim, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);

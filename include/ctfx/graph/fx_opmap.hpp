@@ -41,7 +41,10 @@ enum class lower : std::uint8_t {
   reduce,              // (x, dims=[], keepdim=False)
   arg_reduce,          // (x, dim=None, keepdim=False): argmax / argmin, int64 indices
   var,                 // (x, dims=None, *, correction=1, keepdim=False): var.correction, var_mean.correction (a tuple read with [k])
-  cumsum,              // (x, dim, dtype=None): an integer or bool x (or one of another dtype=) converted first
+  constant_pad,        // (x, pad, value=0): builder's tensor::constant_pad (slices, fulls, cats)
+  rev,                 // (x, dims): aten.flip, prims.rev as builder's tensor::flip (an index per dim)
+  iota,                // (length, *, start, step, dtype, ...): builder::iota's full, cumsum and add
+  cumsum,              // cumsum, cumprod (x, dim, dtype=None): an integer or bool x (or one of another dtype=) converted first
   max_dim,             // (x, dim, keepdim=False): max.dim / min.dim as (amax, argmax) / (amin, argmin), read with [k]
   any_all,             // (x), (x, dim, keepdim=False) or (x, dims, keepdim=False): any / all as amax of x != 0
   cat,                 // (tensors, dim=0)
@@ -147,9 +150,11 @@ inline constexpr op_row op_rows[] = {
     {"aten.clamp_min.Tensor", lower::binary, op_kind::clamp_min},
     {"aten.clamp_min.default", lower::binary, op_kind::clamp_min},
     {"aten.clone.default", lower::unary, op_kind::clone},
+    {"aten.constant_pad_nd.default", lower::constant_pad, op_kind::cat},
     {"aten.copy.default", lower::unary, op_kind::copy},
     {"aten.copy_.default", lower::unary, op_kind::copy_},
     {"aten.cos.default", lower::unary, op_kind::cos},
+    {"aten.cumprod.default", lower::cumsum, op_kind::cumprod},
     {"aten.cumsum.default", lower::cumsum, op_kind::cumsum},
     {"aten.diagonal.default", lower::diagonal, op_kind::diagonal},
     {"aten.diagonal_scatter.default", lower::diagonal_scatter, op_kind::diagonal_scatter},
@@ -169,6 +174,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.expand.default", lower::view, op_kind::expand},
     {"aten.expm1.default", lower::unary, op_kind::expm1},
     {"aten.fill_.Scalar", lower::fill, op_kind::fill_},
+    {"aten.flip.default", lower::rev, op_kind::index},
     {"aten.floor.default", lower::unary, op_kind::floor},
     {"aten.floor_divide.Scalar", lower::binary, op_kind::floor_divide},
     {"aten.floor_divide.default", lower::binary, op_kind::floor_divide},
@@ -276,6 +282,8 @@ inline constexpr op_row op_rows[] = {
     {"higher_order.while_loop", lower::control, op_kind::while_loop},
     {"prims.convert_element_type.default", lower::convert, op_kind::convert},
     {"prims.fma.default", lower::fma, op_kind::fma},
+    {"prims.iota.default", lower::iota, op_kind::add},
+    {"prims.rev.default", lower::rev, op_kind::index},
 };
 
 constexpr bool rows_sorted() {
@@ -300,7 +308,8 @@ constexpr const op_row* find_op(std::string_view name) {
 // node is): never the name printed back for a node.
 constexpr bool rewritten_on_import(lower how) {
   return how == lower::embedding || how == lower::index_select || how == lower::any_all || how == lower::squeeze_all ||
-         how == lower::max_dim || how == lower::unbind;
+         how == lower::max_dim || how == lower::unbind || how == lower::iota ||
+         how == lower::constant_pad || how == lower::rev;
 }
 
 // The overload fx_print writes for a node (binary ops with a scalar use .Tensor too, as PyTorch's

@@ -1536,6 +1536,75 @@ class parser {
         emit_bufs(name, t, k, 0, 0.0, at);
         return;
       }
+      case lower::constant_pad: {
+        // F.pad: tensor::constant_pad's nodes, all but the last named <name>_pad<k>.
+        if (!tensor_arg(call, 0, "self", at) || !list_arg(call, 1, "pad", at)) return;
+        index_t pads[2 * max_rank]{};
+        if (pbuf_.size() > 2 * static_cast<std::size_t>(max_rank)) { fail(at, "node '", name, "': more pads than dimensions"); return; }
+        for (std::size_t j = 0; j < pbuf_.size(); ++j) {
+          if (!pbuf_[j].is_static()) { fail(at, "node '", name, "': constant_pad_nd's pads must be numbers"); return; }
+          pads[j] = pbuf_[j].value();
+        }
+        scalar_value v = 0.0;
+        bool integral = false;
+        if (const value* fv = arg(call, 2, "value"); fv && fv->k != vkind::none && !scalar_of(fv, v, integral, "the pad value")) return;
+        const std::int32_t first = b_.g.size();
+        const tensor r = tensor{&b_, abuf_[0]}.constant_pad(std::span<const index_t>(pads, pbuf_.size()), v);
+        if (!b_.g.error.ok()) { locate_builder_error(at, name); return; }
+        for (std::int32_t j = first, c = 0; j < r.id; ++j, ++c) {
+          text_buf<max_name + 16> tn;
+          tn << name << "_pad" << c;
+          b_.g[j].name = name_t(tn.view());
+        }
+        last_value(name, t, false, -1, r.id, at);
+        return;
+      }
+      case lower::rev: {
+        // flip / rev: tensor::flip's nodes, all but the last named <name>_rev<k>.
+        if (!tensor_arg(call, 0, "self", at) || !list_arg(call, 1, "dims", at)) return;
+        index_t dims[max_rank]{};
+        if (pbuf_.size() > static_cast<std::size_t>(max_rank)) { fail(at, "node '", name, "': more dims than the input has"); return; }
+        for (std::size_t j = 0; j < pbuf_.size(); ++j) {
+          if (!pbuf_[j].is_static()) { fail(at, "node '", name, "': flip's dims must be numbers"); return; }
+          dims[j] = pbuf_[j].value();
+        }
+        const std::int32_t first = b_.g.size();
+        const tensor r = tensor{&b_, abuf_[0]}.flip(std::span<const index_t>(dims, pbuf_.size()));
+        if (!b_.g.error.ok()) { locate_builder_error(at, name); return; }
+        for (std::int32_t j = first, c = 0; j < r.id; ++j, ++c) {
+          text_buf<max_name + 16> tn;
+          tn << name << "_rev" << c;
+          b_.g[j].name = name_t(tn.view());
+        }
+        last_value(name, t, false, -1, r.id, at);
+        return;
+      }
+      case lower::iota: {
+        // prims.iota(length, *, start, step, dtype, ...) as builder::iota builds it: <name>_steps (a
+        // full of step), <name>_sums (its cumsum) and the add of start - step (then a convert to an
+        // integer dtype other than i64, the add named <name>_i64).
+        if (!int_arg(call, 0, "length", required, x0, at)) return;
+        scalar_value start = scalar_value::integer(0), step = scalar_value::integer(1);
+        for (int j = 0; j < 2; ++j) {
+          const value* v = arg(call, 99, j ? "step" : "start");
+          if (!v || v->k == vkind::none) continue;
+          bool integral = false;
+          if (!scalar_of(v, j ? step : start, integral, j ? "iota's step" : "iota's start")) return;
+          if (!integral) { fail(v->at, "node '", name, "': iota's start and step are integers (PyTorch's iota makes integers only)"); return; }
+        }
+        dtype d = dtype::i64;
+        if (const value* dt = arg(call, 99, "dtype"); dt && dt->k != vkind::none) {
+          if (!dtype_arg(dt, d)) return;
+          if (!is_integral(d)) { fail(dt->at, "node '", name, "': iota of a non-integer dtype (PyTorch's iota makes integers only)"); return; }
+        }
+        const std::int32_t steps = part(name, "steps", op_kind::full, {}, {x0}, static_cast<std::int32_t>(dtype::i64), step, at);
+        const std::int32_t sums = part(name, "sums", op_kind::cumsum, {steps}, {sym_expr(0)}, 0, 0.0, at);
+        const scalar_value off = scalar_value::integer(builder::iota_offset(start.i, step.i));
+        if (d == dtype::i64) { last(name, t, op_kind::add, {sums}, 2, off, at); return; }
+        const std::int32_t r = part(name, "i64", op_kind::add, {sums}, 2, off, at);
+        last(name, t, op_kind::convert, {r}, static_cast<std::int32_t>(d), 0.0, at);
+        return;
+      }
       case lower::arg_reduce: case lower::max_dim: {
         lower_arg_reduce(name, t, call, k, row->how == lower::max_dim, at);
         return;
@@ -1797,6 +1866,18 @@ class parser {
     text_buf<max_name + 16> tn;
     tn << name;
     if (!suffix.empty()) tn << '_' << suffix;
+    b_.g[id].name = name_t(tn.view());
+    return id;
+  }
+  // A part with parameters (sizes, dims).
+  constexpr std::int32_t part(std::string_view name, std::string_view suffix, op_kind k, std::initializer_list<std::int32_t> ids,
+                              std::initializer_list<sym_expr> params, std::int32_t aux, scalar_value s, position at) {
+    if (stopped()) return -1;
+    for (auto id : ids) if (id < 0) return -1;
+    const std::int32_t id = b_.add(k, ids, params, aux, s);
+    if (!b_.g.error.ok()) { locate_builder_error(at, name); return -1; }
+    text_buf<max_name + 16> tn;
+    tn << name << '_' << suffix;
     b_.g[id].name = name_t(tn.view());
     return id;
   }

@@ -1,4 +1,4 @@
-// ctfx/kernels/scan.hpp — cumsum: each row along a dimension summed sequentially from its start,
+// ctfx/kernels/scan.hpp — cumsum and cumprod: each row along a dimension summed (multiplied) sequentially from its start,
 // out[..., j, ...] = x[..., 0, ...] + ... + x[..., j, ...], as PyTorch's CPU kernel computes it:
 // in its accumulation type (double for f32 and f64, float for f16 and bf16, int64 wrapping for the
 // integers, which the front ends have converted to int64), each prefix rounded to the dtype once.
@@ -18,6 +18,7 @@ using scan_acc_t = std::conditional_t<D == dtype::f32, double, compute_t<D>>;
 template <dtype D>
 struct cumsum_fn {
   strided out, in;
+  bool product = false;  // cumprod: each prefix multiplied (from 1)
   int dim = 0;  // -1: a 0-d tensor, one row of one element
   CTFX_HD void operator()(index_t r) const {
     using A = scan_acc_t<D>;
@@ -32,23 +33,23 @@ struct cumsum_fn {
     const index_t n = dim < 0 ? 1 : out.size[dim], os = dim < 0 ? 0 : out.stride[dim], is = dim < 0 ? 0 : in.stride[dim];
     const auto* x = reinterpret_cast<const element_t<D>*>(in.p) + ioff;
     auto* o = reinterpret_cast<element_t<D>*>(out.p) + ooff;
-    A acc = A(0);
+    A acc = product ? A(1) : A(0);
     for (index_t j = 0; j < n; ++j) {
-      acc = wrap_add(acc, load_as<D, A>(x + j * is));
+      acc = product ? wrap_mul(acc, load_as<D, A>(x + j * is)) : wrap_add(acc, load_as<D, A>(x + j * is));
       store_as<D, A>(o + j * os, acc);
     }
   }
 };
 
-// out = cumsum of `in` along `dim` (of `in`'s dtype, which is out's).
+// out = cumsum (cumprod when `product`) of `in` along `dim` (of `in`'s dtype, which is out's).
 template <dtype D>
-inline void cumsum_typed(const device_ctx& ctx, const strided& out, const strided& in, int dim) {
+inline void cumsum_typed(const device_ctx& ctx, bool product, const strided& out, const strided& in, int dim) {
   const index_t n = out.numel();
   if (n == 0) return;
-  parallel_for(ctx, dim < 0 ? 1 : n / out.size[dim], cumsum_fn<D>{out, in, dim});
+  parallel_for(ctx, dim < 0 ? 1 : n / out.size[dim], cumsum_fn<D>{out, in, product, dim});
 }
-inline void cumsum(const device_ctx& ctx, const strided& out, const strided& in, int dim) {
-  visit_dtype(out.dt, [&](auto d) { cumsum_typed<decltype(d)::value>(ctx, out, in, dim); });
+inline void cumsum(const device_ctx& ctx, bool product, const strided& out, const strided& in, int dim) {
+  visit_dtype(out.dt, [&](auto d) { cumsum_typed<decltype(d)::value>(ctx, product, out, in, dim); });
 }
 
 }  // namespace ctfx::kernels
