@@ -10,13 +10,13 @@ jobs=$(nproc)
 export CTFX_BUILD_TYPE=${CTFX_BUILD_TYPE:-Release}
 start=$SECONDS
 step() { printf '\n== test.sh [%d/4, %dm%02ds] %s\n' "$1" $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)) "$2"; }
-# The whole suite compiles ~300 targets (~3,400 CPU-seconds of g++ and nvcc, up to 6 GB of memory)
-# and runs ~1,250 tests (~600 CPU-seconds): an estimated 35 minutes on a clean 2-core machine, more on
-# a loaded one. (An estimate summed from per-target measurements, not a timed full run; the unit
-# tests, the fuzzer's variants and the ASan builds compile at -O0, which checks the same values.)
-est=$((70 / jobs)); [ "$est" -lt 5 ] && est=5
+# The whole suite compiles ~310 targets and runs ~1,390 tests: 33 minutes on a clean 2-core
+# machine (a fresh clone, 2026-12-07: 29 min of build, 4 of tests; 60 CPU-minutes in all; up to
+# 6 GB of memory), more on a loaded one. The unit tests, the fuzzer's variants and the ASan builds
+# compile at -O0, which checks the same values at a third of the compile time.
+est=$((66 / jobs)); [ "$est" -lt 5 ] && est=5
 echo "test.sh: building and running every test takes about $est minutes with $jobs cores" \
-     "(an estimated 35 on 2 idle cores; more when the machine is loaded). Build tree: $build"
+     "(33 measured on 2 idle cores; more when the machine is loaded). Build tree: $build"
 step 1 "dependencies (scripts/bootstrap.sh)"
 bash "$root/scripts/bootstrap.sh"
 step 2 "configure ($CTFX_BUILD_TYPE, CTFX_WERROR=ON)"
