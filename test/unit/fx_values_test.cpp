@@ -254,7 +254,7 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
                         "exact_float_constants", "exact_int_constants", "hf_attention_mask_f64", "scalar_promotion_half",
                         "scalar_promotion_int", "zero_dim_compare", "scalar_first_ops", "float_to_int_casts", "int_to_float_unary", "embedding_lookup", "squeeze_any_all",
                         "label_smoothing_gather", "scatter_add_histogram", "segment_sum_scatter_reduce", "scatter_duplicates",
-                        "scatter_inplace_input", "gather_empty_index", "unbind_tuple", "erf_op", "log1p_expm1_op", "embedding_bag_max", "segment_mean",
+                        "scatter_inplace_input", "gather_empty_index", "unbind_tuple", "erf_op", "log1p_expm1_op", "fmod_roll", "embedding_bag_max", "segment_mean",
                         "scatter_prod_amin", "scatter_reduce_half", "sum_mean_dtype",
                         "linear_bias", "mlp_relu", "attention_scores", "addmm_scaled", "baddbmm_scaled", "mm_transposed", "int_matmul",
                         "iota_tril_triu", "arange_forms", "one_hot_compare", "position_ids", "pad_forms", "flip_forms", "cumulative_products"})

@@ -61,7 +61,7 @@ using all_tags = tags<
     ops::empty_t, ops::empty_like_t, ops::zeros_t, ops::ones_t, ops::full_t, ops::fill__t, ops::neg_t, ops::abs_t,
     ops::exp_t, ops::log_t, ops::sin_t, ops::cos_t, ops::sqrt_t, ops::relu_t, ops::ceil_t, ops::floor_t, ops::round_t,
     ops::trunc_t, ops::tanh_t, ops::erf_t, ops::log1p_t, ops::expm1_t, ops::sigmoid_t, ops::rsqrt_t, ops::sign_t, ops::convert_t, ops::logical_not_t, ops::add_t, ops::sub_t, ops::mul_t, ops::div_t, ops::maximum_t, ops::minimum_t,
-    ops::pow_t, ops::remainder_t, ops::floor_divide_t, ops::trunc_divide_t, ops::add__t, ops::sub__t, ops::mul__t, ops::div__t, ops::clamp_min_t, ops::clamp_max_t, ops::eq_t,
+    ops::pow_t, ops::remainder_t, ops::fmod_t, ops::floor_divide_t, ops::trunc_divide_t, ops::add__t, ops::sub__t, ops::mul__t, ops::div__t, ops::clamp_min_t, ops::clamp_max_t, ops::eq_t,
     ops::ne_t, ops::lt_t, ops::le_t, ops::gt_t, ops::ge_t, ops::logical_and_t, ops::logical_or_t, ops::where_t, ops::fma_t, ops::slice_t, ops::select_t, ops::diagonal_t,
     ops::as_strided_t, ops::view_t, ops::permute_t, ops::transpose_t, ops::unsqueeze_t, ops::squeeze_t,
     ops::expand_t, ops::alias_t, ops::slice_scatter_t, ops::select_scatter_t, ops::diagonal_scatter_t,

@@ -1101,6 +1101,7 @@ TEST_CASE("kernels: every binary op on pairs of special values gives its scalar 
       {op_kind::minimum, [](tensor a, tensor b) { return ctfx::minimum(a, b); }, true},
       {op_kind::pow, [](tensor a, tensor b) { return ctfx::pow(a, b); }, true},
       {op_kind::remainder, [](tensor a, tensor b) { return ctfx::remainder(a, b); }, true},
+      {op_kind::fmod, [](tensor a, tensor b) { return ctfx::fmod(a, b); }, true},
       {op_kind::floor_divide, [](tensor a, tensor b) { return ctfx::floor_divide(a, b); }, true},
       {op_kind::trunc_divide, [](tensor a, tensor b) { return ctfx::trunc_divide(a, b); }, true},
       {op_kind::eq, [](tensor a, tensor b) { return ctfx::eq(a, b); }, true},

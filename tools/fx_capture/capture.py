@@ -1767,6 +1767,11 @@ def log1p_expm1_op(x, i):
     return torch.log1p(x.abs()), torch.expm1(x), torch.nn.functional.softplus(x), torch.nn.functional.elu(x), torch.log1p(i), torch.expm1(i)
 
 
+def fmod_roll(x, i, y):
+    # torch.roll's indices (iota, add, fmod) and fmod itself: the dividend's sign, floats and integers
+    return torch.roll(x, 2, 1), torch.fmod(x, 1.5), torch.fmod(i, 3), torch.fmod(i, -4), torch.fmod(x, y)
+
+
 def gather_empty_index(x, i):
     return x.gather(0, i), x.scatter(0, i, x[:0]) * 2
 
@@ -1838,6 +1843,9 @@ PROGRAMS += [
     ("erf_op", erf_op,
      lambda: (torch.cat([R(300) * 2, torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e-30, 6.0, -4.0])]),
               torch.tensor([0, 1, -1, 3, -7])), {}),
+    ("fmod_roll", fmod_roll,
+     lambda: (R(4, 6) * 5, torch.tensor([-7, -3, 0, 3, 7, 9, -9]),
+              torch.cat([R(20), torch.tensor([0.0, -0.0, float("inf"), -2.0])]).reshape(4, 6)), {}),
     ("log1p_expm1_op", log1p_expm1_op,
      lambda: (torch.cat([R(300) * 3, torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e-30, -1e-8, 3e-8, 30.0, -30.0, 90.0])]),
               torch.tensor([0, 1, 2, 3, 10, -1])), {}),

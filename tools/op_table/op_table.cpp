@@ -65,6 +65,7 @@ std::string_view dsl(op_kind k) {
     case op_kind::minimum: return "`ctfx::minimum(a, b)`";
     case op_kind::pow: return "`ctfx::pow(a, b)`, `ctfx::pow(a, 2.0)`; `ctfx::reciprocal(x)` is `pow(x, -1)`";
     case op_kind::remainder: return "`ctfx::remainder(a, b)`";
+    case op_kind::fmod: return "`ctfx::fmod(a, b)`";
     case op_kind::floor_divide: return "`ctfx::floor_divide(a, b)`";
     case op_kind::trunc_divide: return "`ctfx::trunc_divide(a, b)`";
     case op_kind::add_: return "`x.add_(o)`";
@@ -237,7 +238,7 @@ int main() {
               "`docs.op_table` fails when this file and the registry differ. Regenerate with\n"
               "`build/tools/op_table/op_table > docs/ops.md`.\n\n");
   std::printf("Semantics are PyTorch's (CPU eager), bit for bit, with these stated exceptions: an integer\n"
-              "division or remainder by zero gives 0 (PyTorch raises); `exp`, `expm1`, `log1p`, `tanh`, `erf`, `sigmoid` and `pow` use\n"
+              "division, remainder or fmod by zero gives 0 (PyTorch raises); `exp`, `expm1`, `log1p`, `tanh`, `erf`, `sigmoid` and `pow` use\n"
               "libm-quality functions where PyTorch's vectorized kernels (SLEEF) may differ by 1 ulp.\n"
               "Python numbers keep their category (an int is an exact int64, a float a correctly rounded\n"
               "double) and promote as `torch.result_type` decides; a 0-d tensor promotes as PyTorch's does.\n"

@@ -860,6 +860,17 @@ constexpr tensor remainder(tensor a, double s, source_loc at = source_loc::curre
   const builder::call_site site(a.b, at);
   return detail::binary(op_kind::remainder, a, detail::int_if_whole(s));
 }
+/// `torch.fmod(a, b)` (`aten.fmod.Tensor`): C's fmod, the remainder of truncating division (the
+/// result has the dividend's sign; exact for floats); an integer fmod by 0 is 0 (PyTorch raises).
+constexpr tensor fmod(tensor a, tensor b, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b ? a.b : b.b, at);
+  return detail::binary(op_kind::fmod, a, b);
+}
+/// `torch.fmod(a, s)` with a Python number (`aten.fmod.Scalar`); a whole `s` is an int.
+constexpr tensor fmod(tensor a, double s, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b, at);
+  return detail::binary(op_kind::fmod, a, detail::int_if_whole(s));
+}
 
 // Comparisons (bool results, computed in the operands' promoted type) and logical ops. Functions,
 // not operators: `a == b` compares handles.

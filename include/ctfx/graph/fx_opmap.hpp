@@ -178,6 +178,8 @@ inline constexpr op_row op_rows[] = {
     {"aten.floor.default", lower::unary, op_kind::floor},
     {"aten.floor_divide.Scalar", lower::binary, op_kind::floor_divide},
     {"aten.floor_divide.default", lower::binary, op_kind::floor_divide},
+    {"aten.fmod.Scalar", lower::binary, op_kind::fmod},
+    {"aten.fmod.Tensor", lower::binary, op_kind::fmod},
     {"aten.full.default", lower::full, op_kind::full},
     {"aten.gather.default", lower::gather, op_kind::gather},
     {"aten.ge.Scalar", lower::binary, op_kind::ge},
@@ -318,6 +320,7 @@ constexpr std::string_view aten_name(op_kind k) {
   switch (k) {
     case op_kind::pow: return "aten.pow.Tensor_Tensor";
     case op_kind::remainder: return "aten.remainder.Tensor";
+    case op_kind::fmod: return "aten.fmod.Tensor";
     case op_kind::floor_divide: return "aten.floor_divide.default";
     case op_kind::trunc_divide: return "aten.div.Tensor_mode";
     case op_kind::sum: return "aten.sum.dim_IntList";
@@ -368,6 +371,7 @@ constexpr std::string_view aten_name(op_kind k) {
 constexpr std::string_view aten_scalar_name(op_kind k) {
   switch (k) {
     case op_kind::remainder: return "aten.remainder.Scalar";
+    case op_kind::fmod: return "aten.fmod.Scalar";
     case op_kind::floor_divide: return "aten.floor_divide.Scalar";
     case op_kind::trunc_divide: return "aten.div.Scalar_mode";
     case op_kind::clamp_min: return "aten.clamp_min.default";

@@ -364,6 +364,7 @@ inline op_chunk_fn op_chunk_for(op_kind k, bool scalar) {
     CTFX_BINARY(maximum, clamp_min) CTFX_BINARY(minimum, clamp_max)
     case op_kind::pow: return scalar ? &binary_scalar_chunk<op_kind::pow, C> : &binary_chunk<op_kind::pow, C>;
     case op_kind::remainder: return scalar ? &binary_scalar_chunk<op_kind::remainder, C> : &binary_chunk<op_kind::remainder, C>;
+    case op_kind::fmod: return scalar ? &binary_scalar_chunk<op_kind::fmod, C> : &binary_chunk<op_kind::fmod, C>;
     case op_kind::floor_divide: return scalar ? &binary_scalar_chunk<op_kind::floor_divide, C> : &binary_chunk<op_kind::floor_divide, C>;
     case op_kind::trunc_divide: return scalar ? &binary_scalar_chunk<op_kind::trunc_divide, C> : &binary_chunk<op_kind::trunc_divide, C>;
 #define CTFX_PREDICATE(K) case op_kind::K: return scalar ? &binary_scalar_chunk<op_kind::K, C> : &binary_chunk<op_kind::K, C>;

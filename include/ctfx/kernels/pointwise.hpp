@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include "../detail/python_mod.hpp"
 #include "../ops/op_kind.hpp"
@@ -169,6 +170,9 @@ CTFX_INLINE CTFX_HD C binary_value(op_kind k, C a, C b) {
         return r;
       } else return std::pow(a, b);
     case op_kind::remainder: return ops::detail::python_mod(a, b);
+    case op_kind::fmod:  // C's fmod (exact); integers: the remainder of truncating division, 0 by 0
+      if constexpr (std::is_integral_v<C>) return b == 0 || (b == -1 && a == std::numeric_limits<C>::min()) ? C(0) : C(a % b);
+      else return std::fmod(a, b);
     case op_kind::floor_divide: return ops::detail::floor_div(a, b);
     case op_kind::trunc_divide: return ops::detail::trunc_div(a, b);
     // bool results as 0/1 in C (stored as b8); a NaN compares unequal and is true
@@ -229,6 +233,7 @@ CTFX_HD inline void visit_binary_kind(op_kind k, F&& f) {
     case op_kind::minimum: return f(kind_c<op_kind::minimum>{});
     case op_kind::pow: return f(kind_c<op_kind::pow>{});
     case op_kind::remainder: return f(kind_c<op_kind::remainder>{});
+    case op_kind::fmod: return f(kind_c<op_kind::fmod>{});
     case op_kind::floor_divide: return f(kind_c<op_kind::floor_divide>{});
     case op_kind::trunc_divide: return f(kind_c<op_kind::trunc_divide>{});
     case op_kind::add_: return f(kind_c<op_kind::add_>{});
@@ -250,7 +255,7 @@ CTFX_HD inline void visit_binary_kind(op_kind k, F&& f) {
   f(kind_c<op_kind::count_>{});
 }
 static_assert(static_cast<int>(op_kind::logical_not) - static_cast<int>(op_kind::neg) + 1 == 21 &&
-                  static_cast<int>(op_kind::logical_or) - static_cast<int>(op_kind::add) + 1 == 24,
+                  static_cast<int>(op_kind::logical_or) - static_cast<int>(op_kind::add) + 1 == 25,
               "ctfx: visit_unary_kind / visit_binary_kind must name every unary and binary op_kind");
 
 // op(a, s) with a scalar right operand s. The same as binary_value, but for a floating-point pow by

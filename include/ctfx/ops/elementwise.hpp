@@ -47,6 +47,9 @@ CTFX_BINARY(pow, "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor")
 // Python's modulo: the result has the divisor's sign (PyTorch: fmod, then + b where the signs differ);
 // an integer remainder by 0 is 0 here, where PyTorch raises.
 CTFX_BINARY(remainder, "remainder.Tensor(Tensor self, Tensor other) -> Tensor")
+// C's fmod: the remainder of truncating division (the dividend's sign); an integer fmod by 0 is 0
+// here, where PyTorch raises.
+CTFX_BINARY(fmod, "fmod.Tensor(Tensor self, Tensor other) -> Tensor")
 // a // b and trunc(a / b) (aten.div.Tensor_mode with rounding_mode 'floor' / 'trunc'); integers stay
 // integers; an integer division by 0 is 0 here, where PyTorch raises.
 CTFX_BINARY(floor_divide, "floor_divide(Tensor self, Tensor other) -> Tensor")

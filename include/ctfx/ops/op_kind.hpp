@@ -21,7 +21,7 @@ enum class op_kind : std::uint8_t {
   neg, abs, exp, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, erf, log1p, expm1, sigmoid, rsqrt, sign, convert,
   logical_not,
   // elementwise binary (a tensor or a scalar right operand) and their in-place twins
-  add, sub, mul, div, maximum, minimum, pow, remainder, floor_divide, trunc_divide,
+  add, sub, mul, div, maximum, minimum, pow, remainder, fmod, floor_divide, trunc_divide,
   add_, sub_, mul_, div_,
   clamp_min, clamp_max,
   // comparisons and logical binary ops: bool results, computed in the operands' promoted type
@@ -119,6 +119,7 @@ inline constexpr op_facts op_table[] = {
     {"minimum", op_family::binary},
     {"pow", op_family::binary},
     {"remainder", op_family::binary},
+    {"fmod", op_family::binary},
     {"floor_divide", op_family::binary},
     {"trunc_divide", op_family::binary},
     {"add_", op_family::binary, false, true, 0, op_kind::add},
