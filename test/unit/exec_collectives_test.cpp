@@ -234,12 +234,18 @@ TEST_CASE("the FX parser refuses reductions the engines do not have, naming them
 }
 
 namespace {
-// A communicator that says it is stream-ordered (as NCCL's), to check the backend rule without a GPU.
-struct stream_world final : ctfx::communicator {
+// A one-rank world that says what an engine says of itself, to check the backend rules without a
+// GPU: stream-ordered with device buffers (as NCCL's), or neither, or device buffers only (as an MPI
+// that is CUDA-aware or not).
+struct engine_world final : ctfx::communicator {
+  const char* name = "nccl";
+  bool ordered = true;  // calls enqueued on the run's stream
+  bool device = true;   // device pointers accepted
   int rank() const override { return 0; }
   int size() const override { return 1; }
-  const char* engine() const override { return "nccl"; }
-  bool stream_ordered() const override { return true; }
+  const char* engine() const override { return name; }
+  bool stream_ordered() const override { return ordered; }
+  bool device_buffers() const override { return device; }
   bool supports(ctfx::dtype, ctfx::reduce_op) const override { return true; }
   std::string all_reduce(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return {}; }
   std::string broadcast(void*, std::size_t, ctfx::dtype, int) override { return {}; }
@@ -256,7 +262,7 @@ TEST_CASE("a stream-ordered (NCCL) communicator on a host backend is refused bef
     auto x = b.input("x", ctfx::f32, {4});
     b.update(x, ctfx::all_reduce(x));
   });
-  stream_world w;
+  engine_world w;  // NCCL's
   std::vector<float> x{1, 2, 3, 4};
   auto st = ctfx::compiled<decltype(g)>::run({ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {4})}, {},
                                              ctfx::device_ctx{ctfx::backend::host, nullptr, &w});
@@ -265,27 +271,11 @@ TEST_CASE("a stream-ordered (NCCL) communicator on a host backend is refused bef
   CHECK(x == std::vector<float>{1, 2, 3, 4});
 }
 
-namespace {
-// A world that may be given device buffers or not, as an MPI that is CUDA-aware or not.
-struct device_world final : ctfx::communicator {
-  bool device = false;
-  int rank() const override { return 0; }
-  int size() const override { return 1; }
-  const char* engine() const override { return "mpi"; }
-  bool device_buffers() const override { return device; }
-  bool supports(ctfx::dtype, ctfx::reduce_op) const override { return true; }
-  std::string all_reduce(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return {}; }
-  std::string broadcast(void*, std::size_t, ctfx::dtype, int) override { return {}; }
-  std::string all_gather(const void*, void*, std::size_t, ctfx::dtype) override { return {}; }
-  std::string reduce_scatter(const void*, void*, std::size_t, ctfx::dtype, ctfx::reduce_op) override { return {}; }
-  std::string sendrecv(const void*, std::size_t, int, void*, std::size_t, int) override { return {}; }
-  int agree(bool ok, std::span<std::uint64_t>) override { return ok ? -1 : 0; }
-  void share(std::string&, std::int32_t&, int) override {}
-};
-}  // namespace
-
 TEST_CASE("device buffers go only to an engine that takes them, checked with the run's other rules") {
-  device_world w;
+  engine_world w;  // an MPI that is not CUDA-aware
+  w.name = "mpi";
+  w.ordered = false;
+  w.device = false;
   float cell[4] = {};
   ctfx::strided x;
   x.p = reinterpret_cast<std::byte*>(cell);
@@ -302,7 +292,7 @@ TEST_CASE("device buffers go only to an engine that takes them, checked with the
   w.device = true;
   CHECK(ctfx::kernels::check_collective(on_gpu, c, x).empty());
   // A stream-ordered engine (NCCL) off the CUDA backend is the other half of the rule.
-  stream_world nccl;
+  engine_world nccl;
   CHECK(ctfx::kernels::check_collective(ctfx::device_ctx{ctfx::backend::host, nullptr, &nccl}, c, x).find("rule comm-backend") == 0);
 }
 
