@@ -279,6 +279,25 @@ std::vector<T> scatter_reduce_loop(const std::vector<T>& x, int rows_s, int cols
   return out;
 }
 
+// reduce_graph run by executor `how` on these inputs, its outputs written into these buffers.
+ctfx::run_status run_reduce_graph(int how, std::vector<float>& x, std::vector<std::int64_t>& i, std::vector<float>& s,
+                                  std::vector<std::int32_t>& xi, std::vector<std::int32_t>& si, std::vector<ctfx::half_t>& h,
+                                  std::vector<std::int64_t>& j, std::vector<ctfx::half_t>& sh, std::vector<std::vector<float>>& got,
+                                  std::vector<std::int32_t>& mi, std::vector<std::int32_t>& mo, std::vector<ctfx::half_t>& oh,
+                                  std::vector<ctfx::half_t>& ohm) {
+  std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {3, 4}), tensor_ref::contiguous(i.data(), ctfx::i64, {5, 4}),
+                                tensor_ref::contiguous(s.data(), ctfx::f32, {5, 4}), tensor_ref::contiguous(xi.data(), ctfx::i32, {3, 4}),
+                                tensor_ref::contiguous(si.data(), ctfx::i32, {5, 4}), tensor_ref::contiguous(h.data(), ctfx::f16, {3}),
+                                tensor_ref::contiguous(j.data(), ctfx::i64, {6}), tensor_ref::contiguous(sh.data(), ctfx::f16, {6})};
+  std::vector<tensor_ref> out;
+  for (auto& o : got) out.push_back(tensor_ref::contiguous(o.data(), ctfx::f32, {3, 4}));
+  out.push_back(tensor_ref::contiguous(mi.data(), ctfx::i32, {3, 4}));
+  out.push_back(tensor_ref::contiguous(mo.data(), ctfx::i32, {3, 4}));
+  out.push_back(tensor_ref::contiguous(oh.data(), ctfx::f16, {3}));
+  out.push_back(tensor_ref::contiguous(ohm.data(), ctfx::f16, {3}));
+  return run_how(how, reduce_graph, in, out);
+}
+
 }  // namespace
 
 TEST_CASE("scatter_reduce: sum, prod, mean, amax, amin with and without self equal PyTorch's CPU loop on every executor") {
@@ -307,17 +326,7 @@ TEST_CASE("scatter_reduce: sum, prod, mean, amax, amin with and without self equ
     std::vector<std::vector<float>> got(10, std::vector<float>(12, -1.0f));
     std::vector<std::int32_t> mi(12), mo(12);
     std::vector<ctfx::half_t> oh(3), ohm(3);
-    std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {3, 4}), tensor_ref::contiguous(i.data(), ctfx::i64, {5, 4}),
-                                  tensor_ref::contiguous(s.data(), ctfx::f32, {5, 4}), tensor_ref::contiguous(xi.data(), ctfx::i32, {3, 4}),
-                                  tensor_ref::contiguous(si.data(), ctfx::i32, {5, 4}), tensor_ref::contiguous(h.data(), ctfx::f16, {3}),
-                                  tensor_ref::contiguous(j.data(), ctfx::i64, {6}), tensor_ref::contiguous(sh.data(), ctfx::f16, {6})};
-    std::vector<tensor_ref> out;
-    for (auto& o : got) out.push_back(tensor_ref::contiguous(o.data(), ctfx::f32, {3, 4}));
-    out.push_back(tensor_ref::contiguous(mi.data(), ctfx::i32, {3, 4}));
-    out.push_back(tensor_ref::contiguous(mo.data(), ctfx::i32, {3, 4}));
-    out.push_back(tensor_ref::contiguous(oh.data(), ctfx::f16, {3}));
-    out.push_back(tensor_ref::contiguous(ohm.data(), ctfx::f16, {3}));
-    const auto st = run_how(how, reduce_graph, in, out);
+    const auto st = run_reduce_graph(how, x, i, s, xi, si, h, j, sh, got, mi, mo, oh, ohm);
     REQUIRE_MESSAGE(st.ok, st.message);
     for (std::size_t k = 0; k < 10; ++k) {
       CAPTURE(how);
@@ -342,17 +351,7 @@ TEST_CASE("scatter_reduce: a negative index is refused before any write, an unkn
     std::vector<std::vector<float>> got(10, std::vector<float>(12, -1.0f));
     std::vector<std::int32_t> mi(12, -1), mo(12, -1);
     std::vector<ctfx::half_t> oh(3), ohm(3);
-    std::vector<tensor_ref> in = {tensor_ref::contiguous(x.data(), ctfx::f32, {3, 4}), tensor_ref::contiguous(i.data(), ctfx::i64, {5, 4}),
-                                  tensor_ref::contiguous(s.data(), ctfx::f32, {5, 4}), tensor_ref::contiguous(xi.data(), ctfx::i32, {3, 4}),
-                                  tensor_ref::contiguous(si.data(), ctfx::i32, {5, 4}), tensor_ref::contiguous(h.data(), ctfx::f16, {3}),
-                                  tensor_ref::contiguous(j.data(), ctfx::i64, {6}), tensor_ref::contiguous(sh.data(), ctfx::f16, {6})};
-    std::vector<tensor_ref> out;
-    for (auto& o : got) out.push_back(tensor_ref::contiguous(o.data(), ctfx::f32, {3, 4}));
-    out.push_back(tensor_ref::contiguous(mi.data(), ctfx::i32, {3, 4}));
-    out.push_back(tensor_ref::contiguous(mo.data(), ctfx::i32, {3, 4}));
-    out.push_back(tensor_ref::contiguous(oh.data(), ctfx::f16, {3}));
-    out.push_back(tensor_ref::contiguous(ohm.data(), ctfx::f16, {3}));
-    const auto st = run_how(how, reduce_graph, in, out);
+    const auto st = run_reduce_graph(how, x, i, s, xi, si, h, j, sh, got, mi, mo, oh, ohm);
     REQUIRE_FALSE(st.ok);
     CHECK_MESSAGE(st.message.find("rule index-in-range") != std::string::npos, st.message);
     CHECK_MESSAGE(st.message.find("index -1 ") != std::string::npos, st.message);
