@@ -8,7 +8,7 @@
 //     run to 32 lanes round-robin (element r to lane r mod 32), each lane a sequential chain of adds
 //     from 0, then adds the lanes in order, lane 0 + lane 1 + ... + lane 31. On the host the lanes
 //     are a vector loop's accumulators at any vector width; on CUDA, a warp's. Up to 32 elements
-//     this is the sequential sum (what torch eager computes for rows shorter than its vector width);
+//     this is the sequential sum (torch eager's CPU sum is that for rows of up to 4 elements only);
 //   - any other sum (over outer dimensions: neighbouring outputs vectorize instead) adds each
 //     output's elements sequentially from 0 in row-major order.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
