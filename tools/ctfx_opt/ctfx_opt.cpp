@@ -139,7 +139,7 @@ constexpr const char* help =
     "canonicalize_view_scatter_ops, masked_puts_as_where, reinplace, decompose, dce,\n"
     "hoist_computed_indices. FILE is the text of gm.print_readable() or of TORCH_LOGS=post_grad_graphs\n"
     "(`def forward(self, x: \"f32[4][1]cpu\"):` lines, with dtypes and shapes); the text of\n"
-    "print(gm.graph) has neither and is refused (docs/guide.md, \"The FX path\").\n"
+    "print(gm.graph) has neither and is refused (docs/guide.md §5, \"A graph from PyTorch\").\n"
     "\n"
     "  (no option)            print the optimized graph\n"
     "  --print-after-all      the graph after each pass\n"
@@ -489,7 +489,7 @@ void refuse_graph_print(const std::string& file) {
       throw failure{file + ": this is the text of print(gm.graph), which has no dtypes or shapes; ctfx_opt reads the text of "
                     "gm.print_readable() (or of TORCH_LOGS=post_grad_graphs): `def forward(self, x: \"f32[4][1]cpu\"):` "
                     "with one `name: \"dtype[sizes][strides]cpu\" = torch.ops.aten...` line per node. Print the graph module "
-                    "with gm.print_readable(), or capture it with tools/fx_capture (docs/guide.md, \"The FX path\")"};
+                    "with gm.print_readable(), or capture it with tools/fx_capture (docs/guide.md §5, \"A graph from PyTorch\")"};
     return;
   }
 }
