@@ -2064,6 +2064,79 @@ PROGRAMS += [
 ]
 
 
+# ----- scaled dot-product attention (what F.scaled_dot_product_attention captures as on CPU:
+# _scaled_dot_product_flash_attention_for_cpu, composed of bmm, a scale, a mask and a softmax;
+# compared with the matrix products' tolerance): causal (top-left, L < S and L > S), a bool mask
+# with a fully masked row, a broadcast float mask with -inf, an explicit scale, grouped-query heads,
+# the logsumexp read, a transformer block on permuted q/k/v views, f64 -----
+F = torch.nn.functional
+
+
+def sdpa_plain(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v)
+
+
+def sdpa_causal(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True), F.scaled_dot_product_attention(k, q, q, is_causal=True)
+
+
+def sdpa_bool_mask(q, k, v, m):
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=m)
+
+
+def sdpa_float_mask(q, k, v, m):
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=m)
+
+
+def sdpa_scale(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v, scale=0.3)
+
+
+def sdpa_gqa(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v, enable_gqa=True, is_causal=True)
+
+
+def sdpa_lse(q, k, v, m):
+    out, lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=m)
+    return out, lse, lse.exp().sum(-1)
+
+
+def sdpa_block(x, w_qkv, b_qkv, w_o):
+    B, S, E = x.shape
+    q, k, v = F.linear(x, w_qkv, b_qkv).view(B, S, 3, 4, E // 4).permute(2, 0, 3, 1, 4).unbind(0)
+    o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    return x + F.linear(o.transpose(1, 2).reshape(B, S, E), w_o)
+
+
+def sdpa_f64(q, k, v, m):
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=m), F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.125)
+
+
+def _bool_mask():
+    m = torch.rand(5, 7) > 0.3
+    m[2] = False  # a row masked entirely: 0, as PyTorch's CPU kernel gives
+    return m
+
+
+def _float_mask():
+    m = R(2, 1, 5, 7)
+    m[0, 0, 1, 3:] = float("-inf")
+    return m
+
+
+PROGRAMS += [
+    ("sdpa_plain", sdpa_plain, lambda: (R(2, 3, 5, 8), R(2, 3, 7, 8), R(2, 3, 7, 8)), {}),
+    ("sdpa_causal", sdpa_causal, lambda: (R(2, 3, 5, 8), R(2, 3, 9, 8), R(2, 3, 9, 8)), {}),
+    ("sdpa_bool_mask", sdpa_bool_mask, lambda: (R(2, 3, 5, 8), R(2, 3, 7, 8), R(2, 3, 7, 8), _bool_mask()), {}),
+    ("sdpa_float_mask", sdpa_float_mask, lambda: (R(2, 3, 5, 8), R(2, 3, 7, 8), R(2, 3, 7, 8), _float_mask()), {}),
+    ("sdpa_scale", sdpa_scale, lambda: (R(1, 2, 6, 16), R(1, 2, 6, 16), R(1, 2, 6, 16)), {}),
+    ("sdpa_gqa", sdpa_gqa, lambda: (R(2, 6, 5, 8), R(2, 2, 5, 8), R(2, 2, 5, 8)), {}),
+    ("sdpa_lse", sdpa_lse, lambda: (R(2, 3, 5, 8), R(2, 3, 7, 8), R(2, 3, 7, 8), _float_mask()), {}),
+    ("sdpa_block", sdpa_block, lambda: (R(2, 6, 16), R(48, 16) * 0.3, R(48), R(16, 16) * 0.3), {}),
+    ("sdpa_f64", sdpa_f64, lambda: (R(2, 3, 5, 8, dtype=torch.float64), R(2, 3, 7, 8, dtype=torch.float64),
+                                    R(2, 3, 7, 8, dtype=torch.float64), _float_mask().double()), {}),
+]
+
 # ----- control flow: torch.cond and while_loop (each subgraph a nested graph module of the text) -----
 from torch._higher_order_ops.while_loop import while_loop  # noqa: E402
 

@@ -121,7 +121,7 @@ std::string_view dsl(op_kind k) {
     case op_kind::cat: return "`ctfx::cat({t...}, dim)`";
     case op_kind::mm: return "`ctfx::mm(a, b)`, `ctfx::matmul(a, b)`";
     case op_kind::addmm: return "`ctfx::addmm(c, a, b, beta, alpha)`";
-    case op_kind::bmm: return "`ctfx::bmm(a, b)`";
+    case op_kind::bmm: return "`ctfx::bmm(a, b)`, `ctfx::scaled_dot_product_attention(q, k, v, mask, is_causal, scale)` (two bmm, a masked softmax)";
     case op_kind::baddbmm: return "`ctfx::baddbmm(c, a, b, beta, alpha)`";
     case op_kind::foreach_add: return "`ctfx::foreach_add({a...}, {b...})`, `ctfx::foreach_add({a...}, s)`";
     case op_kind::foreach_mul: return "`ctfx::foreach_mul({a...}, {b...})`, `ctfx::foreach_mul({a...}, s)`";
