@@ -2137,6 +2137,16 @@ PROGRAMS += [
                                     R(2, 3, 7, 8, dtype=torch.float64), _float_mask().double()), {}),
 ]
 
+# ----- _assert_async (one_hot checks its classes: a call with a class out of range must fail
+# before anything is written) -----
+def one_hot_assert(y, w):
+    return F.one_hot(y, 7).float().sum(0) * w, F.one_hot(y, 7) * 3
+
+
+PROGRAMS += [
+    ("one_hot_assert", one_hot_assert, lambda: (torch.randint(0, 7, (20,)), R(7)), {}),
+]
+
 # ----- control flow: torch.cond and while_loop (each subgraph a nested graph module of the text) -----
 from torch._higher_order_ops.while_loop import while_loop  # noqa: E402
 

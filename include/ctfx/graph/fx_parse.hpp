@@ -674,6 +674,25 @@ class parser {
       fail(at, "'", name, "': the assertion never holds (PyTorch would fail every call)");
       return false;
     };
+    // _assert_async(x, msg): PyTorch raises when x's one element is zero (False), as one_hot checks
+    // its classes. x (made bool where it is not: x != 0) becomes a value read with item(), computed
+    // ahead when a call binds (exec/computed_values.hpp), and the guard `value == 1`, which carries
+    // this node's name: a call whose x is false fails naming it before anything is written.
+    if (callee == "torch.ops.aten._assert_async.msg" || callee == "torch.ops.aten._assert_async.default") {
+      if (!tensor_arg(call, 0, "self", at)) return true;
+      std::int32_t x = abuf_[0];
+      const sym_expr numel = b_.g.meta(x).numel();
+      if (!numel.is_static() || numel.value() != 1) { fail(at, "node '", name, "': _assert_async asserts a tensor of one element"); return true; }
+      if (b_.g.meta(x).dt != dtype::b8) x = part(name, "nonzero", op_kind::ne, {x}, 2, scalar_value::integer(0), at);
+      if (x < 0) return true;
+      const sym_expr u = b_.unbacked(name);
+      if (!read_by_item(b_.g, tensor{&b_, x}, u.as_symbol())) { locate_builder_error(at); return true; }
+      const std::size_t before = b_.g.syms.size();
+      sym_guard_equal(b_.g, u, sym_expr(1));
+      for (std::size_t s = before; s < b_.g.syms.size(); ++s)
+        if (b_.g.syms[s].op == sym_op::guard) b_.g.syms[s].name = name_t(name);
+      return true;
+    }
     if (callee == "torch.ops.aten._assert_scalar.default") {
       const value* v = arg(call, 0, "self");
       if (v && v->k == vkind::integer && v->is_bool) {
