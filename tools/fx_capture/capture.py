@@ -2137,6 +2137,25 @@ PROGRAMS += [
                                     R(2, 3, 7, 8, dtype=torch.float64), _float_mask().double()), {}),
 ]
 
+# ----- logcumsumexp as PyTorch's CPU kernel folds it (log1p(exp(min - max)) + max in double for
+# f32 and f64, in float for f16): wide ranges, and a row of special values (NaN, both
+# infinities, each after the others) -----
+def logcumsumexp_op(x, s, d, h):
+    return x.logcumsumexp(-1), s.logcumsumexp(1), d.logcumsumexp(0), h.logcumsumexp(1), x.logcumsumexp(0), s.double().logcumsumexp(0)
+
+
+def _specials():
+    inf, nan = float("inf"), float("nan")
+    rows = [[inf, 1.0, inf, -inf, 2.0], [-inf, -inf, 3.0, -inf, inf], [1.0, nan, 2.0, inf, -inf], [-inf, inf, -inf, nan, 1.0],
+            [inf, -inf, -inf, inf, nan], [1e30, -1e30, 88.0, 89.0, -104.0], [-0.0, 0.0, -1e-40, 1e-40, 0.5]]
+    return torch.tensor(rows)
+
+
+PROGRAMS += [
+    ("logcumsumexp_op", logcumsumexp_op, lambda: (R(6, 300) * 30, _specials(), R(40, 3, dtype=torch.float64) * 100,
+                                                  (R(3, 50) * 4).half()), {}),
+]
+
 # ----- _assert_async (one_hot checks its classes: a call with a class out of range must fail
 # before anything is written) -----
 def one_hot_assert(y, w):

@@ -115,6 +115,7 @@ std::string_view dsl(op_kind k) {
     case op_kind::argmin: return "`x.argmin(dim, keepdim)`";
     case op_kind::cumsum: return "`x.cumsum(dim, dtype)`";
     case op_kind::cumprod: return "`x.cumprod(dim, dtype)`";
+    case op_kind::logcumsumexp: return "`x.logcumsumexp(dim)`";
     case op_kind::var: return "`x.var(dims, correction, keepdim)`";
     case op_kind::var_mean: return "`x.var_mean_mean(dims, correction, keepdim)` (var_mean's mean)";
     case op_kind::mean: return "`x.mean(dims, keepdim)`";
@@ -182,6 +183,7 @@ std::string_view dtypes(op_kind k) {
       if (k == op_kind::argmax || k == op_kind::argmin) return "any, an i64 result (`aten.argmax` refuses b8, as PyTorch)";
       if (k == op_kind::var || k == op_kind::var_mean) return "f32, f64 (Welford in double, as PyTorch's CPU kernel)";
       if (k == op_kind::cumsum || k == op_kind::cumprod) return "floats, and i64 (integers and bools converted to it first); in double for f32";
+      if (k == op_kind::logcumsumexp) return "f32 f64 (in double), f16 bf16 (in f32)";
       return k == op_kind::cat ? "any (promoted)" : "any (sum of ints in i64, mean of floats)";
     case ctfx::op_family::collective: return "any (reductions: sum, max, min)";
     case ctfx::op_family::user: return "the op's schema";

@@ -44,7 +44,7 @@ enum class lower : std::uint8_t {
   constant_pad,        // (x, pad, value=0): builder's tensor::constant_pad (slices, fulls, cats)
   rev,                 // (x, dims): aten.flip, prims.rev as builder's tensor::flip (an index per dim)
   iota,                // (length, *, start, step, dtype, ...): builder::iota's full, cumsum and add
-  cumsum,              // cumsum, cumprod (x, dim, dtype=None): an integer or bool x (or one of another dtype=) converted first
+  cumsum,              // cumsum, cumprod (x, dim, dtype=None): an integer or bool x (or one of another dtype=) converted first; logcumsumexp (x, dim)
   max_dim,             // (x, dim, keepdim=False): max.dim / min.dim as (amax, argmax) / (amin, argmin), read with [k]
   any_all,             // (x), (x, dim, keepdim=False) or (x, dims, keepdim=False): any / all as amax of x != 0
   cat,                 // (tensors, dim=0)
@@ -204,6 +204,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.lift_fresh_copy.default", lower::unary, op_kind::clone},
     {"aten.log.default", lower::unary, op_kind::log},
     {"aten.log1p.default", lower::unary, op_kind::log1p},
+    {"aten.logcumsumexp.default", lower::cumsum, op_kind::logcumsumexp},
     {"aten.logical_and.default", lower::binary, op_kind::logical_and},
     {"aten.logical_not.default", lower::unary, op_kind::logical_not},
     {"aten.logical_or.default", lower::binary, op_kind::logical_or},

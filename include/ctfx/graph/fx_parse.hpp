@@ -1541,7 +1541,7 @@ class parser {
         if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dim", required, x0, at)) return;
         std::int32_t x = abuf_[0];
         const dtype xd = b_.g.meta(x).dt;
-        dtype od = is_floating(xd) ? xd : dtype::i64;
+        dtype od = is_floating(xd) || k == op_kind::logcumsumexp ? xd : dtype::i64;  // (logcumsumexp: floats only, its meta says)
         if (const value* dt = arg(call, 99, "dtype"); dt && dt->k != vkind::none) {
           if (!dtype_arg(dt, od)) return;
           if (od == dtype::b8) { fail(dt->at, "node '", name, "': a cumsum in bool is not supported"); return; }
