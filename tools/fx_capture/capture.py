@@ -2052,8 +2052,8 @@ def f64_matmul(a, b):
 PROGRAMS += [
     ("linear_bias", linear_bias, lambda: (R(8, 32), R(16, 32), R(16)), {}),
     ("mlp_relu", mlp_relu, lambda: (R(8, 32), R(64, 32), R(64), R(16, 64), R(16)), {}),
-    # [batch * heads, seq, dim]: (a 4-D q @ k^T reshapes a permuted k across dimensions that ctfx's
-    # view rule does not merge)
+    # [batch * heads, seq, dim] (sdpa_math has the 4-d form: a view of the permuted k that merges
+    # batch and heads)
     ("attention_scores", attention_scores, lambda: (R(8, 8, 16), R(8, 8, 16), R(8, 8, 16)), {}),
     ("batched_matmul", batched_matmul, lambda: (R(3, 5, 7), R(3, 7, 4)), {}),
     ("addmm_scaled", addmm_scaled, lambda: (R(6, 5), R(6, 9), R(9, 5)), {}),
@@ -2108,6 +2108,14 @@ def sdpa_block(x, w_qkv, b_qkv, w_o):
     return x + F.linear(o.transpose(1, 2).reshape(B, S, E), w_o)
 
 
+def sdpa_math(q, k, v, x):
+    # v's head dimension differs from q's: Inductor decomposes the call (its math form: q and k^T
+    # scaled by sqrt(scale), bmm over a view of the permuted k, a softmax that gives 0 on a fully
+    # masked row); a manual 4-d attention the same way
+    s = (x @ x.transpose(-2, -1)) * 0.25
+    return F.scaled_dot_product_attention(q, k, v), s.softmax(-1) @ x
+
+
 def sdpa_f64(q, k, v, m):
     return F.scaled_dot_product_attention(q, k, v, attn_mask=m), F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.125)
 
@@ -2133,6 +2141,7 @@ PROGRAMS += [
     ("sdpa_gqa", sdpa_gqa, lambda: (R(2, 6, 5, 8), R(2, 2, 5, 8), R(2, 2, 5, 8)), {}),
     ("sdpa_lse", sdpa_lse, lambda: (R(2, 3, 5, 8), R(2, 3, 7, 8), R(2, 3, 7, 8), _float_mask()), {}),
     ("sdpa_block", sdpa_block, lambda: (R(2, 6, 16), R(48, 16) * 0.3, R(48), R(16, 16) * 0.3), {}),
+    ("sdpa_math", sdpa_math, lambda: (R(2, 3, 5, 8), R(2, 3, 7, 8), R(2, 3, 7, 6), R(2, 4, 6, 8)), {}),
     ("sdpa_f64", sdpa_f64, lambda: (R(2, 3, 5, 8, dtype=torch.float64), R(2, 3, 7, 8, dtype=torch.float64),
                                     R(2, 3, 7, 8, dtype=torch.float64), _float_mask().double()), {}),
 ]
