@@ -1,4 +1,4 @@
-// expect-error: node .'view.' \(view\) at view_non_contiguous\.cpp:7: view of a non-contiguous tensor f32\[8, 4\]; use reshape, which copies \[rule view-shape\]
+// expect-error: node .'view.' \(view\) at view_non_contiguous\.cpp:7: view of a non-contiguous tensor f32\[8, 4\] across dimensions its strides do not merge; use reshape, which copies \[rule view-shape\]
 // view() of a transposed tensor: its elements are not in row-major order (reshape would copy).
 #include <ctfx.hpp>
 

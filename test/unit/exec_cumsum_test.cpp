@@ -7,6 +7,7 @@
 // flip (an index per dim by a reversed iota) against the mirrored positions.
 #include <doctest/doctest.h>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -487,4 +488,73 @@ TEST_CASE("cumprod from FX text: an int32 input multiplied in int64, printed bac
   const auto again = ctfx::parse_fx(text);
   REQUIRE_MESSAGE(again.error.ok(), ctfx::to_string(again.error) << "\n" << text);
   run(again.graph);
+}
+
+namespace {
+constexpr auto lse_graph = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4, 30});
+  auto d = b.input("d", ctfx::f64, {4, 30});
+  b.output(x.logcumsumexp(1), x.logcumsumexp(0), d.logcumsumexp(-1));
+});
+using lse_plan = ctfx::compiled<decltype(lse_graph)>;
+
+// PyTorch's CPU fold (_log_add_exp_helper), written here in double: x the element, y the running value.
+double log_add_exp_ref(double x, double y) {
+  const double lo = std::isnan(y) ? y : std::min(x, y), hi = std::isnan(y) ? y : std::max(x, y);
+  return (lo != hi || std::isfinite(lo)) ? std::log1p(std::exp(lo - hi)) + hi : x;
+}
+}  // namespace
+
+TEST_CASE("logcumsumexp: PyTorch's fold in double for f32 and f64, special values, on every plan and backend, integers refused") {
+  std::vector<float> x(120);
+  std::vector<double> d(120);
+  std::uint32_t s = 5;
+  for (std::size_t i = 0; i < 120; ++i) {
+    s = s * 1664525u + 1013904223u;
+    x[i] = static_cast<float>(static_cast<int>(s % 20001) - 10000) * 0.01f;
+    d[i] = static_cast<double>(static_cast<int>(s % 30001) - 15000) * 0.037;
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {inf, 1.0f, -inf, std::nanf(""), -inf, inf, 2.0f, -inf, -inf, 3.0f};
+  for (std::size_t j = 0; j < 10; ++j) x[j] = specials[j];  // row 0 (and column j's first element)
+  for (std::size_t j = 30; j < 34; ++j) x[j] = -inf;         // row 1 starts with -inf four times
+  for (ctfx::backend where : {ctfx::backend::host, ctfx::backend::omp}) {
+    for (int compiled = 0; compiled < 2; ++compiled) {
+      CAPTURE(ctfx::name_of(where));
+      CAPTURE(compiled);
+      std::vector<float> o0(120), o1(120);
+      std::vector<double> o2(120);
+      const std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {4, 30}), ctfx::tensor_ref::contiguous(d.data(), ctfx::f64, {4, 30})};
+      const std::vector<ctfx::tensor_ref> out = {ctfx::tensor_ref::contiguous(o0.data(), ctfx::f32, {4, 30}), ctfx::tensor_ref::contiguous(o1.data(), ctfx::f32, {4, 30}),
+                                                 ctfx::tensor_ref::contiguous(o2.data(), ctfx::f64, {4, 30})};
+      const auto st = compiled ? lse_plan::run(in, out, ctfx::device_ctx{where}) : ctfx::runtime_plan(lse_graph.get()).run(in, out, ctfx::device_ctx{where});
+      REQUIRE_MESSAGE(st.ok, st.message);
+      auto same = [](double got, double want) { return got == want || (std::isnan(got) && std::isnan(want)); };
+      int wrong = 0;
+      for (std::size_t r = 0; r < 4; ++r) {
+        double a = -std::numeric_limits<double>::infinity(), a2 = a;
+        for (std::size_t j = 0; j < 30; ++j) {
+          a = log_add_exp_ref(static_cast<double>(x[r * 30 + j]), a);
+          a2 = log_add_exp_ref(d[r * 30 + j], a2);
+          wrong += !same(static_cast<double>(o0[r * 30 + j]), static_cast<double>(static_cast<float>(a)));
+          wrong += !same(o2[r * 30 + j], a2);
+        }
+      }
+      for (std::size_t j = 0; j < 30; ++j) {
+        double a = -std::numeric_limits<double>::infinity();
+        for (std::size_t r = 0; r < 4; ++r) {
+          a = log_add_exp_ref(static_cast<double>(x[r * 30 + j]), a);
+          wrong += !same(static_cast<double>(o1[r * 30 + j]), static_cast<double>(static_cast<float>(a)));
+        }
+      }
+      CHECK(wrong == 0);
+      CHECK(o0[0] == inf);                    // inf, then anything finite or -inf: inf
+      CHECK(std::isnan(o0[3]));               // NaN propagates
+      CHECK(o0[30] == -inf);                  // -inf, -inf: the same infinity twice stays
+      CHECK(o0[34] == static_cast<float>(static_cast<double>(x[34])));  // -inf four times, then x: x
+    }
+  }
+  const ctfx::ir bad = ctfx::build_checked([](ctfx::builder& b) { b.output(b.input("k", ctfx::i64, {3}).logcumsumexp(0)); });
+  REQUIRE_FALSE(bad.error.ok());
+  CHECK(ctfx::to_string(bad.error).find("PyTorch takes floats only") != std::string::npos);
 }

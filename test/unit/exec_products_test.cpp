@@ -6,7 +6,9 @@
 // integer products exact modulo 2^bits; addmm accumulating in c's buffer where c dies; a backend
 // without its BLAS refused before anything is written.
 #include <doctest/doctest.h>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 #include <ctfx.hpp>
@@ -122,6 +124,21 @@ constexpr auto attention_graph = ctfx::graph([](builder& b) {
 });
 using attention_plan = ctfx::compiled<decltype(attention_graph)>;
 
+// scaled_dot_product_attention: grouped-query heads (6 q heads on 2 k/v heads), causal with a bool
+// mask that leaves row 1 nothing (0 there, not NaN), and a broadcast float mask with an explicit scale.
+constexpr long AB = 2, AHQ = 6, AHK = 2, AL = 5, AS = 7, AE = 4, AEV = 3;
+constexpr auto sdpa_graph = ctfx::graph([](builder& b) {
+  auto q = b.input("q", ctfx::f64, {AB, AHQ, AL, AE});
+  auto k = b.input("k", ctfx::f64, {AB, AHK, AS, AE});
+  auto v = b.input("v", ctfx::f64, {AB, AHK, AS, AEV});
+  auto keep = b.input("keep", ctfx::b8, {AL, AS});
+  auto bias = b.input("bias", ctfx::f64, {AB, 1, AL, AS});
+  auto [o1, lse1] = ctfx::scaled_dot_product_attention(q, k, v, keep, true);
+  auto [o2, lse2] = ctfx::scaled_dot_product_attention(q, k, v, bias, false, 0.3);
+  b.output(o1, lse1, o2, lse2);
+});
+using sdpa_plan = ctfx::compiled<decltype(sdpa_graph)>;
+
 #endif
 
 // Integer products wrap modulo 2^bits, as PyTorch's (i8: 100 * 100 * 40 far past 127).
@@ -187,6 +204,33 @@ class GraphModule(torch.nn.Module):
 )fx");
   CHECK_FALSE(bad.ok());
   CHECK_MESSAGE(ctfx::to_string(bad.error).find("the inner extents differ") != std::string::npos, ctfx::to_string(bad.error));
+  // attention (what F.scaled_dot_product_attention captures as on CPU): its composition prints and
+  // reads back; the logsumexp has the kernel's transposed [B, L, H] layout; dropout is refused.
+  const char* sdpa = R"fx(
+class GraphModule(torch.nn.Module):
+    def forward(self, arg0_1: "f32[2, 3, 5, 8][120, 40, 8, 1]cpu", arg1_1: "f32[2, 3, 7, 8][168, 56, 8, 1]cpu", arg2_1: "f32[2, 3, 7, 8][168, 56, 8, 1]cpu"):
+        _scaled_dot_product_flash_attention_for_cpu = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(arg0_1, arg1_1, arg2_1, DROPOUT, True)
+        getitem: "f32[2, 3, 5, 8][120, 40, 8, 1]cpu" = _scaled_dot_product_flash_attention_for_cpu[0]
+        getitem_1: "f32[2, 3, 5][15, 1, 3]cpu" = _scaled_dot_product_flash_attention_for_cpu[1];  _scaled_dot_product_flash_attention_for_cpu = None
+        return (getitem, getitem_1)
+)fx";
+  std::string text0 = sdpa;
+  text0.replace(text0.find("DROPOUT"), 7, "0.0");
+  const ctfx::fx_parse_result a = ctfx::parse_fx(text0);
+  REQUIRE_MESSAGE(a.ok(), ctfx::to_string(a.error));
+  int bmms = 0;
+  for (std::int32_t i = 0; i < a.graph.size(); ++i) bmms += a.graph[i].op == ctfx::op_kind::bmm;
+  CHECK(bmms == 2);
+  const ctfx::fx_parse_result a2 = ctfx::parse_fx(ctfx::to_fx(a.graph));
+  REQUIRE_MESSAGE(a2.ok(), ctfx::to_string(a2.error));
+  CHECK(ctfx::to_fx(a2.graph) == ctfx::to_fx(a.graph));
+  std::string text1 = sdpa;
+  text1.replace(text1.find("DROPOUT"), 7, "0.1");
+  const ctfx::fx_parse_result d = ctfx::parse_fx(text1);
+  CHECK_FALSE(d.ok());
+  CHECK_MESSAGE(ctfx::to_string(d.error).find("node '_scaled_dot_product_flash_attention_for_cpu': dropout_p other than 0 is random") !=
+                    std::string::npos, ctfx::to_string(d.error));
+  CHECK_MESSAGE(ctfx::to_string(d.error).find("[rule valid-argument]") != std::string::npos, ctfx::to_string(d.error));
 }
 
 TEST_CASE("products: shapes, dtypes and the refusals name the node and the rule") {
@@ -273,6 +317,73 @@ TEST_CASE("products: attention scores, bmm and baddbmm with a transposed operand
         wrong += out[2].at<double>(static_cast<std::size_t>((bi * S + i) * S + j)) != c + 0.5 * qk;
       }
   CHECK(wrong == 0);
+}
+
+TEST_CASE("products: scaled_dot_product_attention (grouped-query, causal, bool and float masks) against a direct f64 loop") {
+  std::vector<buffer> ins;
+  const ctfx::tensor_desc dq = ctfx::tensor_desc::contiguous(ctfx::f64, {AB, AHQ, AL, AE}), dk = ctfx::tensor_desc::contiguous(ctfx::f64, {AB, AHK, AS, AE}),
+                          dv = ctfx::tensor_desc::contiguous(ctfx::f64, {AB, AHK, AS, AEV}), dm = ctfx::tensor_desc::contiguous(ctfx::b8, {AL, AS}),
+                          db = ctfx::tensor_desc::contiguous(ctfx::f64, {AB, 1, AL, AS});
+  ins.push_back(exact_values<double>(dq, 1));
+  ins.push_back(exact_values<double>(dk, 2));
+  ins.push_back(exact_values<double>(dv, 3));
+  buffer keep(dm);
+  for (ctfx::index_t i = 0; i < AL * AS; ++i) keep.bytes[static_cast<std::size_t>(i)] = std::byte{(i / AS == 1 || i % 3 == 2) ? std::uint8_t{0} : std::uint8_t{1}};
+  ins.push_back(keep);
+  ins.push_back(exact_values<double>(db, 4));
+  for (ctfx::index_t j = 3; j < AS; ++j) {  // batch 0, row 2: columns 3.. at -inf
+    const double ninf = -std::numeric_limits<double>::infinity();
+    std::memcpy(ins[4].bytes.data() + static_cast<std::size_t>(2 * AS + j) * sizeof(double), &ninf, sizeof(double));
+  }
+  const ctfx::tensor_desc o = ctfx::tensor_desc::contiguous(ctfx::f64, {AB, AHQ, AL, AEV}), l = ctfx::tensor_desc::contiguous(ctfx::f64, {AB, AHQ, AL});
+  const auto out = run_all<sdpa_plan>(sdpa_graph, ins, {o, l, o, l});
+  auto at = [&](int t, ctfx::index_t bi, ctfx::index_t h, ctfx::index_t i, ctfx::index_t q, ctfx::index_t heads, ctfx::index_t rows, ctfx::index_t cols) {
+    return ins[static_cast<std::size_t>(t)].at<double>(static_cast<std::size_t>(((bi * heads + h) * rows + i) * cols + q));
+  };
+  double worst = 0;
+  int dead_rows = 0;
+  for (int which = 0; which < 2; ++which)
+    for (ctfx::index_t bi = 0; bi < AB; ++bi)
+      for (ctfx::index_t h = 0; h < AHQ; ++h)
+        for (ctfx::index_t i = 0; i < AL; ++i) {
+          const ctfx::index_t hk = h / (AHQ / AHK);
+          double s[AS], mx = -std::numeric_limits<double>::infinity();
+          for (ctfx::index_t j = 0; j < AS; ++j) {
+            double d = 0;
+            for (ctfx::index_t q = 0; q < AE; ++q) d += at(0, bi, h, i, q, AHQ, AL, AE) * at(1, bi, hk, j, q, AHK, AS, AE);
+            if (which == 0) {
+              const bool kept = j <= i && keep.bytes[static_cast<std::size_t>(i * AS + j)] != std::byte{0};
+              s[j] = kept ? d / 2 : -std::numeric_limits<double>::infinity();  // scale 1 / sqrt(4)
+            } else {
+              s[j] = d * 0.3 + ins[4].at<double>(static_cast<std::size_t>((bi * AL + i) * AS + j));
+            }
+            mx = std::max(mx, s[j]);
+          }
+          double z = 0;
+          for (ctfx::index_t j = 0; j < AS; ++j) z += mx == -std::numeric_limits<double>::infinity() ? 0 : std::exp(s[j] - mx);
+          const bool dead = mx == -std::numeric_limits<double>::infinity();
+          dead_rows += dead;
+          for (ctfx::index_t c = 0; c < AEV; ++c) {
+            double y = 0;
+            for (ctfx::index_t j = 0; j < AS && !dead; ++j) y += std::exp(s[j] - mx) / z * at(2, bi, hk, j, c, AHK, AS, AEV);
+            const double got = out[static_cast<std::size_t>(2 * which)].at<double>(static_cast<std::size_t>(((bi * AHQ + h) * AL + i) * AEV + c));
+            worst = std::max(worst, std::abs(got - y));
+          }
+          const double lse = dead ? 0.0 : mx + std::log(z);
+          worst = std::max(worst, std::abs(out[static_cast<std::size_t>(2 * which + 1)].at<double>(static_cast<std::size_t>((bi * AHQ + h) * AL + i)) - lse));
+        }
+  CHECK(dead_rows == AB * AHQ);  // row 1 of the bool mask, in every head
+  CHECK(worst < 1e-13);
+  // what the builder refuses, naming the rule
+  CHECK(error_of([](builder& b) {
+          auto x = b.input("x", ctfx::f32, {2, 5, 4});
+          b.output(ctfx::scaled_dot_product_attention(x, x, x).out);
+        }).find("must be 4-d [batch, heads, length, dim]") != std::string::npos);
+  CHECK(error_of([](builder& b) {
+          auto q = b.input("q", ctfx::f32, {1, 3, 5, 4});
+          auto k = b.input("k", ctfx::f32, {1, 2, 5, 4});
+          b.output(ctfx::scaled_dot_product_attention(q, k, k).out);
+        }).find("a multiple of k's and v's (grouped-query attention), both numbers [rule valid-argument]") != std::string::npos);
 }
 
 #endif

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 #include <string>
 #include <vector>
 #include <ctfx.hpp>
@@ -257,8 +258,40 @@ TEST_CASE("fx values: captured programs give PyTorch eager's outputs bit for bit
                         "scatter_inplace_input", "gather_empty_index", "unbind_tuple", "erf_op", "log1p_expm1_op", "fmod_roll", "embedding_bag_max", "segment_mean",
                         "scatter_prod_amin", "scatter_reduce_half", "sum_mean_dtype",
                         "linear_bias", "mlp_relu", "attention_scores", "addmm_scaled", "baddbmm_scaled", "mm_transposed", "int_matmul",
+                        "sdpa_plain", "sdpa_causal", "sdpa_bool_mask", "sdpa_float_mask", "sdpa_scale", "sdpa_gqa", "sdpa_lse", "sdpa_block", "sdpa_f64", "sdpa_math", "one_hot_assert", "logcumsumexp_op",
                         "iota_tril_triu", "arange_forms", "one_hot_compare", "position_ids", "pad_forms", "flip_forms", "cumulative_products"})
     CHECK(std::find(names.begin(), names.end(), n) != names.end());
+}
+
+TEST_CASE("fx values: one_hot's _assert_async refuses a class out of range, naming the node, before any write") {
+  const auto r = ctfx::parse_fx_file(data_dir() + "one_hot_assert.txt");
+  REQUIRE_MESSAGE(r.ok(), ctfx::to_string(r.error));
+  const ctfx::runtime_plan plan(r.graph);
+  // a negative class breaks the first assertion, a class of 7 the second (classes < num_classes)
+  for (const auto& [bad, node] : {std::pair<std::int64_t, std::string>{-1, "'_assert_async'"}, {7, "'_assert_async_1'"}}) {
+    CAPTURE(bad);
+    auto inputs = read_all("one_hot_assert", "input");
+    const std::int64_t v = bad;
+    std::memcpy(inputs[0].bytes.data() + 5 * sizeof(std::int64_t), &v, sizeof v);
+    for (int run = 0; run < 3; ++run) {
+      CAPTURE(run);
+      std::vector<ctfx::host_array> outputs;
+      for (const auto& e : read_all("one_hot_assert", "output")) {
+        outputs.push_back(ctfx::host_array::zeros(e.desc));
+        std::fill(outputs.back().bytes.begin(), outputs.back().bytes.end(), std::byte{0x5a});
+      }
+      const auto before = outputs;
+      std::vector<ctfx::tensor_ref> in, out;
+      for (auto& a : inputs) in.push_back(a.ref());
+      for (auto& a : outputs) out.push_back(a.ref());
+      const ctfx::run_status st = run == 0 ? plan.run(in, out)
+                                  : run == 1 ? plan.run(in, out, ctfx::device_ctx{ctfx::backend::omp})
+                                             : ctfx::reference_run(r.graph, in, out);
+      CHECK_FALSE(st.ok);
+      CHECK_MESSAGE(st.message.find("rule tensor-assertion: node " + node + " (aten._assert_async)") != std::string::npos, st.message);
+      for (std::size_t j = 0; j < outputs.size(); ++j) CHECK(same_bytes(outputs[j], before[j]));  // nothing written
+    }
+  }
 }
 
 namespace {

@@ -553,3 +553,22 @@ TEST_CASE("ir metadata: the memoized rules answer as the rules, storages mapped 
   CHECK(std::string(text.view()).find("slice_scatter") != std::string::npos);
   CHECK(std::string(text.view()).find("does not fit the view") != std::string::npos);
 }
+
+TEST_CASE("ir metadata: view of a non-contiguous tensor where its strides merge, as PyTorch's computeStride") {
+  // attention's k^T [2, 3, 8, 7] (strides [168, 56, 1, 8]) viewed as [6, 8, 7]: dims 0 and 1 merge
+  constexpr auto f = [](builder& g) {
+    auto k = g.input("k", ctfx::f32, {2, 3, 7, 8});
+    auto kt = k.permute({0, 1, 3, 2});
+    g.output(kt.view({6, 8, 7}).named("batches"), kt.view({2, 3, 2, 4, 7}).named("split"), kt.view({1, 6, 1, 8, 7}).named("ones"),
+             k.slice(2, 0, 7, 2).view({6, 4, 8}).named("strided"));
+  };
+  CHECK_LAYOUT(f, "batches", "f32[6, 8, 7][56, 1, 8]");
+  CHECK_LAYOUT(f, "split", "f32[2, 3, 2, 4, 7][168, 56, 4, 1, 8]");
+  CHECK_LAYOUT(f, "ones", "f32[1, 6, 1, 8, 7][336, 56, 8, 1, 8]");
+  CHECK_LAYOUT(f, "strided", "f32[6, 4, 8][56, 16, 1]");
+  static_assert(same_storage(f, "batches", "k"));
+  // merging the transposed pair needs a copy
+  constexpr auto bad = error_of([](builder& g) { g.output(g.input("k", ctfx::f32, {2, 7, 8}).transpose(1, 2).view({2, 56})); });
+  CHECK(str(bad).find("view of a non-contiguous tensor f32[2, 8, 7] across dimensions its strides do not merge; use reshape, which copies [rule view-shape]") !=
+        std::string::npos);
+}

@@ -67,7 +67,7 @@ using all_tags = tags<
     ops::expand_t, ops::alias_t, ops::slice_scatter_t, ops::select_scatter_t, ops::diagonal_scatter_t,
     ops::as_strided_scatter_t, ops::generalized_scatter_t, ops::generalized_scatter__t, ops::index_put_t,
     ops::index_put__t, ops::unsafe_index_put_t, ops::unsafe_index_put__t, ops::index_tensor_t, ops::gather_t, ops::scatter_t,
-    ops::scatter__t, ops::sum_t, ops::amax_t, ops::amin_t, ops::mean_t, ops::argmax_t, ops::argmin_t, ops::cumsum_t, ops::cumprod_t, ops::var_t, ops::var_mean_t, ops::cat_t, ops::mm_t, ops::addmm_t, ops::bmm_t, ops::baddbmm_t, ops::foreach_add_t, ops::foreach_mul_t, ops::foreach_add__t, ops::foreach_mul__t, ops::all_reduce_t,
+    ops::scatter__t, ops::sum_t, ops::amax_t, ops::amin_t, ops::mean_t, ops::argmax_t, ops::argmin_t, ops::cumsum_t, ops::cumprod_t, ops::logcumsumexp_t, ops::var_t, ops::var_mean_t, ops::cat_t, ops::mm_t, ops::addmm_t, ops::bmm_t, ops::baddbmm_t, ops::foreach_add_t, ops::foreach_mul_t, ops::foreach_add__t, ops::foreach_mul__t, ops::all_reduce_t,
     ops::all_reduce__t, ops::broadcast_t, ops::broadcast__t, ops::all_gather_t, ops::reduce_scatter_t,
     ops::all_gather_blocks_t, ops::all_gather_blocks__t, ops::reduce_scatter_blocks_t, ops::reduce_scatter_blocks__t,
     ops::halo_exchange_t, ops::halo_exchange__t>;

@@ -2052,8 +2052,8 @@ def f64_matmul(a, b):
 PROGRAMS += [
     ("linear_bias", linear_bias, lambda: (R(8, 32), R(16, 32), R(16)), {}),
     ("mlp_relu", mlp_relu, lambda: (R(8, 32), R(64, 32), R(64), R(16, 64), R(16)), {}),
-    # [batch * heads, seq, dim]: (a 4-D q @ k^T reshapes a permuted k across dimensions that ctfx's
-    # view rule does not merge)
+    # [batch * heads, seq, dim] (sdpa_math has the 4-d form: a view of the permuted k that merges
+    # batch and heads)
     ("attention_scores", attention_scores, lambda: (R(8, 8, 16), R(8, 8, 16), R(8, 8, 16)), {}),
     ("batched_matmul", batched_matmul, lambda: (R(3, 5, 7), R(3, 7, 4)), {}),
     ("addmm_scaled", addmm_scaled, lambda: (R(6, 5), R(6, 9), R(9, 5)), {}),
@@ -2063,6 +2063,117 @@ PROGRAMS += [
     ("f64_matmul", f64_matmul, lambda: (R(5, 12, dtype=torch.float64), R(7, 12, dtype=torch.float64)), {}),
 ]
 
+
+# ----- scaled dot-product attention (what F.scaled_dot_product_attention captures as on CPU:
+# _scaled_dot_product_flash_attention_for_cpu, composed of bmm, a scale, a mask and a softmax;
+# compared with the matrix products' tolerance): causal (top-left, L < S and L > S), a bool mask
+# with a fully masked row, a broadcast float mask with -inf, an explicit scale, grouped-query heads,
+# the logsumexp read, a transformer block on permuted q/k/v views, f64 -----
+F = torch.nn.functional
+
+
+def sdpa_plain(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v)
+
+
+def sdpa_causal(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True), F.scaled_dot_product_attention(k, q, q, is_causal=True)
+
+
+def sdpa_bool_mask(q, k, v, m):
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=m)
+
+
+def sdpa_float_mask(q, k, v, m):
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=m)
+
+
+def sdpa_scale(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v, scale=0.3)
+
+
+def sdpa_gqa(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v, enable_gqa=True, is_causal=True)
+
+
+def sdpa_lse(q, k, v, m):
+    out, lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=m)
+    return out, lse, lse.exp().sum(-1)
+
+
+def sdpa_block(x, w_qkv, b_qkv, w_o):
+    B, S, E = x.shape
+    q, k, v = F.linear(x, w_qkv, b_qkv).view(B, S, 3, 4, E // 4).permute(2, 0, 3, 1, 4).unbind(0)
+    o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    return x + F.linear(o.transpose(1, 2).reshape(B, S, E), w_o)
+
+
+def sdpa_math(q, k, v, x):
+    # v's head dimension differs from q's: Inductor decomposes the call (its math form: q and k^T
+    # scaled by sqrt(scale), bmm over a view of the permuted k, a softmax that gives 0 on a fully
+    # masked row); a manual 4-d attention the same way
+    s = (x @ x.transpose(-2, -1)) * 0.25
+    return F.scaled_dot_product_attention(q, k, v), s.softmax(-1) @ x
+
+
+def sdpa_f64(q, k, v, m):
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=m), F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.125)
+
+
+def _bool_mask():
+    m = torch.rand(5, 7) > 0.3
+    m[2] = False  # a row masked entirely: 0, as PyTorch's CPU kernel gives
+    return m
+
+
+def _float_mask():
+    m = R(2, 1, 5, 7)
+    m[0, 0, 1, 3:] = float("-inf")
+    return m
+
+
+PROGRAMS += [
+    ("sdpa_plain", sdpa_plain, lambda: (R(2, 3, 5, 8), R(2, 3, 7, 8), R(2, 3, 7, 8)), {}),
+    ("sdpa_causal", sdpa_causal, lambda: (R(2, 3, 5, 8), R(2, 3, 9, 8), R(2, 3, 9, 8)), {}),
+    ("sdpa_bool_mask", sdpa_bool_mask, lambda: (R(2, 3, 5, 8), R(2, 3, 7, 8), R(2, 3, 7, 8), _bool_mask()), {}),
+    ("sdpa_float_mask", sdpa_float_mask, lambda: (R(2, 3, 5, 8), R(2, 3, 7, 8), R(2, 3, 7, 8), _float_mask()), {}),
+    ("sdpa_scale", sdpa_scale, lambda: (R(1, 2, 6, 16), R(1, 2, 6, 16), R(1, 2, 6, 16)), {}),
+    ("sdpa_gqa", sdpa_gqa, lambda: (R(2, 6, 5, 8), R(2, 2, 5, 8), R(2, 2, 5, 8)), {}),
+    ("sdpa_lse", sdpa_lse, lambda: (R(2, 3, 5, 8), R(2, 3, 7, 8), R(2, 3, 7, 8), _float_mask()), {}),
+    ("sdpa_block", sdpa_block, lambda: (R(2, 6, 16), R(48, 16) * 0.3, R(48), R(16, 16) * 0.3), {}),
+    ("sdpa_math", sdpa_math, lambda: (R(2, 3, 5, 8), R(2, 3, 7, 8), R(2, 3, 7, 6), R(2, 4, 6, 8)), {}),
+    ("sdpa_f64", sdpa_f64, lambda: (R(2, 3, 5, 8, dtype=torch.float64), R(2, 3, 7, 8, dtype=torch.float64),
+                                    R(2, 3, 7, 8, dtype=torch.float64), _float_mask().double()), {}),
+]
+
+# ----- logcumsumexp as PyTorch's CPU kernel folds it (log1p(exp(min - max)) + max in double for
+# f32 and f64, in float for f16): wide ranges, and a row of special values (NaN, both
+# infinities, each after the others) -----
+def logcumsumexp_op(x, s, d, h):
+    return x.logcumsumexp(-1), s.logcumsumexp(1), d.logcumsumexp(0), h.logcumsumexp(1), x.logcumsumexp(0), s.double().logcumsumexp(0)
+
+
+def _specials():
+    inf, nan = float("inf"), float("nan")
+    rows = [[inf, 1.0, inf, -inf, 2.0], [-inf, -inf, 3.0, -inf, inf], [1.0, nan, 2.0, inf, -inf], [-inf, inf, -inf, nan, 1.0],
+            [inf, -inf, -inf, inf, nan], [1e30, -1e30, 88.0, 89.0, -104.0], [-0.0, 0.0, -1e-40, 1e-40, 0.5]]
+    return torch.tensor(rows)
+
+
+PROGRAMS += [
+    ("logcumsumexp_op", logcumsumexp_op, lambda: (R(6, 300) * 30, _specials(), R(40, 3, dtype=torch.float64) * 100,
+                                                  (R(3, 50) * 4).half()), {}),
+]
+
+# ----- _assert_async (one_hot checks its classes: a call with a class out of range must fail
+# before anything is written) -----
+def one_hot_assert(y, w):
+    return F.one_hot(y, 7).float().sum(0) * w, F.one_hot(y, 7) * 3
+
+
+PROGRAMS += [
+    ("one_hot_assert", one_hot_assert, lambda: (torch.randint(0, 7, (20,)), R(7)), {}),
+]
 
 # ----- control flow: torch.cond and while_loop (each subgraph a nested graph module of the text) -----
 from torch._higher_order_ops.while_loop import while_loop  # noqa: E402

@@ -115,13 +115,14 @@ std::string_view dsl(op_kind k) {
     case op_kind::argmin: return "`x.argmin(dim, keepdim)`";
     case op_kind::cumsum: return "`x.cumsum(dim, dtype)`";
     case op_kind::cumprod: return "`x.cumprod(dim, dtype)`";
+    case op_kind::logcumsumexp: return "`x.logcumsumexp(dim)`";
     case op_kind::var: return "`x.var(dims, correction, keepdim)`";
     case op_kind::var_mean: return "`x.var_mean_mean(dims, correction, keepdim)` (var_mean's mean)";
     case op_kind::mean: return "`x.mean(dims, keepdim)`";
     case op_kind::cat: return "`ctfx::cat({t...}, dim)`";
     case op_kind::mm: return "`ctfx::mm(a, b)`, `ctfx::matmul(a, b)`";
     case op_kind::addmm: return "`ctfx::addmm(c, a, b, beta, alpha)`";
-    case op_kind::bmm: return "`ctfx::bmm(a, b)`";
+    case op_kind::bmm: return "`ctfx::bmm(a, b)`, `ctfx::scaled_dot_product_attention(q, k, v, mask, is_causal, scale)` (two bmm, a masked softmax)";
     case op_kind::baddbmm: return "`ctfx::baddbmm(c, a, b, beta, alpha)`";
     case op_kind::foreach_add: return "`ctfx::foreach_add({a...}, {b...})`, `ctfx::foreach_add({a...}, s)`";
     case op_kind::foreach_mul: return "`ctfx::foreach_mul({a...}, {b...})`, `ctfx::foreach_mul({a...}, s)`";
@@ -182,6 +183,7 @@ std::string_view dtypes(op_kind k) {
       if (k == op_kind::argmax || k == op_kind::argmin) return "any, an i64 result (`aten.argmax` refuses b8, as PyTorch)";
       if (k == op_kind::var || k == op_kind::var_mean) return "f32, f64 (Welford in double, as PyTorch's CPU kernel)";
       if (k == op_kind::cumsum || k == op_kind::cumprod) return "floats, and i64 (integers and bools converted to it first); in double for f32";
+      if (k == op_kind::logcumsumexp) return "f32 f64 (in double), f16 bf16 (in f32)";
       return k == op_kind::cat ? "any (promoted)" : "any (sum of ints in i64, mean of floats)";
     case ctfx::op_family::collective: return "any (reductions: sum, max, min)";
     case ctfx::op_family::user: return "the op's schema";

@@ -124,6 +124,10 @@ run_status bind_derived(const G& g, std::vector<index_t>& values) {
     if (!bound) { values[s] = -1; unbound[s] = 1; continue; }
     if (eval_derived(g, s, values)) continue;
     if (x.op == sym_op::order) continue;  // a guard's comparison: checked below, a guard at a time
+    if (x.op == sym_op::guard && !x.name.empty())  // an assertion on a tensor's value (aten._assert_async)
+      return run_status::failure(-1, "rule tensor-assertion: node '" + std::string(x.name.view()) +
+                                         "' (aten._assert_async) asserts a tensor that is false (zero) for these inputs, where PyTorch "
+                                         "raises; nothing was written (check the inputs the assertion guards, e.g. one_hot's classes)");
     if (x.op == sym_op::guard)
       return run_status::failure(-1, "rule symbolic-guard: the graph was traced assuming " + text(s) + " (a PyTorch guard); these inputs give " +
                                          std::to_string(x.a.eval(values)) + " and " + std::to_string(x.b.eval(values)));

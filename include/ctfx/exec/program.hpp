@@ -188,7 +188,7 @@ inline constexpr int fill = 1 << 1;        ///< zeros, ones, full, fill_
 inline constexpr int collective = 1 << 2;  ///< communication
 inline constexpr int index_put = 1 << 3;   ///< index_put and masked puts
 inline constexpr int index = 1 << 4;       ///< gathers
-inline constexpr int reduce = 1 << 5;      ///< sum, amax, amin, mean, argmax, argmin, cumsum, cumprod, var
+inline constexpr int reduce = 1 << 5;      ///< sum, amax, amin, mean, argmax, argmin, cumsum, cumprod, logcumsumexp, var
 inline constexpr int pointwise = 1 << 6;   ///< unary, binary, where, foreach (run-time dtypes)
 inline constexpr int custom = 1 << 7;      ///< user ops
 inline constexpr int groups = 1 << 8;      ///< fused groups run as chunked loops
@@ -222,7 +222,7 @@ constexpr int of(op_kind k) {
       return index_put;
     case op_kind::index: case op_kind::gather: return index;
     case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean: case op_kind::argmax: case op_kind::argmin:
-    case op_kind::cumsum: case op_kind::cumprod: case op_kind::var: case op_kind::var_mean:
+    case op_kind::cumsum: case op_kind::cumprod: case op_kind::logcumsumexp: case op_kind::var: case op_kind::var_mean:
       return reduce;
     case op_kind::custom: case op_kind::auto_functionalized: return custom;
     case op_kind::cond: case op_kind::while_loop: return custom;  // subgraphs' plans: exec/control_step.hpp
@@ -1562,9 +1562,9 @@ class basic_program {
         }
         break;
       }
-      case op_kind::cumsum: case op_kind::cumprod: {
+      case op_kind::cumsum: case op_kind::cumprod: case op_kind::logcumsumexp: {
         if constexpr (has<F>(kernel_family::of(op_kind::cumsum))) {
-          kernels::cumsum(ctx, g_[i].op == op_kind::cumprod, view(i), arg(0), scan_dim(g_, i));
+          kernels::cumsum(ctx, kernels::scan_of(g_[i].op), view(i), arg(0), scan_dim(g_, i));
           return {};
         }
         break;

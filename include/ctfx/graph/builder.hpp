@@ -110,6 +110,10 @@ struct tensor {
   /// `aten.cumprod` along `dim` (`x.cumprod(dim, dtype=dt)`): cumsum's conversions, each prefix
   /// multiplied sequentially as PyTorch's CPU kernel does (in double for f32, wrapping int64).
   constexpr tensor cumprod(index_t dim, std::optional<dtype> dt = std::nullopt, source_loc at = source_loc::current()) const;
+  /// `aten.logcumsumexp` along `dim` (`x.logcumsumexp(dim)`): log(exp(x0) + ... + exp(xj)) folded as
+  /// PyTorch's CPU kernel folds it (`log1p(exp(min - max)) + max` in double for f32 and f64, float
+  /// for f16 and bf16); floats only.
+  constexpr tensor logcumsumexp(index_t dim, source_loc at = source_loc::current()) const;
   /// `aten.var.correction` over `dims` (all when empty) as PyTorch's CPU kernel computes it: one
   /// Welford pass in double over the elements in row-major order, m2 / max(n - correction, 0),
   /// rounded once. f32 and f64; reduced extents static and above 0, under 32,768 elements per
@@ -727,6 +731,11 @@ constexpr tensor tensor::cumprod(index_t dim, std::optional<dtype> dt, source_lo
   const dtype od = dt ? *dt : is_floating(xd) ? xd : dtype::i64;
   const tensor x = od == xd ? *this : b->make(op_kind::convert, {*this}, {}, static_cast<std::int32_t>(od));
   return b->make(op_kind::cumprod, {x}, {sym_expr(dim)});
+}
+constexpr tensor tensor::logcumsumexp(index_t dim, source_loc at) const {
+  const builder::call_site site(b, at);
+  if (!b || !b->check(*this)) return *this;
+  return b->make(op_kind::logcumsumexp, {*this}, {sym_expr(dim)});
 }
 constexpr tensor tensor::argmax(std::optional<index_t> dim, bool keepdim, source_loc at) const {
   const builder::call_site site(b, at);
@@ -1377,3 +1386,4 @@ constexpr tensor halo_exchange(tensor x, index_t halo, halo_grid grid, source_lo
 }  // namespace ctfx
 #include "../core/diagnostics_pop.hpp"
 #include "builder_products.hpp"
+#include "builder_attention.hpp"

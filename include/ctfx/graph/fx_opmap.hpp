@@ -44,10 +44,12 @@ enum class lower : std::uint8_t {
   constant_pad,        // (x, pad, value=0): builder's tensor::constant_pad (slices, fulls, cats)
   rev,                 // (x, dims): aten.flip, prims.rev as builder's tensor::flip (an index per dim)
   iota,                // (length, *, start, step, dtype, ...): builder::iota's full, cumsum and add
-  cumsum,              // cumsum, cumprod (x, dim, dtype=None): an integer or bool x (or one of another dtype=) converted first
+  cumsum,              // cumsum, cumprod (x, dim, dtype=None): an integer or bool x (or one of another dtype=) converted first; logcumsumexp (x, dim)
   max_dim,             // (x, dim, keepdim=False): max.dim / min.dim as (amax, argmax) / (amin, argmin), read with [k]
   any_all,             // (x), (x, dim, keepdim=False) or (x, dims, keepdim=False): any / all as amax of x != 0
   cat,                 // (tensors, dim=0)
+  attention,           // _scaled_dot_product_flash_attention_for_cpu (q, k, v, dropout_p=0, is_causal=False, *, attn_mask=None, scale=None):
+                       // ctfx::scaled_dot_product_attention's nodes, the tuple (output, logsumexp) read with [k]
   product,             // mm, bmm (self, mat2); addmm, baddbmm (self, mat1, mat2, beta=1, alpha=1)
   foreach,             // (xs, ys) or (xs, scalar)
   all_reduce,          // (x, 'sum' | 'max' | 'min', group)
@@ -110,6 +112,7 @@ inline constexpr op_row op_rows[] = {
     {"aten._foreach_sub.Scalar", lower::foreach_elems, op_kind::sub},
     {"aten._foreach_sub_.List", lower::foreach_elems, op_kind::sub_},
     {"aten._foreach_sub_.Scalar", lower::foreach_elems, op_kind::sub_},
+    {"aten._scaled_dot_product_flash_attention_for_cpu.default", lower::attention, op_kind::bmm},
     {"aten._to_copy.default", lower::convert, op_kind::convert},
     {"aten._unsafe_index_put.default", lower::index_put, op_kind::unsafe_index_put},
     {"aten._unsafe_view.default", lower::view, op_kind::view},
@@ -201,6 +204,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.lift_fresh_copy.default", lower::unary, op_kind::clone},
     {"aten.log.default", lower::unary, op_kind::log},
     {"aten.log1p.default", lower::unary, op_kind::log1p},
+    {"aten.logcumsumexp.default", lower::cumsum, op_kind::logcumsumexp},
     {"aten.logical_and.default", lower::binary, op_kind::logical_and},
     {"aten.logical_not.default", lower::unary, op_kind::logical_not},
     {"aten.logical_or.default", lower::binary, op_kind::logical_or},
@@ -311,7 +315,7 @@ constexpr const op_row* find_op(std::string_view name) {
 constexpr bool rewritten_on_import(lower how) {
   return how == lower::embedding || how == lower::index_select || how == lower::any_all || how == lower::squeeze_all ||
          how == lower::max_dim || how == lower::unbind || how == lower::iota ||
-         how == lower::constant_pad || how == lower::rev;
+         how == lower::constant_pad || how == lower::rev || how == lower::attention;
 }
 
 // The overload fx_print writes for a node (binary ops with a scalar use .Tensor too, as PyTorch's

@@ -674,6 +674,25 @@ class parser {
       fail(at, "'", name, "': the assertion never holds (PyTorch would fail every call)");
       return false;
     };
+    // _assert_async(x, msg): PyTorch raises when x's one element is zero (False), as one_hot checks
+    // its classes. x (made bool where it is not: x != 0) becomes a value read with item(), computed
+    // ahead when a call binds (exec/computed_values.hpp), and the guard `value == 1`, which carries
+    // this node's name: a call whose x is false fails naming it before anything is written.
+    if (callee == "torch.ops.aten._assert_async.msg" || callee == "torch.ops.aten._assert_async.default") {
+      if (!tensor_arg(call, 0, "self", at)) return true;
+      std::int32_t x = abuf_[0];
+      const sym_expr numel = b_.g.meta(x).numel();
+      if (!numel.is_static() || numel.value() != 1) { fail(at, "node '", name, "': _assert_async asserts a tensor of one element"); return true; }
+      if (b_.g.meta(x).dt != dtype::b8) x = part(name, "nonzero", op_kind::ne, {x}, 2, scalar_value::integer(0), at);
+      if (x < 0) return true;
+      const sym_expr u = b_.unbacked(name);
+      if (!read_by_item(b_.g, tensor{&b_, x}, u.as_symbol())) { locate_builder_error(at); return true; }
+      const std::size_t before = b_.g.syms.size();
+      sym_guard_equal(b_.g, u, sym_expr(1));
+      for (std::size_t s = before; s < b_.g.syms.size(); ++s)
+        if (b_.g.syms[s].op == sym_op::guard) b_.g.syms[s].name = name_t(name);
+      return true;
+    }
     if (callee == "torch.ops.aten._assert_scalar.default") {
       const value* v = arg(call, 0, "self");
       if (v && v->k == vkind::integer && v->is_bool) {
@@ -1522,7 +1541,7 @@ class parser {
         if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dim", required, x0, at)) return;
         std::int32_t x = abuf_[0];
         const dtype xd = b_.g.meta(x).dt;
-        dtype od = is_floating(xd) ? xd : dtype::i64;
+        dtype od = is_floating(xd) || k == op_kind::logcumsumexp ? xd : dtype::i64;  // (logcumsumexp: floats only, its meta says)
         if (const value* dt = arg(call, 99, "dtype"); dt && dt->k != vkind::none) {
           if (!dtype_arg(dt, od)) return;
           if (od == dtype::b8) { fail(dt->at, "node '", name, "': a cumsum in bool is not supported"); return; }
@@ -1607,6 +1626,10 @@ class parser {
       }
       case lower::arg_reduce: case lower::max_dim: {
         lower_arg_reduce(name, t, call, k, row->how == lower::max_dim, at);
+        return;
+      }
+      case lower::attention: {
+        lower_attention(name, call, at);
         return;
       }
       case lower::product: {  // beta and alpha as the params (ops/products.hpp)
@@ -2278,6 +2301,62 @@ class parser {
       b_.g[id].name = name_t(tn.view());
       list_nodes_.push_back(id);
     }
+    lists_.push_back(l);
+    entry e{};
+    e.name = name;
+    e.items = static_cast<std::int32_t>(lists_.size()) - 1;
+    define(e, at);
+  }
+
+  // _scaled_dot_product_flash_attention_for_cpu (q, k, v, dropout_p=0.0, is_causal=False, *,
+  // attn_mask=None, scale=None): ctfx::scaled_dot_product_attention's nodes (sdpa<id>_<name>), the
+  // tuple (output, logsumexp) as sdpa<id>_out_<name> and sdpa<id>_lse_<name>, read with [k]. The layouts are the CPU
+  // kernel's: the output empty_like(q) (q's strides), the logsumexp [B, L, H] transposed to [B, H, L].
+  constexpr void lower_attention(std::string_view name, const value& call, position at) {
+    for (int j = 0; j < 3; ++j) if (!tensor_arg(call, j, j == 0 ? "query" : j == 1 ? "key" : "value", at)) return;
+    const std::int32_t q = abuf_[0], k = abuf_[1], v = abuf_[2];
+    if (const value* dp = arg(call, 3, "dropout_p"); dp && dp->k != vkind::none) {
+      scalar_value p{};
+      bool integral = false;
+      if (!scalar_of(dp, p, integral, "dropout_p")) return;
+      if (p.d != 0.0) {
+        fail(dp->at, "node '", name, "': dropout_p other than 0 is random (capture in eval mode, or dropout_p=0.0) [rule valid-argument]");
+        return;
+      }
+    }
+    bool causal = false;
+    if (const value* c = arg(call, 4, "is_causal"); c && c->k != vkind::none) {
+      if (c->k != vkind::integer) { fail(c->at, "node '", name, "': is_causal must be True or False"); return; }
+      causal = c->i != 0;
+    }
+    std::optional<tensor> mask;
+    if (const value* m = arg(call, 99, "attn_mask"); m && m->k != vkind::none) {
+      const std::int32_t id = node_of(*m, "attn_mask");
+      if (id < 0) return;
+      mask = tensor{&b_, id};
+    }
+    std::optional<double> scale;
+    if (const value* sv = arg(call, 99, "scale"); sv && sv->k != vkind::none) {
+      scalar_value sc{};
+      bool integral = false;
+      if (!scalar_of(sv, sc, integral, "scale")) return;
+      scale = sc.d;
+    }
+    const std::int32_t first = b_.g.size();
+    attention_result r = scaled_dot_product_attention(tensor{&b_, q}, tensor{&b_, k}, tensor{&b_, v}, mask, causal, scale);
+    if (!b_.g.error.ok()) { locate_builder_error(at, name); return; }
+    if (!b_.g.meta(q).is_contiguous()) r.out = copy(empty_like(tensor{&b_, q}), r.out);  // empty_like(q)'s strides
+    r.lse = b_.make(op_kind::clone, {r.lse.permute({0, 2, 1})}, {}, 1).permute({0, 2, 1});  // a row-major [B, L, H], transposed
+    if (!b_.g.error.ok()) { locate_builder_error(at, name); return; }
+    for (std::int32_t j = first; j < b_.g.size(); ++j) {
+      text_buf<max_name + 16> tn;
+      // the node's id first: a long call name (PyTorch's is 43 characters) is cut at max_name
+      tn << "sdpa" << j << (j == r.out.id ? "_out_" : j == r.lse.id ? "_lse_" : "_") << name;
+      b_.g[j].name = name_t(tn.view());
+    }
+    list_items l{static_cast<std::int32_t>(list_nodes_.size()), 2};
+    list_nodes_.push_back(r.out.id);
+    list_nodes_.push_back(r.lse.id);
     lists_.push_back(l);
     entry e{};
     e.name = name;

@@ -141,7 +141,7 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
       if (n.aux & 1) add("keepdim = True");
       return op(n.op == op_kind::var && (n.aux & 2) == 0 ? "aten.var.correction" : "aten.var_mean.correction");
     }
-    case op_kind::cumsum: case op_kind::cumprod:
+    case op_kind::cumsum: case op_kind::cumprod: case op_kind::logcumsumexp:
       add(name_ref(g, a[0]));
       add(to_string(g, p[0]));
       return op(aten_name(n.op));

@@ -123,7 +123,7 @@ inline std::string call_text(const ir& g, std::int32_t i) {
       s = ref(g, a[0]) + ", " + int_list(g, p) + ((n.aux & 1) ? ", keepdim=True" : "") +
           ((n.aux & sum_in_input_dtype) ? ", dtype=" + std::string(name_of(n.meta.dt)) : "");
       break;
-    case op_kind::cumsum: case op_kind::cumprod: s = ref(g, a[0]) + ", " + to_string(g, p[0]); break;
+    case op_kind::cumsum: case op_kind::cumprod: case op_kind::logcumsumexp: s = ref(g, a[0]) + ", " + to_string(g, p[0]); break;
     case op_kind::var: case op_kind::var_mean:
       s = ref(g, a[0]) + ", " + int_list(g, p) + ", correction=" + fmt_num(n.scalar) + ((n.aux & 1) ? ", keepdim=True" : "") +
           ((n.aux & 2) ? ", of var_mean" : "");

@@ -245,7 +245,7 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean: case op_kind::var: case op_kind::var_mean:
       if (!need(1)) return false;
       return reduction_meta(g, id, N[A[0]].meta, p, (n.aux & 1) != 0, out);  // (var's bit 1: var_mean's var)
-    case op_kind::cumsum: case op_kind::cumprod:
+    case op_kind::cumsum: case op_kind::cumprod: case op_kind::logcumsumexp:
       if (!need(1)) return false;
       return cumsum_meta(g, id, N[A[0]].meta, p, out);
     case op_kind::argmax: case op_kind::argmin:

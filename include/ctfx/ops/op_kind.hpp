@@ -38,7 +38,7 @@ enum class op_kind : std::uint8_t {
   // along one dimension: gather(x, idx), scatter(x, src, idx) (assign or add) and its in-place twin
   gather, scatter, scatter_,
   // reductions and concatenation
-  sum, amax, amin, mean, argmax, argmin, cumsum, cumprod, var, var_mean, cat,
+  sum, amax, amin, mean, argmax, argmin, cumsum, cumprod, logcumsumexp, var, var_mean, cat,
   // matrix products, extern kernels (a CBLAS on the host, cuBLAS on CUDA: kernels/matmul.hpp)
   mm, addmm, bmm, baddbmm,
   // list ops (results are tuples read with getitem)
@@ -170,6 +170,7 @@ inline constexpr op_facts op_table[] = {
     {"argmin", op_family::reduction},
     {"cumsum", op_family::reduction},
     {"cumprod", op_family::reduction},
+    {"logcumsumexp", op_family::reduction},
     {"var", op_family::reduction},
     {"var_mean", op_family::reduction},
     {"cat", op_family::reduction},

@@ -25,6 +25,8 @@ struct argmin_t : op_tag<op_kind::argmin, "argmin(Tensor self, int? dim=None, bo
 struct cumsum_t : op_tag<op_kind::cumsum, "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"> {};
 // cumprod: cumsum's rules, each prefix multiplied sequentially (PyTorch's CPU kernel) instead.
 struct cumprod_t : op_tag<op_kind::cumprod, "cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"> {};
+// logcumsumexp: log(cumsum(exp(x))) as PyTorch's CPU kernel folds it, floats only (kernels/scan.hpp).
+struct logcumsumexp_t : op_tag<op_kind::logcumsumexp, "logcumsumexp(Tensor self, int dim) -> Tensor"> {};
 // var (aux: keepdim, bit 1 set when it is var_mean's first result): Welford's variance of the reduced elements (kernels/welford.hpp), divided by max(n -
 // correction, 0); var_mean: the mean of the same Welford fold (var_mean.correction's second
 // result, which PyTorch computes with the variance, not as sum / n). Floating inputs f32 and f64.
@@ -168,12 +170,18 @@ constexpr bool arg_reduction_meta(ir& g, std::int32_t id, const tensor_meta& x, 
   return true;
 }
 
-// cumsum and cumprod (params: dim): a contiguous result of the input's sizes and dtype, which is a float or
+// cumsum, cumprod and logcumsumexp (params: dim): a contiguous result of the input's sizes and dtype, which is a float or
 // int64 (PyTorch sums smaller integers and bools in int64: the front ends convert them first).
 constexpr bool cumsum_meta(ir& g, std::int32_t id, const tensor_meta& x, std::span<const sym_expr> p, tensor_meta& out) {
   if (p.size() != 1 || !p[0].is_static()) { auto m = about(g, id); m << name_of(g.nodes[static_cast<std::size_t>(id)].op) << " takes one static dim"; fail(g, id, rule::bad_argument, m); return false; }
   if (x.rank > 0 && norm_dim(g, id, p[0].value(), x.rank) < 0) return false;
   if (x.rank == 0 && p[0].value() != 0 && p[0].value() != -1) { (void)norm_dim(g, id, p[0].value(), 1); return false; }
+  if (g.nodes[static_cast<std::size_t>(id)].op == op_kind::logcumsumexp && !is_floating(x.dt)) {
+    auto m = about(g, id);
+    m << "logcumsumexp of "; put_type(m, g, x); m << ": PyTorch takes floats only (convert the input to a float dtype first)";
+    fail(g, id, rule::dtype_mismatch, m);
+    return false;
+  }
   if (!is_floating(x.dt) && x.dt != dtype::i64) {
     auto m = about(g, id);
     m << name_of(g.nodes[static_cast<std::size_t>(id)].op) << " of "; put_type(m, g, x); m << ": PyTorch sums (multiplies) integers and bools in int64 (convert the input to i64, or to the dtype= asked, first)";

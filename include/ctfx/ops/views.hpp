@@ -228,16 +228,46 @@ constexpr bool view_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta& x
         m << " (" ; put_expr(m, g, total); m << " elements)";
         fail(g, id, rule::view_shape, m); return false;
       }
-      if (!x.is_contiguous()) {
-        auto m = about(g, id); m << "view of a non-contiguous tensor "; put_type(m, g, x);
-        m << "; use reshape, which copies";
-        fail(g, id, rule::view_shape, m); return false;
-      }
       out.rank = static_cast<std::int8_t>(r);
       for (int j = 0; j < max_rank; ++j) out.size[j] = j < r ? (j == infer ? inferred : P[static_cast<std::size_t>(j)]) : sym_expr();
       for (int j = r; j < max_rank; ++j) out.stride[j] = sym_expr();
       sym_expr off = x.offset;
-      out.set_contiguous();
+      if (x.is_contiguous()) {
+        out.set_contiguous();
+        out.offset = off;
+        return true;
+      }
+      // A non-contiguous x (a permuted k of attention reshaped to batches): PyTorch's computeStride,
+      // for static sizes and strides — each chunk of x's dimensions that is contiguous within itself
+      // splits or merges into view dimensions; a view that crosses a chunk's edge needs a copy.
+      bool all_static = x.numel().is_static();
+      for (int j = 0; j < x.rank; ++j) all_static = all_static && x.size[j].is_static() && x.stride[j].is_static();
+      for (int j = 0; j < r; ++j) all_static = all_static && out.size[j].is_static();
+      bool viewable = all_static;
+      if (viewable && x.numel().value() == 0) {
+        out.set_contiguous();
+      } else if (viewable) {
+        int view_d = r - 1;
+        index_t chunk_base = x.rank > 0 ? x.stride[x.rank - 1].value() : 1, tensor_numel = 1, view_numel = 1;
+        for (int td = x.rank - 1; td >= 0 && viewable; --td) {
+          tensor_numel *= x.size[td].value();
+          if (td == 0 || (x.size[td - 1].value() != 1 && x.stride[td - 1].value() != tensor_numel * chunk_base)) {
+            while (view_d >= 0 && (view_numel < tensor_numel || out.size[view_d].value() == 1)) {
+              out.stride[view_d] = sym_expr(view_numel * chunk_base);
+              view_numel *= out.size[view_d].value();
+              --view_d;
+            }
+            if (view_numel != tensor_numel) viewable = false;
+            if (td > 0) { chunk_base = x.stride[td - 1].value(); tensor_numel = 1; view_numel = 1; }
+          }
+        }
+        if (view_d != -1) viewable = false;
+      }
+      if (!viewable) {
+        auto m = about(g, id); m << "view of a non-contiguous tensor "; put_type(m, g, x);
+        m << (all_static ? " across dimensions its strides do not merge" : " with symbolic extents") << "; use reshape, which copies";
+        fail(g, id, rule::view_shape, m); return false;
+      }
       out.offset = off;
       return true;
     }
