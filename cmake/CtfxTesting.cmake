@@ -57,6 +57,21 @@ else()
   set(CTFX_CXX_TEST_FLAGS ${CTFX_TEST_INCLUDE_FLAGS})
 endif()
 
+# A benchmark is built on request (bench/run_host.sh, bench/run_mpi.sh), not by the tests: its -O3
+# build cost minutes. The test bench.<target> checks that SOURCE compiles with ctfx's strict warnings
+# (g++ -fsyntax-only: every template the file uses is instantiated and every constant evaluated, no
+# code is generated); ARGN: the target's own flags. Labelled `build`.
+function(ctfx_bench_compiles target source)
+  set(warnings -Wall -Wextra -Wpedantic -Wshadow -DCTFX_LIBRARY_WARNINGS=1)
+  if(CTFX_WERROR)
+    list(APPEND warnings -Werror)
+  endif()
+  add_test(NAME bench.${target}
+           COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 ${CTFX_CXX_TEST_FLAGS} ${warnings} ${ARGN}
+                   -fsyntax-only ${source})
+  set_tests_properties(bench.${target} PROPERTIES LABELS build)
+endfunction()
+
 # CTest labels from a test's name, so a developer runs a part: `ctest -L unit`, `-L fx`, `-L build`
 # (what compilers do with ctfx: errors, diagnostics, warnings, compile time, generated code),
 # `-L fuzz`, `-L cuda`, `-L mpi`, `-L docs`, `-L tools`, `-L example`, `-L package`, `-L sanitizer`.
