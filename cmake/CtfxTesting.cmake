@@ -24,10 +24,17 @@ function(ctfx_strict target)
   endif()
 endfunction()
 
-# nvcc flags for ctfx's .cu targets.
+# nvcc flags for ctfx's .cu targets. Without a GPU (CTFX_CUDA_NO_GPU: cmake/CtfxDependencies.cmake)
+# their programs cannot run, and what the build checks is that they compile: device code then skips
+# NVVM's optimizer (-Xcicc -O0; test/cuda/matmul_cuda.cu: 61 s of nvcc CPU against 101), except in a
+# target given DEVICE_OPT: one whose PTX a test reads (traps, vector loads), a benchmark, a tool.
 function(ctfx_cuda_flags target)
+  cmake_parse_arguments(arg "DEVICE_OPT" "" "" ${ARGN})
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr --extended-lambda>)
+  if(CTFX_CUDA_NO_GPU AND NOT arg_DEVICE_OPT)
+    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcicc -O0>")
+  endif()
 endfunction()
 
 # What a bare compiler command needs to see ctfx as ctfx::ctfx gives it (for the must-not-compile
