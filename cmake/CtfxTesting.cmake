@@ -24,10 +24,17 @@ function(ctfx_strict target)
   endif()
 endfunction()
 
-# nvcc flags for ctfx's .cu targets.
+# nvcc flags for ctfx's .cu targets. Without a GPU (CTFX_CUDA_NO_GPU: cmake/CtfxDependencies.cmake)
+# their programs cannot run, and what the build checks is that they compile: device code then skips
+# NVVM's optimizer (-Xcicc -O0; test/cuda/matmul_cuda.cu: 61 s of nvcc CPU against 101), except in a
+# target given DEVICE_OPT: one whose PTX a test reads (traps, vector loads), a benchmark, a tool.
 function(ctfx_cuda_flags target)
+  cmake_parse_arguments(arg "DEVICE_OPT" "" "" ${ARGN})
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr --extended-lambda>)
+  if(CTFX_CUDA_NO_GPU AND NOT arg_DEVICE_OPT)
+    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcicc -O0>")
+  endif()
 endfunction()
 
 # What a bare compiler command needs to see ctfx as ctfx::ctfx gives it (for the must-not-compile
@@ -56,6 +63,21 @@ elseif(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
 else()
   set(CTFX_CXX_TEST_FLAGS ${CTFX_TEST_INCLUDE_FLAGS})
 endif()
+
+# A benchmark is built on request (bench/run_host.sh, bench/run_mpi.sh), not by the tests: its -O3
+# build cost minutes. The test bench.<target> checks that SOURCE compiles with ctfx's strict warnings
+# (g++ -fsyntax-only: every template the file uses is instantiated and every constant evaluated, no
+# code is generated); ARGN: the target's own flags. Labelled `build`.
+function(ctfx_bench_compiles target source)
+  set(warnings -Wall -Wextra -Wpedantic -Wshadow -DCTFX_LIBRARY_WARNINGS=1)
+  if(CTFX_WERROR)
+    list(APPEND warnings -Werror)
+  endif()
+  add_test(NAME bench.${target}
+           COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 ${CTFX_CXX_TEST_FLAGS} ${warnings} ${ARGN}
+                   -fsyntax-only ${source})
+  set_tests_properties(bench.${target} PROPERTIES LABELS build)
+endfunction()
 
 # CTest labels from a test's name, so a developer runs a part: `ctest -L unit`, `-L fx`, `-L build`
 # (what compilers do with ctfx: errors, diagnostics, warnings, compile time, generated code),

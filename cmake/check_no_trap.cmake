@@ -1,19 +1,28 @@
-# cmake -DNVCC=<nvcc> -DSOURCE=<file.cu> -DPTX=<file.ptx> "-DFLAGS=<list>" -P check_no_trap.cmake
+# cmake -DKEEP_DIR=<dir> -DNAME=<source name> -DPTX=<file.ptx> -P check_no_trap.cmake
 #
-# Compiles SOURCE to PTX with line information and passes when no device function holds `trap;`.
-# nvcc compiles a read of host memory from device code (a namespace-scope constexpr table indexed
-# at run time, say) to a trap: the kernel then dies with "unspecified launch failure" on the GPU,
-# which a machine without one never runs. The message names the source line of the first trap.
-foreach(v NVCC SOURCE PTX)
+# Reads the PTX that nvcc kept (--keep) in KEEP_DIR while it built the test NAME (NAME.ptx, or
+# NAME.compute_XX.ptx for each of several architectures), copies it to PTX (what
+# check_ptx_vectors.cmake reads), and passes when no device function holds `trap;`. nvcc compiles a
+# read of host memory from device code (a namespace-scope constexpr table indexed at run time, say)
+# to a trap: the kernel then dies with "unspecified launch failure" on the GPU, which a machine
+# without one never runs. The message names the source line of the first trap (the test targets
+# build with -lineinfo). The PTX is the build's own: the test compiles nothing.
+foreach(v KEEP_DIR NAME PTX)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "check_no_trap: -D${v}=... is required")
   endif()
 endforeach()
-execute_process(COMMAND ${NVCC} ${FLAGS} -lineinfo --ptx ${SOURCE} -o ${PTX} RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "${SOURCE} did not compile to PTX:\n${err}")
+file(GLOB kept ${KEEP_DIR}/${NAME}.ptx ${KEEP_DIR}/${NAME}.compute_*.ptx)
+if(NOT kept)
+  message(FATAL_ERROR "check_no_trap: no PTX of ${NAME} in ${KEEP_DIR}: build the test first (nvcc keeps it there)")
 endif()
-file(READ ${PTX} ptx)
+set(ptx "")
+foreach(f IN LISTS kept)
+  file(READ ${f} one)
+  string(APPEND ptx "${one}")
+endforeach()
+file(WRITE ${PTX} "${ptx}")
+set(SOURCE "the CUDA test ${NAME}")
 string(FIND "${ptx}" "trap;" at)
 if(at EQUAL -1)
   message(STATUS "no trap in the device code of ${SOURCE}")
