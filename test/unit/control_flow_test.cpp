@@ -8,6 +8,7 @@
 #include <vector>
 #include <ctfx.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <ctfx/graph/data_dependent.hpp>
 #include <ctfx/graph/fx_parse.hpp>
 
 namespace {
@@ -546,4 +547,79 @@ TEST_CASE("control flow: a body that swaps its carried values keeps two buffer s
   REQUIRE(plan.run({f32v(a), f32v(b)}, {f32v(ra), f32v(rb)}));
   CHECK(ra == b);  // three swaps
   CHECK(rb == a);
+}
+
+TEST_CASE("control flow: an operand laid out otherwise than its placeholder reaches the subgraph in the placeholder's layout") {
+  // A transposed operand (strides [1, 3]) into branches declared row-major, and a transposed
+  // carried value into a loop whose row-major results feed the next trip.
+  const ctfx::ir prog = ctfx::build_checked([](ctfx::builder& g) {
+    auto x = g.input("x", ctfx::f32, {2, 3});
+    auto xt = x.transpose(0, 1);  // [3, 2], strides [1, 3]
+    auto c = g.cond(
+        cmp(GT, x.sum(), 0.0),
+        [](ctfx::builder& b) { b.output(b.input("a", ctfx::f32, {3, 2}) * 2.0); },
+        [](ctfx::builder& b) { b.output(b.input("a", ctfx::f32, {3, 2}) + 1.0); }, {xt});
+    auto l = g.while_loop(
+        [](ctfx::builder& b) {
+          auto i = b.input("i", ctfx::i64, {});
+          (void)b.input("v", ctfx::f32, {3, 2});
+          b.output(cmp(LT, i, std::int64_t{2}));
+        },
+        [](ctfx::builder& b) {
+          auto i = b.input("i", ctfx::i64, {});
+          auto v = b.input("v", ctfx::f32, {3, 2});
+          b.output(i + 1, v.select(1, 0).unsqueeze(1).expand({3, 2}) + v);
+        },
+        {g.zeros({}, ctfx::i64), xt});
+    g.output(c[0], l[1]);
+  });
+  REQUIRE(ctfx::verify(prog).ok());
+  ctfx::runtime_plan plan(prog);
+  REQUIRE(plan.error().ok());
+  for (float sign : {1.0f, -1.0f}) {
+    std::vector<float> x{1, 2, 3, 4, 5, 6}, c(6), l(6), rc(6), rl(6);
+    for (auto& v : x) v *= sign;
+    REQUIRE(plan.run({ctfx::tensor_ref::contiguous(x.data(), {2, 3})},
+                     {ctfx::tensor_ref::contiguous(c.data(), {3, 2}), ctfx::tensor_ref::contiguous(l.data(), {3, 2})}));
+    REQUIRE(ctfx::reference_run(prog, {ctfx::tensor_ref::contiguous(x.data(), {2, 3})},
+                                {ctfx::tensor_ref::contiguous(rc.data(), {3, 2}), ctfx::tensor_ref::contiguous(rl.data(), {3, 2})}));
+    for (std::size_t r = 0; r < 3; ++r)
+      for (std::size_t k = 0; k < 2; ++k) {
+        const float v = x[k * 3 + r];  // xt[r][k]
+        CHECK(c[r * 2 + k] == (sign > 0 ? v * 2.0f : v + 1.0f));
+        // two trips of v[r][k] += v[r][0]: v + v0 then (v + v0) + 2 v0
+        const float v0 = x[r];
+        CHECK(l[r * 2 + k] == (k == 0 ? v0 * 4.0f : (v + v0) + 2.0f * v0));
+      }
+    CHECK(c == rc);
+    CHECK(l == rl);
+  }
+}
+
+TEST_CASE("control flow: a value read with item() from a cond's result is computed ahead, branch and all") {
+  // n = (x > 0).sum() if x.sum() > 0 else (x < 0).sum(); x[:n] * 2
+  const ctfx::ir prog = ctfx::build_checked([](ctfx::builder& g) {
+    auto x = g.input("x", ctfx::f32, {4});
+    auto c = g.cond(
+        cmp(GT, x.sum(), 0.0), [](ctfx::builder& b) { b.output(cmp(GT, b.input("a", ctfx::f32, {4}), 0.0).sum()); },
+        [](ctfx::builder& b) { b.output(cmp(LT, b.input("a", ctfx::f32, {4}), 0.0).sum()); }, {x});
+    const ctfx::sym_expr n = ctfx::item(g, c[0], "u0");
+    g.output(x.slice(0, 0, n) * 2.0);
+  });
+  REQUIRE(ctfx::verify(prog).ok());
+  ctfx::runtime_plan plan(prog);
+  REQUIRE(plan.error().ok());
+  for (const std::vector<float>& x0 : {std::vector<float>{3, -1, 2, 0}, std::vector<float>{-3, -1, 2, -5}}) {
+    std::vector<float> x = x0;
+    const auto b = plan.bind_values({f32v(x)});
+    REQUIRE_MESSAGE(b.status, b.status.message);
+    REQUIRE(b.outputs.size() == 1);
+    const ctfx::index_t n = b.outputs[0].size[0];
+    CHECK(n == (x0[0] > 0 ? 2 : 3));  // two positive values, or three negative ones
+    std::vector<float> out(static_cast<std::size_t>(n)), ref(static_cast<std::size_t>(n));
+    REQUIRE(plan.run({f32v(x)}, {f32v(out)}));
+    REQUIRE(ctfx::reference_run(prog, {f32v(x)}, {f32v(ref)}));
+    for (std::size_t k = 0; k < out.size(); ++k) CHECK(out[k] == x0[k] * 2.0f);
+    CHECK(out == ref);
+  }
 }

@@ -51,6 +51,49 @@ inline bool read_flag(const strided& t) {
   return v;
 }
 
+// Operand `a` as input k of subgraph `s`: itself where its layout is the one the subgraph's plan
+// was made for (the placeholder's strides: a branch declared with b.input is row-major), else a
+// copy laid out so, kept in `keep` (the signature rule matches extents, not strides: a transposed
+// operand, or a carried value that lives in a row-major buffer, reaches any subgraph).
+inline strided conformed(const ir& s, std::int32_t k, const strided& a, const device_ctx& ctx, std::vector<std::vector<std::byte>>& keep) {
+  const std::int32_t p = placeholder_at(s, k);
+  if (p < 0) return a;
+  const tensor_meta& m = s[p].meta;
+  if (m.rank != a.rank || !m.offset.is_static() || m.offset.value() != 0) return a;
+  bool same = true;
+  index_t span = 1;
+  for (int d = 0; d < m.rank; ++d) {
+    if (!m.stride[d].is_static() || m.stride[d].value() < 0) return a;
+    if (a.size[d] == 0) return a;  // no element to move
+    same = same && (a.size[d] <= 1 || m.stride[d].value() == a.stride[d]);
+    span += (a.size[d] - 1) * m.stride[d].value();
+  }
+  if (same) return a;
+  keep.emplace_back(static_cast<std::size_t>(span) * static_cast<std::size_t>(size_of(a.dt)));
+  strided c = a;
+  c.p = keep.back().data();
+  for (int d = 0; d < m.rank; ++d) c.stride[d] = m.stride[d].value();
+  kernels::copy(ctx, c, a);
+  return c;
+}
+// Whether each of the first `count` placeholders of `s` is laid out as the row-major buffers the
+// node's results are (so the in-place body updates them where they live).
+inline bool row_major_inputs(const ir& s, std::int32_t count) {
+  for (std::int32_t k = 0; k < count; ++k) {
+    const std::int32_t p = placeholder_at(s, k);
+    if (p < 0) return false;
+    const tensor_meta& m = s[p].meta;
+    if (!m.offset.is_static() || m.offset.value() != 0) return false;
+    index_t want = 1;
+    for (int d = m.rank - 1; d >= 0; --d) {
+      if (!m.size[d].is_static() || !m.stride[d].is_static()) return false;
+      if (m.size[d].value() > 1 && m.stride[d].value() != want) return false;
+      want *= m.size[d].value();
+    }
+  }
+  return true;
+}
+
 // Runs control node `i` of `g`: `subs` are the plans of its two subgraphs, `args` its arguments'
 // views (predicate first for cond), `results` its result buffers (row-major). Program: basic_program.
 template <class Program, class Kernels>
@@ -86,11 +129,15 @@ run_status run_control_step(const ir& g, std::int32_t i, const Program& then_or_
     if (!cond_status) cond_status = sub_failed("condition graph", cond_status);
     return static_cast<bool>(cond_status);
   };
+  std::vector<std::vector<std::byte>> keep;  // operands copied into the layout a subgraph takes
+  auto input = [&](const Program& p, std::size_t k, const strided& a, std::vector<std::vector<std::byte>>& into) {
+    return ref_of_view(conformed(p.graph(), static_cast<std::int32_t>(k), a, ctx, into));
+  };
   if (n.op == op_kind::cond) {
     const bool taken = read_flag(args[0]);
-    std::vector<tensor_ref> in;
-    for (std::size_t k = 1; k < args.size(); ++k) in.push_back(ref_of_view(args[k]));
     const Program& p = taken ? then_or_cond : else_or_body;
+    std::vector<tensor_ref> in;
+    for (std::size_t k = 1; k < args.size(); ++k) in.push_back(input(p, k - 1, args[k], keep));
     run_status st = p.run(in, out, ctx, {}, kt);
     if (!st) return sub_failed(taken ? "then-graph" : "else-graph", st);
     return {};
@@ -99,11 +146,14 @@ run_status run_control_step(const ir& g, std::int32_t i, const Program& then_or_
   const auto carried = static_cast<std::size_t>(carried_count(g, i));
   if (in_place) {  // the carried values live in the result buffers; the body updates them there
     for (std::size_t k = 0; k < carried; ++k) kernels::copy(ctx, results[k], args[k]);
-    std::vector<tensor_ref> in;
-    for (const auto& t : results) in.push_back(ref_of_view(t));
-    for (std::size_t k = carried; k < args.size(); ++k) in.push_back(ref_of_view(args[k]));
+    std::vector<tensor_ref> in, cin;
+    for (const auto& t : results) in.push_back(ref_of_view(t));  // (the body's carried inputs are row-major: program.hpp)
+    for (std::size_t k = carried; k < args.size(); ++k) in.push_back(input(else_or_body, k, args[k], keep));
+    for (std::size_t k = 0; k < args.size(); ++k) cin.push_back(k < carried ? in[k] : input(then_or_cond, k, args[k], keep));
     for (;;) {
-      if (!loop_condition(then_or_cond, in)) return cond_status;
+      std::vector<std::vector<std::byte>> trip;  // carried values in the condition's layout, this trip
+      for (std::size_t k = 0; k < carried; ++k) cin[k] = input(then_or_cond, k, results[k], trip);
+      if (!loop_condition(then_or_cond, cin)) return cond_status;
       if (!flag) return {};
       if (run_status st = else_or_body.run(in, std::vector<tensor_ref>{}, ctx, {}, kt); !st) return sub_failed("body graph", st);
     }
@@ -118,11 +168,12 @@ run_status run_control_step(const ir& g, std::int32_t i, const Program& then_or_
   std::vector<strided> cur(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(carried));
   int where = -1;  // -1: the initial values; 0: the result buffers; 1: the scratch set
   for (;;) {
-    std::vector<tensor_ref> in;
-    for (const auto& t : cur) in.push_back(ref_of_view(t));
-    for (std::size_t k = carried; k < args.size(); ++k) in.push_back(ref_of_view(args[k]));
-    if (!loop_condition(then_or_cond, in)) return cond_status;
+    std::vector<std::vector<std::byte>> trip;  // operands in the subgraphs' layouts, this trip
+    std::vector<tensor_ref> cin, in;
+    for (std::size_t k = 0; k < args.size(); ++k) cin.push_back(input(then_or_cond, k, k < carried ? cur[k] : args[k], trip));
+    if (!loop_condition(then_or_cond, cin)) return cond_status;
     if (!flag) break;
+    for (std::size_t k = 0; k < args.size(); ++k) in.push_back(input(else_or_body, k, k < carried ? cur[k] : args[k], trip));
     const int next = where == 0 ? 1 : 0;
     const std::vector<strided>& dst = next == 0 ? results : other;
     std::vector<tensor_ref> nout;

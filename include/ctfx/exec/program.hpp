@@ -284,13 +284,15 @@ class basic_program {
   // the next step run with it, else -1 (listing_options::copy_siblings); empty when none are.
   const std::vector<std::int32_t>& copy_siblings_next() const { return copy_next_; }
 
-  // `data`: the inputs themselves (host memory), for a graph that reads values from them (item()).
-  CTFX_RUNTIME_ENTRY binding bind(std::span<const tensor_desc> inputs, std::span<const tensor_ref> data = {}) const {
+  // `data`: the inputs themselves (host memory), for a graph that reads values from them (item());
+  // `kernels`: the user ops' kernels, for a value computed with one.
+  CTFX_RUNTIME_ENTRY binding bind(std::span<const tensor_desc> inputs, std::span<const tensor_ref> data = {},
+                                  const kernel_table* kernels = nullptr) const {
     binding b;
     if (!prepare_error_.ok) { b.status = prepare_error_; return b; }
     std::vector<computed_value> computed;
     if (!cones_.empty() && !data.empty()) {
-      b.status = compute_values(data, computed);
+      b.status = compute_values(data, computed, kernels);
       if (!b.status) return b;
     }
     b.status = bind_symbols(g_, inputs_, inputs, b.symbols, data, computed);
@@ -335,7 +337,7 @@ class basic_program {
 
   // Runs each cone on the host with the caller's inputs (before anything of the call is written)
   // and reads its one element.
-  run_status compute_values(std::span<const tensor_ref> data, std::vector<computed_value>& out) const {
+  run_status compute_values(std::span<const tensor_ref> data, std::vector<computed_value>& out, const kernel_table* kernels) const {
     for (const value_cone& c : cones_) {
       std::vector<tensor_ref> in;
       for (const std::int32_t k : c.inputs) {
@@ -353,7 +355,7 @@ class basic_program {
       basic_program sub(cg, program_options{false, false, false});
       const tensor_ref o(&cell, d);
       const std::string name(g_.syms[c.sym].name.view());
-      if (run_status st = sub.run(in, std::span<const tensor_ref>(&o, 1), device_ctx{backend::host, nullptr}, {}); !st)
+      if (run_status st = sub.run(in, std::span<const tensor_ref>(&o, 1), device_ctx{backend::host, nullptr}, {}, kernels); !st)
         return run_status::failure(-1, "rule unbacked-symbol: computing '" + name + "' (item()) ahead of the run failed: " + st.message);
       index_t v = 0;
       switch (d.dt) {
@@ -380,7 +382,7 @@ class basic_program {
       const std::vector<tensor_desc> descs(inputs.begin(), inputs.end());
       // Values read with item() are read on the host, with the shapes: every check on them runs
       // before anything is written. (On a device the bind has shapes only and refuses them.)
-      b = bind(descs, ctx.where == backend::cuda ? std::span<const tensor_ref>{} : inputs);
+      b = bind(descs, ctx.where == backend::cuda ? std::span<const tensor_ref>{} : inputs, kernels);
       if (!b.status) return b.status;
     }
     const std::vector<tensor_desc>& bound_outputs = same ? static_outputs_ : b.outputs;
@@ -976,8 +978,10 @@ class basic_program {
         subs_.resize(static_cast<std::size_t>(g_.size()));
         subs_in_place_.resize(static_cast<std::size_t>(g_.size()));
         // A loop body in its in-place form (ops/control.hpp: carried_in_place) writes its carried
-        // inputs, and only those.
-        const bool in_place = n.op == op_kind::while_loop && n.npar >= 2;
+        // inputs, and only those; they are the node's result buffers, row-major, so it runs where
+        // its carried placeholders are laid out so (else the body writes new values each trip).
+        const bool in_place = n.op == op_kind::while_loop && n.npar >= 2 &&
+                              detail::row_major_inputs(g_.subgraphs[static_cast<std::size_t>(g_.iparam(i, 1))], carried_count(g_, i));
         subs_in_place_[static_cast<std::size_t>(i)] = in_place;
         for (int w = 0; w < 2; ++w) {
           const auto k = static_cast<std::size_t>(in_place && w == 1 ? g_.iparam(i, 1) : n.aux + w);
