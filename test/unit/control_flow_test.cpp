@@ -10,6 +10,8 @@
 #include <ctfx/exec/runtime.hpp>
 #include <ctfx/graph/data_dependent.hpp>
 #include <ctfx/graph/fx_parse.hpp>
+#include <ctfx/graph/fx_print.hpp>
+#include <ctfx/plan/listing.hpp>
 
 namespace {
 
@@ -622,4 +624,78 @@ TEST_CASE("control flow: a value read with item() from a cond's result is comput
     for (std::size_t k = 0; k < out.size(); ++k) CHECK(out[k] == x0[k] * 2.0f);
     CHECK(out == ref);
   }
+}
+
+namespace {
+// Printing g as FX text and parsing that gives g again (the same nodes, names, subgraphs).
+std::string round_trip_failure(const ctfx::ir& g) {
+  const std::string fx = ctfx::to_fx(g);
+  const ctfx::fx_parse_result again = ctfx::parse_fx(fx);
+  if (!again.ok()) return "the printed text does not parse: " + std::string(again.error.message()) + "\n" + fx;
+  if (ctfx::to_text(again.graph) != ctfx::to_text(g)) return "parsed back, another graph:\n" + fx + "\n" + ctfx::to_text(again.graph);
+  return {};
+}
+}  // namespace
+
+TEST_CASE("control flow FX: cond and while_loop programs print as nested graph modules and parse back the same") {
+  // The captured texts (a KV-cache write, a loop with a carried counter, nested conds, a Jacobi loop)
+  for (std::string_view text : {kv_text, loop_text, nested_text, jacobi_text}) {
+    const ctfx::fx_parse_result r = ctfx::parse_fx(text);
+    REQUIRE(r.ok());
+    CHECK_MESSAGE(round_trip_failure(r.graph).empty(), round_trip_failure(r.graph));
+  }
+  // and programs built with the builder (a cond in a loop's body too)
+  for (const ctfx::ir& g : {sgd_skip(), doubling()}) CHECK_MESSAGE(round_trip_failure(g).empty(), round_trip_failure(g));
+  const std::string fx = ctfx::to_fx(doubling());
+  CHECK(fx.find("        while_loop_cond_graph_0 = self.while_loop_cond_graph_0\n"
+                "        while_loop_body_graph_0 = self.while_loop_body_graph_0\n"
+                "        while_loop = torch.ops.higher_order.while_loop(while_loop_cond_graph_0, while_loop_body_graph_0, "
+                "(zeros, x), (n,))\n") != std::string::npos);
+  CHECK(fx.find("\n    class while_loop_body_graph_0(torch.nn.Module):\n"
+                "        def forward(self, i: \"i64[][]cpu\", x: \"f32[3][1]cpu\", m: \"i64[][]cpu\"):\n") != std::string::npos);
+  const ctfx::fx_parse_result nested = ctfx::parse_fx(nested_text);
+  REQUIRE(nested.ok());
+  CHECK(ctfx::to_fx(nested.graph).find("\n        class true_graph_0(torch.nn.Module):\n            def forward(self, ") != std::string::npos);
+}
+
+TEST_CASE("control flow: the plan listing shows each branch's and body's own plan") {
+  const ctfx::runtime_plan p(sgd_skip());
+  REQUIRE(p.error().ok());
+  const std::string t = ctfx::listing(p.graph(), p.life(), p.memory_plan());
+  INFO(t);
+  CHECK(t.find("    if lt.item():  # the predicate, read on the host\n"
+               "        # subgraph_0: the then-graph, a plan of its own\n"
+               "        def subgraph_0(x, y):\n") != std::string::npos);
+  CHECK(t.find("    else:\n        # subgraph_1: the else-graph, a plan of its own\n        def subgraph_1(x, y):\n") != std::string::npos);
+  CHECK(t.find("            %clone : f32[4] = clone(%x)  # step 0\n            return (%clone,)\n") != std::string::npos);
+  // A loop: the condition's plan, the flag, then the body's (in place for the Jacobi sweep).
+  ctfx::fx_parse_result r = ctfx::parse_fx(jacobi_text);
+  REQUIRE(r.ok());
+  const ctfx::runtime_plan jp(r.graph);
+  REQUIRE(jp.error().ok());
+  const std::string j = ctfx::listing(jp.graph(), jp.life(), jp.memory_plan());
+  INFO(j);
+  CHECK(j.find("    while True:\n        # subgraph_0: the condition graph, a plan of its own\n        def subgraph_0(") != std::string::npos);
+  CHECK(j.find("        if not flag.item(): break  # the condition's one b8, read on the host\n"
+               "        # subgraph_2: the body graph in its in-place form") != std::string::npos);
+  // a body that returns one of its inputs (x unchanged) has no in-place form: two buffer sets
+  const ctfx::ir keep = ctfx::build_checked([](ctfx::builder& g) {
+    auto loop = g.while_loop(
+        [](ctfx::builder& b) {
+          auto i = b.input("i", ctfx::i64, {});
+          (void)b.input("x", ctfx::f32, {2});
+          b.output(cmp(LT, i, std::int64_t{2}));
+        },
+        [](ctfx::builder& b) {
+          auto i = b.input("i", ctfx::i64, {});
+          b.output(i + 1, b.input("x", ctfx::f32, {2}));
+        },
+        {g.zeros({}, ctfx::i64), g.input("x", ctfx::f32, {2})});
+    g.output(loop[1]);
+  });
+  const ctfx::runtime_plan kp(keep);
+  REQUIRE(kp.error().ok());
+  const std::string k = ctfx::listing(kp.graph(), kp.life(), kp.memory_plan());
+  INFO(k);
+  CHECK(k.find("        # subgraph_1: the body graph (it writes the next carried values into the other of two buffer sets)") != std::string::npos);
 }

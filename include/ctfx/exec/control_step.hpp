@@ -76,24 +76,6 @@ inline strided conformed(const ir& s, std::int32_t k, const strided& a, const de
   kernels::copy(ctx, c, a);
   return c;
 }
-// Whether each of the first `count` placeholders of `s` is laid out as the row-major buffers the
-// node's results are (so the in-place body updates them where they live).
-inline bool row_major_inputs(const ir& s, std::int32_t count) {
-  for (std::int32_t k = 0; k < count; ++k) {
-    const std::int32_t p = placeholder_at(s, k);
-    if (p < 0) return false;
-    const tensor_meta& m = s[p].meta;
-    if (!m.offset.is_static() || m.offset.value() != 0) return false;
-    index_t want = 1;
-    for (int d = m.rank - 1; d >= 0; --d) {
-      if (!m.size[d].is_static() || !m.stride[d].is_static()) return false;
-      if (m.size[d].value() > 1 && m.stride[d].value() != want) return false;
-      want *= m.size[d].value();
-    }
-  }
-  return true;
-}
-
 // Runs control node `i` of `g`: `subs` are the plans of its two subgraphs, `args` its arguments'
 // views (predicate first for cond), `results` its result buffers (row-major). Program: basic_program.
 template <class Program, class Kernels>

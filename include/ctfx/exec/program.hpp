@@ -980,11 +980,10 @@ class basic_program {
         // A loop body in its in-place form (ops/control.hpp: carried_in_place) writes its carried
         // inputs, and only those; they are the node's result buffers, row-major, so it runs where
         // its carried placeholders are laid out so (else the body writes new values each trip).
-        const bool in_place = n.op == op_kind::while_loop && n.npar >= 2 &&
-                              detail::row_major_inputs(g_.subgraphs[static_cast<std::size_t>(g_.iparam(i, 1))], carried_count(g_, i));
+        const bool in_place = n.op == op_kind::while_loop && detail::body_to_run(g_, i) != n.aux + 1;
         subs_in_place_[static_cast<std::size_t>(i)] = in_place;
         for (int w = 0; w < 2; ++w) {
-          const auto k = static_cast<std::size_t>(in_place && w == 1 ? g_.iparam(i, 1) : n.aux + w);
+          const auto k = static_cast<std::size_t>(in_place && w == 1 ? detail::body_to_run(g_, i) : n.aux + w);
           auto p = std::make_shared<basic_program>(g_.subgraphs[k], opt_);
           if (!p->error().ok) {
             prepare_error_ = run_status::failure(i, detail::node_label(g_, i) + ", in its " + detail::subgraph_role(n.op, w) +
