@@ -6,6 +6,7 @@
 // graph as written (a fresh buffer per functional op); the plan runs the reinplaced, memory-planned
 // graph with lifetime checking on. They must agree bit for bit on every output and on every input
 // after the run, and the plan's outputs may alias an input only where the functional graph's do.
+// Each graph (one without values read with item()) printed as FX text parses back into itself.
 // Each failure prints its seed, the reason and the graph; the last line is "N passed, M failed"
 // with the number of fused kernels the plans ran (so a run shows that fusion was exercised), and
 // of the control-flow nodes and values read with item() the graphs held (host backends).
@@ -92,6 +93,14 @@ std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool 
   if (!c.graph.error.ok()) return "generator built an invalid graph: " + std::string(c.graph.error.message());
   if (auto d = ctfx::verify(c.graph); !d.ok()) return "generator graph fails verify: " + std::string(d.message());
   const ctfx::kernel_table kernels = ctfx_fuzz::fuzz_kernels();
+  // Printed as FX text and parsed back, the same graph (values read with item() have no FX line).
+  if (!ctfx::reads_input_values(c.graph)) {
+    const ctfx::fx_custom customs[] = {ctfx::fx_custom_of<ctfx_fuzz::axpy3>()};
+    const auto again = ctfx::parse_fx(ctfx::to_fx(c.graph, customs), customs);
+    if (!again.ok()) return "its FX text does not parse: " + std::string(again.error.message()) + "\n" + ctfx::to_fx(c.graph, customs);
+    if (ctfx::to_text(again.graph) != ctfx::to_text(c.graph))
+      return "its FX text parses into another graph:\n" + ctfx::to_fx(c.graph, customs) + "\n" + ctfx::to_text(again.graph);
+  }
   ctfx::plan_options opt;
   opt.reuse = reuse;
   opt.arena = arena;
