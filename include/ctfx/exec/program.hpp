@@ -381,8 +381,29 @@ class basic_program {
     if (!same) {
       const std::vector<tensor_desc> descs(inputs.begin(), inputs.end());
       // Values read with item() are read on the host, with the shapes: every check on them runs
-      // before anything is written. (On a device the bind has shapes only and refuses them.)
-      b = bind(descs, ctx.where == backend::cuda ? std::span<const tensor_ref>{} : inputs, kernels);
+      // before anything is written. On CUDA from host copies of the inputs, taken on the stream
+      // before the run's first kernel (the host waits for the stream: the sizes decide the launches).
+      std::span<const tensor_ref> data = inputs;
+      std::vector<std::vector<std::byte>> host_bytes;
+      std::vector<tensor_ref> host_inputs;
+      if (ctx.where == backend::cuda) {
+        data = {};
+#if defined(__CUDACC__)
+        if (reads_input_values(g_)) {
+          for (const tensor_ref& t : inputs) {
+            host_bytes.emplace_back(t.data ? t.span_bytes() : 0);
+            if (t.data && !host_bytes.back().empty())
+              cudaMemcpyAsync(host_bytes.back().data(), t.data, host_bytes.back().size(), cudaMemcpyDeviceToHost,
+                              static_cast<cudaStream_t>(ctx.stream));
+            host_inputs.emplace_back(t.data ? static_cast<void*>(host_bytes.back().data()) : nullptr, static_cast<const tensor_desc&>(t));
+          }
+          if (cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream)) != cudaSuccess)
+            return run_status::failure(-1, "rule unbacked-symbol: copying the inputs to the host to read their values (item()) failed");
+          data = host_inputs;
+        }
+#endif
+      }
+      b = bind(descs, data, kernels);
       if (!b.status) return b.status;
     }
     const std::vector<tensor_desc>& bound_outputs = same ? static_outputs_ : b.outputs;
