@@ -25,11 +25,13 @@
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <cstring>
+#include <new>
 #include <span>
 #include <string>
 #include <vector>
 #include "../kernels/pointwise.hpp"
 #include "../ops/control.hpp"
+#include "run_checks.hpp"
 #include "tensor.hpp"
 
 namespace ctfx::detail {
@@ -66,7 +68,7 @@ struct control_memory {
       return static_cast<std::byte*>(p);
     }
 #endif
-    p = ::operator new(bytes ? bytes : 1);
+    p = ::operator new(bytes ? bytes : 1, std::align_val_t{workspace_alignment});  // aligned as a plan's own workspace
     blocks.push_back(p);
     return static_cast<std::byte*>(p);
   }
@@ -77,7 +79,7 @@ struct control_memory {
 #if defined(__CUDACC__)
       if (ctx.where == backend::cuda) { cudaFreeAsync(p, static_cast<cudaStream_t>(ctx.stream)); continue; }
 #endif
-      ::operator delete(p);
+      ::operator delete(p, std::align_val_t{workspace_alignment});
     }
   }
 };
