@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 #include <ctfx.hpp>
+#include <ctfx/graph/data_dependent.hpp>
 // Every kernel and executor header, compiled by nvcc here (test/CMakeLists.txt: headers.nvcc)
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/inplace_table.hpp>
@@ -392,6 +393,69 @@ void plain_reductions() {
   cudaFree(ws);
 }
 
+// cond, while_loop and a value read with item() on the device (runtime_plan): the predicate and the
+// loop's flag copied to the host after the kernels that compute them, a transposed operand copied
+// into its branch's layout in device memory, the loop's body in place, the count read from host
+// copies of the inputs before the first kernel; each against the host plan, bit for bit.
+void control_flow() {
+  const ctfx::ir g = ctfx::build_checked([](ctfx::builder& b) {
+    auto x = b.input("x", ctfx::f32, {4, 6});
+    auto n = b.input("n", ctfx::i64, {});
+    auto c = b.cond(
+        ctfx::gt(x.sum(), 0.0), [](ctfx::builder& s) { s.output(s.input("a", ctfx::f32, {6, 4}) * 2.0); },
+        [](ctfx::builder& s) { s.output(s.input("a", ctfx::f32, {6, 4}) + 1.0); }, {x.transpose(0, 1)});
+    auto l = b.while_loop(
+        [](ctfx::builder& s) {
+          auto i = s.input("i", ctfx::i64, {});
+          (void)s.input("v", ctfx::f32, {4, 6});
+          s.output(ctfx::lt(i, s.input("m", ctfx::i64, {})));
+        },
+        [](ctfx::builder& s) {
+          auto i = s.input("i", ctfx::i64, {});
+          auto v = s.input("v", ctfx::f32, {4, 6});
+          (void)s.input("m", ctfx::i64, {});
+          s.output(i + 1, v * 0.5 + 1.0);
+        },
+        {b.zeros({}, ctfx::i64), x}, {n});
+    const ctfx::sym_expr u = ctfx::item(b, ctfx::gt(x, 0.0).sum(), "u0");
+    b.output(c[0], l[1], x.view({24}).slice(0, 0, u) * 3.0);
+  });
+  ctfx::runtime_plan plan(g);
+  check(plan.error().ok(), "control-flow plan made");
+  for (int sign : {1, -1}) {
+    std::vector<float> x(24);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(sign) * (static_cast<float>(i % 5) - 1.0f);
+    std::vector<std::int64_t> n = {sign > 0 ? 3 : 0};
+    std::vector<ctfx::tensor_ref> hin = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {4, 6}),
+                                         ctfx::tensor_ref::contiguous(n.data(), ctfx::i64, {})};
+    const auto hb = plan.bind_values(hin);
+    check(hb.status.ok, hb.status.ok ? "bound with the inputs' values" : hb.status.message.c_str());
+    const ctfx::index_t len = hb.outputs[2].size[0];
+    std::vector<float> hc(24), hl(24), hs(static_cast<std::size_t>(len));
+    std::vector<ctfx::tensor_ref> hout = {ctfx::tensor_ref::contiguous(hc.data(), ctfx::f32, {6, 4}),
+                                          ctfx::tensor_ref::contiguous(hl.data(), ctfx::f32, {4, 6}),
+                                          ctfx::tensor_ref::contiguous(hs.data(), ctfx::f32, {len})};
+    check(plan.run(hin, hout).ok, "control flow runs on the host");
+    std::vector<float> zc(24, 0.0f), zl(24, 0.0f), zs(static_cast<std::size_t>(len), 0.0f);
+    dev_buf<float> dx(x), dc(zc), dl(zl), ds(zs);
+    dev_buf<std::int64_t> dn(n);
+    std::vector<ctfx::tensor_ref> din = {ctfx::tensor_ref::contiguous(dx.p, ctfx::f32, {4, 6}),
+                                         ctfx::tensor_ref::contiguous(dn.p, ctfx::i64, {})};
+    std::vector<ctfx::tensor_ref> dout = {ctfx::tensor_ref::contiguous(dc.p, ctfx::f32, {6, 4}),
+                                          ctfx::tensor_ref::contiguous(dl.p, ctfx::f32, {4, 6}),
+                                          ctfx::tensor_ref::contiguous(ds.p, ctfx::f32, {len})};
+    std::byte* ws = nullptr;
+    cudaMalloc(&ws, hb.workspace_bytes + 1);
+    const auto st = plan.run(din, dout, ctfx::device_ctx{ctfx::backend::cuda, nullptr}, std::span<std::byte>(ws, hb.workspace_bytes));
+    cudaDeviceSynchronize();
+    check(st.ok, st.ok ? "control flow runs on the device" : st.message.c_str());
+    check(dc.get() == hc, sign > 0 ? "cond: the then-branch, equal to the host" : "cond: the else-branch, equal to the host");
+    check(dl.get() == hl, sign > 0 ? "while_loop: three trips, equal to the host" : "while_loop: zero trips, equal to the host");
+    check(ds.get() == hs, "a slice sized by item(), equal to the host");
+    cudaFree(ws);
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -406,6 +470,7 @@ int main() {
   row_kernel_paths();
   fused_reductions();
   plain_reductions();
+  control_flow();
   std::printf("%d failures\n", failures);
   return failures == 0 ? 0 : 1;
 }

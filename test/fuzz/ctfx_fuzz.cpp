@@ -6,8 +6,10 @@
 // graph as written (a fresh buffer per functional op); the plan runs the reinplaced, memory-planned
 // graph with lifetime checking on. They must agree bit for bit on every output and on every input
 // after the run, and the plan's outputs may alias an input only where the functional graph's do.
+// Each graph (one without values read with item()) printed as FX text parses back into itself.
 // Each failure prints its seed, the reason and the graph; the last line is "N passed, M failed"
-// with the number of fused kernels the plans ran (so a run shows that fusion was exercised).
+// with the number of fused kernels the plans ran (so a run shows that fusion was exercised), and
+// of the control-flow nodes and values read with item() the graphs held.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -71,6 +73,16 @@ ctfx::run_status run_on_device(const ctfx::runtime_plan& plan, std::size_t ws_by
 constexpr bool device_lost = false;
 #endif
 
+// Counts the cond and while_loop nodes of g and of its subgraphs, and the values read with item().
+void count_control(const ctfx::ir& g, long& conds, long& loops, long& items) {
+  for (std::int32_t i = 0; i < g.size(); ++i) {
+    conds += g[i].op == ctfx::op_kind::cond;
+    loops += g[i].op == ctfx::op_kind::while_loop;
+  }
+  for (const auto& y : g.syms) items += ctfx::is_read_value(y);
+  for (const auto& s : g.subgraphs) count_control(s, conds, loops, items);
+}
+
 // `fused` counts the plan's kernels that fuse several nodes (plan/fusion.hpp), `into_cat` the
 // results computed straight into a cat's slice, `into_row` those computed in a put's row,
 // `cl_cat` the cats with a channels-last result, `folds` the reductions that fold a fused group's
@@ -81,6 +93,14 @@ std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool 
   if (!c.graph.error.ok()) return "generator built an invalid graph: " + std::string(c.graph.error.message());
   if (auto d = ctfx::verify(c.graph); !d.ok()) return "generator graph fails verify: " + std::string(d.message());
   const ctfx::kernel_table kernels = ctfx_fuzz::fuzz_kernels();
+  // Printed as FX text and parsed back, the same graph (values read with item() have no FX line).
+  if (!ctfx::reads_input_values(c.graph)) {
+    const ctfx::fx_custom customs[] = {ctfx::fx_custom_of<ctfx_fuzz::axpy3>()};
+    const auto again = ctfx::parse_fx(ctfx::to_fx(c.graph, customs), customs);
+    if (!again.ok()) return "its FX text does not parse: " + std::string(again.error.message()) + "\n" + ctfx::to_fx(c.graph, customs);
+    if (ctfx::to_text(again.graph) != ctfx::to_text(c.graph))
+      return "its FX text parses into another graph:\n" + ctfx::to_fx(c.graph, customs) + "\n" + ctfx::to_text(again.graph);
+  }
   ctfx::plan_options opt;
   opt.reuse = reuse;
   opt.arena = arena;
@@ -109,9 +129,10 @@ std::string check_case(const ctfx_fuzz::fuzz_case& c, ctfx::backend where, bool 
     for (std::size_t b = 0; b < h.size(); ++b) n += h[b] >= 0 && plan.life().buffers[b].storage != direct[static_cast<std::size_t>(h[b])];
     *held += n > 0;
   }
-  std::vector<ctfx::tensor_desc> descs;
-  for (const auto& i : c.inputs) descs.push_back(i.desc);
-  auto bnd = plan.bind(descs);
+  // Bound with the inputs' values: a graph that reads values with item() is sized by them.
+  std::vector<ctfx::tensor_ref> data;
+  for (const auto& i : c.inputs) data.emplace_back(const_cast<std::byte*>(i.bytes.data()), i.desc);
+  auto bnd = plan.bind_values(data, &kernels);
   if (!bnd.status) return "bind failed: " + bnd.status.message;
   buffers ref = make_buffers(c, bnd.outputs), opt_b = make_buffers(c, bnd.outputs);
   if (auto st = ctfx::reference_run(c.graph, ref.in_refs, ref.out_refs, &kernels); !st)
@@ -216,13 +237,16 @@ int main(int argc, char** argv) {
 #endif
   if (emit) return emit_cpp(emit, seed, cases, symbolic);
   long passed = 0, failed = 0, fused = 0, fused_plans = 0, into_cat = 0, into_row = 0, cl_cat = 0, folds = 0, held = 0;
+  long conds = 0, loops = 0, items = 0;
   for (long k = 0; k < cases; ++k) {
     const std::uint64_t s = seed * 1000003u + static_cast<std::uint64_t>(k);
     // On CUDA, no op that calls the backend's libm (sin): CUDA's and glibc's differ in the last bit.
-    ctfx_fuzz::generator gen(s, where != ctfx::backend::cuda);
+    // Control flow (cond, while_loop) and values read with item() on every backend.
+    ctfx_fuzz::generator gen(s, where != ctfx::backend::cuda, false, false, true);
     auto c = gen.make();
     if (k < print_graphs) std::printf("case %ld (seed %llu): %s\n%s\n", k, static_cast<unsigned long long>(s), c.what.c_str(),
                                       ctfx::to_text(c.graph).c_str());
+    count_control(c.graph, conds, loops, items);
     const long before = fused;
     std::string why = check_case(c, where, reuse, arena, &fused, &into_cat, &into_row, &cl_cat, &folds, &held);
     fused_plans += fused > before;
@@ -237,7 +261,8 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("%ld passed, %ld failed (fused kernels: %ld, in %ld plans, %ld of them reductions; results computed in a cat slice: %ld, "
-              "in a put's row: %ld; channels-last cats: %ld; plans with values computed in an output's buffer before it: %ld)\n",
-              passed, failed, fused, fused_plans, folds, into_cat, into_row, cl_cat, held);
+              "in a put's row: %ld; channels-last cats: %ld; plans with values computed in an output's buffer before it: %ld; "
+              "cond nodes: %ld, while_loop nodes: %ld, values read with item(): %ld)\n",
+              passed, failed, fused, fused_plans, folds, into_cat, into_row, cl_cat, held, conds, loops, items);
   return failed == 0 ? 0 : 1;
 }

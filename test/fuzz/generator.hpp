@@ -11,7 +11,9 @@
 // softmax and centered rows: row chains in compiled<G>), cat (also of channels-last views, whose
 // result is channels-last), foreach lists, a mutating user op (auto_functionalized), copy_
 // epilogues into inputs (also of values that alias the input through views) and outputs that may
-// be inputs or their views, repeated uses everywhere.
+// be inputs or their views, repeated uses everywhere; and (control_flow) cond and while_loop nodes
+// whose subgraphs are drawn the same way (nested up to two deep; both branches, zero to three
+// trips, loops that stop on a carried value), and counts read with item() that slice or select.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -19,6 +21,7 @@
 #include <string>
 #include <vector>
 #include <ctfx.hpp>
+#include <ctfx/graph/data_dependent.hpp>
 #include <ctfx/exec/kernel_table.hpp>
 #include <ctfx/kernels/element.hpp>
 #include <ctfx/kernels/launch.hpp>
@@ -77,8 +80,11 @@ class generator {
   // kernel_steps_only: static extents, and only ops that a static plan runs (exec/static_plan.hpp):
   // no user ops; the seed's other choices stay those of the full generator. symbolic: the first
   // input always has a symbolic first extent (with kernel_steps_only too: static plans with symbols).
-  explicit generator(std::uint64_t seed, bool libm_ops = true, bool kernel_steps_only = false, bool symbolic = false)
-      : rng_(seed), libm_ops_(libm_ops), kernel_steps_only_(kernel_steps_only), symbolic_(symbolic) {}
+  // control_flow: also generate cond and while_loop nodes (their subgraphs drawn like the graph)
+  // and values read with item() (off, the seed draws what it drew before they existed).
+  explicit generator(std::uint64_t seed, bool libm_ops = true, bool kernel_steps_only = false, bool symbolic = false,
+                     bool control_flow = false)
+      : rng_(seed), libm_ops_(libm_ops), kernel_steps_only_(kernel_steps_only), symbolic_(symbolic), control_flow_(control_flow) {}
 
   fuzz_case make() {
     fuzz_case c;
@@ -95,6 +101,8 @@ class generator {
   bool libm_ops_ = true;
   bool kernel_steps_only_ = false;
   bool symbolic_ = false;
+  bool control_flow_ = false;
+  int depth_ = 0;  // how deep in subgraphs the steps are drawn (cond and while_loop nest up to 2)
   bool sym_ = false;
   index_t sym_value_ = 4;
   std::vector<tensor> pool_;      // f32 values
@@ -212,8 +220,9 @@ class generator {
 
   void step(ctfx::builder& b) {
     tensor t = any();
-    unsigned what = pick(16);
-    while (kernel_steps_only_ && dispatched_step(what)) what = pick(16);
+    const unsigned kinds = control_flow_ && !kernel_steps_only_ ? 19 : 16;
+    unsigned what = pick(kinds);
+    while (kernel_steps_only_ && dispatched_step(what)) what = pick(kinds);
     switch (what) {
       case 0: {  // unary
         switch (pick(8)) {
@@ -425,12 +434,209 @@ class generator {
         }
         break;
       }
+      case 16: control_cond(b); break;
+      case 17: control_loop(b); break;
+      case 18: item_step(b); break;
       default: {  // a view of an input, then a functional op on it (aliasing through views)
         tensor in = inputs_[pick(static_cast<unsigned>(inputs_.size()))];
         push(view_of(in) + 1.0);
         note("input_view");
         break;
       }
+    }
+  }
+
+  // ----- control flow: subgraphs drawn like the graph, from their own placeholders -----
+
+  // Values of the pool with static extents (a subgraph's placeholders take static extents only).
+  std::vector<tensor> static_values() {
+    std::vector<tensor> v;
+    for (auto p : pool_)
+      if (!static_values_only(p).empty()) v.push_back(p);
+    return v;
+  }
+  // {t} when t's extents are static, else none.
+  std::vector<tensor> static_values_only(tensor t) {
+    for (int d = 0; d < t.rank(); ++d)
+      if (!static_dim(t, d)) return {};
+    return {t};
+  }
+  // A placeholder of t's dtype and (static) extents.
+  static tensor input_like(ctfx::builder& sb, const std::string& name, const ctfx::tensor_meta& m) {
+    switch (m.rank) {
+      case 0: return sb.input(name, m.dt, {});
+      case 1: return sb.input(name, m.dt, {m.size[0]});
+      case 2: return sb.input(name, m.dt, {m.size[0], m.size[1]});
+      case 3: return sb.input(name, m.dt, {m.size[0], m.size[1], m.size[2]});
+      default: return sb.input(name, m.dt, {m.size[0], m.size[1], m.size[2], m.size[3]});
+    }
+  }
+  // Draws a subgraph's steps on builder sb: `f(ph)` declares its placeholders (returning the f32
+  // ones the steps may use) and, after `n` steps, its outputs. The parent's pools are set aside.
+  template <class Declare, class Finish>
+  void nested(ctfx::builder& sb, int n, Declare declare, Finish finish) {
+    auto pool = pool_, inputs = inputs_, index = index_;
+    auto bounds = index_bound_;
+    pool_.clear(); inputs_.clear(); index_.clear(); index_bound_.clear();
+    ++depth_;
+    for (tensor p : declare(sb)) { pool_.push_back(p); inputs_.push_back(p); }
+    for (int k = 0; k < n; ++k) step(sb);
+    finish(sb);
+    --depth_;
+    pool_ = pool; inputs_ = inputs; index_ = index; index_bound_ = bounds;
+  }
+  // A value of the pool with m's extents (often one computed in the subgraph, sometimes a placeholder).
+  tensor of_shape(const ctfx::tensor_meta& m) {
+    std::vector<tensor> same, computed;
+    for (auto p : pool_)
+      if (p.meta().same_shape(m)) {
+        same.push_back(p);
+        if (p.b->g[p.id].op != ctfx::op_kind::placeholder) computed.push_back(p);
+      }
+    if (!computed.empty() && pick(4) != 0) return computed[pick(static_cast<unsigned>(computed.size()))];
+    return same[pick(static_cast<unsigned>(same.size()))];
+  }
+  // A one-element b8 predicate of t's values.
+  tensor predicate_of(tensor t) {
+    const double c = static_cast<double>(static_cast<int>(pick(5)) - 2);
+    switch (pick(3)) {
+      case 0: return ctfx::gt(t.sum(), c);
+      case 1: return ctfx::lt(t.amax({}, true), c);  // every extent 1
+      default: return ctfx::ge(t.select(0, 0).sum(), 0.0);
+    }
+  }
+
+  // torch.cond(pred, then, else, operands): one or two operands, branches returning one or two
+  // values of the operands' extents.
+  void control_cond(ctfx::builder& b) {
+    if (depth_ >= 2) return;
+    const auto vals = static_values();
+    if (vals.empty()) return;
+    std::vector<tensor> ops{vals[pick(static_cast<unsigned>(vals.size()))]};
+    if (coin()) ops.push_back(vals[pick(static_cast<unsigned>(vals.size()))]);  // (sometimes the same value twice)
+    std::vector<ctfx::tensor_meta> outs;
+    for (int k = 0, n = 1 + static_cast<int>(pick(2)); k < n; ++k) outs.push_back(ops[pick(static_cast<unsigned>(ops.size()))].meta());
+    auto branch = [&](ctfx::builder& sb) {
+      nested(sb, static_cast<int>(pick(4)),
+             [&](ctfx::builder& s) {
+               std::vector<tensor> ph;
+               for (std::size_t k = 0; k < ops.size(); ++k) ph.push_back(input_like(s, "a" + std::to_string(k), ops[k].meta()));
+               return ph;
+             },
+             [&](ctfx::builder& s) {
+               if (outs.size() == 1) s.output(of_shape(outs[0]));
+               else s.output(of_shape(outs[0]), of_shape(outs[1]));
+             });
+    };
+    const tensor pred = predicate_of(ops[0]);
+    auto r = ops.size() == 1 ? b.cond(pred, branch, branch, {ops[0]}) : b.cond(pred, branch, branch, {ops[0], ops[1]});
+    for (std::size_t k = 0; k < outs.size(); ++k) push(r[static_cast<std::int32_t>(k)]);
+    note("cond");
+  }
+
+  // while_loop(cond_fn, body_fn, (i, carried...), additional): i counts the trips from 0; the
+  // condition is i < N (N in 0..3: zero trips too), sometimes also a test of a carried value; the
+  // body returns i + 1 and the next carried values.
+  void control_loop(ctfx::builder& b) {
+    if (depth_ >= 2) return;
+    const auto vals = static_values();
+    if (vals.empty()) return;
+    std::vector<tensor> carried{vals[pick(static_cast<unsigned>(vals.size()))]};
+    if (coin()) carried.push_back(vals[pick(static_cast<unsigned>(vals.size()))]);
+    std::vector<tensor> extra;
+    if (coin()) extra.push_back(vals[pick(static_cast<unsigned>(vals.size()))]);
+    const std::int64_t trips = static_cast<std::int64_t>(pick(4));
+    const bool data_test = pick(3) == 0;
+    auto declare = [&](ctfx::builder& s) {
+      std::vector<tensor> ph;
+      (void)s.input("i", ctfx::i64, {});
+      int k = 0;
+      for (auto t : carried) ph.push_back(input_like(s, "c" + std::to_string(k++), t.meta()));
+      for (auto t : extra) ph.push_back(input_like(s, "e" + std::to_string(k++), t.meta()));
+      return ph;
+    };
+    auto counter = [](ctfx::builder& s) {  // placeholder 0
+      for (std::int32_t j = 0; j < s.g.size(); ++j)
+        if (s.g[j].op == ctfx::op_kind::placeholder && s.g[j].aux == 0) return tensor{&s, j};
+      return tensor{};
+    };
+    auto cond_fn = [&](ctfx::builder& sb) {
+      nested(sb, data_test ? static_cast<int>(pick(2)) : 0, declare, [&](ctfx::builder& s) {
+        tensor go = ctfx::lt(counter(s), trips);
+        if (data_test) go = ctfx::logical_and(go, predicate_of(any()));
+        s.output(go);
+      });
+    };
+    auto body_fn = [&](ctfx::builder& sb) {
+      nested(sb, 1 + static_cast<int>(pick(4)), declare, [&](ctfx::builder& s) {
+        tensor i1 = counter(s) + 1;
+        if (carried.size() == 1) s.output(i1, of_shape(carried[0].meta()));
+        else s.output(i1, of_shape(carried[0].meta()), of_shape(carried[1].meta()));
+      });
+    };
+    const tensor i0 = b.zeros({}, ctfx::i64);
+    ctfx::tuple_ref r{};
+    if (carried.size() == 1) r = extra.empty() ? b.while_loop(cond_fn, body_fn, {i0, carried[0]}) : b.while_loop(cond_fn, body_fn, {i0, carried[0]}, {extra[0]});
+    else r = extra.empty() ? b.while_loop(cond_fn, body_fn, {i0, carried[0], carried[1]})
+                           : b.while_loop(cond_fn, body_fn, {i0, carried[0], carried[1]}, {extra[0]});
+    for (std::size_t k = 0; k < carried.size(); ++k) push(r[static_cast<std::int32_t>(k + 1)]);
+    note(data_test ? "while_loop_data" : "while_loop");
+  }
+
+  // Whether t or a value it is computed from has a size, stride or offset that uses a value read
+  // with item() (a value computed from such a tensor is not one ctfx computes ahead of the run).
+  static bool reads_value(tensor t) {
+    const ctfx::ir& g = t.b->g;
+    std::vector<unsigned char> seen(static_cast<std::size_t>(g.size()), 0);
+    std::vector<std::int32_t> todo{t.id};
+    while (!todo.empty()) {
+      const std::int32_t i = todo.back();
+      todo.pop_back();
+      if (i < 0 || seen[static_cast<std::size_t>(i)]) continue;
+      seen[static_cast<std::size_t>(i)] = 1;
+      const ctfx::tensor_meta& m = g[i].meta;
+      for (std::size_t s = 0; s < g.syms.size(); ++s) {
+        if (g.syms[s].kind != ctfx::symbol_kind::unbacked) continue;
+        const int y = static_cast<int>(s);
+        if (m.offset.uses(y)) return true;
+        for (int d = 0; d < m.rank; ++d)
+          if (m.size[d].uses(y) || m.stride[d].uses(y)) return true;
+      }
+      for (const std::int32_t a : g.args_of(i)) todo.push_back(a);
+    }
+    return false;
+  }
+
+  // x.item() of a count the graph computes ((row > 0).sum(), in [0, n]): an unbacked symbol, bound
+  // ahead of the run (exec/computed_values.hpp); then a slice [0, u) or [u, n) along a dimension of
+  // extent n (empty ones too), or a select at u % n.
+  void item_step(ctfx::builder& b) {
+    if (depth_ > 0) return;  // (subgraphs take static extents)
+    tensor t = any();  // contiguous, of static extents: what is computed from the slice has a known stride order
+    if (t.rank() < 1 || !t.meta().is_contiguous() || static_values_only(t).empty() || reads_value(t)) return;
+    const index_t r = t.rank() - 1, n = dim_size(t, static_cast<int>(r));
+    index_t want = 1;  // row-major strides in every dimension, also those of extent 1
+    for (int d = t.rank() - 1; d >= 0; --d) {
+      if (!t.meta().stride[d].is_static() || t.meta().stride[d].value() != want) return;
+      want *= dim_size(t, d);
+    }
+    if (n < 2) return;
+    tensor row = t;
+    while (row.rank() > 1) {
+      if (!static_dim(row, 0) || dim_size(row, 0) < 1) return;
+      row = row.select(0, pick(static_cast<unsigned>(dim_size(row, 0))));
+    }
+    tensor cnt = ctfx::gt(row, static_cast<double>(static_cast<int>(pick(3)) - 1)).sum();  // i64, in [0, n]
+    const std::string name = "u" + std::to_string(b.g.syms.size());
+    switch (pick(3)) {
+      // (what the pool gets is of static extents again: a sum over the sliced dimension)
+      case 0: push((t.slice(r, 0, ctfx::item(b, cnt, name)) * 2.0).sum({r}, true)); note("item_slice"); break;
+      case 1: push(ctfx::exp(t.slice(r, ctfx::item(b, cnt, name), n)).sum({r}, true) + 0.5); note("item_slice"); break;
+      default:
+        if (n < 1 || t.rank() < 2) break;
+        push(t.select(r, ctfx::item(b, ctfx::remainder(cnt, static_cast<double>(n)), name)) + 0.5);
+        note("item_select");
+        break;
     }
   }
 

@@ -8,7 +8,10 @@
 #include <vector>
 #include <ctfx.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <ctfx/graph/data_dependent.hpp>
 #include <ctfx/graph/fx_parse.hpp>
+#include <ctfx/graph/fx_print.hpp>
+#include <ctfx/plan/listing.hpp>
 
 namespace {
 
@@ -546,4 +549,153 @@ TEST_CASE("control flow: a body that swaps its carried values keeps two buffer s
   REQUIRE(plan.run({f32v(a), f32v(b)}, {f32v(ra), f32v(rb)}));
   CHECK(ra == b);  // three swaps
   CHECK(rb == a);
+}
+
+TEST_CASE("control flow: an operand laid out otherwise than its placeholder reaches the subgraph in the placeholder's layout") {
+  // A transposed operand (strides [1, 3]) into branches declared row-major, and a transposed
+  // carried value into a loop whose row-major results feed the next trip.
+  const ctfx::ir prog = ctfx::build_checked([](ctfx::builder& g) {
+    auto x = g.input("x", ctfx::f32, {2, 3});
+    auto xt = x.transpose(0, 1);  // [3, 2], strides [1, 3]
+    auto c = g.cond(
+        cmp(GT, x.sum(), 0.0),
+        [](ctfx::builder& b) { b.output(b.input("a", ctfx::f32, {3, 2}) * 2.0); },
+        [](ctfx::builder& b) { b.output(b.input("a", ctfx::f32, {3, 2}) + 1.0); }, {xt});
+    auto l = g.while_loop(
+        [](ctfx::builder& b) {
+          auto i = b.input("i", ctfx::i64, {});
+          (void)b.input("v", ctfx::f32, {3, 2});
+          b.output(cmp(LT, i, std::int64_t{2}));
+        },
+        [](ctfx::builder& b) {
+          auto i = b.input("i", ctfx::i64, {});
+          auto v = b.input("v", ctfx::f32, {3, 2});
+          b.output(i + 1, v.select(1, 0).unsqueeze(1).expand({3, 2}) + v);
+        },
+        {g.zeros({}, ctfx::i64), xt});
+    g.output(c[0], l[1]);
+  });
+  REQUIRE(ctfx::verify(prog).ok());
+  ctfx::runtime_plan plan(prog);
+  REQUIRE(plan.error().ok());
+  for (float sign : {1.0f, -1.0f}) {
+    std::vector<float> x{1, 2, 3, 4, 5, 6}, c(6), l(6), rc(6), rl(6);
+    for (auto& v : x) v *= sign;
+    REQUIRE(plan.run({ctfx::tensor_ref::contiguous(x.data(), {2, 3})},
+                     {ctfx::tensor_ref::contiguous(c.data(), {3, 2}), ctfx::tensor_ref::contiguous(l.data(), {3, 2})}));
+    REQUIRE(ctfx::reference_run(prog, {ctfx::tensor_ref::contiguous(x.data(), {2, 3})},
+                                {ctfx::tensor_ref::contiguous(rc.data(), {3, 2}), ctfx::tensor_ref::contiguous(rl.data(), {3, 2})}));
+    for (std::size_t r = 0; r < 3; ++r)
+      for (std::size_t k = 0; k < 2; ++k) {
+        const float v = x[k * 3 + r];  // xt[r][k]
+        CHECK(c[r * 2 + k] == (sign > 0 ? v * 2.0f : v + 1.0f));
+        // two trips of v[r][k] += v[r][0]: v + v0 then (v + v0) + 2 v0
+        const float v0 = x[r];
+        CHECK(l[r * 2 + k] == (k == 0 ? v0 * 4.0f : (v + v0) + 2.0f * v0));
+      }
+    CHECK(c == rc);
+    CHECK(l == rl);
+  }
+}
+
+TEST_CASE("control flow: a value read with item() from a cond's result is computed ahead, branch and all") {
+  // n = (x > 0).sum() if x.sum() > 0 else (x < 0).sum(); x[:n] * 2
+  const ctfx::ir prog = ctfx::build_checked([](ctfx::builder& g) {
+    auto x = g.input("x", ctfx::f32, {4});
+    auto c = g.cond(
+        cmp(GT, x.sum(), 0.0), [](ctfx::builder& b) { b.output(cmp(GT, b.input("a", ctfx::f32, {4}), 0.0).sum()); },
+        [](ctfx::builder& b) { b.output(cmp(LT, b.input("a", ctfx::f32, {4}), 0.0).sum()); }, {x});
+    const ctfx::sym_expr n = ctfx::item(g, c[0], "u0");
+    g.output(x.slice(0, 0, n) * 2.0);
+  });
+  REQUIRE(ctfx::verify(prog).ok());
+  ctfx::runtime_plan plan(prog);
+  REQUIRE(plan.error().ok());
+  for (const std::vector<float>& x0 : {std::vector<float>{3, -1, 2, 0}, std::vector<float>{-3, -1, 2, -5}}) {
+    std::vector<float> x = x0;
+    const auto b = plan.bind_values({f32v(x)});
+    REQUIRE_MESSAGE(b.status, b.status.message);
+    REQUIRE(b.outputs.size() == 1);
+    const ctfx::index_t n = b.outputs[0].size[0];
+    CHECK(n == (x0[0] > 0 ? 2 : 3));  // two positive values, or three negative ones
+    std::vector<float> out(static_cast<std::size_t>(n)), ref(static_cast<std::size_t>(n));
+    REQUIRE(plan.run({f32v(x)}, {f32v(out)}));
+    REQUIRE(ctfx::reference_run(prog, {f32v(x)}, {f32v(ref)}));
+    for (std::size_t k = 0; k < out.size(); ++k) CHECK(out[k] == x0[k] * 2.0f);
+    CHECK(out == ref);
+  }
+}
+
+namespace {
+// Printing g as FX text and parsing that gives g again (the same nodes, names, subgraphs).
+std::string round_trip_failure(const ctfx::ir& g) {
+  const std::string fx = ctfx::to_fx(g);
+  const ctfx::fx_parse_result again = ctfx::parse_fx(fx);
+  if (!again.ok()) return "the printed text does not parse: " + std::string(again.error.message()) + "\n" + fx;
+  if (ctfx::to_text(again.graph) != ctfx::to_text(g)) return "parsed back, another graph:\n" + fx + "\n" + ctfx::to_text(again.graph);
+  return {};
+}
+}  // namespace
+
+TEST_CASE("control flow FX: cond and while_loop programs print as nested graph modules and parse back the same") {
+  // The captured texts (a KV-cache write, a loop with a carried counter, nested conds, a Jacobi loop)
+  for (std::string_view text : {kv_text, loop_text, nested_text, jacobi_text}) {
+    const ctfx::fx_parse_result r = ctfx::parse_fx(text);
+    REQUIRE(r.ok());
+    CHECK_MESSAGE(round_trip_failure(r.graph).empty(), round_trip_failure(r.graph));
+  }
+  // and programs built with the builder (a cond in a loop's body too)
+  for (const ctfx::ir& g : {sgd_skip(), doubling()}) CHECK_MESSAGE(round_trip_failure(g).empty(), round_trip_failure(g));
+  const std::string fx = ctfx::to_fx(doubling());
+  CHECK(fx.find("        while_loop_cond_graph_0 = self.while_loop_cond_graph_0\n"
+                "        while_loop_body_graph_0 = self.while_loop_body_graph_0\n"
+                "        while_loop = torch.ops.higher_order.while_loop(while_loop_cond_graph_0, while_loop_body_graph_0, "
+                "(zeros, x), (n,))\n") != std::string::npos);
+  CHECK(fx.find("\n    class while_loop_body_graph_0(torch.nn.Module):\n"
+                "        def forward(self, i: \"i64[][]cpu\", x: \"f32[3][1]cpu\", m: \"i64[][]cpu\"):\n") != std::string::npos);
+  const ctfx::fx_parse_result nested = ctfx::parse_fx(nested_text);
+  REQUIRE(nested.ok());
+  CHECK(ctfx::to_fx(nested.graph).find("\n        class true_graph_0(torch.nn.Module):\n            def forward(self, ") != std::string::npos);
+}
+
+TEST_CASE("control flow: the plan listing shows each branch's and body's own plan") {
+  const ctfx::runtime_plan p(sgd_skip());
+  REQUIRE(p.error().ok());
+  const std::string t = ctfx::listing(p.graph(), p.life(), p.memory_plan());
+  INFO(t);
+  CHECK(t.find("    if lt.item():  # the predicate, read on the host\n"
+               "        # subgraph_0: the then-graph, a plan of its own\n"
+               "        def subgraph_0(x, y):\n") != std::string::npos);
+  CHECK(t.find("    else:\n        # subgraph_1: the else-graph, a plan of its own\n        def subgraph_1(x, y):\n") != std::string::npos);
+  CHECK(t.find("            %clone : f32[4] = clone(%x)  # step 0\n            return (%clone,)\n") != std::string::npos);
+  // A loop: the condition's plan, the flag, then the body's (in place for the Jacobi sweep).
+  ctfx::fx_parse_result r = ctfx::parse_fx(jacobi_text);
+  REQUIRE(r.ok());
+  const ctfx::runtime_plan jp(r.graph);
+  REQUIRE(jp.error().ok());
+  const std::string j = ctfx::listing(jp.graph(), jp.life(), jp.memory_plan());
+  INFO(j);
+  CHECK(j.find("    while True:\n        # subgraph_0: the condition graph, a plan of its own\n        def subgraph_0(") != std::string::npos);
+  CHECK(j.find("        if not flag.item(): break  # the condition's one b8, read on the host\n"
+               "        # subgraph_2: the body graph in its in-place form") != std::string::npos);
+  // a body that returns one of its inputs (x unchanged) has no in-place form: two buffer sets
+  const ctfx::ir keep = ctfx::build_checked([](ctfx::builder& g) {
+    auto loop = g.while_loop(
+        [](ctfx::builder& b) {
+          auto i = b.input("i", ctfx::i64, {});
+          (void)b.input("x", ctfx::f32, {2});
+          b.output(cmp(LT, i, std::int64_t{2}));
+        },
+        [](ctfx::builder& b) {
+          auto i = b.input("i", ctfx::i64, {});
+          b.output(i + 1, b.input("x", ctfx::f32, {2}));
+        },
+        {g.zeros({}, ctfx::i64), g.input("x", ctfx::f32, {2})});
+    g.output(loop[1]);
+  });
+  const ctfx::runtime_plan kp(keep);
+  REQUIRE(kp.error().ok());
+  const std::string k = ctfx::listing(kp.graph(), kp.life(), kp.memory_plan());
+  INFO(k);
+  CHECK(k.find("        # subgraph_1: the body graph (it writes the next carried values into the other of two buffer sets)") != std::string::npos);
 }

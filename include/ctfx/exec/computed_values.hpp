@@ -47,6 +47,7 @@ inline run_status value_cones(const ir& functional, std::vector<value_cone>& out
     for (symbol& y : c.graph.syms)  // the cone's sizes use none of them (checked below)
       if (is_read_value(y)) { y.input = -1; y.dim = -1; }
     c.graph.customs = g.customs;
+    c.graph.subgraphs = g.subgraphs;  // a cond or while_loop in the cone names them by position
     c.graph.next_storage = g.next_storage;
     // placeholders renumbered in input order
     std::vector<std::int32_t> ph;

@@ -44,9 +44,9 @@ inline run_status bind_input_values(const ir& g, const std::vector<std::int32_t>
         if (c.sym == s) { values[s] = c.value; found = true; }
       if (!found)
         return run_status::failure(-1, "rule unbacked-symbol: symbol '" + std::string(y.name.view()) +
-                                           "' is a value the graph computes and reads with item(); runtime_plan::run and "
-                                           "bind_values compute it ahead from the inputs on the host; this bind (shapes only, "
-                                           "a device backend, or compiled<G>'s plan) cannot: use runtime_plan on the host, or pass the value as an input");
+                                           "' is a value the graph computes and reads with item(); runtime_plan::run (on every "
+                                           "backend) and bind_values compute it ahead from the inputs on the host; this bind (shapes only, "
+                                           "or compiled<G>'s plan) cannot: use runtime_plan, or pass the value as an input");
       continue;
     }
     if (!is_input_value(y)) continue;

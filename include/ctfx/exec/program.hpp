@@ -284,13 +284,15 @@ class basic_program {
   // the next step run with it, else -1 (listing_options::copy_siblings); empty when none are.
   const std::vector<std::int32_t>& copy_siblings_next() const { return copy_next_; }
 
-  // `data`: the inputs themselves (host memory), for a graph that reads values from them (item()).
-  CTFX_RUNTIME_ENTRY binding bind(std::span<const tensor_desc> inputs, std::span<const tensor_ref> data = {}) const {
+  // `data`: the inputs themselves (host memory), for a graph that reads values from them (item());
+  // `kernels`: the user ops' kernels, for a value computed with one.
+  CTFX_RUNTIME_ENTRY binding bind(std::span<const tensor_desc> inputs, std::span<const tensor_ref> data = {},
+                                  const kernel_table* kernels = nullptr) const {
     binding b;
     if (!prepare_error_.ok) { b.status = prepare_error_; return b; }
     std::vector<computed_value> computed;
     if (!cones_.empty() && !data.empty()) {
-      b.status = compute_values(data, computed);
+      b.status = compute_values(data, computed, kernels);
       if (!b.status) return b;
     }
     b.status = bind_symbols(g_, inputs_, inputs, b.symbols, data, computed);
@@ -335,7 +337,7 @@ class basic_program {
 
   // Runs each cone on the host with the caller's inputs (before anything of the call is written)
   // and reads its one element.
-  run_status compute_values(std::span<const tensor_ref> data, std::vector<computed_value>& out) const {
+  run_status compute_values(std::span<const tensor_ref> data, std::vector<computed_value>& out, const kernel_table* kernels) const {
     for (const value_cone& c : cones_) {
       std::vector<tensor_ref> in;
       for (const std::int32_t k : c.inputs) {
@@ -353,7 +355,7 @@ class basic_program {
       basic_program sub(cg, program_options{false, false, false});
       const tensor_ref o(&cell, d);
       const std::string name(g_.syms[c.sym].name.view());
-      if (run_status st = sub.run(in, std::span<const tensor_ref>(&o, 1), device_ctx{backend::host, nullptr}, {}); !st)
+      if (run_status st = sub.run(in, std::span<const tensor_ref>(&o, 1), device_ctx{backend::host, nullptr}, {}, kernels); !st)
         return run_status::failure(-1, "rule unbacked-symbol: computing '" + name + "' (item()) ahead of the run failed: " + st.message);
       index_t v = 0;
       switch (d.dt) {
@@ -379,8 +381,29 @@ class basic_program {
     if (!same) {
       const std::vector<tensor_desc> descs(inputs.begin(), inputs.end());
       // Values read with item() are read on the host, with the shapes: every check on them runs
-      // before anything is written. (On a device the bind has shapes only and refuses them.)
-      b = bind(descs, ctx.where == backend::cuda ? std::span<const tensor_ref>{} : inputs);
+      // before anything is written. On CUDA from host copies of the inputs, taken on the stream
+      // before the run's first kernel (the host waits for the stream: the sizes decide the launches).
+      std::span<const tensor_ref> data = inputs;
+      std::vector<std::vector<std::byte>> host_bytes;
+      std::vector<tensor_ref> host_inputs;
+      if (ctx.where == backend::cuda) {
+        data = {};
+#if defined(__CUDACC__)
+        if (reads_input_values(g_)) {
+          for (const tensor_ref& t : inputs) {
+            host_bytes.emplace_back(t.data ? t.span_bytes() : 0);
+            if (t.data && !host_bytes.back().empty())
+              cudaMemcpyAsync(host_bytes.back().data(), t.data, host_bytes.back().size(), cudaMemcpyDeviceToHost,
+                              static_cast<cudaStream_t>(ctx.stream));
+            host_inputs.emplace_back(t.data ? static_cast<void*>(host_bytes.back().data()) : nullptr, static_cast<const tensor_desc&>(t));
+          }
+          if (cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream)) != cudaSuccess)
+            return run_status::failure(-1, "rule unbacked-symbol: copying the inputs to the host to read their values (item()) failed");
+          data = host_inputs;
+        }
+#endif
+      }
+      b = bind(descs, data, kernels);
       if (!b.status) return b.status;
     }
     const std::vector<tensor_desc>& bound_outputs = same ? static_outputs_ : b.outputs;
@@ -976,11 +999,12 @@ class basic_program {
         subs_.resize(static_cast<std::size_t>(g_.size()));
         subs_in_place_.resize(static_cast<std::size_t>(g_.size()));
         // A loop body in its in-place form (ops/control.hpp: carried_in_place) writes its carried
-        // inputs, and only those.
-        const bool in_place = n.op == op_kind::while_loop && n.npar >= 2;
+        // inputs, and only those; they are the node's result buffers, row-major, so it runs where
+        // its carried placeholders are laid out so (else the body writes new values each trip).
+        const bool in_place = n.op == op_kind::while_loop && detail::body_to_run(g_, i) != n.aux + 1;
         subs_in_place_[static_cast<std::size_t>(i)] = in_place;
         for (int w = 0; w < 2; ++w) {
-          const auto k = static_cast<std::size_t>(in_place && w == 1 ? g_.iparam(i, 1) : n.aux + w);
+          const auto k = static_cast<std::size_t>(in_place && w == 1 ? detail::body_to_run(g_, i) : n.aux + w);
           auto p = std::make_shared<basic_program>(g_.subgraphs[k], opt_);
           if (!p->error().ok) {
             prepare_error_ = run_status::failure(i, detail::node_label(g_, i) + ", in its " + detail::subgraph_role(n.op, w) +

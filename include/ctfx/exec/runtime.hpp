@@ -95,9 +95,10 @@ class basic_runtime_plan {
   binding bind(std::span<const tensor_desc> inputs) const { return prog_.bind(inputs); }
   /// bind() with the inputs themselves (host memory): a graph that reads values from its inputs
   /// (item(): a position, a valid length) binds only so, its sizes and checks depending on them.
-  binding bind_values(tensor_refs inputs) const {
+  /// `kernels`: the user ops' kernels, where a value read with item() is computed with one.
+  binding bind_values(tensor_refs inputs, const kernel_table* kernels = nullptr) const {
     const std::vector<tensor_desc> descs(inputs.begin(), inputs.end());
-    return prog_.bind(descs, inputs);
+    return prog_.bind(descs, inputs, kernels);
   }
   /// bind() on a braced list of input descriptions.
   binding bind(std::initializer_list<tensor_desc> inputs) const { return prog_.bind({inputs.begin(), inputs.size()}); }

@@ -1,5 +1,6 @@
 // ctfx/graph/fx_print.hpp — a graph printed back as PyTorch's readable GraphModule code, the format
-// graph/fx_parse.hpp reads: `to_fx(parse_fx(t).graph)` re-parses into the same graph. Run-time only
+// graph/fx_parse.hpp reads: `to_fx(parse_fx(t).graph)` re-parses into the same graph, cond and
+// while_loop with their graph modules nested as print_readable nests them. Run-time only
 // (std::string). Symbols print by name inside the type annotations and size lists (`"f32[s0, 8]..."`);
 // no Sym placeholders are printed, since the parser binds symbols from the tensor inputs.
 // Ops with no functional FX spelling (the generalized scatter of a reinplaced graph) print as a
@@ -261,42 +262,72 @@ inline std::int32_t var_mean_partner(const ir& g, std::int32_t i) {
 
 }  // namespace fx
 
-/// The whole graph as `class GraphModule(torch.nn.Module): def forward(self, ...): ...`.
-/// `customs` gives the keyword names of user-op arguments (otherwise arg0, arg1, ...).
-inline std::string to_fx(const ir& g, std::span<const fx_custom> customs = {}) {
-  std::string s = "class GraphModule(torch.nn.Module):\n    def forward(self";
+namespace fx {
+
+// Graph g as the class `name` whose `class` line is indented by `indent` spaces: its forward, then
+// the graph modules its cond and while_loop nodes call, as print_readable nests them (one level
+// deeper, each module named after its role and the node's position among them: true_graph_0,
+// while_loop_body_graph_1, ...).
+inline std::string fx_module(const ir& g, std::span<const fx_custom> customs, const std::string& name, std::size_t indent) {
+  const std::string pad(indent, ' '), body = pad + "        ";
+  std::string s = pad + "class " + name + "(torch.nn.Module):\n" + pad + "    def forward(self";
   for (std::int32_t i = 0; i < g.size(); ++i)
     if (g[i].op == op_kind::placeholder)
       s += ", " + std::string(g[i].name.view()) + ": \"" + fx::type_of(g, g[i].meta) + "\"";
   s += "):\n";
+  std::string nested;  // the modules the control-flow nodes call
+  int n_control = 0;
   for (std::int32_t i = 0; i < g.size(); ++i) {
     const node& n = g[i];
     if (n.op == op_kind::placeholder) continue;
     if (n.op == op_kind::output) {
       auto a = g.args_of(i);
-      s += "        return (";
+      s += body + "return (";
       for (std::size_t k = 0; k < a.size(); ++k) s += (k ? ", " : "") + fx::name_ref(g, a[k]);
       s += a.size() == 1 ? ",)\n" : ")\n";
       continue;
     }
+    if (n.op == op_kind::cond || n.op == op_kind::while_loop) {
+      // `true_graph_0 = self.true_graph_0` for each module, then the call on operand tuples.
+      const std::string k = std::to_string(n_control++);
+      const bool c = n.op == op_kind::cond;
+      const std::string m0 = (c ? "true_graph_" : "while_loop_cond_graph_") + k, m1 = (c ? "false_graph_" : "while_loop_body_graph_") + k;
+      auto tuple = [&](std::span<const std::int32_t> a) {
+        std::string t = "(";
+        for (std::size_t j = 0; j < a.size(); ++j) t += (j ? ", " : "") + fx::name_ref(g, a[j]);
+        return t + (a.size() == 1 ? ",)" : ")");
+      };
+      const auto a = g.args_of(i);
+      s += body + m0 + " = self." + m0 + "\n" + body + m1 + " = self." + m1 + "\n";
+      s += body + std::string(n.name.view()) + " = torch.ops.higher_order." + (c ? "cond(" + fx::name_ref(g, a[0]) + ", " : std::string("while_loop(")) +
+           m0 + ", " + m1 + ", ";
+      if (c) s += tuple(a.subspan(1)) + ")\n";
+      else {
+        const auto carried = static_cast<std::size_t>(carried_count(g, i));
+        s += tuple(a.subspan(0, carried)) + ", " + tuple(a.subspan(carried)) + ")\n";
+      }
+      nested += "\n" + fx_module(g.subgraphs[static_cast<std::size_t>(n.aux)], customs, m0, indent + 4);
+      nested += "\n" + fx_module(g.subgraphs[static_cast<std::size_t>(n.aux + 1)], customs, m1, indent + 4);
+      continue;
+    }
     std::string rhs = fx::fx_call(g, i, customs);
-    if (rhs.empty()) { s += "        # no FX form: " + node_text(g, i) + "\n"; continue; }
+    if (rhs.empty()) { s += body + "# no FX form: " + node_text(g, i) + "\n"; continue; }
     if (const std::int32_t m = fx::var_mean_partner(g, i); m >= 0) {
       // var_mean's two nodes <c>_var, <c>_mean as PyTorch writes them: one call <c>, then its
       // elements [0] and [1] (parsed back, the same two nodes with the same names)
       const std::string_view vn = n.name.view();
       const std::string c(vn.substr(0, vn.size() - 4));
-      s += "        " + c + " = " + rhs + "\n";
-      s += "        " + std::string(vn) + ": \"" + fx::type_of(g, n.meta) + "\" = " + c + "[0]\n";
-      s += "        " + std::string(g[m].name.view()) + ": \"" + fx::type_of(g, g[m].meta) + "\" = " + c + "[1]\n";
+      s += body + c + " = " + rhs + "\n";
+      s += body + std::string(vn) + ": \"" + fx::type_of(g, n.meta) + "\" = " + c + "[0]\n";
+      s += body + std::string(g[m].name.view()) + ": \"" + fx::type_of(g, g[m].meta) + "\" = " + c + "[1]\n";
       i = m;
       continue;
     }
     if (n.op == op_kind::var_mean || (n.op == op_kind::var && (n.aux & 2) != 0)) {  // the tuple's call, then its element
-      s += "        " + std::string(n.name.view()) + "_pair = " + rhs + "\n";
+      s += body + std::string(n.name.view()) + "_pair = " + rhs + "\n";
       rhs = std::string(n.name.view()) + (n.op == op_kind::var ? "_pair[0]" : "_pair[1]");
     }
-    s += "        " + std::string(n.name.view());
+    s += body + std::string(n.name.view());
     if (n.op == op_kind::sym_size) {
       const tensor_meta& x = g.meta(g.arg(i, 0));
       auto d = g.iparam(i, 0);
@@ -306,8 +337,15 @@ inline std::string to_fx(const ir& g, std::span<const fx_custom> customs = {}) {
     }
     s += " = " + rhs + "\n";
   }
-  return s;
+  return s + nested;
 }
+
+}  // namespace fx
+
+/// The whole graph as `class GraphModule(torch.nn.Module): def forward(self, ...): ...`, followed
+/// by the graph modules its cond and while_loop nodes call (nested classes, as print_readable
+/// prints them). `customs` gives the keyword names of user-op arguments (otherwise arg0, arg1, ...).
+inline std::string to_fx(const ir& g, std::span<const fx_custom> customs = {}) { return fx::fx_module(g, customs, "GraphModule", 0); }
 
 }  // namespace ctfx
 #include "../core/diagnostics_pop.hpp"

@@ -140,6 +140,24 @@ constexpr bool check_result(ir& g, std::int32_t id, int which, std::int32_t k, c
   return true;
 }
 
+// Whether each of the first `count` placeholders of `s` is laid out as the row-major buffers the
+// node's results are (so the in-place body updates them where they live).
+constexpr bool row_major_inputs(const ir& s, std::int32_t count) {
+  for (std::int32_t k = 0; k < count; ++k) {
+    const std::int32_t p = placeholder_at(s, k);
+    if (p < 0) return false;
+    const tensor_meta& m = s[p].meta;
+    if (!m.offset.is_static() || m.offset.value() != 0) return false;
+    index_t want = 1;
+    for (int d = m.rank - 1; d >= 0; --d) {
+      if (!m.size[d].is_static() || !m.stride[d].is_static()) return false;
+      if (m.size[d].value() > 1 && m.stride[d].value() != want) return false;
+      want *= m.size[d].value();
+    }
+  }
+  return true;
+}
+
 /// The metadata rule of a cond or while_loop node: its signature (see the file's comment); the node
 /// itself is a tuple.
 constexpr bool control_meta(ir& g, std::int32_t id, tensor_meta& out) {
@@ -256,6 +274,18 @@ constexpr ir carried_in_place(const ir& body, std::int32_t carried) {
   node end = out;
   b.append(end, {}, {});
   return b;
+}
+
+/// The subgraph a while_loop node runs as its body: its in-place form (the pipeline's, node
+/// parameter 1) where it has one whose carried inputs are row-major as the node's result buffers
+/// are (then the body updates them where they live), else the body as written.
+constexpr std::int32_t body_to_run(const ir& g, std::int32_t i) {
+  const node& n = g[i];
+  if (n.npar >= 2) {
+    const auto k = static_cast<std::int32_t>(g.iparam(i, 1));
+    if (row_major_inputs(g.subgraphs[static_cast<std::size_t>(k)], carried_count(g, i))) return k;
+  }
+  return n.aux + 1;
 }
 
 }  // namespace detail

@@ -1,13 +1,15 @@
 // ctfx/plan/listing.hpp — a plan printed as a program, the way Inductor prints its output code:
 // the memory lines (allocate / reuse / free: `listing`; pools and alloc_from_pool: `arena_listing`),
 // each kernel call with a comment naming the step and the node of the user's graph it came from
-// (provenance), and the peak next to the lower bound.
+// (provenance), and the peak next to the lower bound; a cond or while_loop step is followed by the
+// plans of its subgraphs, one level deeper.
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <string>
 #include "../graph/print.hpp"
 #include "arena.hpp"
 #include "fusion.hpp"
+#include "make_plan.hpp"
 #include "outputs.hpp"
 #include "reuse.hpp"
 
@@ -52,7 +54,12 @@ struct listing_options {
   const std::int32_t* copy_siblings = nullptr;
 };
 
+/// The reuse-line form of a plan (defined below).
+inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, listing_options opt = {});
+
 namespace detail {
+inline std::string control_text(const ir& g, std::int32_t nid, const listing_options& opt);
+
 // A step's kernel line: for a fused kernel, the nodes it computes without memory between them
 // (Inductor's output code names a fused kernel's nodes the same way), then the kernel's own node.
 // Steps run row by row: the line before the first step of a run (`# row chain: steps 3-5 ...`),
@@ -118,13 +125,14 @@ inline std::string kernel_text(const ir& g, const liveness& L, std::int32_t nid,
     if (placed == g[nid].nargs) prov += ", no copy: every operand computed in its slice";
     else if (placed > 0) prov += ", copies " + std::to_string(g[nid].nargs - placed) + " of " + std::to_string(g[nid].nargs) + " operands";
   }
-  return rows.head + s + "    " + node_text(g, nid) + "  # step " + std::to_string(st) + prov + rows.prov + "\n";
+  return rows.head + s + "    " + node_text(g, nid) + "  # step " + std::to_string(st) + prov + rows.prov + "\n" +
+         (is_control_op(g[nid].op) ? control_text(g, nid, opt) : std::string());
 }
 }  // namespace detail
 
 // The reuse-line form (Inductor's default wrapper): `buf2 = buf0; del buf0  # reuse`. A graph with
 // several partitions prints one function per partition, each returning what later partitions read.
-inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, listing_options opt = {}) {
+inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, listing_options opt) {
   std::string s;
   auto inputs_text = [&] {
     std::string t;
@@ -206,6 +214,49 @@ inline std::string listing(const ir& g, const liveness& L, const reuse_plan& R, 
        " reuses, " + std::to_string(R.vetoed) + " vetoed\n";
   return s;
 }
+
+namespace detail {
+// Text t with every line indented by `by` more spaces.
+inline std::string indented(const std::string& t, std::size_t by) {
+  std::string r;
+  const std::string pad(by, ' ');
+  for (std::size_t b = 0; b < t.size();) {
+    std::size_t e = t.find('\n', b);
+    if (e == std::string::npos) e = t.size();
+    r += pad + t.substr(b, e - b) + "\n";
+    b = e + 1;
+  }
+  return r;
+}
+// The subgraphs of control node nid (a step of g's plan), each listed as the plan of its own that
+// the control step runs (exec/control_step.hpp), one level deeper, as Inductor's wrapper code
+// writes a conditional and a loop: `if pred.item():` / `else:`, or `while True:` with the
+// condition's flag read after its plan, then the body's plan (its in-place form where it runs).
+inline std::string control_text(const ir& g, std::int32_t nid, const listing_options& opt) {
+  const node& n = g[nid];
+  auto sub = [&](std::int32_t k, const std::string& role) {
+    const ir& s = g.subgraphs[static_cast<std::size_t>(k)];
+    planner_options po;
+    po.fuse = opt.fused != nullptr;
+    po.arena = false;
+    const graph_plan P = make_plan(s, po);
+    listing_options so;
+    so.fused = opt.fused ? &P.fused : nullptr;
+    std::string t = listing(s, P.life, P.reuse, so);
+    const std::string name = "subgraph_" + std::to_string(k);
+    if (t.starts_with("def call(")) t.replace(4, 4, name);
+    return indented("# " + name + ": the " + role + ", a plan of its own\n" + t, 8);
+  };
+  if (n.op == op_kind::cond)
+    return "    if " + std::string(g[g.arg(nid, 0)].name.view()) + ".item():  # the predicate, read on the host\n" +
+           sub(n.aux, "then-graph") + "    else:\n" + sub(n.aux + 1, "else-graph");
+  const std::int32_t body = body_to_run(g, nid);
+  return "    while True:\n" + sub(n.aux, "condition graph") +
+         "        if not flag.item(): break  # the condition's one b8, read on the host\n" +
+         sub(body, body != n.aux + 1 ? "body graph in its in-place form (it updates the carried values in the node's result buffers)"
+                                     : "body graph (it writes the next carried values into the other of two buffer sets)");
+}
+}  // namespace detail
 
 /// compiled<G>'s plan as it runs (`ctfx::listing<ctfx::compiled<decltype(g)>>()`): the reuse lines
 /// with its kernel grouping, its row chains, the cat slices it writes together and the strided
