@@ -268,6 +268,8 @@ struct static_row_chain {
     }
     return true;
   }();
+  // Fewer elements than this: an elementwise chain's steps run alone.
+  static constexpr index_t small_chain = 1024;
   // The spans a chain's steps add: each step's operands and its destination.
   static constexpr int span_capacity = static_cast<int>(N) * (max_fused_leaves + 1);
   // A block of an elementwise chain: about 16 KiB of what its steps touch, so that what one step
@@ -331,7 +333,9 @@ struct static_row_chain {
       else return ids[0];
     }();
     const strided dom = domain_of(domain);
-    if (dom.rank < 1 || dom.numel() == 0) return alone_from(0, N);
+    // (an elementwise chain of a few elements: in L1 step by step too, and each kernel alone runs
+    // its compile-time loop nest without the chain's checks)
+    if (dom.rank < 1 || dom.numel() == 0 || (elementwise && dom.numel() < small_chain)) return alone_from(0, N);
     const int lead = dom.rank - 1;
     index_t rows = 1;
     for (int d = 0; d < lead; ++d) rows *= dom.size[d];
