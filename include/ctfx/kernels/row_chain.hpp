@@ -18,6 +18,10 @@
 #include "fused_static.hpp"
 #include "reduce.hpp"
 
+#ifndef CTFX_ROW_CHAIN_MIN_ELEMENTS
+#define CTFX_ROW_CHAIN_MIN_ELEMENTS 1024
+#endif
+
 namespace ctfx::kernels {
 
 // A chain's tensor as the rank-2 [rows, n] its walk takes: the first `lead` dimensions collapsed into
@@ -268,8 +272,9 @@ struct static_row_chain {
     }
     return true;
   }();
-  // Fewer elements than this: an elementwise chain's steps run alone.
-  static constexpr index_t small_chain = 1024;
+  // Fewer elements than this: an elementwise chain's steps run alone (CTFX_ROW_CHAIN_MIN_ELEMENTS:
+  // 1 runs every chain, as the fuzzer's compiled sample does to check the walk on small tensors).
+  static constexpr index_t small_chain = CTFX_ROW_CHAIN_MIN_ELEMENTS;
   // The spans a chain's steps add: each step's operands and its destination.
   static constexpr int span_capacity = static_cast<int>(N) * (max_fused_leaves + 1);
   // A block of an elementwise chain: about 16 KiB of what its steps touch, so that what one step
