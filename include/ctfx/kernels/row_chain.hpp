@@ -18,6 +18,9 @@
 #include "fused_static.hpp"
 #include "reduce.hpp"
 
+#ifndef CTFX_ROW_CHAIN_BLOCK_BYTES
+#define CTFX_ROW_CHAIN_BLOCK_BYTES 16384
+#endif
 #ifndef CTFX_ROW_CHAIN_MIN_ELEMENTS
 #define CTFX_ROW_CHAIN_MIN_ELEMENTS 1024
 #endif
@@ -285,7 +288,7 @@ struct static_row_chain {
       const index_t b = spans.s[k].inner < 0 ? -spans.s[k].inner : spans.s[k].inner;
       bytes += b < 64 ? b : 64;
     }
-    const index_t b = bytes > 0 ? (index_t{16384} / bytes) & ~index_t{63} : 4096;
+    const index_t b = bytes > 0 ? (index_t{CTFX_ROW_CHAIN_BLOCK_BYTES} / bytes) & ~index_t{63} : 4096;
     return b < 256 ? 256 : b > 8192 ? 8192 : b;
   }
 
