@@ -4,11 +4,11 @@
 // output, of a row in memory or of a fused group's values computed for it (fold_acc, the order
 // kernels/reduce.hpp folds a row in, so the bits are the unchained ones). A chain of elementwise
 // groups only (several stores per element: an optimizer's updates) runs block by block instead,
-// each block of a few thousand elements through every step while it is in L1.
+// each block (about 16 KiB of what the steps touch) through every step while it is in L1.
 // Tensors of any rank are seen as [rows, n]: their leading dimensions collapsed into the rows (or,
 // for an elementwise chain, every dimension into one row cut in blocks) where their strides allow.
-// The whole walk runs inside one on_host_isa body. Host only; on CUDA, or when a run's layouts are
-// not row-local (see run), the caller runs the steps one by one.
+// The whole walk runs inside one on_host_isa body. Host only; on CUDA the steps run one by one, and
+// where a run's layouts are not row-local (see run) the chain is split.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "../core/diagnostics_push.hpp"
