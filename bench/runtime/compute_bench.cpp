@@ -8,7 +8,7 @@
 //
 // The in-place updates of bench/RESULTS.md §2 (inplace_workloads.hpp) run here too, as (h)-(l).
 //
-//   compute_bench [--reps N] [--omp] [--only a|b|...|l]   (--omp: ctfx on the OMP backend, all
+//   compute_bench [--reps N] [--omp] [--only a|b|...|o]   (--omp: ctfx on the OMP backend, all
 //                                       threads; the hand loops stay sequential. --only: one workload)
 #include <algorithm>
 #include <chrono>
@@ -96,6 +96,28 @@ __attribute__((noinline)) void rmsnorm_hand(const float* x, const float* w, floa
     for (long j = 0; j < ND; ++j) s += r[j] * r[j];
     const float inv = 1.0f / std::sqrt(s / static_cast<float>(ND) + 1e-6f);
     for (long j = 0; j < ND; ++j) y[i * ND + j] = r[j] * inv * w[j];
+  }
+}
+
+__attribute__((noinline)) void softmax3_hand(const float* x, float* y) {
+  for (long i = 0; i < TB * TS; ++i) {
+    const float* r = x + i * TS;
+    float* o = y + i * TS;
+    float m = r[0];
+    for (long j = 1; j < TS; ++j) m = r[j] > m ? r[j] : m;
+    float s = 0.0f;
+    for (long j = 0; j < TS; ++j) { o[j] = std::exp(r[j] - m); s += o[j]; }
+    for (long j = 0; j < TS; ++j) o[j] /= s;
+  }
+}
+
+__attribute__((noinline)) void rms_residual_hand(float* x, const float* w) {
+  for (long i = 0; i < QN; ++i) {
+    float* __restrict r = x + i * QD;
+    float s = 0.0f;
+    for (long j = 0; j < QD; ++j) s += r[j] * r[j];
+    const float inv = 1.0f / std::sqrt(s / static_cast<float>(QD) + 1e-6f);
+    for (long j = 0; j < QD; ++j) r[j] = r[j] + r[j] * inv * w[j];
   }
 }
 
@@ -349,6 +371,30 @@ int main(int argc, char** argv) {
     const double h = median_us(reps, [&] { sgd_hand(pp, gp, mp); });
     // Bound: read p, g and m, write p and m (5 passes over a parameter's bytes, x3).
     line("(m) SGD with momentum, 3 x [1024, 1024] f32 parameters, 6 updates", c, r, h, time_memcpy(reps, P * P * 4) * 2.5 * 3);
+  }
+  if (run('n')) {
+    std::fprintf(stderr, "[14/15] softmax [%ld, %ld, %ld] f32...\n", TB, TS, TS);
+    buffer<float> x(TB * TS * TS), y(TB * TS * TS);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.05f - 2.5f;
+    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {TB, TS, TS})};
+    auto o = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(y.data(), ctfx::f32, {TB, TS, TS})};
+    const double c = time_compiled<ctfx::compiled<decltype(softmax3)>>(reps, in, o);
+    const double r = time_runtime(reps, softmax3.get(), in, o);
+    const double h = median_us(reps, [&] { softmax3_hand(x.data(), y.data()); });
+    line("(n) softmax over the last dim of [16, 512, 512] f32", c, r, h, time_memcpy(reps, TB * TS * TS * 4));
+  }
+  if (run('o')) {
+    std::fprintf(stderr, "[15/15] RMSNorm + residual in place [%ld, %ld] f32...\n", QN, QD);
+    buffer<float> x(QN * QD), w(QD);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.02f - 1.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = 1e-3f * static_cast<float>(i % 5);  // (x stays bounded over the repetitions)
+    auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {QN, QD}),
+                                            ctfx::tensor_ref::contiguous(w.data(), ctfx::f32, {QD})};
+    const double c = time_compiled<ctfx::compiled<decltype(rms_residual)>>(reps, in, {});
+    const double r = time_runtime(reps, rms_residual.get(), in, {});
+    const double h = median_us(reps, [&] { rms_residual_hand(x.data(), w.data()); });
+    // Bound: read x and write it back.
+    line("(o) RMSNorm of [4096, 1024] f32 + residual, written back in place", c, r, h, time_memcpy(reps, QN * QD * 4));
   }
   if (run('l')) {
     std::fprintf(stderr, "[12/13] clone of %ld MiB...\n", CE * 4 >> 20);

@@ -91,6 +91,23 @@ constexpr auto rmsnorm = ctfx::graph([](ctfx::builder& b) {
   b.output(x * inv * w);
 });
 
+// (n) Softmax over the last dimension of a rank-3 [B, S, S] f32 (attention scores), into a
+// preallocated output: the rows are the two leading dimensions.
+constexpr long TB = 16, TS = 512;
+constexpr auto softmax3 = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {TB, TS, TS});
+  auto e = ctfx::exp(x - x.amax({2}, true));
+  b.output(e / e.sum({2}, true));
+});
+
+// (o) RMSNorm of [N, D] f32 and the residual added, written back in place: x = x + rmsnorm(x) * w.
+constexpr long QN = 4096, QD = 1024;
+constexpr auto rms_residual = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {QN, QD});
+  auto w = b.input("w", ctfx::f32, {QD});
+  b.update(x, x + x * ctfx::rsqrt((x * x).mean({1}, true) + 1e-6f) * w);
+});
+
 // (g) A masked fill in place: the scores x [N, D] f32 set to v where the mask input m exceeds 0.5
 // (`x[m > 0.5] = v`: an index_put with a bool mask, as an attention mask is applied to scores).
 constexpr long MN = 2048, MD = 1024;

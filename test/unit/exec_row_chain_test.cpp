@@ -204,3 +204,212 @@ TEST_CASE("row chain: RMSNorm's fused mean of squares, its value per row and its
   }
   CHECK(std::isnan(want[0]));
 }
+
+namespace {
+
+// SGD with momentum and weight decay over three parameters: each parameter's new momentum stored
+// into its buffer, then the parameter from it, every kernel of one shape in one pass (a chain of
+// elementwise kernels, block by block). The plan runs the momenta's kernels first, then the
+// parameters' (in the order of their updates): order 0, every parameter [37, 1000], each one's
+// updates together, the momentum's first; 1: the parameter's first; 2: shapes [37, 1000], [5000]
+// and [3, 7, 129], the momenta's updates first, then the parameters' in reverse order (only the last
+// momentum and the parameter after it have one shape); 3: every parameter [5000]; 4: [3, 7, 129].
+constexpr int sgd_shape(int order, int k) { return order <= 1 ? 0 : order == 2 ? k : order - 2; }
+template <int Order>
+constexpr auto sgd = ctfx::graph([](ctfx::builder& b) {
+  const char* names[3][3] = {{"p0", "g0", "m0"}, {"p1", "g1", "m1"}, {"p2", "g2", "m2"}};
+  ctfx::tensor p[3], m[3], n[3];
+  for (int k = 0; k < 3; ++k) {
+    auto in = [&](const char* name) {
+      const int s = sgd_shape(Order, k);
+      return s == 0 ? b.input(name, ctfx::f32, {CR, CN}) : s == 1 ? b.input(name, ctfx::f32, {5000}) : b.input(name, ctfx::f32, {3, 7, 129});
+    };
+    p[k] = in(names[k][0]);
+    auto g = in(names[k][1]);
+    m[k] = in(names[k][2]);
+    n[k] = m[k] * 0.9f + (g + p[k] * 1e-4f);
+    if (Order != 1 && Order != 2) b.update(m[k], n[k]);
+    if (Order != 2) b.update(p[k], p[k] - n[k] * 0.01f);
+    if (Order == 1) b.update(m[k], n[k]);
+  }
+  if (Order == 2) {
+    for (int k = 0; k < 3; ++k) b.update(m[k], n[k]);
+    for (int k = 2; k >= 0; --k) b.update(p[k], p[k] - n[k] * 0.01f);
+  }
+});
+
+std::vector<std::vector<float>> sgd_tensors(int order) {
+  std::vector<std::vector<float>> t;
+  const std::size_t sizes[3] = {CR * CN, 5000, 3 * 7 * 129};
+  for (int k = 0; k < 9; ++k) {
+    std::vector<float> v = inputs(sizes[sgd_shape(order, k / 3)] + static_cast<std::size_t>(k));
+    v.erase(v.begin(), v.begin() + k);
+    t.push_back(v);
+  }
+  t[1][3] = std::numeric_limits<float>::quiet_NaN();
+  t[5][7] = -std::numeric_limits<float>::infinity();
+  return t;
+}
+
+std::vector<ctfx::tensor_ref> sgd_refs(int order, std::vector<std::vector<float>>& t) {
+  std::vector<ctfx::tensor_ref> r;
+  for (int k = 0; k < 9; ++k) {
+    float* v = t[static_cast<std::size_t>(k)].data();
+    const int s = sgd_shape(order, k / 3);
+    r.push_back(s == 0   ? ctfx::tensor_ref::contiguous(v, ctfx::f32, {CR, CN})
+                : s == 1 ? ctfx::tensor_ref::contiguous(v, ctfx::f32, {5000})
+                         : ctfx::tensor_ref::contiguous(v, ctfx::f32, {3, 7, 129}));
+  }
+  return r;
+}
+
+template <int Order>
+void check_sgd(int want_links) {
+  using plan = ctfx::compiled<decltype(sgd<Order>)>;
+  INFO("order " << Order << "\n" << ctfx::listing<plan>());
+  CHECK(plan::static_buffer_bytes() == 0);
+  // Kernels of one shape, consecutive, chained: each a group stored into a caller's tensor.
+  const ctfx::ir g = plan::graph();
+  int links = 0;
+  for (std::int32_t i = 0; i < g.size(); ++i) {
+    const std::int32_t nx = plan::chains.next[static_cast<std::size_t>(i)];
+    if (nx < 0) continue;
+    ++links;
+    CHECK(g[i].op == ctfx::op_kind::copy_);
+    CHECK(g[nx].op == ctfx::op_kind::copy_);
+    CHECK(g[i].meta.rank == g[nx].meta.rank);
+  }
+  CHECK(links == want_links);
+  for (ctfx::backend where : {ctfx::backend::host, ctfx::backend::omp}) {
+    std::vector<std::vector<float>> want = sgd_tensors(Order), got = want;
+    REQUIRE(ctfx::reference_run(sgd<Order>.get(), sgd_refs(Order, want), {}).ok);
+    const auto st = plan::run(sgd_refs(Order, got), {}, ctfx::device_ctx{where});
+    REQUIRE_MESSAGE(st.ok, st.message);
+    for (std::size_t k = 0; k < 9; ++k) CHECK(same_bits(got[k], want[k]));
+  }
+}
+
+// The same updates, then a step over the same rows that reads the new parameter transposed: the
+// chain's run check must split it off (its rows are the parameter's columns), and one that reads
+// the old parameter transposed (the planner orders it, or copies).
+constexpr long SN = 96;
+template <bool Old>
+constexpr auto sgd_then_transposed = ctfx::graph([](ctfx::builder& b) {
+  auto p = b.input("p", ctfx::f32, {SN, SN}), g = b.input("g", ctfx::f32, {SN, SN}), m = b.input("m", ctfx::f32, {SN, SN});
+  auto n = m * 0.9f + g;
+  auto q = p - n * 0.01f;
+  b.update(m, n);
+  b.update(p, q);
+  b.output((Old ? p : q).transpose(0, 1) * 2.0f + n);
+});
+
+template <bool Old>
+void check_transposed() {
+  using plan = ctfx::compiled<decltype(sgd_then_transposed<Old>)>;
+  INFO("old " << Old << "\n" << ctfx::listing<plan>());
+  if (!Old) CHECK(chain_links<plan>() == 2);  // formed in the compiler, split by the run's check
+  for (ctfx::backend where : {ctfx::backend::host, ctfx::backend::omp}) {
+    std::vector<float> p = inputs(SN * SN), g = inputs(SN * SN + 5), m = inputs(SN * SN + 9);
+    g.erase(g.begin(), g.begin() + 5);
+    m.erase(m.begin(), m.begin() + 9);
+    std::vector<float> p2 = p, g2 = g, m2 = m, want(SN * SN), got(SN * SN, 7.0f);
+    auto refs = [](std::vector<float>& a, std::vector<float>& b2, std::vector<float>& c) {
+      return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(a.data(), ctfx::f32, {SN, SN}),
+                                           ctfx::tensor_ref::contiguous(b2.data(), ctfx::f32, {SN, SN}),
+                                           ctfx::tensor_ref::contiguous(c.data(), ctfx::f32, {SN, SN})};
+    };
+    REQUIRE(ctfx::reference_run(sgd_then_transposed<Old>.get(), refs(p, g, m), {ctfx::tensor_ref::contiguous(want.data(), ctfx::f32, {SN, SN})}).ok);
+    const auto st = plan::run(refs(p2, g2, m2), {ctfx::tensor_ref::contiguous(got.data(), ctfx::f32, {SN, SN})}, ctfx::device_ctx{where});
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(same_bits(got, want));
+    CHECK(same_bits(p2, p));
+    CHECK(same_bits(m2, m));
+  }
+}
+
+// Softmax over the last dimension of a rank-3 tensor; RMSNorm of a rank-3 tensor with its residual
+// written back in place (the final in-place kernel in the chain).
+constexpr auto softmax3 = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {4, 6, 300});
+  auto e = ctfx::exp(x - x.amax({2}, true));
+  b.output(e / e.sum({2}, true));
+});
+using softmax3_plan = ctfx::compiled<decltype(softmax3)>;
+constexpr auto rms_residual = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {3, 5, 256});
+  auto w = b.input("w", ctfx::f32, {256});
+  b.update(x, x + x * ctfx::rsqrt((x * x).mean({2}, true) + 1e-6f) * w);
+});
+using rms_residual_plan = ctfx::compiled<decltype(rms_residual)>;
+
+}  // namespace
+
+TEST_CASE("row chain: SGD's updates of each parameter run in one pass, any rank and any order of updates, with the reference's bits") {
+  check_sgd<0>(5);  // one chain of six kernels
+  check_sgd<1>(5);
+  check_sgd<2>(1);  // the last momentum and its parameter, [3, 7, 129]
+  check_sgd<3>(5);  // rank 1
+  check_sgd<4>(5);  // rank 3
+}
+
+TEST_CASE("row chain: a step that reads an updated parameter transposed is split off the chain") {
+  check_transposed<false>();
+  check_transposed<true>();
+}
+
+TEST_CASE("row chain: a block-by-block chain needs the same element step where a write overlaps") {
+  alignas(16) static float buf[8 * 8];
+  auto view = [](float* p, ctfx::index_t rows, ctfx::index_t cols, ctfx::index_t s0, ctfx::index_t s1) {
+    ctfx::strided v;
+    v.p = reinterpret_cast<std::byte*>(p);
+    v.dt = ctfx::dtype::f32;
+    v.rank = 2;
+    v.size[0] = rows, v.size[1] = cols;
+    v.stride[0] = s0, v.stride[1] = s1;
+    return v;
+  };
+  auto local = [](std::initializer_list<std::pair<ctfx::strided, bool>> vs, bool elementwise) {
+    ctfx::kernels::row_spans s;
+    for (const auto& [v, w] : vs) s.add(v, w);
+    return s.row_local(elementwise);
+  };
+  CHECK(local({{view(buf, 1, 64, 0, 1), true}, {view(buf, 1, 64, 0, 1), false}}, true));     // the same elements
+  CHECK(!local({{view(buf, 1, 64, 0, 1), true}, {view(buf + 1, 1, 63, 0, 1), false}}, true));  // shifted by one
+  CHECK(!local({{view(buf, 4, 8, 16, 1), true}, {view(buf, 4, 8, 16, 2), false}}, true));   // every other element of the row
+  CHECK(local({{view(buf, 4, 8, 16, 1), true}, {view(buf, 4, 8, 16, 2), false}}, false));   // (whole rows: row-local)
+  CHECK(!local({{view(buf, 1, 64, 0, 1), true}, {view(buf, 1, 64, 0, 0), false}}, true));    // one element read by all
+  // A step whose spans fit the steps before it: the chain's run splits where they do not.
+  ctfx::kernels::row_spans s;
+  s.add(view(buf, 1, 32, 0, 1), false);
+  s.add(view(buf + 32, 1, 32, 0, 1), true);  // step 0 writes the second half
+  s.add(view(buf + 32, 1, 32, 0, 1), false);
+  s.add(view(buf, 1, 32, 0, 1), true);  // step 1 reads it where written, writes the first half
+  CHECK(s.fits(0, 2, 4, true));
+  s.add(view(buf + 33, 1, 31, 0, 1), false);  // step 2 reads the second half shifted by one
+  CHECK(!s.fits(0, 4, 5, true));
+  CHECK(s.fits(4, 4, 5, true));  // alone
+}
+
+TEST_CASE("row chain: rank-3 softmax and RMSNorm with its residual written back in place run row by row") {
+  CHECK(chain_links<softmax3_plan>() == 3);
+  CHECK(chain_links<rms_residual_plan>() == 2);  // mean(x * x) -> rsqrt(. + eps) -> x + x * . * w into x
+  std::vector<float> x = inputs(4 * 6 * 300);
+  x[301] = std::numeric_limits<float>::infinity();
+  const std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {4, 6, 300})};
+  std::vector<float> want(x.size());
+  REQUIRE(ctfx::reference_run(softmax3.get(), in, {ctfx::tensor_ref::contiguous(want.data(), ctfx::f32, {4, 6, 300})}).ok);
+  std::vector<float> y = inputs(3 * 5 * 256), w = inputs(256 + 3);
+  w.erase(w.begin(), w.begin() + 3);
+  for (ctfx::backend where : {ctfx::backend::host, ctfx::backend::omp}) {
+    std::vector<float> got(want.size(), 7.0f);
+    REQUIRE(softmax3_plan::run(in, {ctfx::tensor_ref::contiguous(got.data(), ctfx::f32, {4, 6, 300})}, ctfx::device_ctx{where}).ok);
+    CHECK(same_bits(got, want));
+    std::vector<float> ref = y, mine = y, w2 = w;
+    REQUIRE(ctfx::reference_run(rms_residual.get(), {ctfx::tensor_ref::contiguous(ref.data(), ctfx::f32, {3, 5, 256}),
+                                                     ctfx::tensor_ref::contiguous(w2.data(), ctfx::f32, {256})}, {}).ok);
+    const auto st = rms_residual_plan::run({ctfx::tensor_ref::contiguous(mine.data(), ctfx::f32, {3, 5, 256}),
+                                            ctfx::tensor_ref::contiguous(w.data(), ctfx::f32, {256})}, {}, ctfx::device_ctx{where});
+    REQUIRE_MESSAGE(st.ok, st.message);
+    CHECK(same_bits(mine, ref));
+  }
+}

@@ -322,9 +322,9 @@ struct compiled {
   /// Per node: the node of the next step run row by row with it, or -1.
   static constexpr auto row_sibling = planned.siblings.next;
   /// Per node: the node of the next step when the two run row by row in one chain (plan/row_chain.hpp;
-  /// kernels::static_row_chain runs the chain at its first step), else -1. Only chains with a
-  /// reduction and an elementwise kernel over whole rows; none under nvcc, whose plans run through
-  /// the program.
+  /// kernels::static_row_chain runs the chain at its first step), else -1. Only chains with an
+  /// elementwise kernel over whole rows (with reductions over the last dimension or not); none
+  /// under nvcc, whose plans run through the program.
   static constexpr auto& chains = planned.chains;
 
   /// Per node: a reduction's folded dimensions (bit d: dimension d), a cat's dimension.
@@ -554,8 +554,8 @@ struct compiled {
     }
   }
 
-  // A row chain: consecutive steps row by row (kernels/row_chain.hpp), or, where the run's layouts
-  // are not row-local, one after the other.
+  // A row chain: consecutive steps row by row or block by block (kernels/row_chain.hpp), split
+  // where the run's layouts are not row-local, a step left alone running its own kernel.
   template <std::int32_t... Ids>
   static bool run_row_chain(const exec_frame& f) {
     constexpr std::int32_t ids[] = {Ids...};
@@ -563,10 +563,9 @@ struct compiled {
     if constexpr (chains.next[static_cast<std::size_t>(last)] >= 0) {
       return run_row_chain<Ids..., chains.next[static_cast<std::size_t>(last)]>(f);
     } else {
-      if (kernels::static_row_chain<graph_view, Ids...>::run(f.ctx, [&](std::int32_t id) { return f.view(id); },
-                                                             [&](std::int32_t id) { return f.domain(id); }))
-        return true;
-      return (step_alone<static_cast<std::size_t>(Ids)>(f) && ...);
+      return kernels::static_row_chain<graph_view, Ids...>::run(
+          f.ctx, [&](std::int32_t id) { return f.view(id); }, [&](std::int32_t id) { return f.domain(id); },
+          [&](auto i) { return step_alone<static_cast<std::size_t>(ids[i])>(f); });
     }
   }
 

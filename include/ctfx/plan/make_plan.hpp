@@ -91,14 +91,15 @@ struct graph_plan {
   std::int32_t arena_overlap_pool = -1;  ///< (overlap) the pool
   std::size_t arena_given_slots = 0;     ///< (slots_differ) the slots of the arena given
   step_links rows;                     ///< (row_planner) cat slices written row by row together
-  step_links chains;                   ///< (row_planner, row_chains) row chains: a fold and maps over whole rows
+  step_links chains;                   ///< (row_planner, row_chains) row chains: maps over whole rows, folds among them
   constexpr const std::int32_t* roots() const { return fused.root.empty() ? nullptr : fused.root.data(); }
   constexpr const std::int32_t* into() const { return fused.into.empty() ? nullptr : fused.into.data(); }
   constexpr bool arena_usable() const { return arena_is == arena_state::planned || arena_is == arena_state::given; }
 };
 
 /// compiled<G>'s steps that run row by row (planner_options::row_planner): cat slices written
-/// together (plan/row_siblings.hpp), chains of a fold and maps over whole rows (plan/row_chain.hpp).
+/// together (plan/row_siblings.hpp), chains of folds and maps over whole rows, or of maps only
+/// (plan/row_chain.hpp).
 constexpr void plan_row_groups(const ir& g, const planner_options& o, graph_plan& P) {
   using detail::cvec;
   using detail::static_arithmetic;
@@ -126,16 +127,15 @@ constexpr void plan_row_groups(const ir& g, const planner_options& o, graph_plan
     const node& nd = g[i];
     const auto u = static_cast<std::size_t>(i);
     if (is_row_fold(g, i)) return row_step::fold;
-    const bool map = nd.meta.is_tensor() && is_fusible_elementwise(nd.op) && (!into || into[u] < 0) &&
+    // (a copy_ with members: a group's value stored straight into the tensor it writes back)
+    const bool copy_root = nd.op == op_kind::copy_ && P.members[u] > 0;
+    const bool map = nd.meta.is_tensor() && (is_fusible_elementwise(nd.op) || copy_root) && (!into || into[u] < 0) &&
                      (static_arithmetic(nd.op) || P.members[u] > 0);
     return map ? row_step::map : row_step::other;
   };
-  bool folds = false;
-  for (std::int32_t i = 0; i < g.size(); ++i) folds = folds || kind(i) == row_step::fold;
-  if (!folds) return;
   for (std::size_t s = 0; s < L.steps.size();) {
     const row_chain_span c = row_chain_from(g, L, s, kind);  // steps s to c.last
-    if (c.fold && c.wide_map)
+    if (c.last > s && c.wide_map)
       for (std::size_t k = s; k < c.last; ++k) {
         P.chains.next[static_cast<std::size_t>(L.steps[k])] = L.steps[k + 1];
         P.chains.follows[static_cast<std::size_t>(L.steps[k + 1])] = 1;
