@@ -59,9 +59,9 @@ struct tags {
 using all_tags = tags<
     ops::placeholder_t, ops::output_t, ops::getitem_t, ops::sym_size_t, ops::copy__t, ops::copy_t, ops::clone_t,
     ops::empty_t, ops::empty_like_t, ops::zeros_t, ops::ones_t, ops::full_t, ops::fill__t, ops::neg_t, ops::abs_t,
-    ops::exp_t, ops::exp2_t, ops::log_t, ops::sin_t, ops::cos_t, ops::sqrt_t, ops::relu_t, ops::ceil_t, ops::floor_t, ops::round_t,
+    ops::exp_t, ops::exp2_t, ops::log_t, ops::log2_t, ops::log10_t, ops::sin_t, ops::cos_t, ops::sqrt_t, ops::relu_t, ops::ceil_t, ops::floor_t, ops::round_t,
     ops::trunc_t, ops::tanh_t, ops::erf_t, ops::log1p_t, ops::expm1_t, ops::sigmoid_t, ops::rsqrt_t, ops::sign_t, ops::convert_t, ops::bitwise_not_t, ops::logical_not_t, ops::add_t, ops::sub_t, ops::mul_t, ops::div_t, ops::maximum_t, ops::minimum_t,
-    ops::pow_t, ops::remainder_t, ops::fmod_t, ops::hypot_t, ops::floor_divide_t, ops::trunc_divide_t,
+    ops::pow_t, ops::remainder_t, ops::fmod_t, ops::hypot_t, ops::atan2_t, ops::floor_divide_t, ops::trunc_divide_t,
     ops::bitwise_and_t, ops::bitwise_or_t, ops::bitwise_xor_t, ops::bitwise_left_shift_t, ops::bitwise_right_shift_t, ops::add__t, ops::sub__t, ops::mul__t, ops::div__t, ops::clamp_min_t, ops::clamp_max_t, ops::eq_t,
     ops::ne_t, ops::lt_t, ops::le_t, ops::gt_t, ops::ge_t, ops::logical_and_t, ops::logical_or_t, ops::where_t, ops::fma_t, ops::slice_t, ops::select_t, ops::diagonal_t,
     ops::as_strided_t, ops::view_t, ops::permute_t, ops::transpose_t, ops::unsqueeze_t, ops::squeeze_t,

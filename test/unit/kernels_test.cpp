@@ -1060,6 +1060,8 @@ TEST_CASE("kernels: every unary op on special values gives its scalar function's
       {op_kind::exp, [](tensor t) { return ctfx::exp(t); }, false},
       {op_kind::exp2, [](tensor t) { return ctfx::exp2(t); }, false},
       {op_kind::log, [](tensor t) { return ctfx::log(t); }, false},
+      {op_kind::log2, [](tensor t) { return ctfx::log2(t); }, false},
+      {op_kind::log10, [](tensor t) { return ctfx::log10(t); }, false},
       {op_kind::sin, [](tensor t) { return ctfx::sin(t); }, false},
       {op_kind::cos, [](tensor t) { return ctfx::cos(t); }, false},
       {op_kind::sqrt, [](tensor t) { return ctfx::sqrt(t); }, false},
@@ -1107,6 +1109,7 @@ TEST_CASE("kernels: every binary op on pairs of special values gives its scalar 
       {op_kind::remainder, [](tensor a, tensor b) { return ctfx::remainder(a, b); }, true},
       {op_kind::fmod, [](tensor a, tensor b) { return ctfx::fmod(a, b); }, true},
       {op_kind::hypot, [](tensor a, tensor b) { return ctfx::hypot(a, b); }, false},  // floats only
+      {op_kind::atan2, [](tensor a, tensor b) { return ctfx::atan2(a, b); }, false},  // integers in f32
       {op_kind::floor_divide, [](tensor a, tensor b) { return ctfx::floor_divide(a, b); }, true},
       {op_kind::trunc_divide, [](tensor a, tensor b) { return ctfx::trunc_divide(a, b); }, true},
       {op_kind::eq, [](tensor a, tensor b) { return ctfx::eq(a, b); }, true},

@@ -1784,6 +1784,11 @@ def pow_scalar_exp2_hypot(x, y, n):
     return torch.pow(2.0, x), torch.pow(3, n), torch.pow(2, n.float()), torch.exp2(x), torch.exp2(n), torch.hypot(x, y)
 
 
+def log2_log10_atan2(x, y, i):
+    # base-2 and base-10 logarithms and atan2 (integers give f32); libm's, eager's vector lanes may differ by 1 ulp
+    return torch.log2(x.abs()), torch.log10(x.abs()), torch.atan2(x, y), torch.log2(i), torch.atan2(i, i.flip(0))
+
+
 def unfold_windows(x):
     # x.unfold(dim, size, step): overlapping windows as an as_strided view, then arithmetic on them
     return x.unfold(1, 3, 1), x.unfold(0, 2, 2) * 2, x.t().unfold(1, 4, 3).sum(-1)
@@ -1883,6 +1888,10 @@ PROGRAMS += [
      lambda: (torch.cat([R(40) * 4, torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 130.0, -150.0, 0.5])]),
               torch.cat([R(40), torch.tensor([0.0, 3.0, float("nan"), float("inf"), 1.0, 1e30, -1e-30, 4.0])]),
               torch.tensor([0, 1, 2, 3, 10, -1, 40, 5])), {}),
+    ("log2_log10_atan2", log2_log10_atan2,
+     lambda: (torch.cat([R(40) * 3, torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e-40, 1.0, 1024.0])]),
+              torch.cat([R(40), torch.tensor([0.0, 0.0, 1.0, float("inf"), 1.0, -0.0, -1.0, float("-inf")])]),
+              torch.tensor([1, 2, 8, 0, -3, 10, 1000, 7])), {}),
     ("unfold_windows", unfold_windows, lambda: (R(6, 7),), {}),
     ("channels_last_clone", channels_last_clone, lambda: (R(2, 3, 4, 5), R(3)), {}),
     ("fmod_roll", fmod_roll,

@@ -41,6 +41,8 @@ std::string_view dsl(op_kind k) {
     case op_kind::exp: return "`ctfx::exp(x)`";
     case op_kind::exp2: return "`ctfx::exp2(x)`";
     case op_kind::log: return "`ctfx::log(x)`";
+    case op_kind::log2: return "`ctfx::log2(x)`";
+    case op_kind::log10: return "`ctfx::log10(x)`";
     case op_kind::sin: return "`ctfx::sin(x)`";
     case op_kind::cos: return "`ctfx::cos(x)`";
     case op_kind::sqrt: return "`ctfx::sqrt(x)`";
@@ -69,6 +71,7 @@ std::string_view dsl(op_kind k) {
     case op_kind::remainder: return "`ctfx::remainder(a, b)`";
     case op_kind::fmod: return "`ctfx::fmod(a, b)`";
     case op_kind::hypot: return "`ctfx::hypot(a, b)`";
+    case op_kind::atan2: return "`ctfx::atan2(a, b)`";
     case op_kind::floor_divide: return "`ctfx::floor_divide(a, b)`";
     case op_kind::trunc_divide: return "`ctfx::trunc_divide(a, b)`";
     case op_kind::bitwise_and: return "`ctfx::bitwise_and(a, b)`";
@@ -254,7 +257,7 @@ int main() {
               "`docs.op_table` fails when this file and the registry differ. Regenerate with\n"
               "`build/tools/op_table/op_table > docs/ops.md`.\n\n");
   std::printf("Semantics are PyTorch's (CPU eager), bit for bit, with these stated exceptions: an integer\n"
-              "division, remainder or fmod by zero gives 0 (PyTorch raises); `exp`, `exp2`, `expm1`, `log1p`, `tanh`, `erf`, `sigmoid`, `hypot` and `pow` use\n"
+              "division, remainder or fmod by zero gives 0 (PyTorch raises); `exp`, `exp2`, `log2`, `log10`, `expm1`, `log1p`, `tanh`, `erf`, `sigmoid`, `hypot`, `atan2` and `pow` use\n"
               "libm-quality functions where PyTorch's vectorized kernels (SLEEF) may differ by 1 ulp.\n"
               "Python numbers keep their category (an int is an exact int64, a float a correctly rounded\n"
               "double) and promote as `torch.result_type` decides; a 0-d tensor promotes as PyTorch's does.\n"

@@ -920,6 +920,12 @@ constexpr tensor hypot(tensor a, tensor b, source_loc at = source_loc::current()
   const builder::call_site site(a.b ? a.b : b.b, at);
   return detail::binary(op_kind::hypot, a, b);
 }
+/// `torch.atan2(a, b)` (`aten.atan2`): the angle of (b, a) in (-pi, pi] (C's atan2); integer operands
+/// give f32, as PyTorch's; libm's, PyTorch's vectorized kernel (SLEEF) may differ by 1 ulp.
+constexpr tensor atan2(tensor a, tensor b, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b ? a.b : b.b, at);
+  return detail::binary(op_kind::atan2, a, b);
+}
 /// `torch.pow(s, e)` with a Python number base (`aten.pow.Scalar`): the number becomes a 0-d tensor
 /// of `torch.result_type(s, e)` (a whole `s` is an int), as PyTorch wraps it, then `pow(base, e)`.
 constexpr tensor pow(double s, tensor e, source_loc at = source_loc::current()) {
@@ -1144,6 +1150,12 @@ CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc) CTFX_UNARY_FN(tanh) CTFX_UNARY_FN(erf)
 CTFX_UNARY_FN(sigmoid) CTFX_UNARY_FN(rsqrt)
 /// `aten.sign`: (0 < x) - (x < 0) (sign(nan) = 0, sign(-0.0) = +0.0).
 CTFX_UNARY_FN(sign)
+/// \fn constexpr tensor ctfx::log2(tensor a, source_loc at)
+/// `torch.log2(a)` (`aten.log2`): the base-2 logarithm (an integer `a` converted to f32 first);
+/// libm's, PyTorch's vectorized kernel (SLEEF) may differ by 1 ulp.
+/// \fn constexpr tensor ctfx::log10(tensor a, source_loc at)
+/// `torch.log10(a)` (`aten.log10`): the base-10 logarithm, as log2.
+CTFX_UNARY_FN(log2) CTFX_UNARY_FN(log10)
 /// `torch.exp2(a)` (`aten.exp2`): 2 to the power a (an integer `a` converted to f32 first); libm's,
 /// PyTorch's vectorized kernel (SLEEF) may differ by 1 ulp.
 CTFX_UNARY_FN(exp2)

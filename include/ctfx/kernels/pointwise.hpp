@@ -116,6 +116,10 @@ CTFX_INLINE CTFX_HD C unary_value(op_kind k, C x) {
       case op_kind::exp: return math::exp_of(x);
       case op_kind::exp2: return std::exp2(x);  // libm's; PyTorch's vectorized kernel (SLEEF) within 1 ulp
       case op_kind::log: return std::log(x);
+      // libm's, within 1 ulp of PyTorch's vectorized kernels (SLEEF); of a negative x, +NaN as SLEEF's
+      // (libm's is -NaN on x86)
+      case op_kind::log2: return x < C(0) ? std::numeric_limits<C>::quiet_NaN() : std::log2(x);
+      case op_kind::log10: return x < C(0) ? std::numeric_limits<C>::quiet_NaN() : std::log10(x);
       case op_kind::sin: return std::sin(x);
       case op_kind::cos: return std::cos(x);
       case op_kind::sqrt: return std::sqrt(x);
@@ -178,6 +182,9 @@ CTFX_INLINE CTFX_HD C binary_value(op_kind k, C a, C b) {
     case op_kind::hypot:  // floats only (ops/meta.hpp refuses integers, as PyTorch does)
       if constexpr (std::is_integral_v<C>) return a;
       else return std::hypot(a, b);
+    case op_kind::atan2:  // floats (ops/elementwise.hpp converts integers to f32, as PyTorch)
+      if constexpr (std::is_integral_v<C>) return a;
+      else return std::atan2(a, b);
     case op_kind::floor_divide: return ops::detail::floor_div(a, b);
     case op_kind::trunc_divide: return ops::detail::trunc_div(a, b);
     // Integers only (ops/meta.hpp refuses floats). An integer op computes in int64 and is stored
@@ -223,6 +230,8 @@ CTFX_HD inline void visit_unary_kind(op_kind k, F&& f) {
     case op_kind::exp: return f(kind_c<op_kind::exp>{});
     case op_kind::exp2: return f(kind_c<op_kind::exp2>{});
     case op_kind::log: return f(kind_c<op_kind::log>{});
+    case op_kind::log2: return f(kind_c<op_kind::log2>{});
+    case op_kind::log10: return f(kind_c<op_kind::log10>{});
     case op_kind::sin: return f(kind_c<op_kind::sin>{});
     case op_kind::cos: return f(kind_c<op_kind::cos>{});
     case op_kind::sqrt: return f(kind_c<op_kind::sqrt>{});
@@ -258,6 +267,7 @@ CTFX_HD inline void visit_binary_kind(op_kind k, F&& f) {
     case op_kind::remainder: return f(kind_c<op_kind::remainder>{});
     case op_kind::fmod: return f(kind_c<op_kind::fmod>{});
     case op_kind::hypot: return f(kind_c<op_kind::hypot>{});
+    case op_kind::atan2: return f(kind_c<op_kind::atan2>{});
     case op_kind::floor_divide: return f(kind_c<op_kind::floor_divide>{});
     case op_kind::trunc_divide: return f(kind_c<op_kind::trunc_divide>{});
     case op_kind::bitwise_and: return f(kind_c<op_kind::bitwise_and>{});
@@ -283,8 +293,8 @@ CTFX_HD inline void visit_binary_kind(op_kind k, F&& f) {
   }
   f(kind_c<op_kind::count_>{});
 }
-static_assert(static_cast<int>(op_kind::logical_not) - static_cast<int>(op_kind::neg) + 1 == 23 &&
-                  static_cast<int>(op_kind::logical_or) - static_cast<int>(op_kind::add) + 1 == 31,
+static_assert(static_cast<int>(op_kind::logical_not) - static_cast<int>(op_kind::neg) + 1 == 25 &&
+                  static_cast<int>(op_kind::logical_or) - static_cast<int>(op_kind::add) + 1 == 32,
               "ctfx: visit_unary_kind / visit_binary_kind must name every unary and binary op_kind");
 
 // op(a, s) with a scalar right operand s. The same as binary_value, but for a floating-point pow by

@@ -17,6 +17,8 @@ CTFX_UNARY(abs, "abs(Tensor self) -> Tensor")
 CTFX_UNARY(exp, "exp(Tensor self) -> Tensor")
 CTFX_UNARY(exp2, "exp2(Tensor self) -> Tensor")
 CTFX_UNARY(log, "log(Tensor self) -> Tensor")
+CTFX_UNARY(log2, "log2(Tensor self) -> Tensor")
+CTFX_UNARY(log10, "log10(Tensor self) -> Tensor")
 CTFX_UNARY(sin, "sin(Tensor self) -> Tensor")
 CTFX_UNARY(cos, "cos(Tensor self) -> Tensor")
 CTFX_UNARY(sqrt, "sqrt(Tensor self) -> Tensor")
@@ -57,6 +59,8 @@ CTFX_BINARY(fmod, "fmod.Tensor(Tensor self, Tensor other) -> Tensor")
 // integers; an integer division by 0 is 0 here, where PyTorch raises.
 // sqrt(a^2 + b^2) without overflow (C's hypot); floats only, as PyTorch's
 CTFX_BINARY(hypot, "hypot(Tensor self, Tensor other) -> Tensor")
+// atan(a / b) in the quadrant of (b, a) (C's atan2); integers give f32, as PyTorch's
+CTFX_BINARY(atan2, "atan2(Tensor self, Tensor other) -> Tensor")
 CTFX_BINARY(floor_divide, "floor_divide(Tensor self, Tensor other) -> Tensor")
 CTFX_BINARY(trunc_divide, "trunc_divide(Tensor self, Tensor other) -> Tensor")
 // Integer bitwise ops (and bools, except the shifts). A shift by a count below 0 or at least the
@@ -104,7 +108,7 @@ constexpr dtype binary_dtype(op_kind k, const tensor_meta& a, const tensor_meta*
   } else {
     r = result_type(a.dt, a.rank > 0, b->dt, b->rank > 0);
   }
-  if (k == op_kind::div && !is_floating(r)) r = dtype::f32;
+  if ((k == op_kind::div || k == op_kind::atan2) && !is_floating(r)) r = dtype::f32;
   return r;
 }
 
@@ -183,7 +187,7 @@ constexpr bool cast_before_compute(op_kind k, int j, dtype from, dtype to, bool 
 // or bool tensor they compute in, and give, f32 (graph/builder.hpp converts the input first).
 constexpr bool promotes_int_to_float(op_kind k) {
   switch (k) {
-    case op_kind::exp: case op_kind::exp2: case op_kind::log: case op_kind::sin: case op_kind::cos: case op_kind::sqrt:
+    case op_kind::exp: case op_kind::exp2: case op_kind::log: case op_kind::log2: case op_kind::log10: case op_kind::sin: case op_kind::cos: case op_kind::sqrt:
     case op_kind::tanh: case op_kind::erf: case op_kind::log1p: case op_kind::expm1: case op_kind::sigmoid: case op_kind::rsqrt:
       return true;
     default: return false;

@@ -18,10 +18,10 @@ enum class op_kind : std::uint8_t {
   // factories
   empty, empty_like, zeros, ones, full, fill_,
   // elementwise unary
-  neg, abs, exp, exp2, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, erf, log1p, expm1, sigmoid, rsqrt, sign, convert,
+  neg, abs, exp, exp2, log, log2, log10, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, erf, log1p, expm1, sigmoid, rsqrt, sign, convert,
   bitwise_not, logical_not,
   // elementwise binary (a tensor or a scalar right operand) and their in-place twins
-  add, sub, mul, div, maximum, minimum, pow, remainder, fmod, hypot, floor_divide, trunc_divide,
+  add, sub, mul, div, maximum, minimum, pow, remainder, fmod, hypot, atan2, floor_divide, trunc_divide,
   // integer bitwise ops (bool operands import as the logical ops); shifts as PyTorch's CPU kernels
   bitwise_and, bitwise_or, bitwise_xor, bitwise_left_shift, bitwise_right_shift,
   add_, sub_, mul_, div_,
@@ -97,6 +97,8 @@ inline constexpr op_facts op_table[] = {
     {"exp", op_family::unary},
     {"exp2", op_family::unary},
     {"log", op_family::unary},
+    {"log2", op_family::unary},
+    {"log10", op_family::unary},
     {"sin", op_family::unary},
     {"cos", op_family::unary},
     {"sqrt", op_family::unary},
@@ -125,6 +127,7 @@ inline constexpr op_facts op_table[] = {
     {"remainder", op_family::binary},
     {"fmod", op_family::binary},
     {"hypot", op_family::binary},
+    {"atan2", op_family::binary},
     {"floor_divide", op_family::binary},
     {"trunc_divide", op_family::binary},
     {"bitwise_and", op_family::binary},
