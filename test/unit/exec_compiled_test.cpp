@@ -3,6 +3,7 @@
 #include <ctfx.hpp>
 #include <ctfx/exec/compiled.hpp>
 #include <ctfx/exec/runtime.hpp>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -116,4 +117,72 @@ TEST_CASE("compiled: operands broadcast along a row (softmax's maximum and sum, 
   for (int j = 0; j < 37; ++j) row0 += o1[static_cast<std::size_t>(j)];
   CHECK(row0 == doctest::Approx(1.0f).epsilon(1e-5));  // the scale cancels
   CHECK(o2[37 * 6 - 1] == o1[6 * 37 - 1] + 1.0f);
+}
+
+namespace {
+// prod in its two orders (a row of 70: PyTorch's 32 lanes, then the rest; a column: sequential),
+// an int64 prod, and the bitwise, exp2 and hypot elementwise ops, on the compile-time plan.
+constexpr auto prod_bits = ctfx::graph([](ctfx::builder& b) {
+  auto x = b.input("x", ctfx::f32, {3, 70});
+  auto i = b.input("i", ctfx::i32, {3, 70});
+  b.output(x.prod(1), x.prod(0), ctfx::hypot(ctfx::exp2(x), x), i.prod(),
+           ctfx::bitwise_xor(ctfx::bitwise_left_shift(i, 3), ctfx::bitwise_right_shift(ctfx::bitwise_not(i), 1)));
+});
+
+// PyTorch's CPU product of a unit-stride run at AVX2 width (f32: 4 vectors of 8 lanes).
+float torch_prod_row(const float* p, int n) {
+  float out = 1.0f;
+  const int rounds = n / 32;
+  if (rounds > 0) {
+    float acc[32];
+    for (int l = 0; l < 32; ++l) acc[l] = p[l];
+    for (int r = 1; r < rounds; ++r)
+      for (int l = 0; l < 32; ++l) acc[l] *= p[r * 32 + l];
+    float b = (acc[0] * acc[8]) * (acc[16] * acc[24]);
+    for (int j = 1; j < 8; ++j) b *= (acc[j] * acc[8 + j]) * (acc[16 + j] * acc[24 + j]);
+    out *= b;
+  }
+  for (int k = rounds * 32; k < n; ++k) out *= p[k];
+  return out;
+}
+}  // namespace
+
+TEST_CASE("compiled plan: prod in PyTorch's orders, and the bitwise, exp2 and hypot ops, as the run-time plan") {
+  std::vector<float> x(3 * 70);
+  std::vector<std::int32_t> iv(3 * 70);
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    x[k] = 0.96f + static_cast<float>((k * 29) % 97) * 0.001f;
+    iv[k] = static_cast<std::int32_t>((k * 13) % 7) - 3 + (k % 5 == 0 ? 1000 : 0);
+  }
+  std::vector<float> a1(3), a2(70), a3(210), r1(3), r2(70), r3(210);
+  std::vector<std::int64_t> a4(1), r4(1);
+  std::vector<std::int32_t> a5(210), r5(210);
+  auto in = std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(x.data(), ctfx::f32, {3, 70}),
+                                          ctfx::tensor_ref::contiguous(iv.data(), ctfx::i32, {3, 70})};
+  auto out = [](std::vector<float>& o1, std::vector<float>& o2, std::vector<float>& o3, std::vector<std::int64_t>& o4,
+                std::vector<std::int32_t>& o5) {
+    return std::vector<ctfx::tensor_ref>{ctfx::tensor_ref::contiguous(o1.data(), ctfx::f32, {3}),
+                                         ctfx::tensor_ref::contiguous(o2.data(), ctfx::f32, {70}),
+                                         ctfx::tensor_ref::contiguous(o3.data(), ctfx::f32, {3, 70}),
+                                         ctfx::tensor_ref::contiguous(o4.data(), ctfx::i64, {}),
+                                         ctfx::tensor_ref::contiguous(o5.data(), ctfx::i32, {3, 70})};
+  };
+  auto st = ctfx::compiled<decltype(prod_bits)>::run(in, out(a1, a2, a3, a4, a5));
+  REQUIRE_MESSAGE(st.ok, st.message);
+  REQUIRE(ctfx::runtime_plan(prod_bits.get()).run(in, out(r1, r2, r3, r4, r5)).ok);
+  CHECK(std::memcmp(a1.data(), r1.data(), a1.size() * 4) == 0);
+  CHECK(std::memcmp(a2.data(), r2.data(), a2.size() * 4) == 0);
+  CHECK(std::memcmp(a3.data(), r3.data(), a3.size() * 4) == 0);
+  CHECK(a4 == r4);
+  CHECK(a5 == r5);
+  std::int64_t p = 1;
+  for (std::int32_t v : iv) p = static_cast<std::int64_t>(static_cast<std::uint64_t>(p) * static_cast<std::uint64_t>(static_cast<std::int64_t>(v)));
+  CHECK(a4[0] == p);
+  for (int r = 0; r < 3; ++r) CHECK(a1[static_cast<std::size_t>(r)] == torch_prod_row(x.data() + r * 70, 70));
+  for (int c = 0; c < 70; ++c) {
+    float s = x[static_cast<std::size_t>(c)];
+    for (int r = 1; r < 3; ++r) s *= x[static_cast<std::size_t>(r * 70 + c)];
+    CHECK(a2[static_cast<std::size_t>(c)] == s);
+  }
+  for (std::size_t k = 0; k < iv.size(); ++k) CHECK(a5[k] == ((iv[k] << 3) ^ (~iv[k] >> 1)));
 }

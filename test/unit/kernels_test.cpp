@@ -976,7 +976,7 @@ template <class T>
 std::vector<T> specials() {
   using L = std::numeric_limits<T>;
   if constexpr (std::is_integral_v<T>) {
-    return {0, 1, -1, 2, -3, 7, L::max(), L::min(), static_cast<T>(L::min() + 1), static_cast<T>(L::max() - 1)};
+    return {0, 1, -1, 2, -3, 7, 63, 64, L::max(), L::min(), static_cast<T>(L::min() + 1), static_cast<T>(L::max() - 1)};
   } else {
     return {T(0), -T(0), T(1), T(-1), T(0.5), T(-2.5), T(3), L::infinity(), -L::infinity(), L::quiet_NaN(),
             -L::quiet_NaN(), L::denorm_min(), -L::denorm_min(), L::min(), -L::min(), L::max(), L::lowest()};
@@ -1058,7 +1058,10 @@ TEST_CASE("kernels: every unary op on special values gives its scalar function's
       {op_kind::neg, [](tensor t) { return ctfx::neg(t); }, true},
       {op_kind::abs, [](tensor t) { return ctfx::abs(t); }, true},
       {op_kind::exp, [](tensor t) { return ctfx::exp(t); }, false},
+      {op_kind::exp2, [](tensor t) { return ctfx::exp2(t); }, false},
       {op_kind::log, [](tensor t) { return ctfx::log(t); }, false},
+      {op_kind::log2, [](tensor t) { return ctfx::log2(t); }, false},
+      {op_kind::log10, [](tensor t) { return ctfx::log10(t); }, false},
       {op_kind::sin, [](tensor t) { return ctfx::sin(t); }, false},
       {op_kind::cos, [](tensor t) { return ctfx::cos(t); }, false},
       {op_kind::sqrt, [](tensor t) { return ctfx::sqrt(t); }, false},
@@ -1075,17 +1078,20 @@ TEST_CASE("kernels: every unary op on special values gives its scalar function's
       {op_kind::rsqrt, [](tensor t) { return ctfx::rsqrt(t); }, false},
       {op_kind::sign, [](tensor t) { return ctfx::sign(t); }, true},
   };
-  // Every unary op is swept (convert and logical_not change the dtype: their own tests).
+  // Every unary op is swept (convert and logical_not change the dtype: their own tests;
+  // bitwise_not takes integers only).
   for (int k = static_cast<int>(op_kind::neg); k <= static_cast<int>(op_kind::logical_not); ++k) {
     const auto kind = static_cast<op_kind>(k);
     const bool listed = std::any_of(std::begin(ops), std::end(ops), [&](const entry& e) { return e.k == kind; });
-    CHECK_MESSAGE((listed || kind == op_kind::convert || kind == op_kind::logical_not), ctfx::facts(kind).name);
+    CHECK_MESSAGE((listed || kind == op_kind::convert || kind == op_kind::logical_not || kind == op_kind::bitwise_not),
+                  ctfx::facts(kind).name);
   }
   for (const entry& e : ops) {
     sweep::unary<float>(e.k, e.op);
     sweep::unary<double>(e.k, e.op);
     if (e.integers) sweep::unary<std::int64_t>(e.k, e.op);
   }
+  sweep::unary<std::int64_t>(op_kind::bitwise_not, [](tensor t) { return ctfx::bitwise_not(t); });
 }
 
 TEST_CASE("kernels: every binary op on pairs of special values gives its scalar function's bits, f32, f64 and i64") {
@@ -1102,6 +1108,8 @@ TEST_CASE("kernels: every binary op on pairs of special values gives its scalar 
       {op_kind::pow, [](tensor a, tensor b) { return ctfx::pow(a, b); }, true},
       {op_kind::remainder, [](tensor a, tensor b) { return ctfx::remainder(a, b); }, true},
       {op_kind::fmod, [](tensor a, tensor b) { return ctfx::fmod(a, b); }, true},
+      {op_kind::hypot, [](tensor a, tensor b) { return ctfx::hypot(a, b); }, false},  // floats only
+      {op_kind::atan2, [](tensor a, tensor b) { return ctfx::atan2(a, b); }, false},  // integers in f32
       {op_kind::floor_divide, [](tensor a, tensor b) { return ctfx::floor_divide(a, b); }, true},
       {op_kind::trunc_divide, [](tensor a, tensor b) { return ctfx::trunc_divide(a, b); }, true},
       {op_kind::eq, [](tensor a, tensor b) { return ctfx::eq(a, b); }, true},
@@ -1113,9 +1121,105 @@ TEST_CASE("kernels: every binary op on pairs of special values gives its scalar 
       {op_kind::logical_and, [](tensor a, tensor b) { return ctfx::logical_and(a, b); }, true},
       {op_kind::logical_or, [](tensor a, tensor b) { return ctfx::logical_or(a, b); }, true},
   };
+  // The bitwise ops take integers only.
+  const entry integer_ops[] = {
+      {op_kind::bitwise_and, [](tensor a, tensor b) { return ctfx::bitwise_and(a, b); }, true},
+      {op_kind::bitwise_or, [](tensor a, tensor b) { return ctfx::bitwise_or(a, b); }, true},
+      {op_kind::bitwise_xor, [](tensor a, tensor b) { return ctfx::bitwise_xor(a, b); }, true},
+      {op_kind::bitwise_left_shift, [](tensor a, tensor b) { return ctfx::bitwise_left_shift(a, b); }, true},
+      {op_kind::bitwise_right_shift, [](tensor a, tensor b) { return ctfx::bitwise_right_shift(a, b); }, true},
+  };
+  // Every binary op but the in-place twins (their functional forms' arithmetic) is swept.
+  for (int k = static_cast<int>(op_kind::add); k <= static_cast<int>(op_kind::logical_or); ++k) {
+    const auto kind = static_cast<op_kind>(k);
+    auto has = [&](const entry& e) { return e.k == kind; };
+    const bool listed = std::any_of(std::begin(ops), std::end(ops), has) ||
+                        std::any_of(std::begin(integer_ops), std::end(integer_ops), has);
+    CHECK_MESSAGE((listed || ctfx::is_mutating(kind) || kind == op_kind::clamp_min || kind == op_kind::clamp_max),
+                  ctfx::facts(kind).name);
+  }
   for (const entry& e : ops) {
     sweep::binary<float>(e.k, e.op);
     sweep::binary<double>(e.k, e.op);
     if (e.integers) sweep::binary<std::int64_t>(e.k, e.op);
   }
+  for (const entry& e : integer_ops) sweep::binary<std::int64_t>(e.k, e.op);
+}
+
+// The narrow integer dtypes compute in int64 and store truncated: the bits PyTorch's i8 and i32
+// kernels give, shifts by counts out of range included (values from torch 2.x eager).
+TEST_CASE("kernels: bitwise ops and shifts on i8 and i32 give PyTorch's values") {
+  using ctfx::tensor;
+  auto run_i8 = [](tensor (*op)(tensor, tensor), std::vector<std::int8_t> a, std::vector<std::int8_t> b) {
+    const auto n = static_cast<std::int64_t>(a.size());
+    auto g = ctfx::build_checked([&](ctfx::builder& bb) {
+      auto x = bb.input("a", ctfx::i8, {n});
+      bb.output(op(x, bb.input("b", ctfx::i8, {n})));
+    });
+    std::vector<std::int8_t> y(a.size());
+    std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(a.data(), ctfx::i8, {n}),
+                                        ctfx::tensor_ref::contiguous(b.data(), ctfx::i8, {n})};
+    std::vector<ctfx::tensor_ref> out = {ctfx::tensor_ref::contiguous(y.data(), ctfx::i8, {n})};
+    REQUIRE(ctfx::runtime_plan(g).run(in, out).ok);
+    return y;
+  };
+  const std::vector<std::int8_t> a = {-128, -1, 5, 127};
+  // x << 7: the low 8 bits; x << -1 and x << 8 are 0; x >> 9 and x >> -1 are the sign
+  CHECK(run_i8([](tensor x, tensor y) { return ctfx::bitwise_left_shift(x, y); }, a, {7, 7, 7, 7}) ==
+        std::vector<std::int8_t>{0, -128, -128, -128});
+  CHECK(run_i8([](tensor x, tensor y) { return ctfx::bitwise_left_shift(x, y); }, a, {-1, 8, 100, -128}) ==
+        std::vector<std::int8_t>{0, 0, 0, 0});
+  CHECK(run_i8([](tensor x, tensor y) { return ctfx::bitwise_right_shift(x, y); }, a, {9, -1, 9, 7}) ==
+        std::vector<std::int8_t>{-1, -1, 0, 0});
+  CHECK(run_i8([](tensor x, tensor y) { return ctfx::bitwise_right_shift(x, y); }, a, {1, 1, 1, 6}) ==
+        std::vector<std::int8_t>{-64, -1, 2, 1});
+  CHECK(run_i8([](tensor x, tensor y) { return ctfx::bitwise_xor(x, y); }, a, {-1, -1, 3, -128}) ==
+        std::vector<std::int8_t>{127, 0, 6, -1});
+  // A number operand wraps to the tensor's dtype first: i8 << 256 is i8 << 0 (PyTorch: x itself).
+  auto g = ctfx::build_checked([&](ctfx::builder& bb) {
+    auto x = bb.input("a", ctfx::i8, {4});
+    bb.output(ctfx::bitwise_left_shift(x, 256), ctfx::bitwise_right_shift(x, 256), ctfx::bitwise_not(x));
+  });
+  std::vector<std::int8_t> x = a, l(4), r(4), nt(4);
+  std::vector<ctfx::tensor_ref> in = {ctfx::tensor_ref::contiguous(x.data(), ctfx::i8, {4})};
+  std::vector<ctfx::tensor_ref> out = {ctfx::tensor_ref::contiguous(l.data(), ctfx::i8, {4}),
+                                       ctfx::tensor_ref::contiguous(r.data(), ctfx::i8, {4}),
+                                       ctfx::tensor_ref::contiguous(nt.data(), ctfx::i8, {4})};
+  REQUIRE(ctfx::runtime_plan(g).run(in, out).ok);
+  CHECK(l == a);
+  CHECK(r == a);
+  CHECK(nt == std::vector<std::int8_t>{127, 0, -6, -128});
+  // i32 << 40 is 0 (PyTorch: counts at least 32 give 0); i32 >> 40 the sign
+  auto g32 = ctfx::build_checked([&](ctfx::builder& bb) {
+    auto v = bb.input("a", ctfx::i32, {2});
+    bb.output(ctfx::bitwise_left_shift(v, 40), ctfx::bitwise_right_shift(v, 40), ctfx::bitwise_left_shift(v, 31));
+  });
+  std::vector<std::int32_t> v = {3, -3}, l32(2), r32(2), m32(2);
+  std::vector<ctfx::tensor_ref> in32 = {ctfx::tensor_ref::contiguous(v.data(), ctfx::i32, {2})};
+  std::vector<ctfx::tensor_ref> out32 = {ctfx::tensor_ref::contiguous(l32.data(), ctfx::i32, {2}),
+                                         ctfx::tensor_ref::contiguous(r32.data(), ctfx::i32, {2}),
+                                         ctfx::tensor_ref::contiguous(m32.data(), ctfx::i32, {2})};
+  REQUIRE(ctfx::runtime_plan(g32).run(in32, out32).ok);
+  CHECK(l32 == std::vector<std::int32_t>{0, 0});
+  CHECK(r32 == std::vector<std::int32_t>{0, -1});
+  CHECK(m32 == std::vector<std::int32_t>{INT32_MIN, INT32_MIN});
+}
+
+TEST_CASE("kernels: bitwise ops refuse floats, shifts refuse bools, hypot refuses integers") {
+  auto refused = [](auto&& body) {
+    ctfx::builder b;
+    body(b);
+    return !b.g.error.ok() && b.g.error.r == ctfx::rule::dtype_mismatch;
+  };
+  CHECK(refused([](ctfx::builder& b) { (void)ctfx::bitwise_and(b.input("x", ctfx::f32, {2}), 1); }));
+  CHECK(refused([](ctfx::builder& b) { (void)ctfx::bitwise_not(b.input("x", ctfx::f64, {2})); }));
+  CHECK(refused([](ctfx::builder& b) { (void)ctfx::bitwise_left_shift(b.input("x", ctfx::b8, {2}), b.input("y", ctfx::b8, {2})); }));
+  CHECK(refused([](ctfx::builder& b) { (void)ctfx::hypot(b.input("x", ctfx::i32, {2}), b.input("y", ctfx::i32, {2})); }));
+  // bools: and, or, xor are the logical ops' values; ~ is logical_not
+  ctfx::builder b;
+  const ctfx::tensor m = b.input("m", ctfx::b8, {2});
+  CHECK(ctfx::bitwise_not(m).meta().dt == ctfx::b8);
+  CHECK(b.g[ctfx::bitwise_not(m).id].op == ctfx::op_kind::logical_not);
+  CHECK(ctfx::bitwise_xor(m, m).meta().dt == ctfx::b8);
+  CHECK(b.g.error.ok());
 }

@@ -1767,6 +1767,41 @@ def log1p_expm1_op(x, i):
     return torch.log1p(x.abs()), torch.expm1(x), torch.nn.functional.softplus(x), torch.nn.functional.elu(x), torch.log1p(i), torch.expm1(i)
 
 
+def bitwise_ops(a, b, c, m):
+    # integer &, |, ^, ~, << and >> (i64, i32, i8; counts out of range: 0, or the sign), and bools'
+    return (a & b, a | b, a ^ b, ~a, a << 2, a >> 1, c << b.clamp(-2, 40).to(torch.int32), c >> 33,
+            (c & 0xF0) ^ 7, m ^ (a > 0), ~m, m & (b > 0))
+
+
+def prod_forms(x, y, i):
+    # prod of every element and along a dim: PyTorch's CPU order (rows of 32 or more use its vector
+    # lanes), integers and bools in int64, the product of nothing 1
+    return x.prod(), x.prod(1), x.prod(0, keepdim=True), y.prod(-1), i.prod(), i.prod(0), (i > 0).prod(), x[:, :0].prod(1)
+
+
+def pow_scalar_exp2_hypot(x, y, n):
+    # a number base (pow.Scalar), exp2 and hypot (libm's; eager's vector lanes may differ by 1 ulp)
+    return torch.pow(2.0, x), torch.pow(3, n), torch.pow(2, n.float()), torch.exp2(x), torch.exp2(n), torch.hypot(x, y)
+
+
+def log2_log10_atan2(x, y, i):
+    # base-2 and base-10 logarithms and atan2 (integers give f32); libm's, eager's vector lanes may differ by 1 ulp
+    return torch.log2(x.abs()), torch.log10(x.abs()), torch.atan2(x, y), torch.log2(i), torch.atan2(i, i.flip(0))
+
+
+def unfold_windows(x):
+    # x.unfold(dim, size, step): overlapping windows as an as_strided view, then arithmetic on them
+    return x.unfold(1, 3, 1), x.unfold(0, 2, 2) * 2, x.t().unfold(1, 4, 3).sum(-1)
+
+
+def channels_last_clone(x, w):
+    # contiguous(memory_format=channels_last) captured as clone(memory_format=...): its strides
+    y = x.contiguous(memory_format=torch.channels_last)
+    # (a sum over H and W of it is left out: PyTorch's cascade sum over strided elements has an order
+    # of its own)
+    return y * w.view(1, -1, 1, 1), y.sum(1), y.amax((2, 3)), y + 1
+
+
 def fmod_roll(x, i, y):
     # torch.roll's indices (iota, add, fmod) and fmod itself: the dividend's sign, floats and integers
     return torch.roll(x, 2, 1), torch.fmod(x, 1.5), torch.fmod(i, 3), torch.fmod(i, -4), torch.fmod(x, y)
@@ -1843,6 +1878,22 @@ PROGRAMS += [
     ("erf_op", erf_op,
      lambda: (torch.cat([R(300) * 2, torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e-30, 6.0, -4.0])]),
               torch.tensor([0, 1, -1, 3, -7])), {}),
+    ("bitwise_ops", bitwise_ops,
+     lambda: (torch.randint(-1000, 1000, (30,)), torch.randint(-1000, 1000, (30,)),
+              torch.randint(-100, 100, (30,)).to(torch.int8), R(30) > 0), {}),
+    ("prod_forms", prod_forms,
+     lambda: (torch.rand(5, 70) * 0.1 + 0.96, torch.cat([torch.rand(3, 6) + 0.5, torch.tensor([[float("nan")] * 2 + [float("inf")] * 2 + [0.0, -1.0]])]).double(),
+              torch.randint(-4, 5, (6, 3)).to(torch.int32)), {}),
+    ("pow_scalar_exp2_hypot", pow_scalar_exp2_hypot,
+     lambda: (torch.cat([R(40) * 4, torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 130.0, -150.0, 0.5])]),
+              torch.cat([R(40), torch.tensor([0.0, 3.0, float("nan"), float("inf"), 1.0, 1e30, -1e-30, 4.0])]),
+              torch.tensor([0, 1, 2, 3, 10, -1, 40, 5])), {}),
+    ("log2_log10_atan2", log2_log10_atan2,
+     lambda: (torch.cat([R(40) * 3, torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e-40, 1.0, 1024.0])]),
+              torch.cat([R(40), torch.tensor([0.0, 0.0, 1.0, float("inf"), 1.0, -0.0, -1.0, float("-inf")])]),
+              torch.tensor([1, 2, 8, 0, -3, 10, 1000, 7])), {}),
+    ("unfold_windows", unfold_windows, lambda: (R(6, 7),), {}),
+    ("channels_last_clone", channels_last_clone, lambda: (R(2, 3, 4, 5), R(3)), {}),
     ("fmod_roll", fmod_roll,
      lambda: (R(4, 6) * 5, torch.tensor([-7, -3, 0, 3, 7, 9, -9]),
               torch.cat([R(20), torch.tensor([0.0, -0.0, float("inf"), -2.0])]).reshape(4, 6)), {}),

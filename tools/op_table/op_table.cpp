@@ -39,7 +39,10 @@ std::string_view dsl(op_kind k) {
     case op_kind::neg: return "`-x`, `ctfx::neg(x)`";
     case op_kind::abs: return "`ctfx::abs(x)`";
     case op_kind::exp: return "`ctfx::exp(x)`";
+    case op_kind::exp2: return "`ctfx::exp2(x)`";
     case op_kind::log: return "`ctfx::log(x)`";
+    case op_kind::log2: return "`ctfx::log2(x)`";
+    case op_kind::log10: return "`ctfx::log10(x)`";
     case op_kind::sin: return "`ctfx::sin(x)`";
     case op_kind::cos: return "`ctfx::cos(x)`";
     case op_kind::sqrt: return "`ctfx::sqrt(x)`";
@@ -56,6 +59,7 @@ std::string_view dsl(op_kind k) {
     case op_kind::rsqrt: return "`ctfx::rsqrt(x)`";
     case op_kind::sign: return "`ctfx::sign(x)`";
     case op_kind::convert: return "`x.to(dtype)`";
+    case op_kind::bitwise_not: return "`ctfx::bitwise_not(x)`";
     case op_kind::logical_not: return "`ctfx::logical_not(x)`";
     case op_kind::add: return "`a + b`, `a + 2`, `a + 0.5`";
     case op_kind::sub: return "`a - b`";
@@ -66,8 +70,15 @@ std::string_view dsl(op_kind k) {
     case op_kind::pow: return "`ctfx::pow(a, b)`, `ctfx::pow(a, 2.0)`; `ctfx::reciprocal(x)` is `pow(x, -1)`";
     case op_kind::remainder: return "`ctfx::remainder(a, b)`";
     case op_kind::fmod: return "`ctfx::fmod(a, b)`";
+    case op_kind::hypot: return "`ctfx::hypot(a, b)`";
+    case op_kind::atan2: return "`ctfx::atan2(a, b)`";
     case op_kind::floor_divide: return "`ctfx::floor_divide(a, b)`";
     case op_kind::trunc_divide: return "`ctfx::trunc_divide(a, b)`";
+    case op_kind::bitwise_and: return "`ctfx::bitwise_and(a, b)`";
+    case op_kind::bitwise_or: return "`ctfx::bitwise_or(a, b)`";
+    case op_kind::bitwise_xor: return "`ctfx::bitwise_xor(a, b)`";
+    case op_kind::bitwise_left_shift: return "`ctfx::bitwise_left_shift(a, b)`";
+    case op_kind::bitwise_right_shift: return "`ctfx::bitwise_right_shift(a, b)`";
     case op_kind::add_: return "`x.add_(o)`";
     case op_kind::sub_: return "";
     case op_kind::mul_: return "`x.mul_(o)`";
@@ -111,6 +122,7 @@ std::string_view dsl(op_kind k) {
     case op_kind::sum: return "`x.sum(dims, keepdim)`";
     case op_kind::amax: return "`x.amax(dims, keepdim)`";
     case op_kind::amin: return "`x.amin(dims, keepdim)`";
+    case op_kind::prod: return "`x.prod(dim, keepdim)`, `x.prod()`";
     case op_kind::argmax: return "`x.argmax(dim, keepdim)`";
     case op_kind::argmin: return "`x.argmin(dim, keepdim)`";
     case op_kind::cumsum: return "`x.cumsum(dim, dtype)`";
@@ -175,6 +187,11 @@ std::string_view dtypes(op_kind k) {
   switch (ctfx::facts(k).family) {
     case ctfx::op_family::unary: case ctfx::op_family::binary: case ctfx::op_family::ternary:
       if (k == op_kind::fma) return "any (promoted); integers modulo 2^bits, f16/bf16 computed in f32 and rounded once";
+      if (is_bitwise(k)) {
+        const bool shift = k == op_kind::bitwise_left_shift || k == op_kind::bitwise_right_shift;
+        return shift ? "i8 i32 i64 (PyTorch's promotion)" : "b8 i8 i32 i64 (PyTorch's promotion)";
+      }
+      if (k == op_kind::hypot) return "f16 bf16 f32 f64 (PyTorch's promotion)";
       return k == op_kind::where ? "a b8 condition; any two operand dtypes (promoted)" : "b8 i8 i32 i64 f16 bf16 f32 f64 (PyTorch's promotion)";
     case ctfx::op_family::index:
       if (ctfx::is_along_dim(k)) return "any values; an i64 index in [0, size) (no wrapping)";
@@ -182,6 +199,7 @@ std::string_view dtypes(op_kind k) {
     case ctfx::op_family::reduction:
       if (k == op_kind::argmax || k == op_kind::argmin) return "any, an i64 result (`aten.argmax` refuses b8, as PyTorch)";
       if (k == op_kind::var || k == op_kind::var_mean) return "f32, f64 (Welford in double, as PyTorch's CPU kernel)";
+      if (k == op_kind::prod) return "b8 i8 i32 i64 (in i64), f32 f64 (PyTorch's CPU order at AVX2 width); f16/bf16 refused";
       if (k == op_kind::cumsum || k == op_kind::cumprod) return "floats, and i64 (integers and bools converted to it first); in double for f32";
       if (k == op_kind::logcumsumexp) return "f32 f64 (in double), f16 bf16 (in f32)";
       return k == op_kind::cat ? "any (promoted)" : "any (sum of ints in i64, mean of floats)";
@@ -213,7 +231,7 @@ std::string_view decomposition(ctfx::fx::lower how) {
     case lower::reciprocal: return "`pow(x, -1)` (an integer x converted to f32 first)";
     case lower::logical_xor: return "`ne(ne(a, 0), ne(b, 0))`";
     case lower::clamp: return "`clamp_min` then `clamp_max`";
-    case lower::bitwise: return "the logical op, on bools";
+    case lower::bitwise: return "the op on integers; on bools the logical op (`logical_and`, `logical_or`, `logical_not`)";
     case lower::where: return "`where`, a number branch as a 0-d `full`";
     case lower::split: return "slices, read with `[k]`";
     case lower::unbind: return "`select(dim, k)` for each k, read with `[k]`";
@@ -221,6 +239,7 @@ std::string_view decomposition(ctfx::fx::lower how) {
     case lower::scalar_tensor: return "a 0-d `full`";
     case lower::t: return "`transpose(0, 1)`";
     case lower::constant_pad: return "a `slice` per negative pad, then `cat(full, x, full)` per padded dimension (a `clone` if none is positive)";
+    case lower::unfold: return "an `as_strided` view: extent (n - size) / step + 1 of stride times step along dim, a last dim of `size` of dim's stride";
     case lower::rev: return "an `index` per dimension by the iota -1, -2, ..., -n (a `clone` for no dims)";
     case lower::iota: return "`full([n], step)`, its `cumsum`, plus `start - step` (int64, wrapping; `convert` to another integer dtype)";
     case lower::addcmul: return "`fma(mul(t1, value), t2, self)` (no `mul` for value 1); in place, copied into self";
@@ -240,7 +259,7 @@ int main() {
               "`docs.op_table` fails when this file and the registry differ. Regenerate with\n"
               "`build/tools/op_table/op_table > docs/ops.md`.\n\n");
   std::printf("Semantics are PyTorch's (CPU eager), bit for bit, with these stated exceptions: an integer\n"
-              "division, remainder or fmod by zero gives 0 (PyTorch raises); `exp`, `expm1`, `log1p`, `tanh`, `erf`, `sigmoid` and `pow` use\n"
+              "division, remainder or fmod by zero gives 0 (PyTorch raises); `exp`, `exp2`, `log2`, `log10`, `expm1`, `log1p`, `tanh`, `erf`, `sigmoid`, `hypot`, `atan2` and `pow` use\n"
               "libm-quality functions where PyTorch's vectorized kernels (SLEEF) may differ by 1 ulp.\n"
               "Python numbers keep their category (an int is an exact int64, a float a correctly rounded\n"
               "double) and promote as `torch.result_type` decides; a 0-d tensor promotes as PyTorch's does.\n"

@@ -51,7 +51,7 @@ constexpr bool static_single(const node& nd) {
   if (!nd.meta.is_tensor()) return false;
   if (nd.nargs > 0 && (k == op_kind::clone || k == op_kind::convert || k == op_kind::copy_)) return true;
   switch (k) {
-    case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean: case op_kind::cat: case op_kind::argmax: case op_kind::argmin:
+    case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::prod: case op_kind::mean: case op_kind::cat: case op_kind::argmax: case op_kind::argmin:
     case op_kind::cumsum: case op_kind::cumprod: case op_kind::logcumsumexp: case op_kind::var: case op_kind::var_mean:
     case op_kind::mm: case op_kind::addmm: case op_kind::bmm: case op_kind::baddbmm:
     case op_kind::zeros: case op_kind::ones: case op_kind::full: case op_kind::fill_: case op_kind::empty: case op_kind::empty_like:
@@ -333,7 +333,7 @@ struct compiled {
     const ir g = pipeline_type::get();
     for (std::int32_t i = 0; i < g.size(); ++i) {
       const node& nd = g[i];
-      if (nd.op == op_kind::sum || nd.op == op_kind::amax || nd.op == op_kind::amin || nd.op == op_kind::mean || nd.op == op_kind::argmax ||
+      if (nd.op == op_kind::sum || nd.op == op_kind::amax || nd.op == op_kind::amin || nd.op == op_kind::prod || nd.op == op_kind::mean || nd.op == op_kind::argmax ||
           nd.op == op_kind::argmin || nd.op == op_kind::var || nd.op == op_kind::var_mean)
         a[static_cast<std::size_t>(i)] = reduction_dims(g, i);
       if (nd.op == op_kind::cat && nd.npar > 0) a[static_cast<std::size_t>(i)] = g.iparam(i, 0);
@@ -796,12 +796,12 @@ struct compiled {
         const strided in = f.view(src).broadcast_to(out.rank, out.size);
         kernels::copy_typed<S, K == op_kind::copy_ ? A : O>(f.ctx, out, in);  // one memcpy, rows of memmove, or a typed loop
         return true;
-      } else if constexpr (library_kernels && (K == op_kind::sum || K == op_kind::amax || K == op_kind::amin || K == op_kind::mean || K == op_kind::cat ||
+      } else if constexpr (library_kernels && (K == op_kind::sum || K == op_kind::amax || K == op_kind::amin || K == op_kind::prod || K == op_kind::mean || K == op_kind::cat ||
                                                K == op_kind::argmax || K == op_kind::argmin || K == op_kind::cumsum || K == op_kind::cumprod || K == op_kind::logcumsumexp ||
                                                K == op_kind::var || K == op_kind::var_mean ||
                                                K == op_kind::zeros || K == op_kind::ones || K == op_kind::full || K == op_kind::fill_)) {
         return false;  // the run-time dispatch compiled in ctfx::runtime
-      } else if constexpr (K == op_kind::sum || K == op_kind::amax || K == op_kind::amin || K == op_kind::mean) {
+      } else if constexpr (K == op_kind::sum || K == op_kind::amax || K == op_kind::amin || K == op_kind::prod || K == op_kind::mean) {
         kernels::reduce_node_typed<A, O>(f.ctx, kernels::fold_of(K), K == op_kind::mean, f.view(static_cast<std::int32_t>(I)), f.view(a0),
                                          static_cast<unsigned>(node_param[I]));
         return true;

@@ -221,7 +221,7 @@ constexpr int of(op_kind k) {
     case op_kind::scatter: case op_kind::scatter_:
       return index_put;
     case op_kind::index: case op_kind::gather: return index;
-    case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean: case op_kind::argmax: case op_kind::argmin:
+    case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::prod: case op_kind::mean: case op_kind::argmax: case op_kind::argmin:
     case op_kind::cumsum: case op_kind::cumprod: case op_kind::logcumsumexp: case op_kind::var: case op_kind::var_mean:
       return reduce;
     case op_kind::custom: case op_kind::auto_functionalized: return custom;
@@ -1565,7 +1565,7 @@ class basic_program {
         }
         break;
       }
-      case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean: {
+      case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::prod: case op_kind::mean: {
         if constexpr (has<F>(kernel_family::of(op_kind::sum))) {
           kernels::reduce_node(ctx, kernels::fold_of(n.op), n.op == op_kind::mean, view(i), arg(0), reduction_dims(g_, i));
           return {};

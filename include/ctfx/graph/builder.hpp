@@ -63,6 +63,11 @@ struct tensor {
   /// `aten.as_strided` (a view with explicit sizes, strides and storage offset).
   constexpr tensor as_strided(std::initializer_list<sym_expr> sizes, std::initializer_list<sym_expr> strides,
                               sym_expr offset = 0, source_loc at = source_loc::current()) const;
+  /// `x.unfold(dim, size, step)` (`aten.unfold`, a view): the windows of `size` elements every `step`
+  /// along `dim` ((n - size) / step + 1 of them, n its static extent) as that dimension, each
+  /// window a new last dimension: an as_strided view of x (stride along dim times step, and dim's
+  /// stride), overlapping where step < size.
+  constexpr tensor unfold(index_t dim, index_t size, index_t step, source_loc at = source_loc::current()) const;
   /// `aten.view` (a view; the layout must allow it).
   constexpr tensor view(std::initializer_list<sym_expr> sizes, source_loc at = source_loc::current()) const;
   /// `aten.reshape`: a view where the layout allows, else a copy.
@@ -95,6 +100,11 @@ struct tensor {
   /// `aten.amin` over `dims` (all when empty), `x.amin(dims, keepdim)` in PyTorch: any dtype, kept;
   /// NaN if a reduced element is NaN; a reduced dimension of extent 0 is refused, as PyTorch does.
   constexpr tensor amin(std::initializer_list<index_t> dims = {}, bool keepdim = false, source_loc at = source_loc::current()) const;
+  /// `x.prod(dim, keepdim)` (`aten.prod.dim_int`), or `x.prod()` of every element (`aten.prod.default`)
+  /// with no dim: an integer or bool x multiplies in i64 (wrapping), f32 and f64 in their own dtype
+  /// in PyTorch's CPU order (kernels/reduce.hpp: prod_run); the product of nothing is 1. f16 and bf16
+  /// are refused (PyTorch rounds each product to the half type).
+  constexpr tensor prod(std::optional<index_t> dim = std::nullopt, bool keepdim = false, source_loc at = source_loc::current()) const;
   /// `aten.argmax`: the int64 index of the first maximum along `dim`, or in the row-major flattened
   /// tensor when `dim` is std::nullopt (`x.argmax(dim, keepdim)`); a NaN counts as the maximum, its
   /// first index wins. An empty or symbolic reduced extent is refused (PyTorch raises on empty).
@@ -621,6 +631,11 @@ constexpr tensor tensor::amin(std::initializer_list<index_t> dims, bool keepdim,
   const builder::call_site site(b, at);
   return detail::reduction(*this, op_kind::amin, dims, keepdim ? 1 : 0);
 }
+constexpr tensor tensor::prod(std::optional<index_t> dim, bool keepdim, source_loc at) const {
+  const builder::call_site site(b, at);
+  if (dim) return detail::reduction(*this, op_kind::prod, {*dim}, keepdim ? 1 : 0);
+  return detail::reduction(*this, op_kind::prod, {}, 0);
+}
 namespace detail {
 // argmax, argmin: the dim as a param (none: the flattened tensor; a 0-d tensor's dim 0 or -1 too).
 constexpr tensor arg_reduction(const tensor& t, op_kind k, std::optional<index_t> dim, bool keepdim) {
@@ -696,6 +711,34 @@ constexpr tensor tensor::constant_pad(std::span<const index_t> pads, scalar_valu
     fresh = true;
   }
   return fresh ? r : r.clone();
+}
+constexpr tensor tensor::unfold(index_t dim, index_t size, index_t step, source_loc at) const {
+  const builder::call_site site(b, at);
+  if (!b || !b->check(*this)) return *this;
+  const tensor_meta m = meta();
+  const index_t d = dim < 0 ? dim + m.rank : dim;
+  if (m.rank == 0 || m.rank >= max_rank || d < 0 || d >= m.rank) {
+    b->g.fail(rule::bad_argument, id, "unfold's dim must be a dimension of a tensor of 1 to 7 dimensions [rule bad-argument]");
+    return *this;
+  }
+  if (!m.size[d].is_static() || size < 0 || step < 1 || size > m.size[d].value()) {
+    b->g.fail(rule::bad_argument, id,
+              "unfold's window must fit a static extent: 0 <= size <= the extent, step >= 1 (a symbolic extent's window count "
+              "is a floor division ctfx's extents do not express) [rule bad-argument]");
+    return *this;
+  }
+  sym_expr p[2 * max_rank + 2]{};
+  const int r = m.rank + 1;
+  p[0] = sym_expr(static_cast<index_t>(r));
+  for (int i = 0; i < m.rank; ++i) {
+    p[1 + i] = i == d ? sym_expr((m.size[d].value() - size) / step + 1) : m.size[i];
+    p[1 + r + i] = i == d ? m.stride[d] * sym_expr(step) : m.stride[i];
+  }
+  p[r] = sym_expr(size);
+  p[2 * r] = m.stride[d];
+  p[2 * r + 1] = m.offset;
+  std::int32_t a[1] = {id};
+  return {b, b->add(op_kind::as_strided, std::span<const std::int32_t>(a, 1), std::span<const sym_expr>(p, static_cast<std::size_t>(2 * r + 2)))};
 }
 constexpr tensor tensor::flip(std::span<const index_t> dims, source_loc at) const {
   const builder::call_site site(b, at);
@@ -880,6 +923,67 @@ constexpr tensor fmod(tensor a, double s, source_loc at = source_loc::current())
   const builder::call_site site(a.b, at);
   return detail::binary(op_kind::fmod, a, detail::int_if_whole(s));
 }
+/// `torch.hypot(a, b)` (`aten.hypot`): sqrt(a^2 + b^2) without intermediate overflow (C's hypot);
+/// floats only, as PyTorch's; libm's, PyTorch's vectorized kernel (SLEEF) may differ by 1 ulp.
+constexpr tensor hypot(tensor a, tensor b, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b ? a.b : b.b, at);
+  return detail::binary(op_kind::hypot, a, b);
+}
+/// `torch.atan2(a, b)` (`aten.atan2`): the angle of (b, a) in (-pi, pi] (C's atan2); integer operands
+/// give f32, as PyTorch's; libm's, PyTorch's vectorized kernel (SLEEF) may differ by 1 ulp.
+constexpr tensor atan2(tensor a, tensor b, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b ? a.b : b.b, at);
+  return detail::binary(op_kind::atan2, a, b);
+}
+/// `torch.pow(s, e)` with a Python number base (`aten.pow.Scalar`): the number becomes a 0-d tensor
+/// of `torch.result_type(s, e)` (a whole `s` is an int), as PyTorch wraps it, then `pow(base, e)`.
+constexpr tensor pow(double s, tensor e, source_loc at = source_loc::current()) {
+  const builder::call_site site(e.b, at);
+  if (!e.b) return e;
+  const scalar_value v = detail::int_if_whole(s);
+  const tensor base = e.b->full({}, v, promote_scalar(e.b->g.meta(e.id).dt, v.exact_int()), at);
+  return detail::binary(op_kind::pow, base, e);
+}
+
+// Integer bitwise ops (PyTorch's `&`, `|`, `^`, `<<`, `>>`): integer or bool operands, broadcasting,
+// dtype `torch.result_type(a, b)`; a number operand is an int.
+#define CTFX_BITWISE_FN(NAME)                                                                  \
+  constexpr tensor NAME(tensor a, tensor b, source_loc at = source_loc::current()) {           \
+    const builder::call_site site(a.b ? a.b : b.b, at);                                        \
+    return detail::binary(op_kind::NAME, a, b);                                                \
+  }                                                                                            \
+  constexpr tensor NAME(tensor a, std::int64_t s, source_loc at = source_loc::current()) {     \
+    const builder::call_site site(a.b, at);                                                    \
+    return detail::binary(op_kind::NAME, a, scalar_value::integer(s));                        \
+  }
+/// \fn constexpr tensor ctfx::bitwise_and(tensor a, tensor b, source_loc at)
+/// `a & b` (`aten.bitwise_and.Tensor`); on bool tensors the same as logical_and.
+/// \fn constexpr tensor ctfx::bitwise_and(tensor a, std::int64_t s, source_loc at)
+/// `a & s` with a Python int (`aten.bitwise_and.Scalar`).
+CTFX_BITWISE_FN(bitwise_and)
+/// \fn constexpr tensor ctfx::bitwise_or(tensor a, tensor b, source_loc at)
+/// `a | b` (`aten.bitwise_or.Tensor`).
+/// \fn constexpr tensor ctfx::bitwise_or(tensor a, std::int64_t s, source_loc at)
+/// `a | s` with a Python int (`aten.bitwise_or.Scalar`).
+CTFX_BITWISE_FN(bitwise_or)
+/// \fn constexpr tensor ctfx::bitwise_xor(tensor a, tensor b, source_loc at)
+/// `a ^ b` (`aten.bitwise_xor.Tensor`).
+/// \fn constexpr tensor ctfx::bitwise_xor(tensor a, std::int64_t s, source_loc at)
+/// `a ^ s` with a Python int (`aten.bitwise_xor.Scalar`).
+CTFX_BITWISE_FN(bitwise_xor)
+/// \fn constexpr tensor ctfx::bitwise_left_shift(tensor a, tensor b, source_loc at)
+/// `a << b` (`aten.bitwise_left_shift.Tensor`): integers only; a count below 0 or at least the
+/// dtype's width gives 0, as PyTorch's CPU kernel.
+/// \fn constexpr tensor ctfx::bitwise_left_shift(tensor a, std::int64_t s, source_loc at)
+/// `a << s` (`aten.bitwise_left_shift.Tensor_Scalar`, `aten.__lshift__.Scalar`); `s` wraps to a's dtype first.
+CTFX_BITWISE_FN(bitwise_left_shift)
+/// \fn constexpr tensor ctfx::bitwise_right_shift(tensor a, tensor b, source_loc at)
+/// `a >> b` (`aten.bitwise_right_shift.Tensor`): arithmetic (the sign fills); a count below 0 or at
+/// least the dtype's width less one gives the sign (0 or -1), as PyTorch's CPU kernel.
+/// \fn constexpr tensor ctfx::bitwise_right_shift(tensor a, std::int64_t s, source_loc at)
+/// `a >> s` (`aten.bitwise_right_shift.Tensor_Scalar`, `aten.__rshift__.Scalar`).
+CTFX_BITWISE_FN(bitwise_right_shift)
+#undef CTFX_BITWISE_FN
 
 // Comparisons (bool results, computed in the operands' promoted type) and logical ops. Functions,
 // not operators: `a == b` compares handles.
@@ -1055,8 +1159,24 @@ CTFX_UNARY_FN(round) CTFX_UNARY_FN(trunc) CTFX_UNARY_FN(tanh) CTFX_UNARY_FN(erf)
 CTFX_UNARY_FN(sigmoid) CTFX_UNARY_FN(rsqrt)
 /// `aten.sign`: (0 < x) - (x < 0) (sign(nan) = 0, sign(-0.0) = +0.0).
 CTFX_UNARY_FN(sign)
+/// \fn constexpr tensor ctfx::log2(tensor a, source_loc at)
+/// `torch.log2(a)` (`aten.log2`): the base-2 logarithm (an integer `a` converted to f32 first);
+/// libm's, PyTorch's vectorized kernel (SLEEF) may differ by 1 ulp.
+/// \fn constexpr tensor ctfx::log10(tensor a, source_loc at)
+/// `torch.log10(a)` (`aten.log10`): the base-10 logarithm, as log2.
+CTFX_UNARY_FN(log2) CTFX_UNARY_FN(log10)
+/// `torch.exp2(a)` (`aten.exp2`): 2 to the power a (an integer `a` converted to f32 first); libm's,
+/// PyTorch's vectorized kernel (SLEEF) may differ by 1 ulp.
+CTFX_UNARY_FN(exp2)
 #undef CTFX_UNARY_FN
 
+/// `torch.bitwise_not(a)`, `~a` (`aten.bitwise_not`): the complement of an integer tensor; of a
+/// bool tensor, logical_not (PyTorch's `~` on bools).
+constexpr tensor bitwise_not(tensor a, source_loc at = source_loc::current()) {
+  const builder::call_site site(a.b, at);
+  if (!a.b) return a;
+  return a.b->make(a.b->g.meta(a.id).dt == dtype::b8 ? op_kind::logical_not : op_kind::bitwise_not, {a});
+}
 /// `aten.isnan`: x != x (false for integers).
 constexpr tensor isnan(tensor x, source_loc at = source_loc::current()) { return ne(x, x, at); }
 /// `aten.isinf`: abs(x) == inf.

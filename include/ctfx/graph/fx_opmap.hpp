@@ -24,7 +24,7 @@ enum class lower : std::uint8_t {
   addcdiv,             // (self, t1, t2, value=1): self + (value * t1) / t2; addcdiv_ copies it into self
   lerp,                // (self, end, weight): |w| < 0.5 ? fma(w, end - self, self) : fma(self - end, 1 - w, end)
   foreach_elems,       // (xs, ys or scalar or tensor, alpha=1): the op (fma with alpha) on each element; a tuple read with [k]
-  bitwise,             // (a, b) or (a), bool tensors only: `m1 & m2`, `m1 | m2`, `~m` as logical ops
+  bitwise,             // bitwise_and / bitwise_or (a, b), bitwise_not (a): the op on integers; on bool tensors the logical op
   clamp,               // (x, min=None, max=None), numbers or tensors: clamp_min then clamp_max
   slice, select, diagonal, as_strided,
   view,                // (x, sizes): view, _unsafe_view, reshape, expand
@@ -38,10 +38,11 @@ enum class lower : std::uint8_t {
   index_select,        // (x, dim, index): x[:, ..., index] with the index at dim
   gather,              // (x, dim, index, sparse_grad=False)
   scatter,             // (x, dim, index, src or value), scatter_add and scatter_reduce (every reduce, include_self either way)
-  reduce,              // (x, dims=[], keepdim=False)
+  reduce,              // (x, dims=[], keepdim=False); prod.dim_int (x, dim, keepdim=False), prod.default (x)
   arg_reduce,          // (x, dim=None, keepdim=False): argmax / argmin, int64 indices
   var,                 // (x, dims=None, *, correction=1, keepdim=False): var.correction, var_mean.correction (a tuple read with [k])
   constant_pad,        // (x, pad, value=0): builder's tensor::constant_pad (slices, fulls, cats)
+  unfold,              // (x, dim, size, step): builder's tensor::unfold, an as_strided view
   rev,                 // (x, dims): aten.flip, prims.rev as builder's tensor::flip (an index per dim)
   iota,                // (length, *, start, step, dtype, ...): builder::iota's full, cumsum and add
   cumsum,              // cumsum, cumprod (x, dim, dtype=None): an integer or bool x (or one of another dtype=) converted first; logcumsumexp (x, dim)
@@ -84,6 +85,10 @@ inline constexpr op_row op_rows[] = {
     {"_c10d_functional.broadcast_.default", lower::broadcast, op_kind::broadcast_},
     {"_c10d_functional.reduce_scatter_tensor.default", lower::reduce_scatter, op_kind::reduce_scatter},
     {"_c10d_functional.wait_tensor.default", lower::unary, op_kind::alias},
+    {"aten.__lshift__.Scalar", lower::binary, op_kind::bitwise_left_shift},
+    {"aten.__lshift__.Tensor", lower::binary, op_kind::bitwise_left_shift},
+    {"aten.__rshift__.Scalar", lower::binary, op_kind::bitwise_right_shift},
+    {"aten.__rshift__.Tensor", lower::binary, op_kind::bitwise_right_shift},
     {"aten._foreach_add.List", lower::foreach, op_kind::foreach_add},
     {"aten._foreach_add.Scalar", lower::foreach, op_kind::foreach_add},
     {"aten._foreach_add_.List", lower::foreach, op_kind::foreach_add_},
@@ -139,10 +144,19 @@ inline constexpr op_row op_rows[] = {
     {"aten.argmin.default", lower::arg_reduce, op_kind::argmin},
     {"aten.as_strided.default", lower::as_strided, op_kind::as_strided},
     {"aten.as_strided_scatter.default", lower::as_strided_scatter, op_kind::as_strided_scatter},
+    {"aten.atan2.default", lower::binary, op_kind::atan2},
     {"aten.baddbmm.default", lower::product, op_kind::baddbmm},
-    {"aten.bitwise_and.Tensor", lower::bitwise, op_kind::logical_and},
-    {"aten.bitwise_not.default", lower::bitwise, op_kind::logical_not},
-    {"aten.bitwise_or.Tensor", lower::bitwise, op_kind::logical_or},
+    {"aten.bitwise_and.Scalar", lower::binary, op_kind::bitwise_and},
+    {"aten.bitwise_and.Tensor", lower::bitwise, op_kind::bitwise_and},
+    {"aten.bitwise_left_shift.Tensor", lower::binary, op_kind::bitwise_left_shift},
+    {"aten.bitwise_left_shift.Tensor_Scalar", lower::binary, op_kind::bitwise_left_shift},
+    {"aten.bitwise_not.default", lower::bitwise, op_kind::bitwise_not},
+    {"aten.bitwise_or.Scalar", lower::binary, op_kind::bitwise_or},
+    {"aten.bitwise_or.Tensor", lower::bitwise, op_kind::bitwise_or},
+    {"aten.bitwise_right_shift.Tensor", lower::binary, op_kind::bitwise_right_shift},
+    {"aten.bitwise_right_shift.Tensor_Scalar", lower::binary, op_kind::bitwise_right_shift},
+    {"aten.bitwise_xor.Scalar", lower::binary, op_kind::bitwise_xor},
+    {"aten.bitwise_xor.Tensor", lower::binary, op_kind::bitwise_xor},
     {"aten.bmm.default", lower::product, op_kind::bmm},
     {"aten.cat.default", lower::cat, op_kind::cat},
     {"aten.ceil.default", lower::unary, op_kind::ceil},
@@ -174,6 +188,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.eq.Tensor", lower::binary, op_kind::eq},
     {"aten.erf.default", lower::unary, op_kind::erf},
     {"aten.exp.default", lower::unary, op_kind::exp},
+    {"aten.exp2.default", lower::unary, op_kind::exp2},
     {"aten.expand.default", lower::view, op_kind::expand},
     {"aten.expm1.default", lower::unary, op_kind::expm1},
     {"aten.fill_.Scalar", lower::fill, op_kind::fill_},
@@ -189,6 +204,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.ge.Tensor", lower::binary, op_kind::ge},
     {"aten.gt.Scalar", lower::binary, op_kind::gt},
     {"aten.gt.Tensor", lower::binary, op_kind::gt},
+    {"aten.hypot.default", lower::binary, op_kind::hypot},
     {"aten.index.Tensor", lower::index, op_kind::index},
     {"aten.index_put.default", lower::index_put, op_kind::index_put},
     {"aten.index_put_.default", lower::index_put, op_kind::index_put_},
@@ -203,7 +219,9 @@ inline constexpr op_row op_rows[] = {
     {"aten.lerp_.Tensor", lower::lerp, op_kind::fma},
     {"aten.lift_fresh_copy.default", lower::unary, op_kind::clone},
     {"aten.log.default", lower::unary, op_kind::log},
+    {"aten.log10.default", lower::unary, op_kind::log10},
     {"aten.log1p.default", lower::unary, op_kind::log1p},
+    {"aten.log2.default", lower::unary, op_kind::log2},
     {"aten.logcumsumexp.default", lower::cumsum, op_kind::logcumsumexp},
     {"aten.logical_and.default", lower::binary, op_kind::logical_and},
     {"aten.logical_not.default", lower::unary, op_kind::logical_not},
@@ -229,8 +247,11 @@ inline constexpr op_row op_rows[] = {
     {"aten.neg.default", lower::unary, op_kind::neg},
     {"aten.ones.default", lower::factory, op_kind::ones},
     {"aten.permute.default", lower::permute, op_kind::permute},
+    {"aten.pow.Scalar", lower::binary, op_kind::pow},  // (number, tensor)
     {"aten.pow.Tensor_Scalar", lower::binary, op_kind::pow},
     {"aten.pow.Tensor_Tensor", lower::binary, op_kind::pow},
+    {"aten.prod.default", lower::reduce, op_kind::prod},
+    {"aten.prod.dim_int", lower::reduce, op_kind::prod},
     {"aten.reciprocal.default", lower::reciprocal, op_kind::pow},
     {"aten.relu.default", lower::unary, op_kind::relu},
     {"aten.remainder.Scalar", lower::binary, op_kind::remainder},
@@ -274,6 +295,7 @@ inline constexpr op_row op_rows[] = {
     {"aten.transpose.int", lower::transpose, op_kind::transpose},
     {"aten.trunc.default", lower::unary, op_kind::trunc},
     {"aten.unbind.int", lower::unbind, op_kind::select},
+    {"aten.unfold.default", lower::unfold, op_kind::as_strided},
     {"aten.unsqueeze.default", lower::dim, op_kind::unsqueeze},
     {"aten.var.correction", lower::var, op_kind::var},
     {"aten.var_mean.correction", lower::var, op_kind::var_mean},
@@ -315,7 +337,7 @@ constexpr const op_row* find_op(std::string_view name) {
 constexpr bool rewritten_on_import(lower how) {
   return how == lower::embedding || how == lower::index_select || how == lower::any_all || how == lower::squeeze_all ||
          how == lower::max_dim || how == lower::unbind || how == lower::iota ||
-         how == lower::constant_pad || how == lower::rev || how == lower::attention;
+         how == lower::constant_pad || how == lower::rev || how == lower::attention || how == lower::unfold;
 }
 
 // The overload fx_print writes for a node (binary ops with a scalar use .Tensor too, as PyTorch's
@@ -325,6 +347,11 @@ constexpr std::string_view aten_name(op_kind k) {
     case op_kind::pow: return "aten.pow.Tensor_Tensor";
     case op_kind::remainder: return "aten.remainder.Tensor";
     case op_kind::fmod: return "aten.fmod.Tensor";
+    case op_kind::bitwise_and: return "aten.bitwise_and.Tensor";
+    case op_kind::bitwise_or: return "aten.bitwise_or.Tensor";
+    case op_kind::bitwise_xor: return "aten.bitwise_xor.Tensor";
+    case op_kind::bitwise_left_shift: return "aten.bitwise_left_shift.Tensor";
+    case op_kind::bitwise_right_shift: return "aten.bitwise_right_shift.Tensor";
     case op_kind::floor_divide: return "aten.floor_divide.default";
     case op_kind::trunc_divide: return "aten.div.Tensor_mode";
     case op_kind::sum: return "aten.sum.dim_IntList";
@@ -376,6 +403,11 @@ constexpr std::string_view aten_scalar_name(op_kind k) {
   switch (k) {
     case op_kind::remainder: return "aten.remainder.Scalar";
     case op_kind::fmod: return "aten.fmod.Scalar";
+    case op_kind::bitwise_and: return "aten.bitwise_and.Scalar";
+    case op_kind::bitwise_or: return "aten.bitwise_or.Scalar";
+    case op_kind::bitwise_xor: return "aten.bitwise_xor.Scalar";
+    case op_kind::bitwise_left_shift: return "aten.bitwise_left_shift.Tensor_Scalar";
+    case op_kind::bitwise_right_shift: return "aten.bitwise_right_shift.Tensor_Scalar";
     case op_kind::floor_divide: return "aten.floor_divide.Scalar";
     case op_kind::trunc_divide: return "aten.div.Scalar_mode";
     case op_kind::clamp_min: return "aten.clamp_min.default";

@@ -1013,6 +1013,10 @@ class parser {
         for (int j = 0; j < want; ++j) if (!tensor_arg(call, j, j ? "src" : "self", at)) return;
         if (arg(call, want, "")) { fail(arg(call, want, "")->at, "unexpected extra argument"); return; }
         const value* mf = arg(call, 99, "memory_format");
+        if (k == op_kind::clone && mf && (mf->text == "torch.channels_last" || mf->text == "torch.channels_last_3d")) {
+          lower_clone_channels_last(name, t, mf->text == "torch.channels_last_3d" ? 5 : 4, at);
+          return;
+        }
         // clone(memory_format=torch.contiguous_format): aux 1, a row-major copy whatever the strides.
         const bool contiguous = k == op_kind::clone && mf && mf->text == "torch.contiguous_format" &&
                                 !detail::clone_meta(b_.g.meta(abuf_[0])).is_contiguous();
@@ -1086,15 +1090,26 @@ class parser {
         return;
       case lower::lerp: lower_lerp(name, t, call, row->name.find("_.") != std::string_view::npos, at); return;
       case lower::foreach_elems: lower_foreach_elems(name, call, k, row->name, at); return;
-      case lower::bitwise: {  // on bools the logical op; ctfx has no bitwise ops on integers
-        const int n = k == op_kind::logical_not ? 1 : 2;
-        for (int j = 0; j < n; ++j) if (!tensor_arg(call, j, j ? "other" : "self", at)) return;
-        for (int j = 0; j < n; ++j)
-          if (b_.g.meta(abuf_[static_cast<std::size_t>(j)]).dt != dtype::b8) {
-            fail(at, "node '", name, "': bitwise ops are supported on bool tensors only (as logical ops)");
-            return;
+      case lower::bitwise: {
+        // bitwise_and, bitwise_or, bitwise_not: the op on integers; on bool tensors the logical op
+        // (bitwise_not's ~ of a 0/1 would not be a bool; xor and the shifts are plain binary rows).
+        if (k == op_kind::bitwise_not) {
+          if (!tensor_arg(call, 0, "self", at)) return;
+          emit_bufs(name, t, b_.g.meta(abuf_[0]).dt == dtype::b8 ? op_kind::logical_not : k, 0, 0.0, at);
+          return;
+        }
+        op_kind kb = k;
+        if (k == op_kind::bitwise_and || k == op_kind::bitwise_or) {
+          const value* x = arg(call, 0, "self");
+          const value* o = arg(call, 1, "other");
+          if (x && o && x->k == vkind::name && o->k == vkind::name) {
+            const std::int32_t xi = node_of(*x, "self"), oi = node_of(*o, "other");
+            if (xi < 0 || oi < 0) return;
+            if (b_.g.meta(xi).dt == dtype::b8 && b_.g.meta(oi).dt == dtype::b8)
+              kb = k == op_kind::bitwise_and ? op_kind::logical_and : op_kind::logical_or;
           }
-        emit_bufs(name, t, k, 0, 0.0, at);
+        }
+        lower_binary(name, t, call, kb, at);
         return;
       }
       case lower::split: {
@@ -1503,14 +1518,24 @@ class parser {
       case lower::reduce: {
         if (!tensor_arg(call, 0, "self", at)) return;
         const value* dims = arg(call, 1, "dim");
-        if (dims && dims->k != vkind::none && !list_arg(call, 1, "dim", at)) return;
+        if (k == op_kind::prod) {  // prod.dim_int's one dim (prod.default: none, every dim)
+          if (dims && dims->k != vkind::none) {
+            if (!int_arg(call, 1, "dim", required, x0, at)) return;
+            pbuf_.push_back(x0);
+          }
+        } else if (dims && dims->k != vkind::none && !list_arg(call, 1, "dim", at)) {
+          return;
+        }
         const value* keep = arg(call, 2, "keepdim");
         std::int32_t aux = keep && keep->k == vkind::integer && keep->i ? 1 : 0;
         // sum / mean with dtype=: PyTorch converts x to it and reduces in it (a sum in an integer
         // dtype stays in it): the conversion is a node <name>_convert before the reduction.
         if (const value* dt = arg(call, 99, "dtype"); dt && dt->k != vkind::none) {
           dtype od{};
-          if (k != op_kind::sum && k != op_kind::mean) { fail(dt->at, "node '", name, "': only sum and mean take a dtype argument"); return; }
+          if (k != op_kind::sum && k != op_kind::mean && k != op_kind::prod) {
+            fail(dt->at, "node '", name, "': only sum, prod and mean take a dtype argument");
+            return;
+          }
           if (!dtype_arg(dt, od)) return;
           if (od == dtype::b8) { fail(dt->at, "node '", name, "': a reduction in bool (dtype=torch.bool) is not supported"); return; }
           if (od != b_.g.meta(abuf_[0]).dt) {
@@ -1518,7 +1543,7 @@ class parser {
             if (x < 0) return;
             abuf_[0] = x;
           }
-          if (k == op_kind::sum) aux |= sum_in_input_dtype;
+          if (k == op_kind::sum || k == op_kind::prod) aux |= sum_in_input_dtype;
         }
         if (row->name == "aten.max.default") {  // x.max(): PyTorch raises on an empty x, an amax would not
           const tensor_meta& xm = b_.g.meta(abuf_[0]);
@@ -1576,6 +1601,20 @@ class parser {
           b_.g[j].name = name_t(tn.view());
         }
         last_value(name, t, false, -1, r.id, at);
+        return;
+      }
+      case lower::unfold: {
+        // x.unfold(dim, size, step): tensor::unfold's as_strided view.
+        if (!tensor_arg(call, 0, "self", at) || !int_arg(call, 1, "dimension", required, x0, at) ||
+            !int_arg(call, 2, "size", required, x1, at) || !int_arg(call, 3, "step", required, x2, at))
+          return;
+        if (!x0.is_static() || !x1.is_static() || !x2.is_static()) {
+          fail(at, "node '", name, "': unfold's dimension, size and step must be numbers");
+          return;
+        }
+        const std::int32_t first = b_.g.size();
+        const tensor r = tensor{&b_, abuf_[0]}.unfold(x0.value(), x1.value(), x2.value());
+        adopt(name, first, r.id, t, at);
         return;
       }
       case lower::rev: {
@@ -1903,6 +1942,28 @@ class parser {
     tn << name << '_' << suffix;
     b_.g[id].name = name_t(tn.view());
     return id;
+  }
+  // clone(x, memory_format=torch.channels_last / channels_last_3d) (also x.contiguous(memory_format=...)):
+  // the channels-last layout (C innermost, then W, H (D), N) as a permute that moves C last
+  // (<name>_cl), its row-major copy (<name>_copy: clone with contiguous_format) and the permute back
+  // (the line's node, a view of the copy with PyTorch's channels-last strides).
+  constexpr void lower_clone_channels_last(std::string_view name, const annotation& t, int rank, position at) {
+    const std::int32_t x = abuf_[0];
+    if (b_.g.meta(x).rank != rank) {
+      fail(at, "node '", name,
+           rank == 4 ? "': channels_last needs a 4-d tensor (PyTorch raises otherwise)" : "': channels_last_3d needs a 5-d tensor (PyTorch raises otherwise)");
+      return;
+    }
+    const std::int32_t p = rank == 4 ? part(name, "cl", op_kind::permute, {x}, {0, 2, 3, 1}, 0, scalar_value{}, at)
+                                     : part(name, "cl", op_kind::permute, {x}, {0, 2, 3, 4, 1}, 0, scalar_value{}, at);
+    const std::int32_t c = part(name, "copy", op_kind::clone, {p}, 1, scalar_value{}, at);
+    if (c < 0) return;
+    abuf_.clear();
+    abuf_.push_back(c);
+    pbuf_.clear();
+    if (rank == 4) for (index_t d : {0, 3, 1, 2}) pbuf_.push_back(sym_expr(d));
+    else for (index_t d : {0, 4, 1, 2, 3}) pbuf_.push_back(sym_expr(d));
+    emit_bufs(name, t, op_kind::permute, 0, 0.0, at);
   }
   // A 0-d full of dtype dt holding s (PyTorch converts a Scalar alpha, value or weight to the dtype).
   constexpr std::int32_t number(std::string_view name, std::string_view suffix, dtype dt, scalar_value s, position at) {

@@ -129,6 +129,12 @@ inline std::string fx_call(const ir& g, std::int32_t i, std::span<const fx_custo
         return op(n.op == op_kind::scatter ? "aten.scatter_reduce.two" : "aten.scatter_reduce_.two");
       }
       return op(aten_name(n.op));
+    case op_kind::prod:  // prod.dim_int (one dim) or prod.default (every dim)
+      add(name_ref(g, a[0]));
+      if (!p.empty()) add(to_string(g, p[0]));
+      if (!p.empty() && (n.aux & 1)) add("True");
+      if (n.aux & sum_in_input_dtype) add("dtype = " + torch_dtype(n.meta.dt));
+      return op(p.empty() ? "aten.prod.default" : "aten.prod.dim_int");
     case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
       add(name_ref(g, a[0]));
       add(sizes(g, p));

@@ -119,7 +119,7 @@ inline std::string call_text(const ir& g, std::int32_t i) {
     case op_kind::scatter: case op_kind::scatter_:
       s = ref(g, a[0]) + ", " + to_string(g, p[0]) + ", " + ref(g, a[2]) + ", " + ref(g, a[1]) + scatter_reduce_text(n.aux);
       break;
-    case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
+    case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::prod: case op_kind::mean:
       s = ref(g, a[0]) + ", " + int_list(g, p) + ((n.aux & 1) ? ", keepdim=True" : "") +
           ((n.aux & sum_in_input_dtype) ? ", dtype=" + std::string(name_of(n.meta.dt)) : "");
       break;

@@ -356,20 +356,24 @@ inline op_chunk_fn op_chunk_for(op_kind k, bool scalar) {
   case op_kind::K: case op_kind::F:                                                               \
     return scalar ? &binary_scalar_chunk<op_kind::K, C> : &binary_chunk<op_kind::K, C>;
   switch (k) {
-    CTFX_UNARY(neg) CTFX_UNARY(abs) CTFX_UNARY(exp) CTFX_UNARY(log) CTFX_UNARY(sin) CTFX_UNARY(cos)
+    CTFX_UNARY(neg) CTFX_UNARY(abs) CTFX_UNARY(exp) CTFX_UNARY(exp2) CTFX_UNARY(log) CTFX_UNARY(log2) CTFX_UNARY(log10) CTFX_UNARY(sin) CTFX_UNARY(cos)
     CTFX_UNARY(sqrt) CTFX_UNARY(relu) CTFX_UNARY(ceil) CTFX_UNARY(floor) CTFX_UNARY(round) CTFX_UNARY(trunc)
     CTFX_UNARY(tanh) CTFX_UNARY(erf) CTFX_UNARY(log1p) CTFX_UNARY(expm1) CTFX_UNARY(sigmoid) CTFX_UNARY(rsqrt) CTFX_UNARY(sign)
     CTFX_BINARY(add, add_) CTFX_BINARY(sub, sub_) CTFX_BINARY(mul, mul_) CTFX_BINARY(div, div_)
-    CTFX_UNARY(logical_not)
+    CTFX_UNARY(bitwise_not) CTFX_UNARY(logical_not)
     CTFX_BINARY(maximum, clamp_min) CTFX_BINARY(minimum, clamp_max)
     case op_kind::pow: return scalar ? &binary_scalar_chunk<op_kind::pow, C> : &binary_chunk<op_kind::pow, C>;
     case op_kind::remainder: return scalar ? &binary_scalar_chunk<op_kind::remainder, C> : &binary_chunk<op_kind::remainder, C>;
     case op_kind::fmod: return scalar ? &binary_scalar_chunk<op_kind::fmod, C> : &binary_chunk<op_kind::fmod, C>;
+    case op_kind::hypot: return scalar ? &binary_scalar_chunk<op_kind::hypot, C> : &binary_chunk<op_kind::hypot, C>;
+    case op_kind::atan2: return scalar ? &binary_scalar_chunk<op_kind::atan2, C> : &binary_chunk<op_kind::atan2, C>;
     case op_kind::floor_divide: return scalar ? &binary_scalar_chunk<op_kind::floor_divide, C> : &binary_chunk<op_kind::floor_divide, C>;
     case op_kind::trunc_divide: return scalar ? &binary_scalar_chunk<op_kind::trunc_divide, C> : &binary_chunk<op_kind::trunc_divide, C>;
 #define CTFX_PREDICATE(K) case op_kind::K: return scalar ? &binary_scalar_chunk<op_kind::K, C> : &binary_chunk<op_kind::K, C>;
     CTFX_PREDICATE(eq) CTFX_PREDICATE(ne) CTFX_PREDICATE(lt) CTFX_PREDICATE(le) CTFX_PREDICATE(gt) CTFX_PREDICATE(ge)
     CTFX_PREDICATE(logical_and) CTFX_PREDICATE(logical_or)
+    CTFX_PREDICATE(bitwise_and) CTFX_PREDICATE(bitwise_or) CTFX_PREDICATE(bitwise_xor)
+    CTFX_PREDICATE(bitwise_left_shift) CTFX_PREDICATE(bitwise_right_shift)
 #undef CTFX_PREDICATE
     default: return nullptr;  // convert: no arithmetic, only the load and the store
   }

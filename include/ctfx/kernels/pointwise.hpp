@@ -105,6 +105,7 @@ CTFX_INLINE CTFX_HD C unary_value(op_kind k, C x) {
       case op_kind::abs: return x < 0 ? static_cast<C>(0ull - static_cast<std::uint64_t>(x)) : x;
       case op_kind::relu: return x < 0 ? C(0) : x;
       case op_kind::logical_not: return C(x == C(0));
+      case op_kind::bitwise_not: return static_cast<C>(~x);  // never on bool (ops/meta.hpp: logical_not)
       case op_kind::sign: return ops::detail::sign_of(x);
       default: return x;  // ceil/floor/round/trunc/convert of an integer; float ops promote first
     }
@@ -113,7 +114,12 @@ CTFX_INLINE CTFX_HD C unary_value(op_kind k, C x) {
       case op_kind::neg: return neg_bits(x);
       case op_kind::abs: return std::fabs(x);
       case op_kind::exp: return math::exp_of(x);
+      case op_kind::exp2: return std::exp2(x);  // libm's; PyTorch's vectorized kernel (SLEEF) within 1 ulp
       case op_kind::log: return std::log(x);
+      // libm's, within 1 ulp of PyTorch's vectorized kernels (SLEEF); of a negative x, +NaN as SLEEF's
+      // (libm's is -NaN on x86)
+      case op_kind::log2: return x < C(0) ? std::numeric_limits<C>::quiet_NaN() : std::log2(x);
+      case op_kind::log10: return x < C(0) ? std::numeric_limits<C>::quiet_NaN() : std::log10(x);
       case op_kind::sin: return std::sin(x);
       case op_kind::cos: return std::cos(x);
       case op_kind::sqrt: return std::sqrt(x);
@@ -173,8 +179,30 @@ CTFX_INLINE CTFX_HD C binary_value(op_kind k, C a, C b) {
     case op_kind::fmod:  // C's fmod (exact); integers: the remainder of truncating division, 0 by 0
       if constexpr (std::is_integral_v<C>) return b == 0 || (b == -1 && a == std::numeric_limits<C>::min()) ? C(0) : C(a % b);
       else return std::fmod(a, b);
+    case op_kind::hypot:  // floats only (ops/meta.hpp refuses integers, as PyTorch does)
+      if constexpr (std::is_integral_v<C>) return a;
+      else return std::hypot(a, b);
+    case op_kind::atan2:  // floats (ops/elementwise.hpp converts integers to f32, as PyTorch)
+      if constexpr (std::is_integral_v<C>) return a;
+      else return std::atan2(a, b);
     case op_kind::floor_divide: return ops::detail::floor_div(a, b);
     case op_kind::trunc_divide: return ops::detail::trunc_div(a, b);
+    // Integers only (ops/meta.hpp refuses floats). An integer op computes in int64 and is stored
+    // truncated to its dtype, which gives the narrow type's bits for and, or, xor and both shifts:
+    // PyTorch's shift by a count below 0 or at least the width is 0 (left) or the sign (right).
+    case op_kind::bitwise_and:
+      if constexpr (std::is_integral_v<C>) return a & b; else return a;
+    case op_kind::bitwise_or:
+      if constexpr (std::is_integral_v<C>) return a | b; else return a;
+    case op_kind::bitwise_xor:
+      if constexpr (std::is_integral_v<C>) return a ^ b; else return a;
+    case op_kind::bitwise_left_shift:
+      if constexpr (std::is_integral_v<C>)
+        return b < 0 || b >= C(sizeof(C) * 8) ? C(0) : static_cast<C>(static_cast<std::make_unsigned_t<C>>(a) << b);
+      else return a;
+    case op_kind::bitwise_right_shift:
+      if constexpr (std::is_integral_v<C>) return b < 0 || b >= C(sizeof(C) * 8 - 1) ? C(a >> (sizeof(C) * 8 - 1)) : C(a >> b);
+      else return a;
     // bool results as 0/1 in C (stored as b8); a NaN compares unequal and is true
     case op_kind::eq: return C(a == b);
     case op_kind::ne: return C(a != b);
@@ -200,7 +228,10 @@ CTFX_HD inline void visit_unary_kind(op_kind k, F&& f) {
     case op_kind::neg: return f(kind_c<op_kind::neg>{});
     case op_kind::abs: return f(kind_c<op_kind::abs>{});
     case op_kind::exp: return f(kind_c<op_kind::exp>{});
+    case op_kind::exp2: return f(kind_c<op_kind::exp2>{});
     case op_kind::log: return f(kind_c<op_kind::log>{});
+    case op_kind::log2: return f(kind_c<op_kind::log2>{});
+    case op_kind::log10: return f(kind_c<op_kind::log10>{});
     case op_kind::sin: return f(kind_c<op_kind::sin>{});
     case op_kind::cos: return f(kind_c<op_kind::cos>{});
     case op_kind::sqrt: return f(kind_c<op_kind::sqrt>{});
@@ -217,6 +248,7 @@ CTFX_HD inline void visit_unary_kind(op_kind k, F&& f) {
     case op_kind::rsqrt: return f(kind_c<op_kind::rsqrt>{});
     case op_kind::sign: return f(kind_c<op_kind::sign>{});
     case op_kind::convert: return f(kind_c<op_kind::convert>{});
+    case op_kind::bitwise_not: return f(kind_c<op_kind::bitwise_not>{});
     case op_kind::logical_not: return f(kind_c<op_kind::logical_not>{});
     default: break;
   }
@@ -234,8 +266,15 @@ CTFX_HD inline void visit_binary_kind(op_kind k, F&& f) {
     case op_kind::pow: return f(kind_c<op_kind::pow>{});
     case op_kind::remainder: return f(kind_c<op_kind::remainder>{});
     case op_kind::fmod: return f(kind_c<op_kind::fmod>{});
+    case op_kind::hypot: return f(kind_c<op_kind::hypot>{});
+    case op_kind::atan2: return f(kind_c<op_kind::atan2>{});
     case op_kind::floor_divide: return f(kind_c<op_kind::floor_divide>{});
     case op_kind::trunc_divide: return f(kind_c<op_kind::trunc_divide>{});
+    case op_kind::bitwise_and: return f(kind_c<op_kind::bitwise_and>{});
+    case op_kind::bitwise_or: return f(kind_c<op_kind::bitwise_or>{});
+    case op_kind::bitwise_xor: return f(kind_c<op_kind::bitwise_xor>{});
+    case op_kind::bitwise_left_shift: return f(kind_c<op_kind::bitwise_left_shift>{});
+    case op_kind::bitwise_right_shift: return f(kind_c<op_kind::bitwise_right_shift>{});
     case op_kind::add_: return f(kind_c<op_kind::add_>{});
     case op_kind::sub_: return f(kind_c<op_kind::sub_>{});
     case op_kind::mul_: return f(kind_c<op_kind::mul_>{});
@@ -254,8 +293,8 @@ CTFX_HD inline void visit_binary_kind(op_kind k, F&& f) {
   }
   f(kind_c<op_kind::count_>{});
 }
-static_assert(static_cast<int>(op_kind::logical_not) - static_cast<int>(op_kind::neg) + 1 == 21 &&
-                  static_cast<int>(op_kind::logical_or) - static_cast<int>(op_kind::add) + 1 == 25,
+static_assert(static_cast<int>(op_kind::logical_not) - static_cast<int>(op_kind::neg) + 1 == 25 &&
+                  static_cast<int>(op_kind::logical_or) - static_cast<int>(op_kind::add) + 1 == 32,
               "ctfx: visit_unary_kind / visit_binary_kind must name every unary and binary op_kind");
 
 // op(a, s) with a scalar right operand s. The same as binary_value, but for a floating-point pow by

@@ -10,7 +10,10 @@
 //     are a vector loop's accumulators at any vector width; on CUDA, a warp's. Up to 32 elements
 //     this is the sequential sum (torch eager's CPU sum is that for rows of up to 4 elements only);
 //   - any other sum (over outer dimensions: neighbouring outputs vectorize instead) adds each
-//     output's elements sequentially from 0 in row-major order.
+//     output's elements sequentially from 0 in row-major order;
+//   - a product (prod) whose outputs each fold one unit-stride run is PyTorch's CPU kernel's order
+//     (prod_run); any other multiplies sequentially in row-major order, as PyTorch's outer
+//     reduction does.
 // ctfx: nvcc-tested-by test/cuda/exec_cuda.cu
 #pragma once
 #include "../core/diagnostics_push.hpp"
@@ -128,6 +131,30 @@ inline bool folds_runs(const strided& in, unsigned dims) {
   return true;
 }
 
+// PyTorch's CPU product of one unit-stride run p[0, n) (binary_kernel_reduce_vec's inner
+// reduction at AVX2 width, its default): 4 vectors of W = 32 bytes / sizeof(C) lanes, L = 4W in
+// all, lane l multiplying elements l, l + L, ... of the whole rounds of L (from its first, no 1);
+// then each lane j < W combined as (v0 * v1) * (v2 * v3) of the 4 vectors, those W values
+// multiplied in order, and the rest of the run multiplied on sequentially. Under L elements this is
+// the sequential product; the product of nothing is 1. Integers wrap (any order gives the same).
+template <dtype S, class C>
+CTFX_HD inline C prod_run(const element_t<S>* p, index_t n) {
+  constexpr int W = static_cast<int>(32 / sizeof(C)), L = 4 * W;
+  C out = C(1);
+  const index_t rounds = n / L;
+  if (rounds > 0) {
+    C acc[L];
+    for (int l = 0; l < L; ++l) acc[l] = load_as<S, C>(p + l);
+    for (index_t i = 1; i < rounds; ++i)
+      for (int l = 0; l < L; ++l) acc[l] = wrap_mul(acc[l], load_as<S, C>(p + i * L + l));
+    C b = wrap_mul(wrap_mul(acc[0], acc[W]), wrap_mul(acc[2 * W], acc[3 * W]));
+    for (int j = 1; j < W; ++j) b = wrap_mul(b, wrap_mul(wrap_mul(acc[j], acc[W + j]), wrap_mul(acc[2 * W + j], acc[3 * W + j])));
+    out = wrap_mul(out, b);
+  }
+  for (index_t k = rounds * L; k < n; ++k) out = wrap_mul(out, load_as<S, C>(p + k));
+  return out;
+}
+
 // One output's fold in progress, `count` values in: a maximum or minimum (lane[0]), a sequential
 // sum (lane[0]) or a sum's 32 lanes. Lanes start at +0 and so never hold -0 (+0 + -0 is +0), which makes adding
 // a lane no value reached an exact identity: result() adds only the lanes that were reached.
@@ -142,7 +169,8 @@ struct fold_acc {
     for (int l = 0; l < sum_lanes; ++l) lane[l] = C(0);
   }
   CTFX_HD void add(C v) {
-    if (op != fold_op::sum) lane[0] = count == 0 ? v : fold_extremum(op, lane[0], v);
+    if (op == fold_op::prod) lane[0] = count == 0 ? v : wrap_mul(lane[0], v);
+    else if (op != fold_op::sum) lane[0] = count == 0 ? v : fold_extremum(op, lane[0], v);
     else if (!lanes) lane[0] = wrap_add(lane[0], v);
     else lane[lane_of(count)] = wrap_add(lane[lane_of(count)], v);
     ++count;
@@ -160,6 +188,10 @@ struct fold_acc {
     index_t r = 0;
     if (op != fold_op::sum) {
       if constexpr (S == dtype::f32 && std::is_same_v<C, float>) {
+        if (op == fold_op::prod) {  // a sequential product (a run's is prod_run: reduce_each)
+          for (; r < m; ++r) add(load_as<S, C>(p + r));
+          return;
+        }
         C best;  // a run without a NaN whose answer is not a zero the other zero may precede: exactly it
         if (m > 0 && (op == fold_op::min ? extremum_by_keys<true>(p, m, best) : extremum_by_keys<false>(p, m, best))) {
           lane[0] = count == 0 ? best : fold_extremum(op, lane[0], best);
@@ -191,7 +223,7 @@ struct fold_acc {
     count += m - r0;
   }
   // The fold's value: the maximum or minimum, the sum, or the lanes added in order (0 when nothing was added).
-  CTFX_HD C result() const { return lanes ? in_order(lane, count) : lane[0]; }
+  CTFX_HD C result() const { return lanes ? in_order(lane, count) : op == fold_op::prod && count == 0 ? C(1) : lane[0]; }
   // The 32 lanes of a sum of `count` values added in order.
   CTFX_HD static C in_order(const C* lane, index_t count) {
     const int used = count < sum_lanes ? static_cast<int>(count) : sum_lanes;  // lanes past them add +0
@@ -257,7 +289,9 @@ struct reduce_fn {
       koff += c * kept.stride[d];
     }
     const auto* base = reinterpret_cast<const element_t<S>*>(kept.p) + koff;
-    store_result<O>(reinterpret_cast<element_t<O>*>(out.p) + ooff, fold_walk<S, C>(base, red, fold, runs).result(), divisor);
+    auto* at = reinterpret_cast<element_t<O>*>(out.p) + ooff;
+    if (fold == fold_op::prod && red.unit_run()) store_result<O>(at, prod_run<S, C>(base, red.n), 0);
+    else store_result<O>(at, fold_walk<S, C>(base, red, fold, runs).result(), divisor);
   }
 };
 
@@ -310,6 +344,8 @@ CTFX_INLINE void reduce_rows_loop(fold_op fold, bool runs, const strided& out, c
           for (index_t j = 0; j < nb; ++j) a[j] = binary_value<C>(op_kind::maximum, a[j], load_as<S, C>(q + j));
         } else if (fold == fold_op::min) {
           for (index_t j = 0; j < nb; ++j) a[j] = binary_value<C>(op_kind::minimum, a[j], load_as<S, C>(q + j));
+        } else if (fold == fold_op::prod) {
+          for (index_t j = 0; j < nb; ++j) a[j] = wrap_mul(a[j], load_as<S, C>(q + j));
         } else {
           for (index_t j = 0; j < nb; ++j) a[j] = wrap_add(a[j], load_as<S, C>(q + j));
         }
@@ -344,10 +380,15 @@ void reduce_each(fold_op fold, bool runs, const strided& out, const strided& kep
   seek_output(out, kept, out.rank, o0, oidx, ooff, koff);
   for (index_t o = o0; o < o1; ++o) {
     const E* base = reinterpret_cast<const E*>(kept.p) + koff;
-    fold_acc<C> acc(fold, runs);
-    if (rd.unit_run()) acc.template add_run<S>(base, rd.n);
-    else acc = fold_walk<S, C>(base, rd, fold, runs);
-    store_result<O>(reinterpret_cast<element_t<O>*>(out.p) + ooff, acc.result(), divisor);
+    auto* at = reinterpret_cast<element_t<O>*>(out.p) + ooff;
+    if (fold == fold_op::prod && rd.unit_run()) {
+      store_result<O>(at, prod_run<S, C>(base, rd.n), 0);
+    } else {
+      fold_acc<C> acc(fold, runs);
+      if (rd.unit_run()) acc.template add_run<S>(base, rd.n);
+      else acc = fold_walk<S, C>(base, rd, fold, runs);
+      store_result<O>(at, acc.result(), divisor);
+    }
     next_output(out, kept, out.rank, oidx, ooff, koff);
   }
 }
@@ -438,7 +479,7 @@ inline void reduce_typed(const device_ctx& ctx, fold_op fold, const strided& out
     return;
   }
   const reduced_dims rd(red);
-  if ((fold != fold_op::sum || runs) && rd.unit_run() && rd.n >= sum_lanes)  // a row each: one warp per output
+  if (fold != fold_op::prod && (fold != fold_op::sum || runs) && rd.unit_run() && rd.n >= sum_lanes)  // a row each: one warp per output
     fold_by_warps<compute_t<O>>(ctx, reduce_run_fold<S, O>{out, kept, divisor}, out.numel(), rd.n, fold);
   else
     parallel_for(ctx, out.numel(), reduce_fn<S, O>{out, kept, rd, fold, divisor, runs});

@@ -33,11 +33,15 @@ namespace ctfx::kernels {
 // The lanes a warp folds with: reduce.hpp's lanes of a sum.
 inline constexpr int warp_lanes = 32;
 
-// What a reduction folds its values with: a sum (a mean's too), a maximum (amax) or a minimum (amin).
-enum class fold_op : std::uint8_t { sum, max, min };
-// The fold of a reduction node: amax (argmax) a maximum, amin (argmin) a minimum, the others a sum.
+// What a reduction folds its values with: a sum (a mean's too), a maximum (amax), a minimum (amin)
+// or a product (prod: never folded by warps; reduce.hpp's prod_run order).
+enum class fold_op : std::uint8_t { sum, max, min, prod };
+// The fold of a reduction node: amax (argmax) a maximum, amin (argmin) a minimum, prod a product,
+// the others a sum.
 CTFX_HD constexpr fold_op fold_of(op_kind k) {
-  return k == op_kind::amax || k == op_kind::argmax ? fold_op::max : k == op_kind::amin || k == op_kind::argmin ? fold_op::min : fold_op::sum;
+  return k == op_kind::amax || k == op_kind::argmax ? fold_op::max
+         : k == op_kind::amin || k == op_kind::argmin ? fold_op::min
+         : k == op_kind::prod ? fold_op::prod : fold_op::sum;
 }
 // Whether the maximum or minimum fold of a then b (a the earlier value) answers b, as pointwise.hpp's
 // maximum and minimum do: a NaN on either side, the first; else the larger (the smaller), and of

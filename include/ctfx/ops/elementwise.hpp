@@ -15,7 +15,10 @@ namespace ops {
 CTFX_UNARY(neg, "neg(Tensor self) -> Tensor")
 CTFX_UNARY(abs, "abs(Tensor self) -> Tensor")
 CTFX_UNARY(exp, "exp(Tensor self) -> Tensor")
+CTFX_UNARY(exp2, "exp2(Tensor self) -> Tensor")
 CTFX_UNARY(log, "log(Tensor self) -> Tensor")
+CTFX_UNARY(log2, "log2(Tensor self) -> Tensor")
+CTFX_UNARY(log10, "log10(Tensor self) -> Tensor")
 CTFX_UNARY(sin, "sin(Tensor self) -> Tensor")
 CTFX_UNARY(cos, "cos(Tensor self) -> Tensor")
 CTFX_UNARY(sqrt, "sqrt(Tensor self) -> Tensor")
@@ -32,6 +35,8 @@ CTFX_UNARY(sigmoid, "sigmoid(Tensor self) -> Tensor")
 CTFX_UNARY(rsqrt, "rsqrt(Tensor self) -> Tensor")
 CTFX_UNARY(sign, "sign(Tensor self) -> Tensor")
 #undef CTFX_UNARY
+// ~x on integers (a bool's ~ is logical_not)
+struct bitwise_not_t : op_tag<op_kind::bitwise_not, "bitwise_not(Tensor self) -> Tensor"> {};
 struct logical_not_t : op_tag<op_kind::logical_not, "logical_not(Tensor self) -> Tensor"> {};
 struct convert_t : op_tag<op_kind::convert, "convert_element_type(Tensor a, ScalarType dtype) -> Tensor"> {};
 
@@ -52,8 +57,19 @@ CTFX_BINARY(remainder, "remainder.Tensor(Tensor self, Tensor other) -> Tensor")
 CTFX_BINARY(fmod, "fmod.Tensor(Tensor self, Tensor other) -> Tensor")
 // a // b and trunc(a / b) (aten.div.Tensor_mode with rounding_mode 'floor' / 'trunc'); integers stay
 // integers; an integer division by 0 is 0 here, where PyTorch raises.
+// sqrt(a^2 + b^2) without overflow (C's hypot); floats only, as PyTorch's
+CTFX_BINARY(hypot, "hypot(Tensor self, Tensor other) -> Tensor")
+// atan(a / b) in the quadrant of (b, a) (C's atan2); integers give f32, as PyTorch's
+CTFX_BINARY(atan2, "atan2(Tensor self, Tensor other) -> Tensor")
 CTFX_BINARY(floor_divide, "floor_divide(Tensor self, Tensor other) -> Tensor")
 CTFX_BINARY(trunc_divide, "trunc_divide(Tensor self, Tensor other) -> Tensor")
+// Integer bitwise ops (and bools, except the shifts). A shift by a count below 0 or at least the
+// dtype's width gives 0 (left) or the sign (right), as PyTorch's CPU kernels.
+CTFX_BINARY(bitwise_and, "bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor")
+CTFX_BINARY(bitwise_or, "bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor")
+CTFX_BINARY(bitwise_xor, "bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor")
+CTFX_BINARY(bitwise_left_shift, "bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor")
+CTFX_BINARY(bitwise_right_shift, "bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor")
 CTFX_BINARY(add_, "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)")
 CTFX_BINARY(sub_, "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)")
 CTFX_BINARY(mul_, "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)")
@@ -92,7 +108,7 @@ constexpr dtype binary_dtype(op_kind k, const tensor_meta& a, const tensor_meta*
   } else {
     r = result_type(a.dt, a.rank > 0, b->dt, b->rank > 0);
   }
-  if (k == op_kind::div && !is_floating(r)) r = dtype::f32;
+  if ((k == op_kind::div || k == op_kind::atan2) && !is_floating(r)) r = dtype::f32;
   return r;
 }
 
@@ -106,6 +122,18 @@ constexpr bool binary_meta(ir& g, std::int32_t id, op_kind k, const tensor_meta&
     return false;
   }
   dtype dt = binary_dtype(k, a, b, scalar_is_integral);
+  const op_kind base = is_mutating(k) ? facts(k).twin : k;
+  const bool shift = base == op_kind::bitwise_left_shift || base == op_kind::bitwise_right_shift;
+  if ((is_bitwise(base) && is_floating(dt)) || (shift && dt == dtype::b8) || (base == op_kind::hypot && !is_floating(dt))) {
+    // PyTorch has these kernels for these dtypes only ("not implemented for 'Float'")
+    auto m = about(g, id);
+    m << name_of(base) << " of "; put_type(m, g, a);
+    if (b) { m << " and "; put_type(m, g, *b); } else m << " and a number";
+    m << (base == op_kind::hypot ? " computes in floats only" : shift ? " computes in integers only (not bools, not floats)"
+                                                                     : " computes in integers and bools only");
+    fail(g, id, rule::dtype_mismatch, m);
+    return false;
+  }
   if (is_mutating(k)) {
     // In place: the result is `a` itself, so the broadcast shape and the dtype must be a's.
     if (!shape.same_shape(a) || promote(a.dt, dt) != a.dt) {
@@ -159,7 +187,7 @@ constexpr bool cast_before_compute(op_kind k, int j, dtype from, dtype to, bool 
 // or bool tensor they compute in, and give, f32 (graph/builder.hpp converts the input first).
 constexpr bool promotes_int_to_float(op_kind k) {
   switch (k) {
-    case op_kind::exp: case op_kind::log: case op_kind::sin: case op_kind::cos: case op_kind::sqrt:
+    case op_kind::exp: case op_kind::exp2: case op_kind::log: case op_kind::log2: case op_kind::log10: case op_kind::sin: case op_kind::cos: case op_kind::sqrt:
     case op_kind::tanh: case op_kind::erf: case op_kind::log1p: case op_kind::expm1: case op_kind::sigmoid: case op_kind::rsqrt:
       return true;
     default: return false;

@@ -59,7 +59,7 @@ constexpr bool memoizable(op_kind k) {
   switch (k) {
     case op_kind::copy_: case op_kind::copy: case op_kind::clone: case op_kind::empty_like: case op_kind::fill_:
     case op_kind::convert: case op_kind::all_reduce: case op_kind::all_reduce_: case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean:
-    case op_kind::argmax: case op_kind::argmin:
+    case op_kind::prod: case op_kind::argmax: case op_kind::argmin:
     case op_kind::slice_scatter: case op_kind::select_scatter: case op_kind::diagonal_scatter:
       return true;
     default: return is_view_op(k) || is_unary(k) || is_binary(k);
@@ -242,7 +242,7 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
     case op_kind::scatter: case op_kind::scatter_:
       if (!need(3)) return false;
       return scatter_dim_meta(g, id, p, out);
-    case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::mean: case op_kind::var: case op_kind::var_mean:
+    case op_kind::sum: case op_kind::amax: case op_kind::amin: case op_kind::prod: case op_kind::mean: case op_kind::var: case op_kind::var_mean:
       if (!need(1)) return false;
       return reduction_meta(g, id, N[A[0]].meta, p, (n.aux & 1) != 0, out);  // (var's bit 1: var_mean's var)
     case op_kind::cumsum: case op_kind::cumprod: case op_kind::logcumsumexp:
@@ -281,6 +281,12 @@ constexpr bool detail::compute_meta_rule(ir& g, std::int32_t id, tensor_meta& ou
   if (is_unary(n.op)) {
     if (!need(1)) return false;
     const tensor_meta* x[1] = {&N[A[0]].meta};
+    if (n.op == op_kind::bitwise_not && (is_floating(N[A[0]].meta.dt) || N[A[0]].meta.dt == dtype::b8)) {
+      auto m = about(g, id); m << "bitwise_not of "; put_type(m, g, N[A[0]].meta);
+      m << ": an integer op (a bool's is logical_not; PyTorch has none for floats)";
+      fail(g, id, rule::dtype_mismatch, m);
+      return false;
+    }
     return elementwise_result(g, id, N[A[0]].meta, n.op == op_kind::logical_not ? dtype::b8 : N[A[0]].meta.dt, x, 1, out);
   }
   if (is_binary(n.op)) {

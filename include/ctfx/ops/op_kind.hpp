@@ -18,10 +18,12 @@ enum class op_kind : std::uint8_t {
   // factories
   empty, empty_like, zeros, ones, full, fill_,
   // elementwise unary
-  neg, abs, exp, log, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, erf, log1p, expm1, sigmoid, rsqrt, sign, convert,
-  logical_not,
+  neg, abs, exp, exp2, log, log2, log10, sin, cos, sqrt, relu, ceil, floor, round, trunc, tanh, erf, log1p, expm1, sigmoid, rsqrt, sign, convert,
+  bitwise_not, logical_not,
   // elementwise binary (a tensor or a scalar right operand) and their in-place twins
-  add, sub, mul, div, maximum, minimum, pow, remainder, fmod, floor_divide, trunc_divide,
+  add, sub, mul, div, maximum, minimum, pow, remainder, fmod, hypot, atan2, floor_divide, trunc_divide,
+  // integer bitwise ops (bool operands import as the logical ops); shifts as PyTorch's CPU kernels
+  bitwise_and, bitwise_or, bitwise_xor, bitwise_left_shift, bitwise_right_shift,
   add_, sub_, mul_, div_,
   clamp_min, clamp_max,
   // comparisons and logical binary ops: bool results, computed in the operands' promoted type
@@ -38,7 +40,7 @@ enum class op_kind : std::uint8_t {
   // along one dimension: gather(x, idx), scatter(x, src, idx) (assign or add) and its in-place twin
   gather, scatter, scatter_,
   // reductions and concatenation
-  sum, amax, amin, mean, argmax, argmin, cumsum, cumprod, logcumsumexp, var, var_mean, cat,
+  sum, amax, amin, prod, mean, argmax, argmin, cumsum, cumprod, logcumsumexp, var, var_mean, cat,
   // matrix products, extern kernels (a CBLAS on the host, cuBLAS on CUDA: kernels/matmul.hpp)
   mm, addmm, bmm, baddbmm,
   // list ops (results are tuples read with getitem)
@@ -93,7 +95,10 @@ inline constexpr op_facts op_table[] = {
     {"neg", op_family::unary},
     {"abs", op_family::unary},
     {"exp", op_family::unary},
+    {"exp2", op_family::unary},
     {"log", op_family::unary},
+    {"log2", op_family::unary},
+    {"log10", op_family::unary},
     {"sin", op_family::unary},
     {"cos", op_family::unary},
     {"sqrt", op_family::unary},
@@ -110,6 +115,7 @@ inline constexpr op_facts op_table[] = {
     {"rsqrt", op_family::unary},
     {"sign", op_family::unary},
     {"convert_element_type", op_family::unary},
+    {"bitwise_not", op_family::unary},
     {"logical_not", op_family::unary},
     {"add", op_family::binary, false, false, -1, op_kind::add_},
     {"sub", op_family::binary, false, false, -1, op_kind::sub_},
@@ -120,8 +126,15 @@ inline constexpr op_facts op_table[] = {
     {"pow", op_family::binary},
     {"remainder", op_family::binary},
     {"fmod", op_family::binary},
+    {"hypot", op_family::binary},
+    {"atan2", op_family::binary},
     {"floor_divide", op_family::binary},
     {"trunc_divide", op_family::binary},
+    {"bitwise_and", op_family::binary},
+    {"bitwise_or", op_family::binary},
+    {"bitwise_xor", op_family::binary},
+    {"bitwise_left_shift", op_family::binary},
+    {"bitwise_right_shift", op_family::binary},
     {"add_", op_family::binary, false, true, 0, op_kind::add},
     {"sub_", op_family::binary, false, true, 0, op_kind::sub},
     {"mul_", op_family::binary, false, true, 0, op_kind::mul},
@@ -165,6 +178,7 @@ inline constexpr op_facts op_table[] = {
     {"sum", op_family::reduction},
     {"amax", op_family::reduction},
     {"amin", op_family::reduction},
+    {"prod", op_family::reduction},
     {"mean", op_family::reduction},
     {"argmax", op_family::reduction},
     {"argmin", op_family::reduction},
@@ -250,6 +264,8 @@ constexpr bool is_comparison(op_kind k) {
 constexpr bool is_logical(op_kind k) {
   return k == op_kind::logical_and || k == op_kind::logical_or || k == op_kind::logical_not;
 }
+/// The integer bitwise ops (and, or, xor, not, the shifts): integer or bool operands only.
+constexpr bool is_bitwise(op_kind k) { return k == op_kind::bitwise_not || (k >= op_kind::bitwise_and && k <= op_kind::bitwise_right_shift); }
 /// Whether the op's result is bool (a comparison or a logical op).
 constexpr bool yields_bool(op_kind k) { return is_comparison(k) || is_logical(k); }
 /// slice_scatter, select_scatter, diagonal_scatter, as_strided_scatter.

@@ -1,4 +1,4 @@
-// ctfx/ops/reductions.hpp — sum, amax, amin, mean, argmax, argmin, cumsum, var, var_mean and cat.
+// ctfx/ops/reductions.hpp — sum, amax, amin, prod, mean, argmax, argmin, cumsum, var, var_mean and cat.
 #pragma once
 #include "../core/diagnostics_push.hpp"
 #include <span>
@@ -13,6 +13,9 @@ namespace ops {
 struct sum_t : op_tag<op_kind::sum, "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"> {};
 struct amax_t : op_tag<op_kind::amax, "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"> {};
 struct amin_t : op_tag<op_kind::amin, "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"> {};
+// prod over one dim (params: it) or all (none): an integer or bool x multiplies in i64 (PyTorch's
+// dtype), f32 and f64 in their own, in PyTorch's CPU kernel's order (kernels/reduce.hpp's prod_run).
+struct prod_t : op_tag<op_kind::prod, "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"> {};
 // mean: the sum in the accumulation type, rounded to the dtype, then divided by the count (PyTorch's
 // CPU mean.dim: sum(...).div_(count)). Floating inputs only.
 struct mean_t : op_tag<op_kind::mean, "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"> {};
@@ -111,15 +114,23 @@ constexpr bool reduction_meta(ir& g, std::int32_t id, const tensor_meta& x, std:
     fail(g, id, rule::bad_dimension, m);
     return false;
   }
+  if (g[id].op == op_kind::prod && (x.dt == dtype::f16 || x.dt == dtype::bf16)) {
+    auto m = about(g, id);
+    m << "prod of "; put_type(m, g, x);
+    m << ": PyTorch's kernel rounds each product to the half type (not reproduced); convert to f32 first";
+    fail(g, id, rule::dtype_mismatch, m);
+    return false;
+  }
   tensor_meta r{};
-  const bool own_dtype = g[id].op == op_kind::sum && (g[id].aux & sum_in_input_dtype) != 0;  // dtype= given
+  const bool sum_like = g[id].op == op_kind::sum || g[id].op == op_kind::prod;
+  const bool own_dtype = sum_like && (g[id].aux & sum_in_input_dtype) != 0;  // dtype= given
   if (own_dtype && x.dt == dtype::b8) {
     auto m = about(g, id);
     m << "sum with dtype=bool: ctfx sums in an integer or floating dtype (sum in int64 and compare with 0)";
     fail(g, id, rule::dtype_mismatch, m);
     return false;
   }
-  r.dt = g[id].op == op_kind::sum && !is_floating(x.dt) && !own_dtype ? dtype::i64 : x.dt;
+  r.dt = sum_like && !is_floating(x.dt) && !own_dtype ? dtype::i64 : x.dt;
   int k = 0;
   for (int i = 0; i < x.rank; ++i) {
     if (!reduce[i]) r.size[k++] = x.size[i];
