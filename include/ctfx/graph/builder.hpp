@@ -1505,5 +1505,4 @@ constexpr tensor halo_exchange(tensor x, index_t halo, halo_grid grid, source_lo
 
 }  // namespace ctfx
 #include "../core/diagnostics_pop.hpp"
-#include "builder_products.hpp"
-#include "builder_attention.hpp"
+#include "builder_products.hpp"  // (and builder_attention.hpp, which composes the products)

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include "builder.hpp"
+#include "builder_products.hpp"
 
 namespace ctfx {
 

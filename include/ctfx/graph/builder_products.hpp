@@ -42,3 +42,4 @@ constexpr tensor matmul(tensor a, tensor b, source_loc at = source_loc::current(
 
 }  // namespace ctfx
 #include "../core/diagnostics_pop.hpp"
+#include "builder_attention.hpp"  // composed of the products above
