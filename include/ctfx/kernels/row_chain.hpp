@@ -259,7 +259,7 @@ template <class GV, std::int32_t... Is>
 struct static_row_chain {
   static constexpr std::size_t N = sizeof...(Is);
   using steps = std::tuple<row_chain_step<GV, Is>...>;
-  static constexpr std::int32_t ids[] = {Is...};
+  static constexpr std::int32_t ids[sizeof...(Is)] = {Is...};  // (with its bound: clang 14 reads no element of an array of unknown bound in a constant expression)
   template <class F>
   CTFX_INLINE static void each(F&& f) { for_each_index<N>(f); }
 
