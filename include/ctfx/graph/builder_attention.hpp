@@ -90,10 +90,18 @@ constexpr attention_result scaled_dot_product_attention(tensor q, tensor k, tens
     v = v.unsqueeze(2, at).expand({B, Hk, group, S, Ev}, at).reshape({B, Hq, S, Ev}, at);
   }
   const sym_expr BH = B * Hq;
-  tensor s = bmm(q.reshape({BH, L, E}, at), k.reshape({BH, S, E}, at).transpose(1, 2, at), at) * sc;
+  // (Each operand its own statement: C++ leaves the order of a call's arguments open, and the
+  // compiler's evaluation and the run-time build must make the nodes, and their names, in one order.)
+  const tensor qb = q.reshape({BH, L, E}, at);
+  const tensor kt = k.reshape({BH, S, E}, at).transpose(1, 2, at);
+  tensor s = bmm(qb, kt, at) * sc;
   s = s.view({B, Hq, L, S}, at);
   const tensor minus_inf = b->full({}, -std::numeric_limits<double>::infinity(), ct, at);
-  if (is_causal) s = where(ge(b->iota(L, 0, 1, dtype::i64, at).unsqueeze(1, at), b->iota(S, 0, 1, dtype::i64, at), at), s, minus_inf, at);
+  if (is_causal) {
+    const tensor row = b->iota(L, 0, 1, dtype::i64, at).unsqueeze(1, at);
+    const tensor col = b->iota(S, 0, 1, dtype::i64, at);
+    s = where(ge(row, col, at), s, minus_inf, at);
+  }
   if (mask) {
     tensor m = *mask;
     if (m.dt() == dtype::b8) s = where(m, s, minus_inf, at);
@@ -105,11 +113,14 @@ constexpr attention_result scaled_dot_product_attention(tensor q, tensor k, tens
   const tensor z = e.sum({3}, true, at);
   const tensor dead = eq(mx, -std::numeric_limits<double>::infinity(), at);
   const tensor zero = b->full({}, 0.0, ct, at);
-  const tensor p = where(dead, zero, e / z, at);
+  const tensor ez = e / z;
+  const tensor p = where(dead, zero, ez, at);
   v = v.reshape({BH, S, Ev}, at);
-  tensor o = bmm(p.view({BH, L, S}, at), v, at).view({B, Hq, L, Ev}, at);
+  const tensor pb = p.view({BH, L, S}, at);
+  tensor o = bmm(pb, v, at).view({B, Hq, L, Ev}, at);
   if (dt != ct) o = o.to(dt, at);
-  const tensor lse = where(dead, zero, mx + log(z, at), at).squeeze(3, at);
+  const tensor lz = mx + log(z, at);
+  const tensor lse = where(dead, zero, lz, at).squeeze(3, at);
   return {o, lse};
 }
 
