@@ -152,17 +152,20 @@ TEST_CASE("row chain: a mean, its readers, and a sum of values fused into it cha
   CHECK(same_bits(got_s, want_s));
 }
 
+// A rank-2 f32 view [rows, cols] of p with strides (s0, s1), in elements: what row_spans takes.
+static ctfx::strided f32_rows_view(float* p, ctfx::index_t rows, ctfx::index_t cols, ctfx::index_t s0, ctfx::index_t s1) {
+  ctfx::strided v;
+  v.p = reinterpret_cast<std::byte*>(p);
+  v.dt = ctfx::dtype::f32;
+  v.rank = 2;
+  v.size[0] = rows, v.size[1] = cols;
+  v.stride[0] = s0, v.stride[1] = s1;
+  return v;
+}
+
 TEST_CASE("row chain: an overlap is row-local only with the same base and row step, each row within it") {
   alignas(16) static float buf[4 * 8 + 8];
-  auto view = [](float* p, ctfx::index_t rows, ctfx::index_t cols, ctfx::index_t s0, ctfx::index_t s1) {
-    ctfx::strided v;
-    v.p = reinterpret_cast<std::byte*>(p);
-    v.dt = ctfx::dtype::f32;
-    v.rank = 2;
-    v.size[0] = rows, v.size[1] = cols;
-    v.stride[0] = s0, v.stride[1] = s1;
-    return v;
-  };
+  const auto view = f32_rows_view;
   auto local = [](std::initializer_list<std::pair<ctfx::strided, bool>> vs) {
     ctfx::kernels::row_spans s;
     for (const auto& [v, w] : vs) s.add(v, w);
@@ -359,15 +362,7 @@ TEST_CASE("row chain: a step that reads an updated parameter transposed is split
 
 TEST_CASE("row chain: a block-by-block chain needs the same element step where a write overlaps") {
   alignas(16) static float buf[8 * 8];
-  auto view = [](float* p, ctfx::index_t rows, ctfx::index_t cols, ctfx::index_t s0, ctfx::index_t s1) {
-    ctfx::strided v;
-    v.p = reinterpret_cast<std::byte*>(p);
-    v.dt = ctfx::dtype::f32;
-    v.rank = 2;
-    v.size[0] = rows, v.size[1] = cols;
-    v.stride[0] = s0, v.stride[1] = s1;
-    return v;
-  };
+  const auto view = f32_rows_view;
   auto local = [](std::initializer_list<std::pair<ctfx::strided, bool>> vs, bool elementwise) {
     ctfx::kernels::row_spans s;
     for (const auto& [v, w] : vs) s.add(v, w);
